@@ -1,0 +1,88 @@
+//! What a run reports, in the order the protocol gives: agent, turn, message and tool-execution
+//! events. The mode layer forwards them (with session events of its own) to hosts.
+
+use rho_ai::event::AssistantMessageEvent;
+use rho_ai::types::ToolResultMessage;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::message::AgentMessage;
+use crate::tool::AgentToolResult;
+
+/// One event of a run. `MessageUpdate` carries only the step; the partial message it applies to
+/// is rebuilt by whoever writes frames (see `rho_ai::event::PartialMessage`), so it has no
+/// serde form of its own.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    AgentStart,
+    AgentEnd {
+        messages: Vec<AgentMessage>,
+    },
+    TurnStart,
+    #[serde(rename_all = "camelCase")]
+    TurnEnd {
+        message: AgentMessage,
+        tool_results: Vec<ToolResultMessage>,
+    },
+    MessageStart {
+        message: AgentMessage,
+    },
+    #[serde(skip_serializing)]
+    MessageUpdate {
+        event: AssistantMessageEvent,
+    },
+    MessageEnd {
+        message: AgentMessage,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionStart {
+        tool_call_id: String,
+        tool_name: String,
+        args: Map<String, Value>,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionUpdate {
+        tool_call_id: String,
+        tool_name: String,
+        args: Map<String, Value>,
+        partial_result: AgentToolResult,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionEnd {
+        tool_call_id: String,
+        tool_name: String,
+        result: AgentToolResult,
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        is_warning: Option<bool>,
+    },
+}
+
+impl AgentEvent {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::AgentStart => "agent_start",
+            Self::AgentEnd { .. } => "agent_end",
+            Self::TurnStart => "turn_start",
+            Self::TurnEnd { .. } => "turn_end",
+            Self::MessageStart { .. } => "message_start",
+            Self::MessageUpdate { .. } => "message_update",
+            Self::MessageEnd { .. } => "message_end",
+            Self::ToolExecutionStart { .. } => "tool_execution_start",
+            Self::ToolExecutionUpdate { .. } => "tool_execution_update",
+            Self::ToolExecutionEnd { .. } => "tool_execution_end",
+        }
+    }
+}
+
+/// Receives a run's events, in order, on the run's task. Implementations must not block.
+pub trait AgentEventSink: Send + Sync {
+    fn emit(&self, event: AgentEvent);
+}
+
+impl<F: Fn(AgentEvent) + Send + Sync> AgentEventSink for F {
+    fn emit(&self, event: AgentEvent) {
+        self(event)
+    }
+}

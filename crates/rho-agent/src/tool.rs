@@ -1,0 +1,143 @@
+//! What a tool is to the agent loop: a name, a description and a JSON Schema for the model, and
+//! an `execute` that honours a cancellation token and may stream partial results.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rho_ai::types::{ToolSpec, UserContent};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// A tool's result as the protocol carries it (`tool_execution_update.partialResult`,
+/// `tool_execution_end.result`): content blocks plus tool-specific details.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentToolResult {
+    pub content: Vec<UserContent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl AgentToolResult {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![UserContent::text(text)],
+            details: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The text blocks joined with newlines.
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(UserContent::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A failed execution; its message becomes the text of an error result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(e: std::io::Error) -> Self {
+        Self(e.to_string())
+    }
+}
+
+/// Receives a tool's accumulated partial result while it runs.
+pub type UpdateSink = Arc<dyn Fn(AgentToolResult) + Send + Sync>;
+
+/// What a running tool gets besides its arguments.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The model's id for this call.
+    pub tool_call_id: String,
+    /// Fires on abort (or when a steering message interrupts the batch).
+    pub cancel: CancellationToken,
+    on_update: Option<UpdateSink>,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("tool_call_id", &self.tool_call_id)
+            .finish()
+    }
+}
+
+impl ToolContext {
+    pub fn new(
+        tool_call_id: impl Into<String>,
+        cancel: CancellationToken,
+        on_update: Option<UpdateSink>,
+    ) -> Self {
+        Self {
+            tool_call_id: tool_call_id.into(),
+            cancel,
+            on_update,
+        }
+    }
+
+    /// Reports the result so far (replacing the previous one).
+    pub fn update(&self, partial: AgentToolResult) {
+        if let Some(sink) = &self.on_update {
+            sink(partial);
+        }
+    }
+}
+
+/// A tool the model can call.
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+
+    /// A human label (defaults to the name).
+    fn label(&self) -> &str {
+        self.name()
+    }
+
+    /// What the model is told the tool does.
+    fn description(&self) -> &str;
+
+    /// The JSON Schema of the arguments (an object schema).
+    fn parameters(&self) -> &Value;
+
+    /// The file this call would write, if it writes one. Calls that write the same file never
+    /// run at the same time; they run in the order the model made them.
+    fn write_target(&self, _args: &Map<String, Value>) -> Option<PathBuf> {
+        None
+    }
+
+    /// Runs the tool with validated (and coerced) arguments.
+    fn execute<'a>(
+        &'a self,
+        args: Map<String, Value>,
+        ctx: ToolContext,
+    ) -> BoxFuture<'a, Result<AgentToolResult, ToolError>>;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().to_owned(),
+            description: self.description().to_owned(),
+            parameters: self.parameters().clone(),
+        }
+    }
+}
+
+/// The text of a tool error caused by cancellation.
+pub const OPERATION_ABORTED: &str = "Operation aborted";

@@ -1,0 +1,212 @@
+//! Why a model request failed, classified so the layers above know what to do about it:
+//! retry it, compact the context and retry, ask for credentials, or report it.
+//!
+//! A failed request never surfaces as a Rust error from a stream: it ends the stream with an
+//! `error` event whose message carries `errorMessage` (the provider's own words) and whose
+//! `failure` carries one of these.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+
+/// What the caller should do about a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Transient: rate limits, overload, 5xx, dropped connections, streams cut short.
+    Retryable,
+    /// The request was too large for the model's context window.
+    ContextOverflow,
+    /// Credentials missing, invalid or not allowed.
+    Auth,
+    /// Anything else; retrying will not help.
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    /// The server answered with an error status. Retryable for 408, 409, 429 and 5xx (529 is
+    /// Anthropic's "overloaded").
+    #[error("{status} {message}")]
+    Http {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// The provider reported an error inside the stream (e.g. Anthropic's `overloaded_error`).
+    /// Retryable when the error type says overload or rate limiting.
+    #[error("{message}")]
+    Stream { error_type: String, message: String },
+    /// The connection could not be made or broke (retryable).
+    #[error("Connection error: {0}")]
+    Connection(String),
+    /// The stream ended before the message was complete (retryable).
+    #[error("Stream ended before the response was complete{0}")]
+    StreamEnded(String),
+    /// No bytes arrived for longer than the idle timeout (retryable).
+    #[error("Stream stalled: no data for {0} ms")]
+    Idle(u64),
+    /// The response was not the wire format we expected.
+    #[error("Invalid response from provider: {0}")]
+    Decode(String),
+    /// No API key could be found for the provider.
+    #[error("No API key found for {0}.")]
+    MissingApiKey(String),
+    /// The model names an API rho does not speak.
+    #[error("Unsupported API: {0}")]
+    UnsupportedApi(String),
+    /// The request could not be built.
+    #[error("Invalid request: {0}")]
+    Request(String),
+}
+
+impl ProviderError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Http {
+                status, message, ..
+            } => {
+                if is_context_overflow(message) {
+                    ErrorKind::ContextOverflow
+                } else if matches!(status, 401 | 403) {
+                    ErrorKind::Auth
+                } else if matches!(status, 408 | 409 | 425 | 429) || *status >= 500 {
+                    ErrorKind::Retryable
+                } else {
+                    ErrorKind::Other
+                }
+            }
+            Self::Stream {
+                error_type,
+                message,
+            } => {
+                if is_context_overflow(message) {
+                    ErrorKind::ContextOverflow
+                } else if is_retryable_message(error_type) || is_retryable_message(message) {
+                    ErrorKind::Retryable
+                } else if error_type.contains("authentication") || error_type.contains("permission")
+                {
+                    ErrorKind::Auth
+                } else {
+                    ErrorKind::Other
+                }
+            }
+            Self::Connection(_) | Self::StreamEnded(_) | Self::Idle(_) => ErrorKind::Retryable,
+            Self::MissingApiKey(_) => ErrorKind::Auth,
+            Self::Decode(_) | Self::UnsupportedApi(_) | Self::Request(_) => ErrorKind::Other,
+        }
+    }
+
+    pub fn is_retryable(&self) -> bool {
+        self.kind() == ErrorKind::Retryable
+    }
+
+    /// The delay the server asked for (`Retry-After`, or a `retry-after-ms` header).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+static OVERFLOW: LazyLock<Regex> = LazyLock::new(|| {
+    #[allow(clippy::expect_used)]
+    Regex::new(concat!(
+        r"(?i)prompt is too long|input is too long for requested model|exceeds the context window",
+        r"|input token count.*exceeds the maximum|maximum prompt length is \d+",
+        r"|reduce the length of the messages|maximum context length is \d+ tokens",
+        r"|exceeds the limit of \d+|exceeds the available context size|greater than the context length",
+        r"|context window exceeds limit|exceeded model token limit",
+        r"|too large for model with \d+ maximum context length|model_context_window_exceeded",
+        r"|context[_ ]length[_ ]exceeded|too many tokens|token limit exceeded",
+        r"|^4(00|13)\s*(status code)?\s*\(no body\)"
+    ))
+    .expect("static regex")
+});
+
+static RETRYABLE: LazyLock<Regex> = LazyLock::new(|| {
+    #[allow(clippy::expect_used)]
+    Regex::new(concat!(
+        r"(?i)overloaded|rate.?limit|too many requests|429|500|502|503|504|529|service.?unavailable",
+        r"|server.?error|internal.?error|connection.?error|connection.?refused|other side closed",
+        r"|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|usage limit",
+        r"|stream ended|stream stalled"
+    ))
+    .expect("static regex")
+});
+
+/// Whether an error text says the context window was exceeded (the reference's patterns).
+pub fn is_context_overflow(message: &str) -> bool {
+    OVERFLOW.is_match(message)
+}
+
+/// Whether an error text describes a transient failure (the reference's patterns, used when
+/// only the text of an error is known, e.g. for a message loaded from a session).
+pub fn is_retryable_message(message: &str) -> bool {
+    RETRYABLE.is_match(message)
+}
+
+/// Classifies an error text when no structured failure is at hand.
+pub fn classify_message(message: &str) -> ErrorKind {
+    if is_context_overflow(message) {
+        ErrorKind::ContextOverflow
+    } else if is_retryable_message(message) {
+        ErrorKind::Retryable
+    } else {
+        ErrorKind::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, message: &str) -> ProviderError {
+        ProviderError::Http {
+            status,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn statuses_classify() {
+        assert_eq!(http(429, "Rate limited").kind(), ErrorKind::Retryable);
+        assert_eq!(http(500, "boom").kind(), ErrorKind::Retryable);
+        assert_eq!(http(529, "Overloaded").kind(), ErrorKind::Retryable);
+        assert_eq!(http(401, "invalid x-api-key").kind(), ErrorKind::Auth);
+        assert_eq!(http(400, "bad tool schema").kind(), ErrorKind::Other);
+        assert_eq!(
+            http(400, "prompt is too long: 250000 tokens > 200000 maximum").kind(),
+            ErrorKind::ContextOverflow
+        );
+    }
+
+    #[test]
+    fn stream_errors_classify() {
+        let e = ProviderError::Stream {
+            error_type: "overloaded_error".into(),
+            message: "Overloaded".into(),
+        };
+        assert_eq!(e.kind(), ErrorKind::Retryable);
+        assert_eq!(
+            ProviderError::StreamEnded(String::new()).kind(),
+            ErrorKind::Retryable
+        );
+        assert_eq!(ProviderError::Decode("x".into()).kind(), ErrorKind::Other);
+    }
+
+    #[test]
+    fn messages_classify() {
+        assert_eq!(
+            classify_message("429 Too Many Requests"),
+            ErrorKind::Retryable
+        );
+        assert_eq!(
+            classify_message("maximum context length is 8192 tokens"),
+            ErrorKind::ContextOverflow
+        );
+        assert_eq!(classify_message("invalid request"), ErrorKind::Other);
+    }
+}

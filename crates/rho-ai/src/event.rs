@@ -1,0 +1,516 @@
+//! The steps of a streamed assistant message.
+//!
+//! On the wire every block event carries `partial`, the whole message so far. Streams inside
+//! rho do not: an event carries only what changed, and whoever writes a frame applies the
+//! events to its own copy of the message ([`apply_event`]) and serializes that copy beside the
+//! event ([`EventWithPartial`]). That keeps the streaming path O(delta) per event instead of
+//! O(message), and lets a slow reader receive merged deltas without anything being lost.
+
+use std::sync::Arc;
+
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ProviderError;
+use crate::partial_json;
+use crate::types::{
+    AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
+};
+
+/// One step of a streamed assistant message (without the wire's `partial`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantMessageEvent {
+    /// The provider answered. `partial` carries what it reported up front (response id, input
+    /// usage); its `content` is empty.
+    Start {
+        partial: AssistantMessage,
+    },
+    TextStart {
+        content_index: usize,
+    },
+    TextDelta {
+        content_index: usize,
+        delta: String,
+    },
+    TextEnd {
+        content_index: usize,
+        content: String,
+    },
+    ThinkingStart {
+        content_index: usize,
+    },
+    ThinkingDelta {
+        content_index: usize,
+        delta: String,
+    },
+    ThinkingEnd {
+        content_index: usize,
+        content: String,
+    },
+    /// A tool call opened; `id` and `name` are known, arguments start empty.
+    ToolCallStart {
+        content_index: usize,
+        id: String,
+        name: String,
+    },
+    /// A raw fragment of the arguments' JSON.
+    ToolCallDelta {
+        content_index: usize,
+        delta: String,
+    },
+    ToolCallEnd {
+        content_index: usize,
+        tool_call: ToolCall,
+    },
+    Done {
+        reason: StopReason,
+        message: AssistantMessage,
+    },
+    Error {
+        reason: StopReason,
+        error: AssistantMessage,
+        /// Why the request failed, classified; absent for aborts.
+        failure: Option<Arc<ProviderError>>,
+    },
+}
+
+impl AssistantMessageEvent {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Start { .. } => "start",
+            Self::TextStart { .. } => "text_start",
+            Self::TextDelta { .. } => "text_delta",
+            Self::TextEnd { .. } => "text_end",
+            Self::ThinkingStart { .. } => "thinking_start",
+            Self::ThinkingDelta { .. } => "thinking_delta",
+            Self::ThinkingEnd { .. } => "thinking_end",
+            Self::ToolCallStart { .. } => "toolcall_start",
+            Self::ToolCallDelta { .. } => "toolcall_delta",
+            Self::ToolCallEnd { .. } => "toolcall_end",
+            Self::Done { .. } => "done",
+            Self::Error { .. } => "error",
+        }
+    }
+
+    pub fn content_index(&self) -> Option<usize> {
+        match self {
+            Self::TextStart { content_index }
+            | Self::TextDelta { content_index, .. }
+            | Self::TextEnd { content_index, .. }
+            | Self::ThinkingStart { content_index }
+            | Self::ThinkingDelta { content_index, .. }
+            | Self::ThinkingEnd { content_index, .. }
+            | Self::ToolCallStart { content_index, .. }
+            | Self::ToolCallDelta { content_index, .. }
+            | Self::ToolCallEnd { content_index, .. } => Some(*content_index),
+            Self::Start { .. } | Self::Done { .. } | Self::Error { .. } => None,
+        }
+    }
+
+    /// The delta text of a `*_delta` event.
+    pub fn delta(&self) -> Option<&str> {
+        match self {
+            Self::TextDelta { delta, .. }
+            | Self::ThinkingDelta { delta, .. }
+            | Self::ToolCallDelta { delta, .. } => Some(delta),
+            _ => None,
+        }
+    }
+
+    /// Appends `next`'s delta to this one when both are deltas of the same kind and block.
+    /// Returns false (and changes nothing) otherwise.
+    pub fn merge_delta(&mut self, next: &AssistantMessageEvent) -> bool {
+        match (self, next) {
+            (
+                Self::TextDelta {
+                    content_index: a,
+                    delta,
+                },
+                Self::TextDelta {
+                    content_index: b,
+                    delta: more,
+                },
+            )
+            | (
+                Self::ThinkingDelta {
+                    content_index: a,
+                    delta,
+                },
+                Self::ThinkingDelta {
+                    content_index: b,
+                    delta: more,
+                },
+            )
+            | (
+                Self::ToolCallDelta {
+                    content_index: a,
+                    delta,
+                },
+                Self::ToolCallDelta {
+                    content_index: b,
+                    delta: more,
+                },
+            ) if a == b => {
+                delta.push_str(more);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A streamed message as a frame writer keeps it: the message plus the raw argument JSON of
+/// tool calls still streaming (their `arguments` are re-parsed from it on demand).
+#[derive(Debug, Clone, Default)]
+pub struct PartialMessage {
+    pub message: Option<AssistantMessage>,
+    raw_args: Vec<(usize, String)>,
+    args_stale: bool,
+}
+
+impl PartialMessage {
+    pub fn new(message: AssistantMessage) -> Self {
+        Self {
+            message: Some(message),
+            raw_args: Vec::new(),
+            args_stale: false,
+        }
+    }
+
+    /// Applies one event. Events for a message that was never started are ignored.
+    pub fn apply(&mut self, event: &AssistantMessageEvent) {
+        let Some(msg) = self.message.as_mut() else {
+            return;
+        };
+        match event {
+            AssistantMessageEvent::ToolCallStart { content_index, .. } => {
+                apply_event(msg, event);
+                self.raw_args.push((*content_index, String::new()));
+            }
+            AssistantMessageEvent::ToolCallDelta {
+                content_index,
+                delta,
+            } => {
+                if let Some((_, raw)) = self.raw_args.iter_mut().find(|(i, _)| i == content_index) {
+                    raw.push_str(delta);
+                    self.args_stale = true;
+                }
+            }
+            AssistantMessageEvent::ToolCallEnd { content_index, .. } => {
+                self.raw_args.retain(|(i, _)| i != content_index);
+                apply_event(msg, event);
+            }
+            _ => apply_event(msg, event),
+        }
+    }
+
+    /// The message with streaming tool-call arguments parsed as far as they go.
+    pub fn snapshot(&mut self) -> Option<&AssistantMessage> {
+        if self.args_stale {
+            if let Some(msg) = self.message.as_mut() {
+                for (index, raw) in &self.raw_args {
+                    if let Some(AssistantContent::ToolCall(call)) = msg.content.get_mut(*index) {
+                        call.arguments = partial_json::parse_object(raw);
+                    }
+                }
+            }
+            self.args_stale = false;
+        }
+        self.message.as_ref()
+    }
+
+    pub fn clear(&mut self) {
+        self.message = None;
+        self.raw_args.clear();
+        self.args_stale = false;
+    }
+}
+
+/// Applies `event` to `msg`, the message being built. Tool-call argument deltas are not applied
+/// here (they need the raw JSON so far; see [`PartialMessage`]); `toolcall_end` sets the final
+/// arguments.
+pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
+    match event {
+        AssistantMessageEvent::Start { partial } => {
+            msg.usage = partial.usage;
+            if partial.response_id.is_some() {
+                msg.response_id.clone_from(&partial.response_id);
+            }
+        }
+        AssistantMessageEvent::TextStart { content_index } => {
+            put_block(
+                msg,
+                *content_index,
+                AssistantContent::Text(TextContent::new("")),
+            );
+        }
+        AssistantMessageEvent::TextDelta {
+            content_index,
+            delta,
+        } => {
+            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
+                t.text.push_str(delta);
+            }
+        }
+        AssistantMessageEvent::TextEnd {
+            content_index,
+            content,
+        } => {
+            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
+                if t.text != *content {
+                    t.text.clone_from(content);
+                }
+            }
+        }
+        AssistantMessageEvent::ThinkingStart { content_index } => {
+            put_block(
+                msg,
+                *content_index,
+                AssistantContent::Thinking(ThinkingContent {
+                    thinking: String::new(),
+                    thinking_signature: None,
+                    redacted: None,
+                }),
+            );
+        }
+        AssistantMessageEvent::ThinkingDelta {
+            content_index,
+            delta,
+        } => {
+            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
+                t.thinking.push_str(delta);
+            }
+        }
+        AssistantMessageEvent::ThinkingEnd {
+            content_index,
+            content,
+        } => {
+            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
+                if t.thinking != *content {
+                    t.thinking.clone_from(content);
+                }
+            }
+        }
+        AssistantMessageEvent::ToolCallStart {
+            content_index,
+            id,
+            name,
+        } => {
+            put_block(
+                msg,
+                *content_index,
+                AssistantContent::ToolCall(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: serde_json::Map::new(),
+                    thought_signature: None,
+                    intent: None,
+                }),
+            );
+        }
+        AssistantMessageEvent::ToolCallDelta { .. } => {}
+        AssistantMessageEvent::ToolCallEnd {
+            content_index,
+            tool_call,
+        } => {
+            put_block(
+                msg,
+                *content_index,
+                AssistantContent::ToolCall(tool_call.clone()),
+            );
+        }
+        AssistantMessageEvent::Done { message, .. } => *msg = message.clone(),
+        AssistantMessageEvent::Error { error, .. } => *msg = error.clone(),
+    }
+}
+
+fn put_block(msg: &mut AssistantMessage, index: usize, block: AssistantContent) {
+    if index < msg.content.len() {
+        msg.content[index] = block;
+    } else {
+        msg.content.push(block);
+    }
+}
+
+/// Serializes an event in its wire form, with `partial` (or `message` / `error` for the final
+/// variants) in the reference key order: `type, contentIndex, delta|content|toolCall, partial`.
+#[derive(Debug, Clone, Copy)]
+pub struct EventWithPartial<'a> {
+    pub event: &'a AssistantMessageEvent,
+    pub partial: &'a AssistantMessage,
+}
+
+impl Serialize for EventWithPartial<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use AssistantMessageEvent as E;
+        let ty = self.event.type_name();
+        match self.event {
+            E::Start { .. } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 2)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("partial", self.partial)?;
+                st.end()
+            }
+            E::TextStart { content_index }
+            | E::ThinkingStart { content_index }
+            | E::ToolCallStart { content_index, .. } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 3)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("contentIndex", content_index)?;
+                st.serialize_field("partial", self.partial)?;
+                st.end()
+            }
+            E::TextDelta {
+                content_index,
+                delta,
+            }
+            | E::ThinkingDelta {
+                content_index,
+                delta,
+            }
+            | E::ToolCallDelta {
+                content_index,
+                delta,
+            } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("contentIndex", content_index)?;
+                st.serialize_field("delta", delta)?;
+                st.serialize_field("partial", self.partial)?;
+                st.end()
+            }
+            E::TextEnd {
+                content_index,
+                content,
+            }
+            | E::ThinkingEnd {
+                content_index,
+                content,
+            } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("contentIndex", content_index)?;
+                st.serialize_field("content", content)?;
+                st.serialize_field("partial", self.partial)?;
+                st.end()
+            }
+            E::ToolCallEnd {
+                content_index,
+                tool_call,
+            } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("contentIndex", content_index)?;
+                st.serialize_field("toolCall", &ToolCallBlock(tool_call))?;
+                st.serialize_field("partial", self.partial)?;
+                st.end()
+            }
+            E::Done { reason, message } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 3)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("reason", reason)?;
+                st.serialize_field("message", message)?;
+                st.end()
+            }
+            E::Error { reason, error, .. } => {
+                let mut st = s.serialize_struct("AssistantMessageEvent", 3)?;
+                st.serialize_field("type", ty)?;
+                st.serialize_field("reason", reason)?;
+                st.serialize_field("error", error)?;
+                st.end()
+            }
+        }
+    }
+}
+
+/// A tool call serialized as a content block (`{"type":"toolCall",...}`).
+struct ToolCallBlock<'a>(&'a ToolCall);
+
+impl Serialize for ToolCallBlock<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename = "toolCall")]
+        struct Tagged<'a> {
+            #[serde(flatten)]
+            call: &'a ToolCall,
+        }
+        Tagged { call: self.0 }.serialize(s)
+    }
+}
+
+/// The wire form of an event, as a host reads it (every variant with its `partial`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum WireAssistantMessageEvent {
+    #[serde(rename = "start")]
+    Start { partial: AssistantMessage },
+    #[serde(rename = "text_start", rename_all = "camelCase")]
+    TextStart {
+        content_index: usize,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "text_delta", rename_all = "camelCase")]
+    TextDelta {
+        content_index: usize,
+        delta: String,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "text_end", rename_all = "camelCase")]
+    TextEnd {
+        content_index: usize,
+        content: String,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "thinking_start", rename_all = "camelCase")]
+    ThinkingStart {
+        content_index: usize,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "thinking_delta", rename_all = "camelCase")]
+    ThinkingDelta {
+        content_index: usize,
+        delta: String,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "thinking_end", rename_all = "camelCase")]
+    ThinkingEnd {
+        content_index: usize,
+        content: String,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "toolcall_start", rename_all = "camelCase")]
+    ToolCallStart {
+        content_index: usize,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "toolcall_delta", rename_all = "camelCase")]
+    ToolCallDelta {
+        content_index: usize,
+        delta: String,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "toolcall_end", rename_all = "camelCase")]
+    ToolCallEnd {
+        content_index: usize,
+        tool_call: WireToolCall,
+        partial: AssistantMessage,
+    },
+    #[serde(rename = "done")]
+    Done {
+        reason: StopReason,
+        message: AssistantMessage,
+    },
+    #[serde(rename = "error")]
+    Error {
+        reason: StopReason,
+        error: AssistantMessage,
+    },
+}
+
+/// `toolcall_end.toolCall`: a tool-call content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "toolCall")]
+pub struct WireToolCall {
+    #[serde(flatten)]
+    pub call: ToolCall,
+}

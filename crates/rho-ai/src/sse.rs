@@ -1,0 +1,182 @@
+//! The one HTTP client and the one server-sent-events decoder every provider uses.
+//!
+//! A request is sent with [`send`], which turns an error status into [`ProviderError::Http`]
+//! (the provider's own message extracted from its JSON error body, `Retry-After` honoured).
+//! The body is then read with [`SseStream`], which decodes events with `eventsource-stream`,
+//! stops when the cancellation token fires (dropping the connection), and fails when no byte
+//! arrives within the idle timeout.
+
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures::{Stream, StreamExt};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ProviderError;
+
+/// The process-wide HTTP client (connection pooling, rustls). Built on first use so start-up
+/// does not pay for it.
+pub fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new())
+    })
+}
+
+/// Why a stream stopped early.
+#[derive(Debug)]
+pub enum Interrupted {
+    Cancelled,
+    Failed(ProviderError),
+}
+
+impl From<ProviderError> for Interrupted {
+    fn from(e: ProviderError) -> Self {
+        Self::Failed(e)
+    }
+}
+
+/// Sends `request`, racing the cancellation token. A non-success status is read fully and
+/// classified.
+pub async fn send(
+    request: reqwest::RequestBuilder,
+    cancel: &CancellationToken,
+) -> Result<reqwest::Response, Interrupted> {
+    let response = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Interrupted::Cancelled),
+        r = request.send() => r.map_err(|e| ProviderError::Connection(describe_reqwest(&e)))?,
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let retry_after = retry_after(response.headers());
+    let body = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Interrupted::Cancelled),
+        b = response.text() => b.unwrap_or_default(),
+    };
+    Err(Interrupted::Failed(ProviderError::Http {
+        status: status.as_u16(),
+        message: error_message_from_body(&body, status),
+        retry_after,
+    }))
+}
+
+/// The delay a server asked for: `retry-after-ms`, or `Retry-After` in seconds.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        return Some(Duration::from_millis(ms.max(0.0) as u64));
+    }
+    let secs = get("retry-after")?.parse::<f64>().ok()?;
+    Some(Duration::from_millis((secs.max(0.0) * 1000.0) as u64))
+}
+
+/// The provider's own error text: `error.message` (or `message`, or `error` when a string) of a
+/// JSON body, else the body itself, else the status line.
+pub fn error_message_from_body(body: &str, status: reqwest::StatusCode) -> String {
+    let trimmed = body.trim();
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
+        // Google wraps errors in an array on streaming endpoints.
+        let value = value.as_array().and_then(|a| a.first()).unwrap_or(&value);
+        let found = value
+            .pointer("/error/message")
+            .or_else(|| value.get("message"))
+            .or_else(|| value.get("error").filter(|e| e.is_string()))
+            .and_then(|m| m.as_str());
+        if let Some(m) = found {
+            return m.to_owned();
+        }
+    }
+    if trimmed.is_empty() {
+        return status.canonical_reason().unwrap_or("(no body)").to_owned();
+    }
+    let mut text: String = trimmed.chars().take(2000).collect();
+    if text.len() < trimmed.len() {
+        text.push('…');
+    }
+    text
+}
+
+fn describe_reqwest(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+type EventResult = Result<Event, EventStreamError<reqwest::Error>>;
+
+/// A response body decoded as server-sent events.
+pub struct SseStream {
+    inner: Pin<Box<dyn Stream<Item = EventResult> + Send>>,
+    idle: Duration,
+}
+
+impl std::fmt::Debug for SseStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SseStream")
+            .field("idle", &self.idle)
+            .finish()
+    }
+}
+
+impl SseStream {
+    pub fn new(response: reqwest::Response, idle: Duration) -> Self {
+        Self {
+            inner: Box::pin(response.bytes_stream().eventsource()),
+            idle,
+        }
+    }
+
+    /// Decodes SSE from any byte stream (used by the benchmarks and tests).
+    pub fn from_bytes<S>(bytes: S, idle: Duration) -> Self
+    where
+        S: Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
+    {
+        Self {
+            inner: Box::pin(bytes.eventsource()),
+            idle,
+        }
+    }
+
+    /// The next event; `Ok(None)` when the body ended.
+    pub async fn next(&mut self, cancel: &CancellationToken) -> Result<Option<Event>, Interrupted> {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Interrupted::Cancelled),
+            r = tokio::time::timeout(self.idle, self.inner.next()) => r,
+        };
+        match next {
+            Err(_) => Err(ProviderError::Idle(self.idle.as_millis() as u64).into()),
+            Ok(None) => Ok(None),
+            Ok(Some(Ok(event))) => Ok(Some(event)),
+            Ok(Some(Err(EventStreamError::Transport(e)))) => {
+                Err(ProviderError::StreamEnded(format!(": {}", describe_reqwest(&e))).into())
+            }
+            Ok(Some(Err(e))) => Err(ProviderError::Decode(e.to_string()).into()),
+        }
+    }
+}
+
+/// Parses an SSE data payload as JSON of type `T`.
+pub fn parse_data<T: serde::de::DeserializeOwned>(event: &Event) -> Result<T, ProviderError> {
+    serde_json::from_str(&event.data).map_err(|e| {
+        let mut data: String = event.data.chars().take(200).collect();
+        if data.len() < event.data.len() {
+            data.push('…');
+        }
+        ProviderError::Decode(format!("{e} in event data: {data}"))
+    })
+}

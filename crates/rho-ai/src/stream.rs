@@ -1,0 +1,565 @@
+//! Streaming a model's reply: [`stream`] picks the provider for the model's API, runs it in its
+//! own task and hands back an [`AssistantMessageStream`] of events.
+//!
+//! Providers never touch the channel directly; they drive an [`Emitter`], which builds the
+//! message, numbers the content blocks, emits the events in order, prices the usage and turns
+//! cancellation and failures into the final `error` event. A stream therefore always ends with
+//! exactly one `done` or `error`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::AssistantMessageEvent;
+use crate::model::{Model, ThinkingLevel};
+use crate::partial_json;
+use crate::providers;
+use crate::sse::Interrupted;
+use crate::types::{
+    AssistantContent, AssistantMessage, Context, StopReason, TextContent, ThinkingContent,
+    ToolCall, Usage,
+};
+
+/// The text of `errorMessage` for a request cancelled by its token.
+pub const ABORTED_MESSAGE: &str = "Request was aborted";
+
+/// Token budgets for budget-based thinking, per level (settings `thinkingBudgets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThinkingBudgets {
+    pub minimal: u64,
+    pub low: u64,
+    pub medium: u64,
+    pub high: u64,
+}
+
+impl Default for ThinkingBudgets {
+    fn default() -> Self {
+        Self {
+            minimal: 1024,
+            low: 2048,
+            medium: 8192,
+            high: 16384,
+        }
+    }
+}
+
+impl ThinkingBudgets {
+    pub fn for_level(&self, level: ThinkingLevel) -> u64 {
+        match level {
+            ThinkingLevel::Off => 0,
+            ThinkingLevel::Minimal => self.minimal,
+            ThinkingLevel::Low => self.low,
+            ThinkingLevel::Medium => self.medium,
+            ThinkingLevel::High | ThinkingLevel::Xhigh => self.high,
+        }
+    }
+}
+
+/// How the model must use tools on this request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    /// Force a call of the named tool.
+    Tool(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    pub api_key: Option<String>,
+    /// `Off` sends no reasoning option.
+    pub thinking: ThinkingLevel,
+    pub thinking_budgets: ThinkingBudgets,
+    /// Output cap; defaults to `min(model.maxTokens, 32000)`.
+    pub max_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    /// Sent as the prompt-cache key where the API has one.
+    pub session_id: Option<String>,
+    pub tool_choice: ToolChoice,
+    /// Extra request headers (resolved values), after the model's own.
+    pub headers: Vec<(String, String)>,
+    /// Fail when no byte arrives for this long.
+    pub idle_timeout: Duration,
+    pub cancel: CancellationToken,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            api_key: None,
+            thinking: ThinkingLevel::Off,
+            thinking_budgets: ThinkingBudgets::default(),
+            max_tokens: None,
+            temperature: None,
+            session_id: None,
+            tool_choice: ToolChoice::Auto,
+            headers: Vec::new(),
+            idle_timeout: Duration::from_secs(300),
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+impl StreamOptions {
+    /// The output cap for `model`: the explicit one, else `min(model.maxTokens, 32000)`.
+    pub fn max_tokens_for(&self, model: &Model) -> u64 {
+        self.max_tokens
+            .unwrap_or_else(|| model.max_tokens.clamp(1, 32_000))
+    }
+}
+
+/// The events of one streamed reply. Always ends with `done` or `error`.
+#[derive(Debug)]
+pub struct AssistantMessageStream {
+    rx: mpsc::Receiver<AssistantMessageEvent>,
+}
+
+impl AssistantMessageStream {
+    pub async fn next(&mut self) -> Option<AssistantMessageEvent> {
+        self.rx.recv().await
+    }
+
+    /// Drains the stream and returns the final message (the `done` message or the `error`
+    /// message).
+    pub async fn result(mut self) -> AssistantMessage {
+        let mut last = None;
+        while let Some(event) = self.rx.recv().await {
+            match event {
+                AssistantMessageEvent::Done { message, .. } => return message,
+                AssistantMessageEvent::Error { error, .. } => return error,
+                other => last = Some(other),
+            }
+        }
+        drop(last);
+        let mut msg = AssistantMessage::empty("", "", "");
+        msg.stop_reason = StopReason::Error;
+        msg.error_message = Some("Stream ended without a result".into());
+        msg
+    }
+}
+
+/// Streams `model`'s reply to `context`. The request starts at once in its own task.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessageStream {
+    let (tx, rx) = mpsc::channel(256);
+    let model = model.clone();
+    let context = context.clone();
+    tokio::spawn(async move {
+        let mut emitter = Emitter::new(&model, tx, options.cancel.clone());
+        if options.cancel.is_cancelled() {
+            emitter.finish_interrupted(Interrupted::Cancelled).await;
+            return;
+        }
+        let result = providers::run(&model, &context, &options, &mut emitter).await;
+        match result {
+            Ok(stop) => emitter.finish(stop).await,
+            Err(interrupted) => emitter.finish_interrupted(interrupted).await,
+        }
+    });
+    AssistantMessageStream { rx }
+}
+
+/// Streams and waits for the final message.
+pub async fn complete(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+) -> AssistantMessage {
+    stream(model, context, options).result().await
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Thinking,
+    ToolCall,
+}
+
+/// Builds the message and emits its events; the one path from provider chunks to events.
+#[derive(Debug)]
+pub struct Emitter {
+    tx: mpsc::Sender<AssistantMessageEvent>,
+    message: AssistantMessage,
+    cost: crate::types::ModelCost,
+    started: bool,
+    /// Blocks still open: (content index, kind, raw JSON of a tool call's arguments).
+    open: Vec<(usize, BlockKind, String)>,
+    began: Instant,
+    first_token: Option<Instant>,
+    cancel: CancellationToken,
+    receiver_gone: bool,
+}
+
+impl Emitter {
+    fn new(
+        model: &Model,
+        tx: mpsc::Sender<AssistantMessageEvent>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            tx,
+            message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
+            cost: model.cost,
+            started: false,
+            open: Vec::new(),
+            began: Instant::now(),
+            first_token: None,
+            cancel,
+            receiver_gone: false,
+        }
+    }
+
+    async fn emit(&mut self, event: AssistantMessageEvent) {
+        if self.receiver_gone {
+            return;
+        }
+        if self.tx.send(event).await.is_err() {
+            // Nobody listens any more: stop the provider at its next await.
+            self.receiver_gone = true;
+            self.cancel.cancel();
+        }
+    }
+
+    /// The message built so far.
+    pub fn message(&self) -> &AssistantMessage {
+        &self.message
+    }
+
+    pub fn usage_mut(&mut self) -> &mut Usage {
+        &mut self.message.usage
+    }
+
+    pub fn set_response_id(&mut self, id: impl Into<String>) {
+        self.message.response_id = Some(id.into());
+    }
+
+    /// Emits `start` once, carrying the response id and usage known so far.
+    pub async fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let mut partial = self.message.clone();
+        partial.content.clear();
+        self.emit(AssistantMessageEvent::Start { partial }).await;
+    }
+
+    fn mark_token(&mut self) {
+        if self.first_token.is_none() {
+            self.first_token = Some(Instant::now());
+        }
+    }
+
+    fn open_index(&self, kind: BlockKind) -> Option<usize> {
+        self.open
+            .iter()
+            .rev()
+            .find(|(_, k, _)| *k == kind)
+            .map(|(i, _, _)| *i)
+    }
+
+    /// Opens a text block and returns its content index.
+    pub async fn open_text(&mut self) -> usize {
+        self.start().await;
+        let index = self.message.content.len();
+        self.message
+            .content
+            .push(AssistantContent::Text(TextContent::new("")));
+        self.open.push((index, BlockKind::Text, String::new()));
+        self.emit(AssistantMessageEvent::TextStart {
+            content_index: index,
+        })
+        .await;
+        index
+    }
+
+    pub async fn text_delta(&mut self, index: usize, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.mark_token();
+        if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
+            t.text.push_str(delta);
+        }
+        self.emit(AssistantMessageEvent::TextDelta {
+            content_index: index,
+            delta: delta.to_owned(),
+        })
+        .await;
+    }
+
+    /// Appends to the open text block, first closing any other open block and opening a text
+    /// block when none is open (for APIs whose blocks are implicit).
+    pub async fn text(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        let index = match self.open_index(BlockKind::Text) {
+            Some(i) if self.open.last().map(|(j, _, _)| *j) == Some(i) => i,
+            _ => {
+                self.close_all().await;
+                self.open_text().await
+            }
+        };
+        self.text_delta(index, delta).await;
+    }
+
+    pub async fn set_text_signature(&mut self, index: usize, signature: String) {
+        if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
+            t.text_signature = Some(signature);
+        }
+    }
+
+    pub async fn open_thinking(&mut self) -> usize {
+        self.start().await;
+        let index = self.message.content.len();
+        self.message
+            .content
+            .push(AssistantContent::Thinking(ThinkingContent {
+                thinking: String::new(),
+                thinking_signature: None,
+                redacted: None,
+            }));
+        self.open.push((index, BlockKind::Thinking, String::new()));
+        self.emit(AssistantMessageEvent::ThinkingStart {
+            content_index: index,
+        })
+        .await;
+        index
+    }
+
+    pub async fn thinking_delta(&mut self, index: usize, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.mark_token();
+        if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
+            t.thinking.push_str(delta);
+        }
+        self.emit(AssistantMessageEvent::ThinkingDelta {
+            content_index: index,
+            delta: delta.to_owned(),
+        })
+        .await;
+    }
+
+    /// Like [`Emitter::text`] for thinking.
+    pub async fn thinking(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        let index = match self.open_index(BlockKind::Thinking) {
+            Some(i) if self.open.last().map(|(j, _, _)| *j) == Some(i) => i,
+            _ => {
+                self.close_all().await;
+                self.open_thinking().await
+            }
+        };
+        self.thinking_delta(index, delta).await;
+    }
+
+    pub fn set_thinking_signature(&mut self, index: usize, signature: String) {
+        if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
+            match &mut t.thinking_signature {
+                Some(existing) => existing.push_str(&signature),
+                None => t.thinking_signature = Some(signature),
+            }
+        }
+    }
+
+    /// The index of the open thinking block, if any.
+    pub fn open_thinking_index(&self) -> Option<usize> {
+        self.open_index(BlockKind::Thinking)
+    }
+
+    /// Adds a complete redacted-thinking block.
+    pub async fn redacted_thinking(&mut self, data: String) {
+        self.start().await;
+        self.message
+            .content
+            .push(AssistantContent::RedactedThinking(
+                crate::types::RedactedThinkingContent { data },
+            ));
+    }
+
+    pub async fn open_tool_call(&mut self, id: String, name: String) -> usize {
+        self.start().await;
+        self.mark_token();
+        let index = self.message.content.len();
+        self.message
+            .content
+            .push(AssistantContent::ToolCall(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: serde_json::Map::new(),
+                thought_signature: None,
+                intent: None,
+            }));
+        self.open.push((index, BlockKind::ToolCall, String::new()));
+        self.emit(AssistantMessageEvent::ToolCallStart {
+            content_index: index,
+            id,
+            name,
+        })
+        .await;
+        index
+    }
+
+    pub async fn tool_call_delta(&mut self, index: usize, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        if let Some((_, _, raw)) = self
+            .open
+            .iter_mut()
+            .find(|(i, k, _)| *i == index && *k == BlockKind::ToolCall)
+        {
+            raw.push_str(delta);
+        }
+        self.emit(AssistantMessageEvent::ToolCallDelta {
+            content_index: index,
+            delta: delta.to_owned(),
+        })
+        .await;
+    }
+
+    /// Sets the id or name of a tool call that is still open (some APIs send them late).
+    pub fn update_tool_call(&mut self, index: usize, id: Option<&str>, name: Option<&str>) {
+        if let Some(AssistantContent::ToolCall(call)) = self.message.content.get_mut(index) {
+            if let Some(id) = id {
+                id.clone_into(&mut call.id);
+            }
+            if let Some(name) = name {
+                name.clone_into(&mut call.name);
+            }
+        }
+    }
+
+    pub fn set_thought_signature(&mut self, index: usize, signature: String) {
+        if let Some(AssistantContent::ToolCall(call)) = self.message.content.get_mut(index) {
+            call.thought_signature = Some(signature);
+        }
+    }
+
+    /// Adds a complete tool call (for APIs that deliver calls whole): start, one delta with the
+    /// whole arguments JSON, end.
+    pub async fn tool_call(
+        &mut self,
+        id: String,
+        name: String,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> usize {
+        self.close_all().await;
+        let index = self.open_tool_call(id, name).await;
+        let raw = serde_json::to_string(&arguments).unwrap_or_else(|_| "{}".into());
+        self.tool_call_delta(index, &raw).await;
+        self.close(index).await;
+        index
+    }
+
+    /// Closes the block at `index`, emitting its `*_end`.
+    pub async fn close(&mut self, index: usize) {
+        let Some(pos) = self.open.iter().position(|(i, _, _)| *i == index) else {
+            return;
+        };
+        let (index, kind, raw) = self.open.remove(pos);
+        let event = match (kind, self.message.content.get_mut(index)) {
+            (BlockKind::Text, Some(AssistantContent::Text(t))) => AssistantMessageEvent::TextEnd {
+                content_index: index,
+                content: t.text.clone(),
+            },
+            (BlockKind::Thinking, Some(AssistantContent::Thinking(t))) => {
+                AssistantMessageEvent::ThinkingEnd {
+                    content_index: index,
+                    content: t.thinking.clone(),
+                }
+            }
+            (BlockKind::ToolCall, Some(AssistantContent::ToolCall(call))) => {
+                call.arguments = parse_arguments(&raw);
+                AssistantMessageEvent::ToolCallEnd {
+                    content_index: index,
+                    tool_call: call.clone(),
+                }
+            }
+            _ => return,
+        };
+        self.emit(event).await;
+    }
+
+    /// Closes every open block, oldest first.
+    pub async fn close_all(&mut self) {
+        while let Some((index, _, _)) = self.open.first() {
+            let index = *index;
+            self.close(index).await;
+        }
+    }
+
+    fn stamp(&mut self) {
+        self.message.duration = Some(self.began.elapsed().as_millis() as u64);
+        if let Some(first) = self.first_token {
+            self.message.ttft = Some(first.duration_since(self.began).as_millis() as u64);
+        }
+    }
+
+    /// Ends the stream successfully.
+    async fn finish(mut self, stop: StopReason) {
+        self.close_all().await;
+        self.start().await;
+        let stop = if stop == StopReason::Stop && self.message.tool_calls().next().is_some() {
+            StopReason::ToolUse
+        } else {
+            stop
+        };
+        self.message.stop_reason = stop;
+        self.message.usage.finish(&self.cost);
+        self.stamp();
+        let message = self.message.clone();
+        self.emit(AssistantMessageEvent::Done {
+            reason: stop,
+            message,
+        })
+        .await;
+    }
+
+    /// Ends the stream with an `error` event: aborted when cancelled, error otherwise.
+    async fn finish_interrupted(mut self, interrupted: Interrupted) {
+        // Tool calls still streaming keep the arguments parsed so far.
+        for (index, kind, raw) in std::mem::take(&mut self.open) {
+            if kind == BlockKind::ToolCall {
+                if let Some(AssistantContent::ToolCall(call)) = self.message.content.get_mut(index)
+                {
+                    call.arguments = partial_json::parse_object(&raw);
+                }
+            }
+        }
+        let (reason, failure) = match interrupted {
+            Interrupted::Cancelled => {
+                self.message.error_message = Some(ABORTED_MESSAGE.into());
+                (StopReason::Aborted, None)
+            }
+            Interrupted::Failed(e) => {
+                self.message.error_message = Some(e.to_string());
+                (StopReason::Error, Some(Arc::new(e)))
+            }
+        };
+        self.message.stop_reason = reason;
+        self.message.usage.finish(&self.cost);
+        self.stamp();
+        let error = self.message.clone();
+        self.emit(AssistantMessageEvent::Error {
+            reason,
+            error,
+            failure,
+        })
+        .await;
+    }
+}
+
+/// Parses a finished tool call's arguments; malformed JSON keeps what can be recovered.
+fn parse_arguments(raw: &str) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => partial_json::parse_object(raw),
+    }
+}

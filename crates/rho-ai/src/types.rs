@@ -1,0 +1,409 @@
+//! The provider-neutral conversation types, serialized exactly as the pi-family protocol writes
+//! them (camelCase keys, absent optionals omitted, keys in the reference's construction order).
+//!
+//! These are what the model sees: user, assistant and tool-result messages and their content
+//! blocks. Application-level roles (bash executions, summaries, custom messages) live in
+//! `rho-agent` and are converted to these before a request.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Unix time in milliseconds, the unit of every message `timestamp`.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextContent {
+    pub text: String,
+    /// Opaque provider replay data (OpenAI Responses message id), passed through untouched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_signature: Option<String>,
+}
+
+impl TextContent {
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            text_signature: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingContent {
+    pub thinking: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_signature: Option<String>,
+    /// pi writes redacted thinking as a thinking block with this flag; kept so such sessions
+    /// round-trip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RedactedThinkingContent {
+    pub data: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageContent {
+    /// Base64 without a `data:` prefix.
+    pub data: String,
+    pub mime_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    /// Google's replay signature for function calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+}
+
+/// A block of a user message or a tool result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum UserContent {
+    #[serde(rename = "text")]
+    Text(TextContent),
+    #[serde(rename = "image")]
+    Image(ImageContent),
+}
+
+impl UserContent {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text(TextContent::new(text))
+    }
+
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text(t) => Some(&t.text),
+            Self::Image(_) => None,
+        }
+    }
+}
+
+/// A block of an assistant message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum AssistantContent {
+    #[serde(rename = "text")]
+    Text(TextContent),
+    #[serde(rename = "thinking")]
+    Thinking(ThinkingContent),
+    #[serde(rename = "redactedThinking")]
+    RedactedThinking(RedactedThinkingContent),
+    #[serde(rename = "toolCall")]
+    ToolCall(ToolCall),
+}
+
+/// A user message's content: older sessions store a bare string, rho always writes blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserMessageContent {
+    Text(String),
+    Blocks(Vec<UserContent>),
+}
+
+impl UserMessageContent {
+    /// The text blocks joined with `sep` (images skipped).
+    pub fn text_joined(&self, sep: &str) -> String {
+        match self {
+            Self::Text(s) => s.clone(),
+            Self::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(UserContent::as_text)
+                .collect::<Vec<_>>()
+                .join(sep),
+        }
+    }
+
+    pub fn into_blocks(self) -> Vec<UserContent> {
+        match self {
+            Self::Text(s) => vec![UserContent::text(s)],
+            Self::Blocks(b) => b,
+        }
+    }
+
+    pub fn blocks(&self) -> std::borrow::Cow<'_, [UserContent]> {
+        match self {
+            Self::Text(s) => std::borrow::Cow::Owned(vec![UserContent::text(s.clone())]),
+            Self::Blocks(b) => std::borrow::Cow::Borrowed(b),
+        }
+    }
+}
+
+/// Who initiated a message (xcsh's billing attribution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Attribution {
+    User,
+    Agent,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserMessage {
+    pub content: UserMessageContent,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthetic: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+    pub timestamp: i64,
+}
+
+impl UserMessage {
+    /// A prompt as RPC builds it: a text block followed by the images, attributed to the user.
+    pub fn prompt(text: impl Into<String>, images: Vec<ImageContent>) -> Self {
+        let mut blocks = vec![UserContent::text(text)];
+        blocks.extend(images.into_iter().map(UserContent::Image));
+        Self {
+            content: UserMessageContent::Blocks(blocks),
+            synthetic: None,
+            attribution: Some(Attribution::User),
+            timestamp: now_ms(),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.content.text_joined("")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    #[default]
+    Stop,
+    Length,
+    ToolUse,
+    Error,
+    Aborted,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Length => "length",
+            Self::ToolUse => "toolUse",
+            Self::Error => "error",
+            Self::Aborted => "aborted",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+    #[serde(default)]
+    pub total: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub premium_requests: Option<f64>,
+    #[serde(default)]
+    pub cost: Cost,
+}
+
+impl Usage {
+    /// The context size this usage reports: `totalTokens`, or the sum of the four buckets.
+    pub fn context_tokens(&self) -> u64 {
+        if self.total_tokens > 0 {
+            self.total_tokens
+        } else {
+            self.input + self.output + self.cache_read + self.cache_write
+        }
+    }
+
+    /// Sets `totalTokens` to the sum of the four buckets and prices them with `prices`
+    /// (USD per million tokens).
+    pub fn finish(&mut self, prices: &ModelCost) {
+        self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+        let per = |price: f64, n: u64| price / 1_000_000.0 * n as f64;
+        self.cost.input = per(prices.input, self.input);
+        self.cost.output = per(prices.output, self.output);
+        self.cost.cache_read = per(prices.cache_read, self.cache_read);
+        self.cost.cache_write = per(prices.cache_write, self.cache_write);
+        self.cost.total =
+            self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total_tokens += other.total_tokens;
+        self.cost.input += other.cost.input;
+        self.cost.output += other.cost.output;
+        self.cost.cache_read += other.cost.cache_read;
+        self.cost.cache_write += other.cost.cache_write;
+        self.cost.total += other.cost.total;
+    }
+}
+
+/// Prices in USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCost {
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    pub content: Vec<AssistantContent>,
+    pub api: String,
+    pub provider: String,
+    pub model: String,
+    pub usage: Usage,
+    pub stop_reason: StopReason,
+    pub timestamp: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// Request duration in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<u64>,
+    /// Time to first token in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft: Option<u64>,
+}
+
+impl AssistantMessage {
+    /// An empty partial message for `model`, stamped now, as a run starts streaming it.
+    pub fn empty(api: &str, provider: &str, model: &str) -> Self {
+        Self {
+            content: Vec::new(),
+            api: api.to_owned(),
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            timestamp: now_ms(),
+            response_id: None,
+            error_message: None,
+            duration: None,
+            ttft: None,
+        }
+    }
+
+    /// The text blocks concatenated (thinking and tool calls skipped).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let AssistantContent::Text(t) = block {
+                out.push_str(&t.text);
+            }
+        }
+        out
+    }
+
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|b| match b {
+            AssistantContent::ToolCall(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    pub fn is_failed(&self) -> bool {
+        matches!(self.stop_reason, StopReason::Error | StopReason::Aborted)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub content: Vec<UserContent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    pub is_error: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_warning: Option<bool>,
+    pub timestamp: i64,
+}
+
+impl ToolResultMessage {
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(UserContent::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A message the model sees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role")]
+pub enum Message {
+    #[serde(rename = "user")]
+    User(UserMessage),
+    #[serde(rename = "assistant")]
+    Assistant(AssistantMessage),
+    #[serde(rename = "toolResult")]
+    ToolResult(ToolResultMessage),
+}
+
+/// A tool as offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema object.
+    pub parameters: Value,
+}
+
+/// Everything a request sends besides the options: the system prompt, the conversation and the
+/// tools.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    pub system_prompt: Option<String>,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+}
