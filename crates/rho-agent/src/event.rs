@@ -57,6 +57,12 @@ pub enum AgentEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         is_warning: Option<bool>,
     },
+    /// Either queue changed (pi 0.73's `queue_update`): the queued messages' texts.
+    #[serde(rename_all = "camelCase")]
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
 }
 
 impl AgentEvent {
@@ -72,6 +78,7 @@ impl AgentEvent {
             Self::ToolExecutionStart { .. } => "tool_execution_start",
             Self::ToolExecutionUpdate { .. } => "tool_execution_update",
             Self::ToolExecutionEnd { .. } => "tool_execution_end",
+            Self::QueueUpdate { .. } => "queue_update",
         }
     }
 }

@@ -4,13 +4,20 @@
 //! rho-ai and the [`Tool`] trait: no files, no processes.
 #![deny(clippy::print_stdout)]
 
+mod agent;
 pub mod event;
 pub mod message;
+pub mod queue;
+mod run;
 pub mod tool;
+mod tool_exec;
+pub mod validate;
 
+pub use agent::{Agent, AgentConfig, AgentError, AgentState, RequestOptionsFn};
 pub use event::{AgentEvent, AgentEventSink};
 pub use message::{
-    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
-    CustomMessage,
+    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
 };
-pub use tool::{AgentToolResult, Tool, ToolContext, ToolError};
+pub use queue::{InterruptMode, MessageQueue, QueueMode};
+pub use tool::{AgentToolResult, Tool, ToolContext, ToolError, UpdateSink};
+pub use tool_exec::SKIPPED;

@@ -1,1 +1,21 @@
-//! (in progress)
+//! The pi-family RPC protocol as Rust types: commands in, responses, events and sub-protocol
+//! frames out, serialized exactly as the protocol writes them. rho's server and every Rust host
+//! use these same types, and a checked-in JSON Schema generated from them fails a test when
+//! they drift. Behind the `client` feature: an async client for `rho --mode rpc`.
+#![deny(clippy::print_stdout)]
+
+pub mod command;
+pub mod event;
+pub mod frames;
+pub mod response;
+pub mod schema;
+pub mod types;
+
+pub use command::{parse_line, parse_value, HostToolResult, HostToolUpdate, Inbound, RpcCommand, StreamingBehavior, UiResponse};
+pub use event::{AgentFrameEvent, CompactionReason, Event, SessionEvent};
+pub use frames::{
+    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcHostToolDefinition, UiMethod, UiRequest,
+    WidgetPlacement,
+};
+pub use response::*;
+pub use types::*;

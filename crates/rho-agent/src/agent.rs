@@ -1,0 +1,248 @@
+//! The agent: conversation, model, thinking level, tools and the two queues, behind one lock,
+//! and the API the application drives it with (prompt, continue, steer, follow-up, abort).
+//!
+//! A run ([`Agent::prompt`] / [`Agent::continue_run`]) executes on the caller's task until it
+//! ends; everything else may be called from other tasks while it streams. The lock is only held
+//! for short, non-async critical sections.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rho_ai::{Model, ProviderError, StreamOptions, ThinkingLevel};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{AgentEvent, AgentEventSink};
+use crate::message::AgentMessage;
+use crate::queue::{InterruptMode, MessageQueue, QueueMode};
+use crate::run;
+use crate::tool::Tool;
+use crate::validate::Validators;
+
+/// Builds the per-request options (API key, headers, budgets, session id) for a model. The loop
+/// fills in the thinking level and the cancellation token itself.
+pub type RequestOptionsFn = Arc<dyn Fn(&Model) -> StreamOptions + Send + Sync>;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum AgentError {
+    #[error("Agent is already processing.")]
+    Busy,
+    #[error("Cannot continue from message role: {0}")]
+    CannotContinue(String),
+    #[error("No messages to continue from")]
+    NothingToContinue,
+}
+
+/// Everything a run reads, guarded by the agent's lock.
+pub struct AgentState {
+    pub system_prompt: String,
+    pub model: Model,
+    pub thinking_level: ThinkingLevel,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub messages: Vec<AgentMessage>,
+    pub steering: MessageQueue,
+    pub follow_up: MessageQueue,
+    pub steering_mode: QueueMode,
+    pub follow_up_mode: QueueMode,
+    pub interrupt_mode: InterruptMode,
+    /// Why the last request of the last run failed, if it did.
+    pub last_failure: Option<Arc<ProviderError>>,
+    pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) running: bool,
+}
+
+impl std::fmt::Debug for AgentState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentState")
+            .field("model", &self.model.selector())
+            .field("thinking_level", &self.thinking_level)
+            .field("messages", &self.messages.len())
+            .field("running", &self.running)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to build an agent.
+pub struct AgentConfig {
+    pub system_prompt: String,
+    pub model: Model,
+    pub thinking_level: ThinkingLevel,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub messages: Vec<AgentMessage>,
+    pub steering_mode: QueueMode,
+    pub follow_up_mode: QueueMode,
+    pub interrupt_mode: InterruptMode,
+    pub request_options: RequestOptionsFn,
+}
+
+pub(crate) struct Shared {
+    pub(crate) state: Mutex<AgentState>,
+    pub(crate) request_options: RequestOptionsFn,
+    pub(crate) validators: Validators,
+    running_tx: watch::Sender<bool>,
+}
+
+/// The agent. Cheap to clone; clones share state.
+#[derive(Clone)]
+pub struct Agent {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent").finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    pub fn new(config: AgentConfig) -> Self {
+        let state = AgentState {
+            system_prompt: config.system_prompt,
+            model: config.model,
+            thinking_level: config.thinking_level,
+            tools: config.tools,
+            messages: config.messages,
+            steering: MessageQueue::default(),
+            follow_up: MessageQueue::default(),
+            steering_mode: config.steering_mode,
+            follow_up_mode: config.follow_up_mode,
+            interrupt_mode: config.interrupt_mode,
+            last_failure: None,
+            cancel: None,
+            running: false,
+        };
+        let (running_tx, _) = watch::channel(false);
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(state),
+                request_options: config.request_options,
+                validators: Validators::default(),
+                running_tx,
+            }),
+        }
+    }
+
+    /// The state, locked. Keep the guard short-lived and never across an await.
+    pub fn state(&self) -> MutexGuard<'_, AgentState> {
+        self.shared.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.state().running
+    }
+
+    /// Queues a steering message (delivered at the next steering poll).
+    pub fn steer(&self, message: AgentMessage, sink: &dyn AgentEventSink) {
+        let event = {
+            let mut s = self.state();
+            s.steering.push(message);
+            queue_event(&s)
+        };
+        sink.emit(event);
+    }
+
+    /// Queues a follow-up message (delivered when the agent would otherwise stop).
+    pub fn follow_up(&self, message: AgentMessage, sink: &dyn AgentEventSink) {
+        let event = {
+            let mut s = self.state();
+            s.follow_up.push(message);
+            queue_event(&s)
+        };
+        sink.emit(event);
+    }
+
+    /// Empties both queues, returning what was in them (steering first).
+    pub fn clear_queues(&self) -> Vec<AgentMessage> {
+        let mut s = self.state();
+        let mut out = s.steering.take(QueueMode::All);
+        out.extend(s.follow_up.take(QueueMode::All));
+        out
+    }
+
+    pub fn queued_count(&self) -> usize {
+        let s = self.state();
+        s.steering.len() + s.follow_up.len()
+    }
+
+    /// Cancels the running run, if any. Returns at once; see [`Agent::wait_idle`].
+    pub fn abort(&self) {
+        if let Some(token) = &self.state().cancel {
+            token.cancel();
+        }
+    }
+
+    /// Resolves when no run is in progress.
+    pub async fn wait_idle(&self) {
+        let mut rx = self.shared.running_tx.subscribe();
+        // The value is only ever read here; an error means the agent is gone.
+        let _ = rx.wait_for(|running| !running).await;
+    }
+
+    /// Runs the agent on `messages` (usually one user message) until it stops.
+    pub async fn prompt(&self, messages: Vec<AgentMessage>, sink: Arc<dyn AgentEventSink>) -> Result<(), AgentError> {
+        let cancel = self.begin()?;
+        run::run(self, messages, false, cancel, sink).await;
+        self.end();
+        Ok(())
+    }
+
+    /// Runs the agent again on the current conversation without a new prompt (after a retry
+    /// removed a failed reply, or after compaction). When the conversation ends with an
+    /// assistant message, a queued steering or follow-up message is delivered first; without
+    /// one there is nothing to continue from.
+    pub async fn continue_run(&self, sink: Arc<dyn AgentEventSink>) -> Result<(), AgentError> {
+        let queued = {
+            let mut s = self.state();
+            match s.messages.last() {
+                None => return Err(AgentError::NothingToContinue),
+                Some(AgentMessage::Assistant(_)) => {
+                    let mode = s.steering_mode;
+                    let mut queued = s.steering.take(mode);
+                    if queued.is_empty() {
+                        let mode = s.follow_up_mode;
+                        queued = s.follow_up.take(mode);
+                    }
+                    if queued.is_empty() {
+                        return Err(AgentError::CannotContinue("assistant".into()));
+                    }
+                    Some(queued)
+                }
+                Some(_) => None,
+            }
+        };
+        let cancel = self.begin()?;
+        match queued {
+            Some(messages) => run::run(self, messages, true, cancel, sink).await,
+            None => run::run(self, Vec::new(), true, cancel, sink).await,
+        }
+        self.end();
+        Ok(())
+    }
+
+    fn begin(&self) -> Result<CancellationToken, AgentError> {
+        let mut s = self.state();
+        if s.running {
+            return Err(AgentError::Busy);
+        }
+        s.running = true;
+        s.last_failure = None;
+        let token = CancellationToken::new();
+        s.cancel = Some(token.clone());
+        drop(s);
+        self.shared.running_tx.send_replace(true);
+        Ok(token)
+    }
+
+    fn end(&self) {
+        {
+            let mut s = self.state();
+            s.running = false;
+            s.cancel = None;
+        }
+        self.shared.running_tx.send_replace(false);
+    }
+}
+
+/// The `queue_update` event for the queues' current contents.
+pub(crate) fn queue_event(s: &AgentState) -> AgentEvent {
+    AgentEvent::QueueUpdate { steering: s.steering.texts(), follow_up: s.follow_up.texts() }
+}

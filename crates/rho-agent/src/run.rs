@@ -1,0 +1,198 @@
+//! The turn loop of one run: prompt messages, then turns of (queued messages → model reply →
+//! tool calls) until the model stops calling tools and no steering or follow-up message is
+//! waiting. Events follow the protocol's order (rpc-protocol.md §7.5); the run always ends with
+//! `agent_end`, also when it fails or is aborted.
+
+use std::sync::Arc;
+
+use rho_ai::event::AssistantMessageEvent;
+use rho_ai::types::{AssistantMessage, Context, StopReason, ToolCall, ToolResultMessage, UserContent};
+use rho_ai::ThinkingLevel;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{queue_event, Agent};
+use crate::event::{AgentEvent, AgentEventSink};
+use crate::message::{convert_to_llm, AgentMessage};
+use crate::tool::AgentToolResult;
+use crate::tool_exec;
+
+pub(crate) async fn run(
+    agent: &Agent,
+    prompts: Vec<AgentMessage>,
+    continuing: bool,
+    cancel: CancellationToken,
+    sink: Arc<dyn AgentEventSink>,
+) {
+    let mut new_messages = Vec::new();
+    sink.emit(AgentEvent::AgentStart);
+    sink.emit(AgentEvent::TurnStart);
+    let had_prompts = !prompts.is_empty();
+    for message in prompts {
+        add_message(agent, &*sink, message, &mut new_messages);
+    }
+    let mut pending = if continuing && had_prompts { Vec::new() } else { poll_steering(agent, &*sink) };
+    let mut first_turn = true;
+
+    'run: loop {
+        let mut more_tool_calls = true;
+        while more_tool_calls || !pending.is_empty() {
+            if !first_turn {
+                sink.emit(AgentEvent::TurnStart);
+            }
+            first_turn = false;
+            for message in pending.drain(..) {
+                add_message(agent, &*sink, message, &mut new_messages);
+            }
+
+            let assistant = stream_assistant(agent, &cancel, &*sink).await;
+            new_messages.push(AgentMessage::Assistant(assistant.clone()));
+            let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
+
+            if assistant.is_failed() {
+                let results = settle_failed_calls(agent, &*sink, &assistant, &calls, &mut new_messages);
+                sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
+                break 'run;
+            }
+
+            more_tool_calls = !calls.is_empty();
+            let mut steering = None;
+            let mut results = Vec::new();
+            if more_tool_calls {
+                let outcome = tool_exec::execute(agent, &calls, &cancel, &sink).await;
+                for result in &outcome.results {
+                    new_messages.push(AgentMessage::ToolResult(result.clone()));
+                }
+                results = outcome.results;
+                steering = outcome.steering;
+            }
+            sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
+            pending = steering.unwrap_or_else(|| poll_steering(agent, &*sink));
+        }
+
+        if cancel.is_cancelled() {
+            break;
+        }
+        let follow_ups = {
+            let mut s = agent.state();
+            let mode = s.follow_up_mode;
+            let taken = s.follow_up.take(mode);
+            (!taken.is_empty()).then(|| (taken, queue_event(&s)))
+        };
+        match follow_ups {
+            Some((messages, event)) => {
+                sink.emit(event);
+                pending = messages;
+            }
+            None => break,
+        }
+    }
+    sink.emit(AgentEvent::AgentEnd { messages: new_messages });
+}
+
+/// Emits a message's start and end and appends it to the conversation.
+fn add_message(agent: &Agent, sink: &dyn AgentEventSink, message: AgentMessage, new_messages: &mut Vec<AgentMessage>) {
+    sink.emit(AgentEvent::MessageStart { message: message.clone() });
+    agent.state().messages.push(message.clone());
+    sink.emit(AgentEvent::MessageEnd { message: message.clone() });
+    new_messages.push(message);
+}
+
+/// Takes what one steering poll delivers.
+pub(crate) fn poll_steering(agent: &Agent, sink: &dyn AgentEventSink) -> Vec<AgentMessage> {
+    let (taken, event) = {
+        let mut s = agent.state();
+        let mode = s.steering_mode;
+        let taken = s.steering.take(mode);
+        let event = (!taken.is_empty()).then(|| queue_event(&s));
+        (taken, event)
+    };
+    if let Some(event) = event {
+        sink.emit(event);
+    }
+    taken
+}
+
+/// Streams one model reply: `message_start`, the block events, `message_end`.
+async fn stream_assistant(agent: &Agent, cancel: &CancellationToken, sink: &dyn AgentEventSink) -> AssistantMessage {
+    let (model, context, thinking) = {
+        let s = agent.state();
+        let context = Context {
+            system_prompt: Some(s.system_prompt.clone()).filter(|p| !p.is_empty()),
+            messages: convert_to_llm(&s.messages),
+            tools: s.tools.iter().map(|t| t.spec()).collect(),
+        };
+        (s.model.clone(), context, s.thinking_level)
+    };
+    let mut options = (agent.shared.request_options)(&model);
+    options.thinking = if model.reasoning { model.clamp_thinking(thinking) } else { ThinkingLevel::Off };
+    options.cancel = cancel.child_token();
+
+    let started = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+    sink.emit(AgentEvent::MessageStart { message: AgentMessage::Assistant(started.clone()) });
+
+    let mut stream = rho_ai::stream(&model, &context, options);
+    let mut last = None;
+    let mut failure = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            AssistantMessageEvent::Done { message, .. } => last = Some(message),
+            AssistantMessageEvent::Error { error, failure: f, .. } => {
+                last = Some(error);
+                failure = f;
+            }
+            other => sink.emit(AgentEvent::MessageUpdate { event: other }),
+        }
+    }
+    let mut message = last.unwrap_or_else(|| {
+        let mut m = started.clone();
+        m.stop_reason = StopReason::Error;
+        m.error_message = Some("The model stream ended without a result".into());
+        m
+    });
+    message.timestamp = started.timestamp;
+    {
+        let mut s = agent.state();
+        s.messages.push(AgentMessage::Assistant(message.clone()));
+        s.last_failure = failure;
+    }
+    sink.emit(AgentEvent::MessageEnd { message: AgentMessage::Assistant(message.clone()) });
+    message
+}
+
+/// Gives every tool call of an aborted or failed reply a synthesized error result, with the
+/// full tool events, so the history never holds a call without a result.
+fn settle_failed_calls(
+    agent: &Agent,
+    sink: &dyn AgentEventSink,
+    assistant: &AssistantMessage,
+    calls: &[ToolCall],
+    new_messages: &mut Vec<AgentMessage>,
+) -> Vec<ToolResultMessage> {
+    let text = match (assistant.stop_reason, assistant.error_message.as_deref()) {
+        (StopReason::Aborted, Some(m)) => format!("Tool execution was aborted: {m}"),
+        (StopReason::Aborted, None) => "Tool execution was aborted.".to_owned(),
+        (_, Some(m)) => format!("Tool execution failed due to an error: {m}"),
+        (_, None) => "Tool execution failed due to an error.".to_owned(),
+    };
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        sink.emit(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+        let result = AgentToolResult { content: vec![UserContent::text(text.clone())], details: Some(json!({})) };
+        let message = tool_exec::result_message(call, &result, true, None);
+        sink.emit(AgentEvent::ToolExecutionEnd {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            result,
+            is_error: true,
+            is_warning: None,
+        });
+        add_message(agent, sink, AgentMessage::ToolResult(message.clone()), new_messages);
+        results.push(message);
+    }
+    results
+}

@@ -1,0 +1,418 @@
+//! Inbound frames: the commands a host sends, the UI and host-tool replies, and the reading of
+//! one input line into exactly one of them or an error response (rpc-protocol.md §1.5, §1.7,
+//! with decision 3: an `id` is echoed on every answer to a line that carried one).
+
+use rho_agent::queue::{InterruptMode, QueueMode};
+use rho_ai::types::ImageContent;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::response::RpcResponse;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum StreamingBehavior {
+    #[serde(rename = "steer")]
+    Steer,
+    #[serde(rename = "followUp")]
+    FollowUp,
+}
+
+/// A command, discriminated by `type`. Unknown extra fields are ignored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum RpcCommand {
+    Prompt {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Vec<Value>>")]
+        images: Option<Vec<ImageContent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        streaming_behavior: Option<StreamingBehavior>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        locale: Option<String>,
+    },
+    Steer {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Vec<Value>>")]
+        images: Option<Vec<ImageContent>>,
+    },
+    FollowUp {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Vec<Value>>")]
+        images: Option<Vec<ImageContent>>,
+    },
+    Abort,
+    AbortAndPrompt {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Vec<Value>>")]
+        images: Option<Vec<ImageContent>>,
+    },
+    NewSession {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_session: Option<String>,
+    },
+    GetState,
+    /// Validated by the handler (errors name the offending phase or task).
+    SetTodos { phases: Value },
+    /// Validated by the handler with the reference's texts.
+    SetHostTools { tools: Value },
+    SetModel { provider: String, model_id: String },
+    CycleModel,
+    GetAvailableModels,
+    /// Validated by the handler (`Invalid thinking level: <level>`).
+    SetThinkingLevel { level: String },
+    CycleThinkingLevel,
+    SetSteeringMode {
+        #[schemars(with = "String")]
+        mode: QueueMode,
+    },
+    SetFollowUpMode {
+        #[schemars(with = "String")]
+        mode: QueueMode,
+    },
+    SetInterruptMode {
+        #[schemars(with = "String")]
+        mode: InterruptMode,
+    },
+    Compact {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<String>,
+    },
+    SetAutoCompaction { enabled: bool },
+    SetAutoRetry { enabled: bool },
+    AbortRetry,
+    Bash { command: String },
+    AbortBash,
+    GetSessionStats,
+    ExportHtml {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output_path: Option<String>,
+    },
+    SwitchSession { session_path: String },
+    Branch { entry_id: String },
+    /// pi's name for `branch`.
+    Fork { entry_id: String },
+    /// pi 0.73: duplicate the current branch into a new session.
+    Clone,
+    GetBranchMessages,
+    /// pi's name for `get_branch_messages`.
+    GetForkMessages,
+    GetLastAssistantText,
+    SetSessionName { name: String },
+    GetMessages,
+    GetCommands,
+    SetLocale { locale: String },
+    GetIntegrations,
+}
+
+/// Every command name, for telling an unknown command from a malformed one.
+pub const COMMAND_NAMES: &[&str] = &[
+    "prompt",
+    "steer",
+    "follow_up",
+    "abort",
+    "abort_and_prompt",
+    "new_session",
+    "get_state",
+    "set_todos",
+    "set_host_tools",
+    "set_model",
+    "cycle_model",
+    "get_available_models",
+    "set_thinking_level",
+    "cycle_thinking_level",
+    "set_steering_mode",
+    "set_follow_up_mode",
+    "set_interrupt_mode",
+    "compact",
+    "set_auto_compaction",
+    "set_auto_retry",
+    "abort_retry",
+    "bash",
+    "abort_bash",
+    "get_session_stats",
+    "export_html",
+    "switch_session",
+    "branch",
+    "fork",
+    "clone",
+    "get_branch_messages",
+    "get_fork_messages",
+    "get_last_assistant_text",
+    "set_session_name",
+    "get_messages",
+    "get_commands",
+    "set_locale",
+    "get_integrations",
+];
+
+impl RpcCommand {
+    /// The command's `type` string.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Prompt { .. } => "prompt",
+            Self::Steer { .. } => "steer",
+            Self::FollowUp { .. } => "follow_up",
+            Self::Abort => "abort",
+            Self::AbortAndPrompt { .. } => "abort_and_prompt",
+            Self::NewSession { .. } => "new_session",
+            Self::GetState => "get_state",
+            Self::SetTodos { .. } => "set_todos",
+            Self::SetHostTools { .. } => "set_host_tools",
+            Self::SetModel { .. } => "set_model",
+            Self::CycleModel => "cycle_model",
+            Self::GetAvailableModels => "get_available_models",
+            Self::SetThinkingLevel { .. } => "set_thinking_level",
+            Self::CycleThinkingLevel => "cycle_thinking_level",
+            Self::SetSteeringMode { .. } => "set_steering_mode",
+            Self::SetFollowUpMode { .. } => "set_follow_up_mode",
+            Self::SetInterruptMode { .. } => "set_interrupt_mode",
+            Self::Compact { .. } => "compact",
+            Self::SetAutoCompaction { .. } => "set_auto_compaction",
+            Self::SetAutoRetry { .. } => "set_auto_retry",
+            Self::AbortRetry => "abort_retry",
+            Self::Bash { .. } => "bash",
+            Self::AbortBash => "abort_bash",
+            Self::GetSessionStats => "get_session_stats",
+            Self::ExportHtml { .. } => "export_html",
+            Self::SwitchSession { .. } => "switch_session",
+            Self::Branch { .. } => "branch",
+            Self::Fork { .. } => "fork",
+            Self::Clone => "clone",
+            Self::GetBranchMessages => "get_branch_messages",
+            Self::GetForkMessages => "get_fork_messages",
+            Self::GetLastAssistantText => "get_last_assistant_text",
+            Self::SetSessionName { .. } => "set_session_name",
+            Self::GetMessages => "get_messages",
+            Self::GetCommands => "get_commands",
+            Self::SetLocale { .. } => "set_locale",
+            Self::GetIntegrations => "get_integrations",
+        }
+    }
+
+    /// Commands that interrupt or complete work act at once, never queued behind a slow
+    /// command (decision 4).
+    pub fn is_immediate(&self) -> bool {
+        matches!(self, Self::Abort | Self::AbortBash | Self::AbortRetry)
+    }
+}
+
+/// A host's answer to an `extension_ui_request` dialog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UiResponse {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+}
+
+/// `host_tool_result`: the host finished a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HostToolResult {
+    pub id: String,
+    /// An `AgentToolResult` (`content` is an array), passed through verbatim.
+    pub result: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+}
+
+/// `host_tool_update`: progress of a host tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HostToolUpdate {
+    pub id: String,
+    pub partial_result: Map<String, Value>,
+}
+
+/// What one input line is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// Blank or whitespace-only: ignored.
+    Blank,
+    UiResponse(UiResponse),
+    HostToolResult(HostToolResult),
+    HostToolUpdate(HostToolUpdate),
+    Command { id: Option<Value>, command: RpcCommand },
+    /// Not a valid command: answer with this response and read on.
+    Invalid(RpcResponse),
+}
+
+/// The prefix of every parse error.
+pub const PARSE_ERROR_PREFIX: &str = "Failed to parse command: ";
+
+/// Classifies and parses one input line (without its `\n`; a trailing `\r` is ignored).
+pub fn parse_line(line: &[u8]) -> Inbound {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = match std::str::from_utf8(line) {
+        Ok(t) => t,
+        Err(e) => return Inbound::Invalid(RpcResponse::parse_error(format!("input is not valid UTF-8 ({e})"))),
+    };
+    if text.trim().is_empty() {
+        return Inbound::Blank;
+    }
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Inbound::Invalid(RpcResponse::parse_error(e.to_string())),
+    };
+    parse_value(value)
+}
+
+/// Classifies and parses one inbound JSON value.
+pub fn parse_value(value: Value) -> Inbound {
+    let Value::Object(mut map) = value else {
+        if value.is_null() {
+            return Inbound::Invalid(RpcResponse::parse_error("a command must be a JSON object, got null".into()));
+        }
+        return Inbound::Invalid(RpcResponse::unknown(None, None));
+    };
+    let id = map.get("id").filter(|v| !v.is_null()).cloned();
+    let ty = match map.get("type") {
+        None | Some(Value::Null) => return Inbound::Invalid(RpcResponse::unknown(id, None)),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => return Inbound::Invalid(RpcResponse::unknown(id, Some(other.to_string()))),
+    };
+    match ty.as_str() {
+        "extension_ui_response" => {
+            return match serde_json::from_value::<UiResponse>(Value::Object(map)) {
+                Ok(r) => Inbound::UiResponse(r),
+                // A reply we cannot read names no dialog we could resolve: ignored.
+                Err(_) => Inbound::Blank,
+            };
+        }
+        "host_tool_result" if host_frame_ok(&map, "result") => {
+            if let Ok(r) = serde_json::from_value::<HostToolResult>(Value::Object(map.clone())) {
+                return Inbound::HostToolResult(r);
+            }
+        }
+        "host_tool_update" if host_frame_ok(&map, "partialResult") => {
+            if let Ok(r) = serde_json::from_value::<HostToolUpdate>(Value::Object(map.clone())) {
+                return Inbound::HostToolUpdate(r);
+            }
+        }
+        _ => {}
+    }
+    if !COMMAND_NAMES.contains(&ty.as_str()) {
+        return Inbound::Invalid(RpcResponse::unknown(id, Some(ty)));
+    }
+    map.remove("id");
+    match serde_path_to_error::deserialize::<_, RpcCommand>(Value::Object(map)) {
+        Ok(command) => Inbound::Command { id, command },
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            let message = if path == "." || path.is_empty() {
+                capitalize(&inner)
+            } else {
+                format!("Invalid field `{path}`: {inner}")
+            };
+            Inbound::Invalid(RpcResponse::error(id, ty, message))
+        }
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn host_frame_ok(map: &Map<String, Value>, payload: &str) -> bool {
+    map.get("id").is_some_and(Value::is_string)
+        && map
+            .get(payload)
+            .and_then(Value::as_object)
+            .and_then(|o| o.get("content"))
+            .is_some_and(Value::is_array)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn invalid(line: &str) -> String {
+        match parse_line(line.as_bytes()) {
+            Inbound::Invalid(r) => rho_ai::json::to_string(&r).unwrap(),
+            other => panic!("expected an error for {line}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn commands_parse_with_their_id() {
+        let parsed = parse_line(br#"{"id":"req_1","type":"prompt","message":"hi","streamingBehavior":"followUp","extra":1}"#);
+        assert_eq!(
+            parsed,
+            Inbound::Command {
+                id: Some(json!("req_1")),
+                command: RpcCommand::Prompt {
+                    message: "hi".into(),
+                    images: None,
+                    streaming_behavior: Some(StreamingBehavior::FollowUp),
+                    locale: None
+                }
+            }
+        );
+        assert_eq!(
+            parse_line(b"{\"type\":\"set_steering_mode\",\"mode\":\"all\"}\r"),
+            Inbound::Command { id: None, command: RpcCommand::SetSteeringMode { mode: QueueMode::All } }
+        );
+    }
+
+    #[test]
+    fn error_frames_follow_the_spec_and_decision_3() {
+        assert!(invalid("{not json").starts_with(r#"{"type":"response","command":"parse","success":false,"error":"Failed to parse command: "#));
+        assert_eq!(
+            invalid(r#"{"id":"x","type":"frobnicate"}"#),
+            r#"{"id":"x","type":"response","command":"frobnicate","success":false,"error":"Unknown command: frobnicate"}"#
+        );
+        assert_eq!(invalid(r#"{"id":"x"}"#), r#"{"id":"x","type":"response","success":false,"error":"Unknown command: undefined"}"#);
+        assert_eq!(invalid("[1]"), r#"{"type":"response","success":false,"error":"Unknown command: undefined"}"#);
+        assert!(invalid("null").contains(r#""command":"parse""#));
+        assert_eq!(
+            invalid(r#"{"id":"y","type":"prompt","message":5}"#),
+            r#"{"id":"y","type":"response","command":"prompt","success":false,"error":"Invalid field `message`: invalid type: integer `5`, expected a string"}"#
+        );
+        assert_eq!(
+            invalid(r#"{"type":"set_session_name"}"#),
+            r#"{"type":"response","command":"set_session_name","success":false,"error":"Missing field `name`"}"#
+        );
+        assert!(invalid("{\"type\":\"abort\"}\u{0}\u{ff}").contains("parse"));
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let r = parse_line(&[b'{', 0xff, b'}']);
+        assert!(matches!(r, Inbound::Invalid(ref resp) if resp.command.as_deref() == Some("parse")));
+    }
+
+    #[test]
+    fn blank_lines_and_sub_protocol_frames() {
+        assert_eq!(parse_line(b"   "), Inbound::Blank);
+        assert!(matches!(parse_line(br#"{"type":"extension_ui_response","id":"u1","value":"x"}"#), Inbound::UiResponse(_)));
+        assert!(matches!(
+            parse_line(br#"{"type":"host_tool_result","id":"h1","result":{"content":[]}}"#),
+            Inbound::HostToolResult(_)
+        ));
+        assert!(matches!(
+            parse_line(br#"{"type":"host_tool_update","id":"h1","partialResult":{"content":[{"type":"text","text":"w"}]}}"#),
+            Inbound::HostToolUpdate(_)
+        ));
+        assert_eq!(
+            invalid(r#"{"type":"host_tool_result","id":"h1","result":{"content":"nope"}}"#),
+            r#"{"type":"response","command":"host_tool_result","success":false,"error":"Unknown command: host_tool_result"}"#
+        );
+    }
+}

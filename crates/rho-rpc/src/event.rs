@@ -1,0 +1,230 @@
+//! Outbound events. Agent events (`agent_start` … `tool_execution_end`) are rho-agent's
+//! `AgentEvent`; the session-level events below are AgentSession's own (compaction, retry,
+//! todos, TTSR, sub-agents, budgets, pi 0.73's additions). [`Event`] is their union as a host
+//! reads it.
+
+use rho_agent::message::AgentMessage;
+use rho_agent::tool::AgentToolResult;
+use rho_ai::event::WireAssistantMessageEvent;
+use rho_ai::types::{AssistantMessage, ToolResultMessage};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::types::{
+    BudgetScope, BudgetSnapshot, CompactionResult, TodoReminderItem, TtsrRule, VerificationEndStatus,
+    VerificationResult,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionReason {
+    Manual,
+    Threshold,
+    Overflow,
+    Idle,
+}
+
+/// Events AgentSession adds to the agent's, keys in the reference order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum SessionEvent {
+    AutoCompactionStart {
+        reason: CompactionReason,
+        action: String,
+    },
+    AutoCompactionEnd {
+        action: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<CompactionResult>,
+        aborted: bool,
+        will_retry: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skipped: Option<bool>,
+    },
+    /// pi 0.73: every compaction, manual ones included.
+    CompactionStart {
+        reason: CompactionReason,
+    },
+    /// pi 0.73: `result` is `null` when there is none.
+    CompactionEnd {
+        reason: CompactionReason,
+        result: Option<CompactionResult>,
+        aborted: bool,
+        will_retry: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+    },
+    AutoRetryStart {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    AutoRetryEnd {
+        success: bool,
+        attempt: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
+    },
+    TtsrTriggered {
+        rules: Vec<TtsrRule>,
+    },
+    TodoReminder {
+        todos: Vec<TodoReminderItem>,
+        attempt: u32,
+        max_attempts: u32,
+    },
+    TodoAutoClear,
+    /// pi 0.73: the session's name changed.
+    SessionInfoChanged {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    SubagentStart {
+        id: String,
+        agent: String,
+        isolated: bool,
+    },
+    SubagentEnd {
+        id: String,
+        agent: String,
+        exit_code: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        verification: Option<VerificationResult>,
+    },
+    SubagentVerificationStart {
+        id: String,
+        attempt: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile: Option<String>,
+    },
+    SubagentVerificationCommandStart {
+        id: String,
+        attempt: u32,
+        command_name: String,
+    },
+    SubagentVerificationCommandEnd {
+        id: String,
+        attempt: u32,
+        command_name: String,
+        exit_code: i32,
+        duration_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        artifact_id: Option<String>,
+    },
+    SubagentVerificationEnd {
+        id: String,
+        attempt: u32,
+        status: VerificationEndStatus,
+    },
+    BudgetWarning {
+        scope: BudgetScope,
+        snapshot: BudgetSnapshot,
+    },
+    BudgetExceeded {
+        scope: BudgetScope,
+        snapshot: BudgetSnapshot,
+    },
+}
+
+impl SessionEvent {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::AutoCompactionStart { .. } => "auto_compaction_start",
+            Self::AutoCompactionEnd { .. } => "auto_compaction_end",
+            Self::CompactionStart { .. } => "compaction_start",
+            Self::CompactionEnd { .. } => "compaction_end",
+            Self::AutoRetryStart { .. } => "auto_retry_start",
+            Self::AutoRetryEnd { .. } => "auto_retry_end",
+            Self::TtsrTriggered { .. } => "ttsr_triggered",
+            Self::TodoReminder { .. } => "todo_reminder",
+            Self::TodoAutoClear => "todo_auto_clear",
+            Self::SessionInfoChanged { .. } => "session_info_changed",
+            Self::SubagentStart { .. } => "subagent_start",
+            Self::SubagentEnd { .. } => "subagent_end",
+            Self::SubagentVerificationStart { .. } => "subagent_verification_start",
+            Self::SubagentVerificationCommandStart { .. } => "subagent_verification_command_start",
+            Self::SubagentVerificationCommandEnd { .. } => "subagent_verification_command_end",
+            Self::SubagentVerificationEnd { .. } => "subagent_verification_end",
+            Self::BudgetWarning { .. } => "budget_warning",
+            Self::BudgetExceeded { .. } => "budget_exceeded",
+        }
+    }
+}
+
+/// An agent event as a host reads it (the client side of rho-agent's `AgentEvent`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum AgentFrameEvent {
+    AgentStart,
+    AgentEnd {
+        #[schemars(with = "Vec<Value>")]
+        messages: Vec<AgentMessage>,
+        /// Set when the frame bound dropped older messages (decision 17).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message_count: Option<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        truncated: Option<bool>,
+    },
+    TurnStart,
+    TurnEnd {
+        #[schemars(with = "Value")]
+        message: AgentMessage,
+        #[schemars(with = "Vec<Value>")]
+        tool_results: Vec<ToolResultMessage>,
+    },
+    MessageStart {
+        #[schemars(with = "Value")]
+        message: AgentMessage,
+    },
+    MessageUpdate {
+        #[schemars(with = "Value")]
+        assistant_message_event: WireAssistantMessageEvent,
+        /// Absent when the frame bound dropped the partial message (decision 17).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Value>")]
+        message: Option<AssistantMessage>,
+    },
+    MessageEnd {
+        #[schemars(with = "Value")]
+        message: AgentMessage,
+    },
+    ToolExecutionStart {
+        tool_call_id: String,
+        tool_name: String,
+        args: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        intent: Option<String>,
+    },
+    ToolExecutionUpdate {
+        tool_call_id: String,
+        tool_name: String,
+        args: Map<String, Value>,
+        #[schemars(with = "Value")]
+        partial_result: AgentToolResult,
+    },
+    ToolExecutionEnd {
+        tool_call_id: String,
+        tool_name: String,
+        #[schemars(with = "Value")]
+        result: AgentToolResult,
+        is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        is_warning: Option<bool>,
+    },
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
+}
+
+/// Every event a host may read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Event {
+    Agent(AgentFrameEvent),
+    Session(SessionEvent),
+}

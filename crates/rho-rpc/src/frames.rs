@@ -1,0 +1,180 @@
+//! Outbound frames that are neither responses nor events: the `ready` handshake, extension UI
+//! requests, host tool calls and cancels, extension errors; and [`OutFrame`], everything a host
+//! can read from rho's stdout.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::event::Event;
+use crate::response::RpcResponse;
+
+/// The first stdout line (decision 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "ready")]
+pub struct Ready {
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyType {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum WidgetPlacement {
+    #[serde(rename = "aboveEditor")]
+    AboveEditor,
+    #[serde(rename = "belowEditor")]
+    BelowEditor,
+}
+
+/// What an `extension_ui_request` asks, with the method's fields in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "method", rename_all_fields = "camelCase")]
+pub enum UiMethod {
+    #[serde(rename = "select")]
+    Select {
+        title: String,
+        options: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    #[serde(rename = "confirm")]
+    Confirm {
+        title: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    #[serde(rename = "input")]
+    Input {
+        title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        placeholder: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    #[serde(rename = "editor")]
+    Editor {
+        title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefill: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_style: Option<bool>,
+    },
+    #[serde(rename = "notify")]
+    Notify {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        notify_type: Option<NotifyType>,
+    },
+    #[serde(rename = "setStatus")]
+    SetStatus {
+        status_key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status_text: Option<String>,
+    },
+    #[serde(rename = "setWidget")]
+    SetWidget {
+        widget_key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        widget_lines: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        widget_placement: Option<WidgetPlacement>,
+    },
+    #[serde(rename = "setTitle")]
+    SetTitle { title: String },
+    #[serde(rename = "set_editor_text")]
+    SetEditorText { text: String },
+    /// Withdraws an open dialog.
+    #[serde(rename = "cancel")]
+    Cancel { target_id: String },
+}
+
+impl UiMethod {
+    /// Dialogs wait for an answer; the rest are fire-and-forget.
+    pub fn is_dialog(&self) -> bool {
+        matches!(self, Self::Select { .. } | Self::Confirm { .. } | Self::Input { .. } | Self::Editor { .. })
+    }
+}
+
+/// `{"type":"extension_ui_request","id":…,"method":…,…}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "extension_ui_request")]
+pub struct UiRequest {
+    pub id: String,
+    #[serde(flatten)]
+    pub method: UiMethod,
+}
+
+/// rho asks the host to run one of its tools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "host_tool_call", rename_all = "camelCase")]
+pub struct HostToolCall {
+    pub id: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub arguments: Map<String, Value>,
+}
+
+/// rho withdraws a host tool call (abort or steering).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "host_tool_cancel", rename_all = "camelCase")]
+pub struct HostToolCancel {
+    pub id: String,
+    pub target_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "extension_error", rename_all = "camelCase")]
+pub struct ExtensionError {
+    pub extension_path: String,
+    pub event: String,
+    pub error: String,
+}
+
+/// A host tool as `set_host_tools` registers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RpcHostToolDefinition {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub description: String,
+    pub parameters: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+}
+
+/// Anything rho writes to stdout in RPC mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OutFrame {
+    Ready(Ready),
+    Response(Box<RpcResponse>),
+    UiRequest(UiRequest),
+    HostToolCall(HostToolCall),
+    HostToolCancel(HostToolCancel),
+    ExtensionError(ExtensionError),
+    Event(Box<Event>),
+}
+
+impl OutFrame {
+    /// Reads one stdout line.
+    pub fn parse(line: &str) -> Result<Self, serde_json::Error> {
+        let value: Value = serde_json::from_str(line)?;
+        // Dispatch on the tag first so an error names the right frame type.
+        match value.get("type").and_then(Value::as_str) {
+            Some("ready") => serde_json::from_value(value).map(Self::Ready),
+            Some("response") => serde_json::from_value(value).map(|r| Self::Response(Box::new(r))),
+            Some("extension_ui_request") => serde_json::from_value(value).map(Self::UiRequest),
+            Some("host_tool_call") => serde_json::from_value(value).map(Self::HostToolCall),
+            Some("host_tool_cancel") => serde_json::from_value(value).map(Self::HostToolCancel),
+            Some("extension_error") => serde_json::from_value(value).map(Self::ExtensionError),
+            _ => serde_json::from_value(value).map(|e| Self::Event(Box::new(e))),
+        }
+    }
+}

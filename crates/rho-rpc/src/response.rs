@@ -1,0 +1,239 @@
+//! Response frames (`{"type":"response",...}`) and the data payloads of each command.
+//!
+//! Keys in order: `id`, `type`, `command`, `success`, then `data` or `error`. `data` is absent
+//! for commands without a payload and an explicit `null` where the spec says so.
+
+use rho_agent::message::AgentMessage;
+use rho_ai::model::{Model, ThinkingLevel};
+use schemars::JsonSchema;
+use serde::de::Deserializer;
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::command::PARSE_ERROR_PREFIX;
+use crate::types::{RpcSlashCommand, TodoPhase};
+
+/// One response frame.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub struct RpcResponse {
+    /// Echoed verbatim from the command, when it had one.
+    #[serde(default)]
+    pub id: Option<Value>,
+    /// The command's `type`; absent only for `Unknown command: undefined`.
+    #[serde(default)]
+    pub command: Option<String>,
+    pub success: bool,
+    /// `None`: no `data` key. `Some(Value::Null)`: `"data":null`.
+    #[serde(default, deserialize_with = "present_or_null")]
+    pub data: Option<Value>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl Serialize for RpcResponse {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        if let Some(id) = &self.id {
+            map.serialize_entry("id", id)?;
+        }
+        map.serialize_entry("type", "response")?;
+        if let Some(command) = &self.command {
+            map.serialize_entry("command", command)?;
+        }
+        map.serialize_entry("success", &self.success)?;
+        if self.success {
+            if let Some(data) = &self.data {
+                map.serialize_entry("data", data)?;
+            }
+        } else {
+            map.serialize_entry("error", self.error.as_deref().unwrap_or(""))?;
+        }
+        map.end()
+    }
+}
+
+impl RpcResponse {
+    /// Success without a payload.
+    pub fn ok(id: Option<Value>, command: impl Into<String>) -> Self {
+        Self { id, command: Some(command.into()), success: true, data: None, error: None }
+    }
+
+    /// Success with a payload (`Value::Null` gives `"data":null`).
+    pub fn with_data(id: Option<Value>, command: impl Into<String>, data: Value) -> Self {
+        Self { id, command: Some(command.into()), success: true, data: Some(data), error: None }
+    }
+
+    /// Success with a typed payload.
+    pub fn with<T: Serialize>(id: Option<Value>, command: impl Into<String>, data: &T) -> Self {
+        let command = command.into();
+        match serde_json::to_value(data) {
+            Ok(v) => Self::with_data(id, command, v),
+            Err(e) => Self::error(id, command, format!("Failed to serialize response: {e}")),
+        }
+    }
+
+    pub fn error(id: Option<Value>, command: impl Into<String>, error: impl Into<String>) -> Self {
+        Self { id, command: Some(command.into()), success: false, data: None, error: Some(error.into()) }
+    }
+
+    /// The answer to a line that is not a command: `command:"parse"`, no id.
+    pub fn parse_error(message: String) -> Self {
+        Self {
+            id: None,
+            command: Some("parse".into()),
+            success: false,
+            data: None,
+            error: Some(format!("{PARSE_ERROR_PREFIX}{message}")),
+        }
+    }
+
+    /// `Unknown command: <type>` (`undefined`, without `command`, when there is no type).
+    pub fn unknown(id: Option<Value>, ty: Option<String>) -> Self {
+        let error = format!("Unknown command: {}", ty.as_deref().unwrap_or("undefined"));
+        Self { id, command: ty, success: false, data: None, error: Some(error) }
+    }
+}
+
+/// `get_state`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RpcSessionState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Value>")]
+    pub model: Option<Model>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub thinking_level: Option<ThinkingLevel>,
+    pub is_streaming: bool,
+    pub is_compacting: bool,
+    pub steering_mode: String,
+    pub follow_up_mode: String,
+    pub interrupt_mode: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    pub auto_compaction_enabled: bool,
+    pub message_count: usize,
+    pub queued_message_count: usize,
+    /// pi's name for `queuedMessageCount` (decision 14).
+    pub pending_message_count: usize,
+    pub todo_phases: Vec<TodoPhase>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump_tools: Option<Vec<DumpTool>>,
+}
+
+/// An active tool as `get_state.dumpTools` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DumpTool {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CancelledData {
+    pub cancelled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TodoPhasesData {
+    pub todo_phases: Vec<TodoPhase>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolNamesData {
+    pub tool_names: Vec<String>,
+}
+
+/// `cycle_model` (the response data is `null` when there is nothing to cycle to).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CycleModelData {
+    #[schemars(with = "Value")]
+    pub model: Model,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub thinking_level: Option<ThinkingLevel>,
+    pub is_scoped: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelsData {
+    #[schemars(with = "Vec<Value>")]
+    pub models: Vec<Model>,
+}
+
+/// `cycle_thinking_level` (`null` when the model has no reasoning).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LevelData {
+    #[schemars(with = "String")]
+    pub level: ThinkingLevel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PathData {
+    pub path: String,
+}
+
+/// `branch` / `fork`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BranchData {
+    pub text: String,
+    pub cancelled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchMessage {
+    pub entry_id: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BranchMessagesData {
+    pub messages: Vec<BranchMessage>,
+}
+
+/// `get_last_assistant_text`: `{}` when there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LastAssistantTextData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MessagesData {
+    #[schemars(with = "Vec<Value>")]
+    pub messages: Vec<AgentMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommandsData {
+    pub commands: Vec<RpcSlashCommand>,
+}
+
+/// `get_integrations` (xcsh's health probe; rho answers without probing the network).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IntegrationsData {
+    pub version: String,
+    pub model: IntegrationModel,
+    pub services: Vec<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IntegrationModel {
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+}
