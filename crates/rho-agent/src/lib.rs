@@ -16,7 +16,7 @@ pub mod validate;
 pub use agent::{Agent, AgentConfig, AgentError, AgentState, RequestOptionsFn};
 pub use event::{AgentEvent, AgentEventSink};
 pub use message::{
-    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
+    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,
 };
 pub use queue::{InterruptMode, MessageQueue, QueueMode};
 pub use tool::{AgentToolResult, Tool, ToolContext, ToolError, UpdateSink};

@@ -4,8 +4,7 @@
 //! what a provider is sent.
 
 use rho_ai::types::{
-    AssistantMessage, Attribution, Message, ToolResultMessage, UserContent, UserMessage,
-    UserMessageContent,
+    AssistantMessage, Attribution, Message, ToolResultMessage, UserContent, UserMessage, UserMessageContent,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -205,10 +204,10 @@ pub fn bash_execution_text(b: &BashExecutionMessage) -> String {
     } else if let Some(code) = b.exit_code.filter(|c| *c != 0) {
         text.push_str(&format!("\n\nCommand exited with code {code}"));
     }
-    if b.truncated {
-        if let Some(path) = &b.full_output_path {
-            text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
-        }
+    if b.truncated
+        && let Some(path) = &b.full_output_path
+    {
+        text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
     }
     text
 }
@@ -250,14 +249,8 @@ mod tests {
             timestamp: 0,
             exclude_from_context: None,
         };
-        assert_eq!(
-            bash_execution_text(&b),
-            "Ran `false`\n```\nboom\n```\n\nCommand exited with code 1"
-        );
-        let hidden = BashExecutionMessage {
-            exclude_from_context: Some(true),
-            ..b
-        };
+        assert_eq!(bash_execution_text(&b), "Ran `false`\n```\nboom\n```\n\nCommand exited with code 1");
+        let hidden = BashExecutionMessage { exclude_from_context: Some(true), ..b };
         assert!(AgentMessage::BashExecution(hidden).to_llm().is_none());
     }
 
@@ -269,9 +262,7 @@ mod tests {
             tokens_before: 1,
             timestamp: 0,
         });
-        let Some(Message::User(u)) = c.to_llm() else {
-            panic!()
-        };
+        let Some(Message::User(u)) = c.to_llm() else { panic!() };
         assert!(u.text().ends_with("<summary>\nS\n</summary>"));
     }
 }

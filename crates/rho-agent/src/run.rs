@@ -5,15 +5,15 @@
 
 use std::sync::Arc;
 
+use rho_ai::ThinkingLevel;
 use rho_ai::event::AssistantMessageEvent;
 use rho_ai::types::{AssistantMessage, Context, StopReason, ToolCall, ToolResultMessage, UserContent};
-use rho_ai::ThinkingLevel;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{queue_event, Agent};
+use crate::agent::{Agent, queue_event};
 use crate::event::{AgentEvent, AgentEventSink};
-use crate::message::{convert_to_llm, AgentMessage};
+use crate::message::{AgentMessage, convert_to_llm};
 use crate::tool::AgentToolResult;
 use crate::tool_exec;
 

@@ -22,10 +22,7 @@ pub struct AgentToolResult {
 
 impl AgentToolResult {
     pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: vec![UserContent::text(text)],
-            details: None,
-        }
+        Self { content: vec![UserContent::text(text)], details: None }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -35,11 +32,7 @@ impl AgentToolResult {
 
     /// The text blocks joined with newlines.
     pub fn text_content(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(UserContent::as_text)
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n")
     }
 }
 
@@ -75,23 +68,13 @@ pub struct ToolContext {
 
 impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolContext")
-            .field("tool_call_id", &self.tool_call_id)
-            .finish()
+        f.debug_struct("ToolContext").field("tool_call_id", &self.tool_call_id).finish()
     }
 }
 
 impl ToolContext {
-    pub fn new(
-        tool_call_id: impl Into<String>,
-        cancel: CancellationToken,
-        on_update: Option<UpdateSink>,
-    ) -> Self {
-        Self {
-            tool_call_id: tool_call_id.into(),
-            cancel,
-            on_update,
-        }
+    pub fn new(tool_call_id: impl Into<String>, cancel: CancellationToken, on_update: Option<UpdateSink>) -> Self {
+        Self { tool_call_id: tool_call_id.into(), cancel, on_update }
     }
 
     /// Reports the result so far (replacing the previous one).

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::stream::{FuturesUnordered, StreamExt};
-use rho_ai::types::{now_ms, ToolCall, ToolResultMessage, UserContent};
+use rho_ai::types::{ToolCall, ToolResultMessage, UserContent, now_ms};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -38,7 +38,6 @@ enum Slot {
     Running,
     Finished { result: AgentToolResult, is_error: bool, executed: bool },
 }
-
 
 pub(crate) async fn execute(
     agent: &Agent,
@@ -74,10 +73,10 @@ pub(crate) async fn execute(
                 continue;
             }
         };
-        let predecessor = tool.write_target(&args).and_then(|path| {
+        let predecessor = tool.write_target(&args).map(|path| {
             let (done_tx, done_rx) = oneshot::channel();
             let previous = write_chain.insert(path, done_rx);
-            Some((previous, done_tx))
+            (previous, done_tx)
         });
         let on_update = {
             let sink = sink.clone();
@@ -110,17 +109,17 @@ pub(crate) async fn execute(
     let mut next_to_report = 0;
     report_ready(agent, &**sink, calls, &mut slots, &mut next_to_report, &mut results);
     while let Some((index, outcome)) = running.next().await {
-        if let Some(slot) = slots.get_mut(index) {
-            if matches!(slot, Slot::Running) {
-                *slot = match outcome {
-                    Ok(result) => Slot::Finished { result, is_error: false, executed: true },
-                    Err(e) => Slot::Finished {
-                        result: AgentToolResult { content: vec![UserContent::text(e.0)], details: Some(json!({})) },
-                        is_error: true,
-                        executed: true,
-                    },
-                };
-            }
+        if let Some(slot) = slots.get_mut(index)
+            && matches!(slot, Slot::Running)
+        {
+            *slot = match outcome {
+                Ok(result) => Slot::Finished { result, is_error: false, executed: true },
+                Err(e) => Slot::Finished {
+                    result: AgentToolResult { content: vec![UserContent::text(e.0)], details: Some(json!({})) },
+                    is_error: true,
+                    executed: true,
+                },
+            };
         }
         let unfinished = slots.iter().any(|s| matches!(s, Slot::Running));
         if interrupt_mode == InterruptMode::Immediate && steering.is_none() && unfinished {

@@ -49,10 +49,10 @@ impl Validators {
 
     fn validator(&self, name: &str, schema: &Value) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
         let mut cache = self.cache.lock().map_err(|_| "validator cache poisoned".to_owned())?;
-        if let Some((cached_schema, v)) = cache.get(name) {
-            if cached_schema == schema {
-                return Ok(v.clone());
-            }
+        if let Some((cached_schema, v)) = cache.get(name)
+            && cached_schema == schema
+        {
+            return Ok(v.clone());
         }
         let v = std::sync::Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
         cache.insert(name.to_owned(), (schema.clone(), v.clone()));
@@ -117,10 +117,11 @@ pub fn coerce(schema: &Value, value: &mut Value) {
             Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        if !types.is_empty() && !types.iter().any(|t| matches_type(t, value)) {
-            if let Some(coerced) = types.iter().find_map(|t| coerce_scalar(t, value)) {
-                *value = coerced;
-            }
+        if !types.is_empty()
+            && !types.iter().any(|t| matches_type(t, value))
+            && let Some(coerced) = types.iter().find_map(|t| coerce_scalar(t, value))
+        {
+            *value = coerced;
         }
     }
     match value {
@@ -181,8 +182,8 @@ fn coerce_scalar(ty: &str, v: &Value) -> Option<Value> {
             _ => None,
         },
         ("boolean", Value::Number(n)) => match n.as_f64() {
-            Some(x) if x == 1.0 => Some(Value::Bool(true)),
-            Some(x) if x == 0.0 => Some(Value::Bool(false)),
+            Some(1.0) => Some(Value::Bool(true)),
+            Some(0.0) => Some(Value::Bool(false)),
             _ => None,
         },
         ("boolean", Value::Null) => Some(Value::Bool(false)),

@@ -57,14 +57,23 @@ pub enum RpcCommand {
     },
     GetState,
     /// Validated by the handler (errors name the offending phase or task).
-    SetTodos { phases: Value },
+    SetTodos {
+        phases: Value,
+    },
     /// Validated by the handler with the reference's texts.
-    SetHostTools { tools: Value },
-    SetModel { provider: String, model_id: String },
+    SetHostTools {
+        tools: Value,
+    },
+    SetModel {
+        provider: String,
+        model_id: String,
+    },
     CycleModel,
     GetAvailableModels,
     /// Validated by the handler (`Invalid thinking level: <level>`).
-    SetThinkingLevel { level: String },
+    SetThinkingLevel {
+        level: String,
+    },
     CycleThinkingLevel,
     SetSteeringMode {
         #[schemars(with = "String")]
@@ -82,30 +91,46 @@ pub enum RpcCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         custom_instructions: Option<String>,
     },
-    SetAutoCompaction { enabled: bool },
-    SetAutoRetry { enabled: bool },
+    SetAutoCompaction {
+        enabled: bool,
+    },
+    SetAutoRetry {
+        enabled: bool,
+    },
     AbortRetry,
-    Bash { command: String },
+    Bash {
+        command: String,
+    },
     AbortBash,
     GetSessionStats,
     ExportHtml {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         output_path: Option<String>,
     },
-    SwitchSession { session_path: String },
-    Branch { entry_id: String },
+    SwitchSession {
+        session_path: String,
+    },
+    Branch {
+        entry_id: String,
+    },
     /// pi's name for `branch`.
-    Fork { entry_id: String },
+    Fork {
+        entry_id: String,
+    },
     /// pi 0.73: duplicate the current branch into a new session.
     Clone,
     GetBranchMessages,
     /// pi's name for `get_branch_messages`.
     GetForkMessages,
     GetLastAssistantText,
-    SetSessionName { name: String },
+    SetSessionName {
+        name: String,
+    },
     GetMessages,
     GetCommands,
-    SetLocale { locale: String },
+    SetLocale {
+        locale: String,
+    },
     GetIntegrations,
 }
 
@@ -243,7 +268,10 @@ pub enum Inbound {
     UiResponse(UiResponse),
     HostToolResult(HostToolResult),
     HostToolUpdate(HostToolUpdate),
-    Command { id: Option<Value>, command: RpcCommand },
+    Command {
+        id: Option<Value>,
+        command: RpcCommand,
+    },
     /// Not a valid command: answer with this response and read on.
     Invalid(RpcResponse),
 }
@@ -306,19 +334,34 @@ pub fn parse_value(value: Value) -> Inbound {
         return Inbound::Invalid(RpcResponse::unknown(id, Some(ty)));
     }
     map.remove("id");
-    match serde_path_to_error::deserialize::<_, RpcCommand>(Value::Object(map)) {
+    match serde_path_to_error::deserialize::<_, RpcCommand>(Value::Object(map.clone())) {
         Ok(command) => Inbound::Command { id, command },
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let message = if path == "." || path.is_empty() {
-                capitalize(&inner)
-            } else {
-                format!("Invalid field `{path}`: {inner}")
+            let field = if path == "." || path.is_empty() { offending_field(&map) } else { Some(path) };
+            let message = match field {
+                Some(field) => format!("Invalid field `{field}`: {inner}"),
+                None => capitalize(&inner),
             };
             Inbound::Invalid(RpcResponse::error(id, ty, message))
         }
     }
+}
+
+/// Serde loses the path inside an internally tagged enum, so a wrong-typed field is found by
+/// taking each field out in turn: the one whose absence fixes the command (or turns the error
+/// into "missing field" for that very field) is the culprit. Only runs on the error path.
+fn offending_field(map: &Map<String, Value>) -> Option<String> {
+    map.keys().filter(|k| k.as_str() != "type").find_map(|key| {
+        let mut without = map.clone();
+        without.remove(key);
+        match serde_json::from_value::<RpcCommand>(Value::Object(without)) {
+            Ok(_) => Some(key.clone()),
+            Err(e) if e.to_string() == format!("missing field `{key}`") => Some(key.clone()),
+            Err(_) => None,
+        }
+    })
 }
 
 fn capitalize(s: &str) -> String {
@@ -331,11 +374,7 @@ fn capitalize(s: &str) -> String {
 
 fn host_frame_ok(map: &Map<String, Value>, payload: &str) -> bool {
     map.get("id").is_some_and(Value::is_string)
-        && map
-            .get(payload)
-            .and_then(Value::as_object)
-            .and_then(|o| o.get("content"))
-            .is_some_and(Value::is_array)
+        && map.get(payload).and_then(Value::as_object).and_then(|o| o.get("content")).is_some_and(Value::is_array)
 }
 
 #[cfg(test)]
@@ -352,7 +391,8 @@ mod tests {
 
     #[test]
     fn commands_parse_with_their_id() {
-        let parsed = parse_line(br#"{"id":"req_1","type":"prompt","message":"hi","streamingBehavior":"followUp","extra":1}"#);
+        let parsed =
+            parse_line(br#"{"id":"req_1","type":"prompt","message":"hi","streamingBehavior":"followUp","extra":1}"#);
         assert_eq!(
             parsed,
             Inbound::Command {
@@ -373,12 +413,19 @@ mod tests {
 
     #[test]
     fn error_frames_follow_the_spec_and_decision_3() {
-        assert!(invalid("{not json").starts_with(r#"{"type":"response","command":"parse","success":false,"error":"Failed to parse command: "#));
+        assert!(
+            invalid("{not json").starts_with(
+                r#"{"type":"response","command":"parse","success":false,"error":"Failed to parse command: "#
+            )
+        );
         assert_eq!(
             invalid(r#"{"id":"x","type":"frobnicate"}"#),
             r#"{"id":"x","type":"response","command":"frobnicate","success":false,"error":"Unknown command: frobnicate"}"#
         );
-        assert_eq!(invalid(r#"{"id":"x"}"#), r#"{"id":"x","type":"response","success":false,"error":"Unknown command: undefined"}"#);
+        assert_eq!(
+            invalid(r#"{"id":"x"}"#),
+            r#"{"id":"x","type":"response","success":false,"error":"Unknown command: undefined"}"#
+        );
         assert_eq!(invalid("[1]"), r#"{"type":"response","success":false,"error":"Unknown command: undefined"}"#);
         assert!(invalid("null").contains(r#""command":"parse""#));
         assert_eq!(
@@ -401,18 +448,23 @@ mod tests {
     #[test]
     fn blank_lines_and_sub_protocol_frames() {
         assert_eq!(parse_line(b"   "), Inbound::Blank);
-        assert!(matches!(parse_line(br#"{"type":"extension_ui_response","id":"u1","value":"x"}"#), Inbound::UiResponse(_)));
+        assert!(matches!(
+            parse_line(br#"{"type":"extension_ui_response","id":"u1","value":"x"}"#),
+            Inbound::UiResponse(_)
+        ));
         assert!(matches!(
             parse_line(br#"{"type":"host_tool_result","id":"h1","result":{"content":[]}}"#),
             Inbound::HostToolResult(_)
         ));
         assert!(matches!(
-            parse_line(br#"{"type":"host_tool_update","id":"h1","partialResult":{"content":[{"type":"text","text":"w"}]}}"#),
+            parse_line(
+                br#"{"type":"host_tool_update","id":"h1","partialResult":{"content":[{"type":"text","text":"w"}]}}"#
+            ),
             Inbound::HostToolUpdate(_)
         ));
         assert_eq!(
             invalid(r#"{"type":"host_tool_result","id":"h1","result":{"content":"nope"}}"#),
-            r#"{"type":"response","command":"host_tool_result","success":false,"error":"Unknown command: host_tool_result"}"#
+            r#"{"id":"h1","type":"response","command":"host_tool_result","success":false,"error":"Unknown command: host_tool_result"}"#
         );
     }
 }

@@ -156,6 +156,9 @@ impl SessionEvent {
 }
 
 /// An agent event as a host reads it (the client side of rho-agent's `AgentEvent`).
+// One value per frame read, moved rather than stored in bulk: boxing the message variants would
+// only make hosts' pattern matching clumsier.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum AgentFrameEvent {
@@ -222,6 +225,7 @@ pub enum AgentFrameEvent {
 }
 
 /// Every event a host may read.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Event {

@@ -11,11 +11,13 @@ pub mod response;
 pub mod schema;
 pub mod types;
 
-pub use command::{parse_line, parse_value, HostToolResult, HostToolUpdate, Inbound, RpcCommand, StreamingBehavior, UiResponse};
+pub use command::{
+    HostToolResult, HostToolUpdate, Inbound, RpcCommand, StreamingBehavior, UiResponse, parse_line, parse_value,
+};
 pub use event::{AgentFrameEvent, CompactionReason, Event, SessionEvent};
 pub use frames::{
-    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcHostToolDefinition, UiMethod, UiRequest,
-    WidgetPlacement,
+    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcHostToolDefinition, UiMethod,
+    UiRequest, WidgetPlacement,
 };
 pub use response::*;
 pub use types::*;

@@ -2,8 +2,8 @@
 //! (`schema/rpc-protocol.schema.json`) is compared with a fresh generation by a test, so a
 //! change to a wire type that is not reflected in the schema (or the reverse) fails the build.
 
-use schemars::{schema_for, Schema};
-use serde_json::{json, Value};
+use schemars::{Schema, schema_for};
+use serde_json::{Value, json};
 
 use crate::command::{HostToolResult, HostToolUpdate, RpcCommand, UiResponse};
 use crate::frames::{OutFrame, RpcHostToolDefinition};
