@@ -28,11 +28,7 @@ pub enum ProviderError {
     /// The server answered with an error status. Retryable for 408, 409, 429 and 5xx (529 is
     /// Anthropic's "overloaded").
     #[error("{status} {message}")]
-    Http {
-        status: u16,
-        message: String,
-        retry_after: Option<Duration>,
-    },
+    Http { status: u16, message: String, retry_after: Option<Duration> },
     /// The provider reported an error inside the stream (e.g. Anthropic's `overloaded_error`).
     /// Retryable when the error type says overload or rate limiting.
     #[error("{message}")]
@@ -63,9 +59,7 @@ pub enum ProviderError {
 impl ProviderError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::Http {
-                status, message, ..
-            } => {
+            Self::Http { status, message, .. } => {
                 if is_context_overflow(message) {
                     ErrorKind::ContextOverflow
                 } else if matches!(status, 401 | 403) {
@@ -76,16 +70,12 @@ impl ProviderError {
                     ErrorKind::Other
                 }
             }
-            Self::Stream {
-                error_type,
-                message,
-            } => {
+            Self::Stream { error_type, message } => {
                 if is_context_overflow(message) {
                     ErrorKind::ContextOverflow
                 } else if is_retryable_message(error_type) || is_retryable_message(message) {
                     ErrorKind::Retryable
-                } else if error_type.contains("authentication") || error_type.contains("permission")
-                {
+                } else if error_type.contains("authentication") || error_type.contains("permission") {
                     ErrorKind::Auth
                 } else {
                     ErrorKind::Other
@@ -163,11 +153,7 @@ mod tests {
     use super::*;
 
     fn http(status: u16, message: &str) -> ProviderError {
-        ProviderError::Http {
-            status,
-            message: message.into(),
-            retry_after: None,
-        }
+        ProviderError::Http { status, message: message.into(), retry_after: None }
     }
 
     #[test]
@@ -177,36 +163,21 @@ mod tests {
         assert_eq!(http(529, "Overloaded").kind(), ErrorKind::Retryable);
         assert_eq!(http(401, "invalid x-api-key").kind(), ErrorKind::Auth);
         assert_eq!(http(400, "bad tool schema").kind(), ErrorKind::Other);
-        assert_eq!(
-            http(400, "prompt is too long: 250000 tokens > 200000 maximum").kind(),
-            ErrorKind::ContextOverflow
-        );
+        assert_eq!(http(400, "prompt is too long: 250000 tokens > 200000 maximum").kind(), ErrorKind::ContextOverflow);
     }
 
     #[test]
     fn stream_errors_classify() {
-        let e = ProviderError::Stream {
-            error_type: "overloaded_error".into(),
-            message: "Overloaded".into(),
-        };
+        let e = ProviderError::Stream { error_type: "overloaded_error".into(), message: "Overloaded".into() };
         assert_eq!(e.kind(), ErrorKind::Retryable);
-        assert_eq!(
-            ProviderError::StreamEnded(String::new()).kind(),
-            ErrorKind::Retryable
-        );
+        assert_eq!(ProviderError::StreamEnded(String::new()).kind(), ErrorKind::Retryable);
         assert_eq!(ProviderError::Decode("x".into()).kind(), ErrorKind::Other);
     }
 
     #[test]
     fn messages_classify() {
-        assert_eq!(
-            classify_message("429 Too Many Requests"),
-            ErrorKind::Retryable
-        );
-        assert_eq!(
-            classify_message("maximum context length is 8192 tokens"),
-            ErrorKind::ContextOverflow
-        );
+        assert_eq!(classify_message("429 Too Many Requests"), ErrorKind::Retryable);
+        assert_eq!(classify_message("maximum context length is 8192 tokens"), ErrorKind::ContextOverflow);
         assert_eq!(classify_message("invalid request"), ErrorKind::Other);
     }
 }

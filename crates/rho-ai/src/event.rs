@@ -13,9 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ProviderError;
 use crate::partial_json;
-use crate::types::{
-    AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
-};
+use crate::types::{AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall};
 
 /// One step of a streamed assistant message (without the wire's `partial`).
 #[derive(Debug, Clone, PartialEq)]
@@ -110,9 +108,9 @@ impl AssistantMessageEvent {
     /// The delta text of a `*_delta` event.
     pub fn delta(&self) -> Option<&str> {
         match self {
-            Self::TextDelta { delta, .. }
-            | Self::ThinkingDelta { delta, .. }
-            | Self::ToolCallDelta { delta, .. } => Some(delta),
+            Self::TextDelta { delta, .. } | Self::ThinkingDelta { delta, .. } | Self::ToolCallDelta { delta, .. } => {
+                Some(delta)
+            }
             _ => None,
         }
     }
@@ -121,35 +119,14 @@ impl AssistantMessageEvent {
     /// Returns false (and changes nothing) otherwise.
     pub fn merge_delta(&mut self, next: &AssistantMessageEvent) -> bool {
         match (self, next) {
-            (
-                Self::TextDelta {
-                    content_index: a,
-                    delta,
-                },
-                Self::TextDelta {
-                    content_index: b,
-                    delta: more,
-                },
+            (Self::TextDelta { content_index: a, delta }, Self::TextDelta { content_index: b, delta: more })
+            | (
+                Self::ThinkingDelta { content_index: a, delta },
+                Self::ThinkingDelta { content_index: b, delta: more },
             )
             | (
-                Self::ThinkingDelta {
-                    content_index: a,
-                    delta,
-                },
-                Self::ThinkingDelta {
-                    content_index: b,
-                    delta: more,
-                },
-            )
-            | (
-                Self::ToolCallDelta {
-                    content_index: a,
-                    delta,
-                },
-                Self::ToolCallDelta {
-                    content_index: b,
-                    delta: more,
-                },
+                Self::ToolCallDelta { content_index: a, delta },
+                Self::ToolCallDelta { content_index: b, delta: more },
             ) if a == b => {
                 delta.push_str(more);
                 true
@@ -170,11 +147,7 @@ pub struct PartialMessage {
 
 impl PartialMessage {
     pub fn new(message: AssistantMessage) -> Self {
-        Self {
-            message: Some(message),
-            raw_args: Vec::new(),
-            args_stale: false,
-        }
+        Self { message: Some(message), raw_args: Vec::new(), args_stale: false }
     }
 
     /// Applies one event. Events for a message that was never started are ignored.
@@ -187,10 +160,7 @@ impl PartialMessage {
                 apply_event(msg, event);
                 self.raw_args.push((*content_index, String::new()));
             }
-            AssistantMessageEvent::ToolCallDelta {
-                content_index,
-                delta,
-            } => {
+            AssistantMessageEvent::ToolCallDelta { content_index, delta } => {
                 if let Some((_, raw)) = self.raw_args.iter_mut().find(|(i, _)| i == content_index) {
                     raw.push_str(delta);
                     self.args_stale = true;
@@ -238,28 +208,18 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
             }
         }
         AssistantMessageEvent::TextStart { content_index } => {
-            put_block(
-                msg,
-                *content_index,
-                AssistantContent::Text(TextContent::new("")),
-            );
+            put_block(msg, *content_index, AssistantContent::Text(TextContent::new("")));
         }
-        AssistantMessageEvent::TextDelta {
-            content_index,
-            delta,
-        } => {
+        AssistantMessageEvent::TextDelta { content_index, delta } => {
             if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
                 t.text.push_str(delta);
             }
         }
-        AssistantMessageEvent::TextEnd {
-            content_index,
-            content,
-        } => {
-            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
-                if t.text != *content {
-                    t.text.clone_from(content);
-                }
+        AssistantMessageEvent::TextEnd { content_index, content } => {
+            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index)
+                && t.text != *content
+            {
+                t.text.clone_from(content);
             }
         }
         AssistantMessageEvent::ThinkingStart { content_index } => {
@@ -273,29 +233,19 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
                 }),
             );
         }
-        AssistantMessageEvent::ThinkingDelta {
-            content_index,
-            delta,
-        } => {
+        AssistantMessageEvent::ThinkingDelta { content_index, delta } => {
             if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
                 t.thinking.push_str(delta);
             }
         }
-        AssistantMessageEvent::ThinkingEnd {
-            content_index,
-            content,
-        } => {
-            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
-                if t.thinking != *content {
-                    t.thinking.clone_from(content);
-                }
+        AssistantMessageEvent::ThinkingEnd { content_index, content } => {
+            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index)
+                && t.thinking != *content
+            {
+                t.thinking.clone_from(content);
             }
         }
-        AssistantMessageEvent::ToolCallStart {
-            content_index,
-            id,
-            name,
-        } => {
+        AssistantMessageEvent::ToolCallStart { content_index, id, name } => {
             put_block(
                 msg,
                 *content_index,
@@ -309,15 +259,8 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
             );
         }
         AssistantMessageEvent::ToolCallDelta { .. } => {}
-        AssistantMessageEvent::ToolCallEnd {
-            content_index,
-            tool_call,
-        } => {
-            put_block(
-                msg,
-                *content_index,
-                AssistantContent::ToolCall(tool_call.clone()),
-            );
+        AssistantMessageEvent::ToolCallEnd { content_index, tool_call } => {
+            put_block(msg, *content_index, AssistantContent::ToolCall(tool_call.clone()));
         }
         AssistantMessageEvent::Done { message, .. } => *msg = message.clone(),
         AssistantMessageEvent::Error { error, .. } => *msg = error.clone(),
@@ -360,18 +303,9 @@ impl Serialize for EventWithPartial<'_> {
                 st.serialize_field("partial", self.partial)?;
                 st.end()
             }
-            E::TextDelta {
-                content_index,
-                delta,
-            }
-            | E::ThinkingDelta {
-                content_index,
-                delta,
-            }
-            | E::ToolCallDelta {
-                content_index,
-                delta,
-            } => {
+            E::TextDelta { content_index, delta }
+            | E::ThinkingDelta { content_index, delta }
+            | E::ToolCallDelta { content_index, delta } => {
                 let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
                 st.serialize_field("type", ty)?;
                 st.serialize_field("contentIndex", content_index)?;
@@ -379,14 +313,7 @@ impl Serialize for EventWithPartial<'_> {
                 st.serialize_field("partial", self.partial)?;
                 st.end()
             }
-            E::TextEnd {
-                content_index,
-                content,
-            }
-            | E::ThinkingEnd {
-                content_index,
-                content,
-            } => {
+            E::TextEnd { content_index, content } | E::ThinkingEnd { content_index, content } => {
                 let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
                 st.serialize_field("type", ty)?;
                 st.serialize_field("contentIndex", content_index)?;
@@ -394,10 +321,7 @@ impl Serialize for EventWithPartial<'_> {
                 st.serialize_field("partial", self.partial)?;
                 st.end()
             }
-            E::ToolCallEnd {
-                content_index,
-                tool_call,
-            } => {
+            E::ToolCallEnd { content_index, tool_call } => {
                 let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
                 st.serialize_field("type", ty)?;
                 st.serialize_field("contentIndex", content_index)?;
@@ -445,66 +369,27 @@ pub enum WireAssistantMessageEvent {
     #[serde(rename = "start")]
     Start { partial: AssistantMessage },
     #[serde(rename = "text_start", rename_all = "camelCase")]
-    TextStart {
-        content_index: usize,
-        partial: AssistantMessage,
-    },
+    TextStart { content_index: usize, partial: AssistantMessage },
     #[serde(rename = "text_delta", rename_all = "camelCase")]
-    TextDelta {
-        content_index: usize,
-        delta: String,
-        partial: AssistantMessage,
-    },
+    TextDelta { content_index: usize, delta: String, partial: AssistantMessage },
     #[serde(rename = "text_end", rename_all = "camelCase")]
-    TextEnd {
-        content_index: usize,
-        content: String,
-        partial: AssistantMessage,
-    },
+    TextEnd { content_index: usize, content: String, partial: AssistantMessage },
     #[serde(rename = "thinking_start", rename_all = "camelCase")]
-    ThinkingStart {
-        content_index: usize,
-        partial: AssistantMessage,
-    },
+    ThinkingStart { content_index: usize, partial: AssistantMessage },
     #[serde(rename = "thinking_delta", rename_all = "camelCase")]
-    ThinkingDelta {
-        content_index: usize,
-        delta: String,
-        partial: AssistantMessage,
-    },
+    ThinkingDelta { content_index: usize, delta: String, partial: AssistantMessage },
     #[serde(rename = "thinking_end", rename_all = "camelCase")]
-    ThinkingEnd {
-        content_index: usize,
-        content: String,
-        partial: AssistantMessage,
-    },
+    ThinkingEnd { content_index: usize, content: String, partial: AssistantMessage },
     #[serde(rename = "toolcall_start", rename_all = "camelCase")]
-    ToolCallStart {
-        content_index: usize,
-        partial: AssistantMessage,
-    },
+    ToolCallStart { content_index: usize, partial: AssistantMessage },
     #[serde(rename = "toolcall_delta", rename_all = "camelCase")]
-    ToolCallDelta {
-        content_index: usize,
-        delta: String,
-        partial: AssistantMessage,
-    },
+    ToolCallDelta { content_index: usize, delta: String, partial: AssistantMessage },
     #[serde(rename = "toolcall_end", rename_all = "camelCase")]
-    ToolCallEnd {
-        content_index: usize,
-        tool_call: WireToolCall,
-        partial: AssistantMessage,
-    },
+    ToolCallEnd { content_index: usize, tool_call: WireToolCall, partial: AssistantMessage },
     #[serde(rename = "done")]
-    Done {
-        reason: StopReason,
-        message: AssistantMessage,
-    },
+    Done { reason: StopReason, message: AssistantMessage },
     #[serde(rename = "error")]
-    Error {
-        reason: StopReason,
-        error: AssistantMessage,
-    },
+    Error { reason: StopReason, error: AssistantMessage },
 }
 
 /// `toolcall_end.toolCall`: a tool-call content block.

@@ -29,11 +29,7 @@ impl Formatter for JsFormatter {
         self.write_f64(writer, f64::from(value))
     }
 
-    fn write_string_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
         let bytes = fragment.as_bytes();
         let mut start = 0;
         let mut i = 0;
@@ -41,11 +37,7 @@ impl Formatter for JsFormatter {
         while i + 2 < bytes.len() {
             if bytes[i] == 0xE2 && bytes[i + 1] == 0x80 && (bytes[i + 2] & 0xFE) == 0xA8 {
                 writer.write_all(&bytes[start..i])?;
-                writer.write_all(if bytes[i + 2] == 0xA8 {
-                    b"\\u2028"
-                } else {
-                    b"\\u2029"
-                })?;
+                writer.write_all(if bytes[i + 2] == 0xA8 { b"\\u2028" } else { b"\\u2029" })?;
                 i += 3;
                 start = i;
             } else {
@@ -100,28 +92,19 @@ mod tests {
 
     #[test]
     fn non_finite_becomes_null() {
-        assert_eq!(
-            to_string(&[f64::NAN, f64::INFINITY]).unwrap(),
-            "[null,null]"
-        );
+        assert_eq!(to_string(&[f64::NAN, f64::INFINITY]).unwrap(), "[null,null]");
     }
 
     #[test]
     fn line_separators_are_escaped_and_controls_lowercase() {
         let s = "a\u{2028}b\u{2029}c\u{1f}d\u{e9}/\n";
-        assert_eq!(
-            to_string(&s).unwrap(),
-            "\"a\\u2028b\\u2029c\\u001fd\u{e9}/\\n\""
-        );
+        assert_eq!(to_string(&s).unwrap(), "\"a\\u2028b\\u2029c\\u001fd\u{e9}/\\n\"");
     }
 
     #[test]
     fn separators_at_fragment_edges() {
         assert_eq!(to_string(&"\u{2028}").unwrap(), "\"\\u2028\"");
         assert_eq!(to_string(&"x\u{2029}").unwrap(), "\"x\\u2029\"");
-        assert_eq!(
-            to_string(&"\u{2027}\u{202a}").unwrap(),
-            "\"\u{2027}\u{202a}\""
-        );
+        assert_eq!(to_string(&"\u{2027}\u{202a}").unwrap(), "\"\u{2027}\u{202a}\"");
     }
 }

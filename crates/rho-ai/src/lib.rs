@@ -3,23 +3,29 @@
 //! Generative AI APIs, all over one HTTP client and one SSE decoder.
 #![deny(clippy::print_stdout)]
 
+pub mod auth;
+pub mod catalog;
+mod config_error;
 pub mod error;
 pub mod event;
 pub mod json;
 pub mod model;
+pub mod models_json;
 pub mod partial_json;
 mod providers;
+pub mod registry;
+pub mod resolve;
 pub mod sse;
 pub mod stream;
 pub mod transform;
 pub mod types;
 
+pub use auth::{ApiKeys, EnvLookup, env_var_for};
+pub use config_error::ConfigError;
 pub use error::{ErrorKind, ProviderError};
-pub use event::{
-    AssistantMessageEvent, EventWithPartial, PartialMessage, WireAssistantMessageEvent,
-};
+pub use event::{AssistantMessageEvent, EventWithPartial, PartialMessage, WireAssistantMessageEvent};
 pub use model::{InputKind, Model, ThinkingLevel};
-pub use stream::{
-    AssistantMessageStream, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream,
-};
+pub use registry::ModelRegistry;
+pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
+pub use stream::{AssistantMessageStream, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse};
 pub use types::*;

@@ -24,9 +24,7 @@ pub enum InputKind {
 }
 
 /// Reasoning effort, from none to the most the model allows.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ThinkingLevel {
     Off,
@@ -39,14 +37,7 @@ pub enum ThinkingLevel {
 }
 
 impl ThinkingLevel {
-    pub const ALL: [ThinkingLevel; 6] = [
-        Self::Off,
-        Self::Minimal,
-        Self::Low,
-        Self::Medium,
-        Self::High,
-        Self::Xhigh,
-    ];
+    pub const ALL: [ThinkingLevel; 6] = [Self::Off, Self::Minimal, Self::Low, Self::Medium, Self::High, Self::Xhigh];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -99,9 +90,7 @@ impl Model {
 
     /// `xhigh` exists only on the models that allow it.
     pub fn supports_xhigh(&self) -> bool {
-        ["gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"]
-            .iter()
-            .any(|needle| self.id.contains(needle))
+        ["gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"].iter().any(|needle| self.id.contains(needle))
     }
 
     /// The levels this model accepts, least to most intensive (`off` first).
@@ -109,10 +98,7 @@ impl Model {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
         }
-        ThinkingLevel::ALL
-            .into_iter()
-            .filter(|l| *l != ThinkingLevel::Xhigh || self.supports_xhigh())
-            .collect()
+        ThinkingLevel::ALL.into_iter().filter(|l| *l != ThinkingLevel::Xhigh || self.supports_xhigh()).collect()
     }
 
     /// The nearest level this model supports: the level itself, else the next one up, else the
@@ -158,12 +144,7 @@ mod tests {
             base_url: "https://api.anthropic.com".into(),
             reasoning,
             input: vec![InputKind::Text, InputKind::Image],
-            cost: ModelCost {
-                input: 3.0,
-                output: 15.0,
-                cache_read: 0.3,
-                cache_write: 3.75,
-            },
+            cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
             context_window: 200_000,
             max_tokens: 64_000,
             headers: BTreeMap::from([("x-secret".into(), "s".into())]),
@@ -183,22 +164,10 @@ mod tests {
     #[test]
     fn thinking_is_clamped_to_the_model() {
         let plain = model("claude-sonnet-4-5", true);
-        assert_eq!(
-            plain.clamp_thinking(ThinkingLevel::Xhigh),
-            ThinkingLevel::High
-        );
+        assert_eq!(plain.clamp_thinking(ThinkingLevel::Xhigh), ThinkingLevel::High);
         assert_eq!(plain.clamp_thinking(ThinkingLevel::Low), ThinkingLevel::Low);
-        assert_eq!(
-            model("claude-opus-4-6", true).clamp_thinking(ThinkingLevel::Xhigh),
-            ThinkingLevel::Xhigh
-        );
-        assert_eq!(
-            model("gpt-4o", false).clamp_thinking(ThinkingLevel::High),
-            ThinkingLevel::Off
-        );
-        assert_eq!(
-            model("gpt-4o", false).thinking_levels(),
-            vec![ThinkingLevel::Off]
-        );
+        assert_eq!(model("claude-opus-4-6", true).clamp_thinking(ThinkingLevel::Xhigh), ThinkingLevel::Xhigh);
+        assert_eq!(model("gpt-4o", false).clamp_thinking(ThinkingLevel::High), ThinkingLevel::Off);
+        assert_eq!(model("gpt-4o", false).thinking_levels(), vec![ThinkingLevel::Off]);
     }
 }

@@ -15,10 +15,10 @@ pub fn parse_object(raw: &str) -> Map<String, Value> {
     let mut text = raw.trim_end();
     // Each round either parses or strictly shortens `text`.
     for _ in 0..64 {
-        if let Some(closed) = close(text) {
-            if let Ok(Value::Object(map)) = serde_json::from_str(&closed) {
-                return map;
-            }
+        if let Some(closed) = close(text)
+            && let Ok(Value::Object(map)) = serde_json::from_str(&closed)
+        {
+            return map;
         }
         match cut_last_member(text) {
             Some(shorter) if shorter.len() < text.len() => text = shorter,
@@ -96,11 +96,7 @@ fn trim_broken_escape(body: &str) -> &str {
     }
     if let Some(pos) = body.rfind("\\u") {
         let tail = &body[pos + 2..];
-        let preceding = body[..pos]
-            .bytes()
-            .rev()
-            .take_while(|&b| b == b'\\')
-            .count();
+        let preceding = body[..pos].bytes().rev().take_while(|&b| b == b'\\').count();
         if preceding % 2 == 0 && tail.len() < 4 && tail.bytes().all(|b| b.is_ascii_hexdigit()) {
             return &body[..pos];
         }
@@ -169,10 +165,7 @@ mod tests {
         assert_eq!(p(r#"{"a":1,"b":"#), json!({"a": 1, "b": null}));
         assert_eq!(p(r#"{"a":1,"b":tru"#), json!({"a": 1}));
         assert_eq!(p(r#"{"a":[1,2"#), json!({"a": [1, 2]}));
-        assert_eq!(
-            p(r#"{"a":{"b":[{"c":"d"#),
-            json!({"a": {"b": [{"c": "d"}]}})
-        );
+        assert_eq!(p(r#"{"a":{"b":[{"c":"d"#), json!({"a": {"b": [{"c": "d"}]}}));
     }
 
     #[test]

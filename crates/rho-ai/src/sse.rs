@@ -126,18 +126,13 @@ pub struct SseStream {
 
 impl std::fmt::Debug for SseStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SseStream")
-            .field("idle", &self.idle)
-            .finish()
+        f.debug_struct("SseStream").field("idle", &self.idle).finish()
     }
 }
 
 impl SseStream {
     pub fn new(response: reqwest::Response, idle: Duration) -> Self {
-        Self {
-            inner: Box::pin(response.bytes_stream().eventsource()),
-            idle,
-        }
+        Self { inner: Box::pin(response.bytes_stream().eventsource()), idle }
     }
 
     /// Decodes SSE from any byte stream (used by the benchmarks and tests).
@@ -145,10 +140,7 @@ impl SseStream {
     where
         S: Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
     {
-        Self {
-            inner: Box::pin(bytes.eventsource()),
-            idle,
-        }
+        Self { inner: Box::pin(bytes.eventsource()), idle }
     }
 
     /// The next event; `Ok(None)` when the body ended.

@@ -16,10 +16,9 @@ use crate::event::AssistantMessageEvent;
 use crate::model::{Model, ThinkingLevel};
 use crate::partial_json;
 use crate::providers;
-use crate::sse::Interrupted;
+use crate::sse::{Interrupted, SseStream};
 use crate::types::{
-    AssistantContent, AssistantMessage, Context, StopReason, TextContent, ThinkingContent,
-    ToolCall, Usage,
+    AssistantContent, AssistantMessage, Context, StopReason, TextContent, ThinkingContent, ToolCall, Usage,
 };
 
 /// The text of `errorMessage` for a request cancelled by its token.
@@ -36,12 +35,7 @@ pub struct ThinkingBudgets {
 
 impl Default for ThinkingBudgets {
     fn default() -> Self {
-        Self {
-            minimal: 1024,
-            low: 2048,
-            medium: 8192,
-            high: 16384,
-        }
+        Self { minimal: 1024, low: 2048, medium: 8192, high: 16384 }
     }
 }
 
@@ -105,8 +99,7 @@ impl Default for StreamOptions {
 impl StreamOptions {
     /// The output cap for `model`: the explicit one, else `min(model.maxTokens, 32000)`.
     pub fn max_tokens_for(&self, model: &Model) -> u64 {
-        self.max_tokens
-            .unwrap_or_else(|| model.max_tokens.clamp(1, 32_000))
+        self.max_tokens.unwrap_or_else(|| model.max_tokens.clamp(1, 32_000))
     }
 }
 
@@ -160,12 +153,24 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> Assis
     AssistantMessageStream { rx }
 }
 
+/// Decodes `sse`, a reply body already at hand, the way `model`'s API streams it: the provider's
+/// streaming half without the request (for recorded replies and benchmarks).
+pub fn stream_sse(model: &Model, sse: SseStream, options: StreamOptions) -> AssistantMessageStream {
+    let (tx, rx) = mpsc::channel(256);
+    let model = model.clone();
+    tokio::spawn(async move {
+        let mut emitter = Emitter::new(&model, tx, options.cancel.clone());
+        let result = providers::decode(&model, sse, &options, &mut emitter).await;
+        match result {
+            Ok(stop) => emitter.finish(stop).await,
+            Err(interrupted) => emitter.finish_interrupted(interrupted).await,
+        }
+    });
+    AssistantMessageStream { rx }
+}
+
 /// Streams and waits for the final message.
-pub async fn complete(
-    model: &Model,
-    context: &Context,
-    options: StreamOptions,
-) -> AssistantMessage {
+pub async fn complete(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessage {
     stream(model, context, options).result().await
 }
 
@@ -192,11 +197,7 @@ pub struct Emitter {
 }
 
 impl Emitter {
-    fn new(
-        model: &Model,
-        tx: mpsc::Sender<AssistantMessageEvent>,
-        cancel: CancellationToken,
-    ) -> Self {
+    fn new(model: &Model, tx: mpsc::Sender<AssistantMessageEvent>, cancel: CancellationToken) -> Self {
         Self {
             tx,
             message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
@@ -252,25 +253,16 @@ impl Emitter {
     }
 
     fn open_index(&self, kind: BlockKind) -> Option<usize> {
-        self.open
-            .iter()
-            .rev()
-            .find(|(_, k, _)| *k == kind)
-            .map(|(i, _, _)| *i)
+        self.open.iter().rev().find(|(_, k, _)| *k == kind).map(|(i, _, _)| *i)
     }
 
     /// Opens a text block and returns its content index.
     pub async fn open_text(&mut self) -> usize {
         self.start().await;
         let index = self.message.content.len();
-        self.message
-            .content
-            .push(AssistantContent::Text(TextContent::new("")));
+        self.message.content.push(AssistantContent::Text(TextContent::new("")));
         self.open.push((index, BlockKind::Text, String::new()));
-        self.emit(AssistantMessageEvent::TextStart {
-            content_index: index,
-        })
-        .await;
+        self.emit(AssistantMessageEvent::TextStart { content_index: index }).await;
         index
     }
 
@@ -282,11 +274,7 @@ impl Emitter {
         if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
             t.text.push_str(delta);
         }
-        self.emit(AssistantMessageEvent::TextDelta {
-            content_index: index,
-            delta: delta.to_owned(),
-        })
-        .await;
+        self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta: delta.to_owned() }).await;
     }
 
     /// Appends to the open text block, first closing any other open block and opening a text
@@ -314,18 +302,13 @@ impl Emitter {
     pub async fn open_thinking(&mut self) -> usize {
         self.start().await;
         let index = self.message.content.len();
-        self.message
-            .content
-            .push(AssistantContent::Thinking(ThinkingContent {
-                thinking: String::new(),
-                thinking_signature: None,
-                redacted: None,
-            }));
+        self.message.content.push(AssistantContent::Thinking(ThinkingContent {
+            thinking: String::new(),
+            thinking_signature: None,
+            redacted: None,
+        }));
         self.open.push((index, BlockKind::Thinking, String::new()));
-        self.emit(AssistantMessageEvent::ThinkingStart {
-            content_index: index,
-        })
-        .await;
+        self.emit(AssistantMessageEvent::ThinkingStart { content_index: index }).await;
         index
     }
 
@@ -337,11 +320,7 @@ impl Emitter {
         if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
             t.thinking.push_str(delta);
         }
-        self.emit(AssistantMessageEvent::ThinkingDelta {
-            content_index: index,
-            delta: delta.to_owned(),
-        })
-        .await;
+        self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta: delta.to_owned() }).await;
     }
 
     /// Like [`Emitter::text`] for thinking.
@@ -368,6 +347,14 @@ impl Emitter {
         }
     }
 
+    /// Sets a thinking block's signature, replacing any earlier one (for APIs that send the
+    /// whole signature again rather than in pieces).
+    pub fn replace_thinking_signature(&mut self, index: usize, signature: String) {
+        if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
+            t.thinking_signature = Some(signature);
+        }
+    }
+
     /// The index of the open thinking block, if any.
     pub fn open_thinking_index(&self) -> Option<usize> {
         self.open_index(BlockKind::Thinking)
@@ -376,33 +363,22 @@ impl Emitter {
     /// Adds a complete redacted-thinking block.
     pub async fn redacted_thinking(&mut self, data: String) {
         self.start().await;
-        self.message
-            .content
-            .push(AssistantContent::RedactedThinking(
-                crate::types::RedactedThinkingContent { data },
-            ));
+        self.message.content.push(AssistantContent::RedactedThinking(crate::types::RedactedThinkingContent { data }));
     }
 
     pub async fn open_tool_call(&mut self, id: String, name: String) -> usize {
         self.start().await;
         self.mark_token();
         let index = self.message.content.len();
-        self.message
-            .content
-            .push(AssistantContent::ToolCall(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                arguments: serde_json::Map::new(),
-                thought_signature: None,
-                intent: None,
-            }));
+        self.message.content.push(AssistantContent::ToolCall(ToolCall {
+            id: id.clone(),
+            name: name.clone(),
+            arguments: serde_json::Map::new(),
+            thought_signature: None,
+            intent: None,
+        }));
         self.open.push((index, BlockKind::ToolCall, String::new()));
-        self.emit(AssistantMessageEvent::ToolCallStart {
-            content_index: index,
-            id,
-            name,
-        })
-        .await;
+        self.emit(AssistantMessageEvent::ToolCallStart { content_index: index, id, name }).await;
         index
     }
 
@@ -410,18 +386,10 @@ impl Emitter {
         if delta.is_empty() {
             return;
         }
-        if let Some((_, _, raw)) = self
-            .open
-            .iter_mut()
-            .find(|(i, k, _)| *i == index && *k == BlockKind::ToolCall)
-        {
+        if let Some((_, _, raw)) = self.open.iter_mut().find(|(i, k, _)| *i == index && *k == BlockKind::ToolCall) {
             raw.push_str(delta);
         }
-        self.emit(AssistantMessageEvent::ToolCallDelta {
-            content_index: index,
-            delta: delta.to_owned(),
-        })
-        .await;
+        self.emit(AssistantMessageEvent::ToolCallDelta { content_index: index, delta: delta.to_owned() }).await;
     }
 
     /// Sets the id or name of a tool call that is still open (some APIs send them late).
@@ -465,22 +433,15 @@ impl Emitter {
         };
         let (index, kind, raw) = self.open.remove(pos);
         let event = match (kind, self.message.content.get_mut(index)) {
-            (BlockKind::Text, Some(AssistantContent::Text(t))) => AssistantMessageEvent::TextEnd {
-                content_index: index,
-                content: t.text.clone(),
-            },
+            (BlockKind::Text, Some(AssistantContent::Text(t))) => {
+                AssistantMessageEvent::TextEnd { content_index: index, content: t.text.clone() }
+            }
             (BlockKind::Thinking, Some(AssistantContent::Thinking(t))) => {
-                AssistantMessageEvent::ThinkingEnd {
-                    content_index: index,
-                    content: t.thinking.clone(),
-                }
+                AssistantMessageEvent::ThinkingEnd { content_index: index, content: t.thinking.clone() }
             }
             (BlockKind::ToolCall, Some(AssistantContent::ToolCall(call))) => {
                 call.arguments = parse_arguments(&raw);
-                AssistantMessageEvent::ToolCallEnd {
-                    content_index: index,
-                    tool_call: call.clone(),
-                }
+                AssistantMessageEvent::ToolCallEnd { content_index: index, tool_call: call.clone() }
             }
             _ => return,
         };
@@ -515,22 +476,20 @@ impl Emitter {
         self.message.usage.finish(&self.cost);
         self.stamp();
         let message = self.message.clone();
-        self.emit(AssistantMessageEvent::Done {
-            reason: stop,
-            message,
-        })
-        .await;
+        self.emit(AssistantMessageEvent::Done { reason: stop, message }).await;
     }
 
-    /// Ends the stream with an `error` event: aborted when cancelled, error otherwise.
+    /// Ends the stream with an `error` event: aborted when cancelled, error otherwise. A request
+    /// that failed before the provider answered still gets its `start`, so every stream has
+    /// the same frame.
     async fn finish_interrupted(mut self, interrupted: Interrupted) {
+        self.start().await;
         // Tool calls still streaming keep the arguments parsed so far.
         for (index, kind, raw) in std::mem::take(&mut self.open) {
-            if kind == BlockKind::ToolCall {
-                if let Some(AssistantContent::ToolCall(call)) = self.message.content.get_mut(index)
-                {
-                    call.arguments = partial_json::parse_object(&raw);
-                }
+            if kind == BlockKind::ToolCall
+                && let Some(AssistantContent::ToolCall(call)) = self.message.content.get_mut(index)
+            {
+                call.arguments = partial_json::parse_object(&raw);
             }
         }
         let (reason, failure) = match interrupted {
@@ -547,12 +506,7 @@ impl Emitter {
         self.message.usage.finish(&self.cost);
         self.stamp();
         let error = self.message.clone();
-        self.emit(AssistantMessageEvent::Error {
-            reason,
-            error,
-            failure,
-        })
-        .await;
+        self.emit(AssistantMessageEvent::Error { reason, error, failure }).await;
     }
 }
 

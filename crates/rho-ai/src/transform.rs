@@ -5,9 +5,7 @@
 use std::collections::HashSet;
 
 use crate::model::Model;
-use crate::types::{
-    AssistantContent, Message, TextContent, ToolResultMessage, UserContent, UserMessageContent,
-};
+use crate::types::{AssistantContent, Message, TextContent, ToolResultMessage, UserContent, UserMessageContent};
 
 /// The result text given to a tool call that has none.
 pub const NO_RESULT: &str = "No result provided";
@@ -23,9 +21,7 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
     let mut pending: Vec<(String, String)> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
 
-    let flush_pending = |out: &mut Vec<Message>,
-                         pending: &mut Vec<(String, String)>,
-                         answered: &HashSet<String>| {
+    let flush_pending = |out: &mut Vec<Message>, pending: &mut Vec<(String, String)>, answered: &HashSet<String>| {
         for (id, name) in pending.drain(..) {
             if !answered.contains(&id) {
                 out.push(Message::ToolResult(ToolResultMessage {
@@ -49,8 +45,7 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
                 }
                 flush_pending(&mut out, &mut pending, &answered);
                 answered.clear();
-                let same_model =
-                    a.provider == model.provider && a.api == model.api && a.model == model.id;
+                let same_model = a.provider == model.provider && a.api == model.api && a.model == model.id;
                 let mut kept = a.clone();
                 kept.content = a
                     .content
@@ -67,16 +62,11 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
                         other => Some(other.clone()),
                     })
                     .collect();
-                pending = kept
-                    .tool_calls()
-                    .map(|c| (c.id.clone(), c.name.clone()))
-                    .collect();
+                pending = kept.tool_calls().map(|c| (c.id.clone(), c.name.clone())).collect();
                 out.push(Message::Assistant(kept));
             }
             Message::ToolResult(r) => {
-                if !pending.iter().any(|(id, _)| *id == r.tool_call_id)
-                    || answered.contains(&r.tool_call_id)
-                {
+                if !pending.iter().any(|(id, _)| *id == r.tool_call_id) || answered.contains(&r.tool_call_id) {
                     // Its call was dropped (failed turn) or already answered.
                     continue;
                 }
@@ -91,10 +81,8 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
                 flush_pending(&mut out, &mut pending, &answered);
                 answered.clear();
                 let mut u = u.clone();
-                if !images {
-                    if let UserMessageContent::Blocks(blocks) = u.content {
-                        u.content = UserMessageContent::Blocks(strip_images(blocks));
-                    }
+                if !images && let UserMessageContent::Blocks(blocks) = u.content {
+                    u.content = UserMessageContent::Blocks(strip_images(blocks));
                 }
                 out.push(Message::User(u));
             }
@@ -109,8 +97,7 @@ fn strip_images(blocks: Vec<UserContent>) -> Vec<UserContent> {
     for block in blocks {
         match block {
             UserContent::Image(_) => {
-                let already =
-                    matches!(out.last(), Some(UserContent::Text(t)) if t.text == IMAGE_OMITTED);
+                let already = matches!(out.last(), Some(UserContent::Text(t)) if t.text == IMAGE_OMITTED);
                 if !already {
                     out.push(UserContent::text(IMAGE_OMITTED));
                 }
@@ -124,16 +111,8 @@ fn strip_images(blocks: Vec<UserContent>) -> Vec<UserContent> {
 /// A tool-call id limited to `[A-Za-z0-9_-]` and `max_len` characters (Anthropic's rule; other
 /// APIs accept these too). Deterministic, so a call and its result map to the same id.
 pub fn sanitize_tool_call_id(id: &str, max_len: usize) -> String {
-    let mut out: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     out.truncate(max_len);
     if out.is_empty() {
         out.push('_');
@@ -214,9 +193,7 @@ mod tests {
         ];
         let out = transform_messages(&msgs, &model(vec![InputKind::Text]));
         assert_eq!(out.len(), 4);
-        let Message::ToolResult(r) = &out[2] else {
-            panic!()
-        };
+        let Message::ToolResult(r) = &out[2] else { panic!() };
         assert_eq!(r.tool_call_id, "a");
         assert_eq!(r.text(), NO_RESULT);
         assert!(r.is_error);
@@ -229,24 +206,11 @@ mod tests {
             thinking_signature: Some("sig".into()),
             redacted: None,
         });
-        let out = transform_messages(
-            &[assistant("other", vec![thinking.clone()], StopReason::Stop)],
-            &model(vec![]),
-        );
-        let Message::Assistant(a) = &out[0] else {
-            panic!()
-        };
-        assert_eq!(
-            a.content,
-            vec![AssistantContent::Text(TextContent::new("hmm"))]
-        );
-        let out = transform_messages(
-            &[assistant("m", vec![thinking.clone()], StopReason::Stop)],
-            &model(vec![]),
-        );
-        let Message::Assistant(a) = &out[0] else {
-            panic!()
-        };
+        let out = transform_messages(&[assistant("other", vec![thinking.clone()], StopReason::Stop)], &model(vec![]));
+        let Message::Assistant(a) = &out[0] else { panic!() };
+        assert_eq!(a.content, vec![AssistantContent::Text(TextContent::new("hmm"))]);
+        let out = transform_messages(&[assistant("m", vec![thinking.clone()], StopReason::Stop)], &model(vec![]));
+        let Message::Assistant(a) = &out[0] else { panic!() };
         assert_eq!(a.content, vec![thinking]);
     }
 

@@ -10,10 +10,7 @@ use serde_json::{Map, Value};
 
 /// Unix time in milliseconds, the unit of every message `timestamp`.
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or_default()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,10 +24,7 @@ pub struct TextContent {
 
 impl TextContent {
     pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            text_signature: None,
-        }
+        Self { text: text.into(), text_signature: None }
     }
 }
 
@@ -123,11 +117,7 @@ impl UserMessageContent {
     pub fn text_joined(&self, sep: &str) -> String {
         match self {
             Self::Text(s) => s.clone(),
-            Self::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(UserContent::as_text)
-                .collect::<Vec<_>>()
-                .join(sep),
+            Self::Blocks(blocks) => blocks.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join(sep),
         }
     }
 
@@ -259,8 +249,7 @@ impl Usage {
         self.cost.output = per(prices.output, self.output);
         self.cost.cache_read = per(prices.cache_read, self.cache_read);
         self.cost.cache_write = per(prices.cache_write, self.cache_write);
-        self.cost.total =
-            self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+        self.cost.total = self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
     }
 
     pub fn add(&mut self, other: &Usage) {
@@ -370,11 +359,7 @@ pub struct ToolResultMessage {
 
 impl ToolResultMessage {
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(UserContent::as_text)
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n")
     }
 }
 

@@ -1,0 +1,252 @@
+//! The Gemini request body for a full conversation and every thinking mapping, and the stream
+//! half over recorded chunk bodies.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use super::format::build_body;
+use crate::error::ErrorKind;
+use crate::model::{Model, ThinkingLevel, api};
+use crate::providers::test_fixtures::*;
+use crate::stream::{StreamOptions, ToolChoice};
+use crate::types::{AssistantContent, Context, StopReason, TextContent, ThinkingContent, ToolCall};
+
+fn gemini(id: &str) -> Model {
+    model(api::GOOGLE_GENERATIVE_AI, "google", id, "https://generativelanguage.googleapis.com/v1beta")
+}
+
+fn options(thinking: ThinkingLevel) -> StreamOptions {
+    StreamOptions { thinking, ..Default::default() }
+}
+
+#[test]
+fn a_full_conversation() {
+    let m = gemini("gemini-2.5-pro");
+    let context = conversation(&m, "c2lnLTE=", ["read_1", "read_2"]);
+    assert_eq!(
+        build_body(&m, &context, &options(ThinkingLevel::Medium)),
+        json!({
+            "contents": [
+                {"role": "user", "parts": [
+                    {"text": "What is in a.txt?"},
+                    {"inlineData": {"mimeType": "image/png", "data": "aGVsbG8="}}
+                ]},
+                {"role": "model", "parts": [
+                    {"thought": true, "text": "Need to read it.", "thoughtSignature": "c2lnLTE="},
+                    {"text": "Reading."},
+                    {"functionCall": {"name": "read", "args": {"path": "a.txt"}}},
+                    {"functionCall": {"name": "read", "args": {"path": "b.txt"}}}
+                ]},
+                {"role": "user", "parts": [
+                    {"functionResponse": {"name": "read", "response": {"output": "hello"}}},
+                    {"functionResponse": {"name": "read", "response": {"error": "(see attached image)"}}},
+                    {"inlineData": {"mimeType": "image/jpeg", "data": "aW1n"}}
+                ]},
+                {"role": "model", "parts": [{"text": "Other thoughts."}, {"text": "It says hello."}]},
+                {"role": "user", "parts": [{"text": "Thanks"}]}
+            ],
+            "systemInstruction": {"parts": [{"text": "You are a test."}]},
+            "tools": [{"functionDeclarations": [{
+                "name": "read",
+                "description": "Read a file",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string", "description": "File to read"},
+                        "limit": {"type": "integer", "nullable": true}
+                    },
+                    "required": ["path"]
+                }
+            }]}],
+            "generationConfig": {
+                "maxOutputTokens": 32000,
+                "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 8192}
+            }
+        })
+    );
+}
+
+#[test]
+fn thinking_levels_per_model_family() {
+    let context = Context { messages: vec![user("hi")], ..Default::default() };
+    let config = |id: &str, opts: &StreamOptions| {
+        build_body(&gemini(id), &context, opts)["generationConfig"].get("thinkingConfig").cloned()
+    };
+    let level = |id: &str, level| config(id, &options(level));
+    assert_eq!(level("gemini-2.5-pro", ThinkingLevel::Off), None);
+    assert_eq!(
+        level("gemini-2.5-pro", ThinkingLevel::Minimal),
+        Some(json!({"includeThoughts": true, "thinkingBudget": 128}))
+    );
+    assert_eq!(
+        level("gemini-2.5-pro", ThinkingLevel::High),
+        Some(json!({"includeThoughts": true, "thinkingBudget": 32768}))
+    );
+    assert_eq!(
+        level("gemini-2.5-flash", ThinkingLevel::Xhigh),
+        Some(json!({"includeThoughts": true, "thinkingBudget": 24576}))
+    );
+    assert_eq!(
+        level("gemini-2.0-flash-thinking", ThinkingLevel::Low),
+        Some(json!({"includeThoughts": true, "thinkingBudget": -1}))
+    );
+    let mut custom = options(ThinkingLevel::Low);
+    custom.thinking_budgets.low = 3000;
+    assert_eq!(config("gemini-2.5-flash", &custom), Some(json!({"includeThoughts": true, "thinkingBudget": 3000})));
+    let pro = |l| level("gemini-3-pro-preview", l).map(|c| c["thinkingLevel"].clone());
+    assert_eq!(pro(ThinkingLevel::Minimal), Some(json!("LOW")));
+    assert_eq!(pro(ThinkingLevel::Low), Some(json!("LOW")));
+    assert_eq!(pro(ThinkingLevel::Medium), Some(json!("HIGH")));
+    assert_eq!(pro(ThinkingLevel::High), Some(json!("HIGH")));
+    let flash = |l| level("gemini-3.1-flash", l).map(|c| c["thinkingLevel"].clone());
+    assert_eq!(flash(ThinkingLevel::Minimal), Some(json!("MINIMAL")));
+    assert_eq!(flash(ThinkingLevel::Low), Some(json!("LOW")));
+    assert_eq!(flash(ThinkingLevel::Medium), Some(json!("MEDIUM")));
+    assert_eq!(flash(ThinkingLevel::Xhigh), Some(json!("HIGH")));
+    assert_eq!(level("gemini-3-pro-preview", ThinkingLevel::High).unwrap()["includeThoughts"], json!(true));
+}
+
+#[test]
+fn signatures_are_replayed_only_where_valid() {
+    let m = gemini("gemini-3-pro-preview");
+    let other = gemini("gemini-2.5-flash");
+    let mut signed_text = TextContent::new("Answer");
+    signed_text.text_signature = Some("dGV4dA==".into());
+    let signed_call = AssistantContent::ToolCall(ToolCall {
+        id: "a".into(),
+        name: "read".into(),
+        arguments: Default::default(),
+        thought_signature: Some("Y2FsbA==".into()),
+        intent: None,
+    });
+    let mut bad_call = signed_call.clone();
+    if let AssistantContent::ToolCall(c) = &mut bad_call {
+        c.id = "b".into();
+        c.thought_signature = Some("not base64!".into());
+    }
+    let mut other_call = signed_call.clone();
+    if let AssistantContent::ToolCall(c) = &mut other_call {
+        c.id = "c".into();
+    }
+    let context = Context {
+        system_prompt: None,
+        messages: vec![
+            user("go"),
+            assistant(&m, vec![AssistantContent::Text(signed_text), signed_call, bad_call]),
+            result("a", "read", vec![crate::UserContent::text("1")], false),
+            result("b", "read", vec![crate::UserContent::text("2")], false),
+            assistant(&other, vec![other_call]),
+            result("c", "read", vec![crate::UserContent::text("3")], false),
+        ],
+        tools: vec![],
+    };
+    let opts =
+        StreamOptions { tool_choice: ToolChoice::Tool("read".into()), temperature: Some(0.5), ..Default::default() };
+    let body = build_body(&m, &context, &opts);
+    let call = |sig: &str| json!({"functionCall": {"name": "read", "args": {}}, "thoughtSignature": sig});
+    assert_eq!(
+        body["contents"][1]["parts"],
+        json!([
+            {"text": "Answer", "thoughtSignature": "dGV4dA=="},
+            call("Y2FsbA=="),
+            call("skip_thought_signature_validator")
+        ])
+    );
+    // Another model's signature is not replayed.
+    assert_eq!(body["contents"][3]["parts"], json!([call("skip_thought_signature_validator")]));
+    assert_eq!(body["toolConfig"], json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["read"]}}));
+    assert_eq!(body["generationConfig"]["temperature"], json!(0.5));
+    assert_eq!(body.get("systemInstruction"), None);
+    assert_eq!(body.get("tools"), None);
+}
+
+fn chunk(parts: Value, finish: Option<&str>, usage: Option<Value>) -> (Option<&'static str>, Value) {
+    let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+    if let Some(reason) = finish {
+        candidate["finishReason"] = json!(reason);
+    }
+    let mut data = json!({"candidates": [candidate], "responseId": "gr-1"});
+    if let Some(usage) = usage {
+        data["usageMetadata"] = usage;
+    }
+    (None, data)
+}
+
+#[tokio::test]
+async fn thoughts_text_and_whole_function_calls() {
+    let m = gemini("gemini-2.5-pro");
+    let body = sse_body(&[
+        chunk(json!([{"text": "Thinking", "thought": true}]), None, None),
+        chunk(json!([{"text": " more", "thought": true, "thoughtSignature": "c2ln"}]), None, None),
+        chunk(json!([{"text": "Answer"}]), None, None),
+        chunk(
+            json!([
+                {"functionCall": {"name": "read", "args": {"path": "a"}}, "thoughtSignature": "Zm4="},
+                {"functionCall": {"name": "ls", "args": {}}}
+            ]),
+            Some("STOP"),
+            Some(json!({"promptTokenCount": 100, "cachedContentTokenCount": 40,
+                        "candidatesTokenCount": 20, "thoughtsTokenCount": 5, "totalTokenCount": 125})),
+        ),
+    ]);
+    let events = decode(&m, &body).await;
+    assert_eq!(
+        types(&events),
+        [
+            "start",
+            "thinking_start",
+            "thinking_delta",
+            "thinking_delta",
+            "thinking_end",
+            "text_start",
+            "text_delta",
+            "text_end",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_end",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_end",
+            "done"
+        ]
+    );
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::ToolUse);
+    assert_eq!(message.response_id.as_deref(), Some("gr-1"));
+    assert_eq!(
+        message.content[0],
+        AssistantContent::Thinking(ThinkingContent {
+            thinking: "Thinking more".into(),
+            thinking_signature: Some("c2ln".into()),
+            redacted: None,
+        })
+    );
+    assert_eq!(message.content[1], text("Answer"));
+    let calls: Vec<&ToolCall> = message.tool_calls().collect();
+    assert_eq!(calls[0].name, "read");
+    assert_eq!(calls[0].arguments, json!({"path": "a"}).as_object().cloned().unwrap());
+    assert_eq!(calls[0].thought_signature.as_deref(), Some("Zm4="));
+    assert!(calls[0].id.starts_with("read_"));
+    assert_ne!(calls[0].id, calls[1].id);
+    assert_eq!((message.usage.input, message.usage.cache_read, message.usage.output), (60, 40, 25));
+}
+
+#[tokio::test]
+async fn endings_and_failures() {
+    let m = gemini("gemini-2.5-flash");
+    let length = sse_body(&[chunk(json!([{"text": "a"}]), Some("MAX_TOKENS"), None)]);
+    assert_eq!(final_message(&decode(&m, &length).await).stop_reason, StopReason::Length);
+    let safety = sse_body(&[chunk(json!([]), Some("SAFETY"), None)]);
+    let events = decode(&m, &safety).await;
+    assert_eq!(final_message(&events).stop_reason, StopReason::Error);
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("Provider finishReason: SAFETY"));
+    let cut = sse_body(&[chunk(json!([{"text": "a"}]), None, None)]);
+    assert_eq!(failure(&decode(&m, &cut).await).kind(), ErrorKind::Retryable);
+    let error = sse_body(&[(
+        None,
+        json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}),
+    )]);
+    let events = decode(&m, &error).await;
+    assert_eq!(failure(&events).kind(), ErrorKind::Retryable);
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("The model is overloaded."));
+}

@@ -1,0 +1,147 @@
+//! What an OpenAI-compatible server accepts. Chat Completions is spoken by many servers that
+//! differ in details (the system role's name, the output-cap field, how thinking is switched,
+//! whether usage is streamed); these flags say which dialect a model gets. Known providers are
+//! recognised from the provider name or base URL, and `model.compat` overrides any flag.
+
+use serde_json::{Map, Value};
+
+use crate::model::Model;
+
+/// How a reasoning model's thinking is switched on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ThinkingFormat {
+    /// `reasoning_effort`.
+    OpenAi,
+    /// Top-level `enable_thinking` (z.ai).
+    Zai,
+    /// Top-level `enable_thinking` (Qwen).
+    Qwen,
+    /// `chat_template_kwargs.enable_thinking` (Qwen served by vLLM / SGLang).
+    QwenChatTemplate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MaxTokensField {
+    MaxCompletionTokens,
+    MaxTokens,
+}
+
+impl MaxTokensField {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxCompletionTokens => "max_completion_tokens",
+            Self::MaxTokens => "max_tokens",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Compat {
+    pub supports_store: bool,
+    pub supports_developer_role: bool,
+    pub supports_reasoning_effort: bool,
+    pub reasoning_effort_map: Map<String, Value>,
+    pub supports_usage_in_streaming: bool,
+    pub max_tokens_field: MaxTokensField,
+    pub requires_tool_result_name: bool,
+    pub requires_assistant_after_tool_result: bool,
+    pub requires_thinking_as_text: bool,
+    /// Tool-call ids of exactly nine letters and digits (Mistral).
+    pub requires_mistral_tool_ids: bool,
+    pub thinking_format: ThinkingFormat,
+    pub supports_strict_mode: bool,
+    /// OpenRouter's `provider` routing preferences, sent as is.
+    pub open_router_routing: Option<Value>,
+}
+
+impl Compat {
+    /// The flags for `model`: detected from its provider and base URL, then `model.compat`.
+    pub(crate) fn for_model(model: &Model) -> Self {
+        let mut compat = Self::detect(model);
+        let flag = |key: &str, value: &mut bool| {
+            if let Some(v) = model.compat_bool(key) {
+                *value = v;
+            }
+        };
+        flag("supportsStore", &mut compat.supports_store);
+        flag("supportsDeveloperRole", &mut compat.supports_developer_role);
+        flag("supportsReasoningEffort", &mut compat.supports_reasoning_effort);
+        flag("supportsUsageInStreaming", &mut compat.supports_usage_in_streaming);
+        flag("requiresToolResultName", &mut compat.requires_tool_result_name);
+        flag("requiresAssistantAfterToolResult", &mut compat.requires_assistant_after_tool_result);
+        flag("requiresThinkingAsText", &mut compat.requires_thinking_as_text);
+        flag("requiresMistralToolIds", &mut compat.requires_mistral_tool_ids);
+        flag("supportsStrictMode", &mut compat.supports_strict_mode);
+        match model.compat_str("maxTokensField") {
+            Some("max_tokens") => compat.max_tokens_field = MaxTokensField::MaxTokens,
+            Some("max_completion_tokens") => {
+                compat.max_tokens_field = MaxTokensField::MaxCompletionTokens;
+            }
+            _ => {}
+        }
+        match model.compat_str("thinkingFormat") {
+            Some("openai") => compat.thinking_format = ThinkingFormat::OpenAi,
+            Some("zai") => compat.thinking_format = ThinkingFormat::Zai,
+            Some("qwen") => compat.thinking_format = ThinkingFormat::Qwen,
+            Some("qwen-chat-template") => {
+                compat.thinking_format = ThinkingFormat::QwenChatTemplate;
+            }
+            _ => {}
+        }
+        let object = |key: &str| model.compat.as_ref()?.get(key)?.as_object().cloned();
+        if let Some(map) = object("reasoningEffortMap") {
+            compat.reasoning_effort_map = map;
+        }
+        if let Some(routing) = object("openRouterRouting") {
+            compat.open_router_routing = Some(Value::Object(routing));
+        }
+        compat
+    }
+
+    /// The flags known providers need. Local servers (llama.cpp, Ollama, LM Studio, vLLM on
+    /// loopback) get the most widely understood dialect: a `system` message, `max_tokens`, no
+    /// `store`.
+    fn detect(model: &Model) -> Self {
+        let provider = model.provider.as_str();
+        let url = model.base_url.to_ascii_lowercase();
+        let is = |name: &str, host: &str| provider == name || url.contains(host);
+        let zai = is("zai", "api.z.ai");
+        let xai = is("xai", "api.x.ai");
+        let mistral = is("mistral", "mistral.ai");
+        let chutes = url.contains("chutes.ai");
+        let local = ["://localhost", "://127.", "://0.0.0.0", "://[::1]"].iter().any(|h| url.contains(h));
+        let non_standard = zai
+            || xai
+            || mistral
+            || chutes
+            || local
+            || is("cerebras", "cerebras.ai")
+            || is("deepseek", "deepseek.com")
+            || is("opencode", "opencode.ai");
+        let mut reasoning_effort_map = Map::new();
+        if is("groq", "api.groq.com") && model.id == "qwen/qwen3-32b" {
+            for level in ["minimal", "low", "medium", "high", "xhigh"] {
+                reasoning_effort_map.insert(level.into(), Value::String("default".into()));
+            }
+        }
+        Self {
+            supports_store: !non_standard,
+            supports_developer_role: !non_standard,
+            supports_reasoning_effort: !xai && !zai,
+            reasoning_effort_map,
+            supports_usage_in_streaming: true,
+            max_tokens_field: if chutes || mistral || local {
+                MaxTokensField::MaxTokens
+            } else {
+                MaxTokensField::MaxCompletionTokens
+            },
+            requires_tool_result_name: mistral,
+            requires_assistant_after_tool_result: false,
+            requires_thinking_as_text: mistral,
+            requires_mistral_tool_ids: mistral,
+            thinking_format: if zai { ThinkingFormat::Zai } else { ThinkingFormat::OpenAi },
+            supports_strict_mode: true,
+            open_router_routing: None,
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The OpenAI Responses API (`openai-responses`): `POST {baseUrl}/responses` with
+//! `stream: true`, answered with typed `response.*` events.
+
+pub(super) mod format;
+pub(super) mod stream;
+#[cfg(test)]
+mod tests;
+
+use crate::model::Model;
+use crate::sse::Interrupted;
+use crate::stream::{Emitter, StreamOptions};
+use crate::types::{Context, StopReason};
+
+pub(super) async fn run(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    emitter: &mut Emitter,
+) -> Result<StopReason, Interrupted> {
+    let body = format::build_body(model, context, options);
+    let auth = options.api_key.as_deref().filter(|k| !k.is_empty()).map(|k| format!("Bearer {k}"));
+    let base: Vec<(&str, &str)> = auth.as_deref().map(|a| ("authorization", a)).into_iter().collect();
+    let headers = super::request_headers(&base, model, options)?;
+    let url = super::endpoint(&model.base_url, "responses");
+    let sse = super::post_sse(&url, headers, &body, options).await?;
+    stream::consume(sse, emitter, &options.cancel).await
+}

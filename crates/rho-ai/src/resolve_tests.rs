@@ -1,0 +1,274 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::auth::{EnvLookup, env_from};
+
+fn registry_with(env: EnvLookup, models_json: Option<&str>) -> ModelRegistry {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(text) = models_json {
+        std::fs::write(dir.path().join("models.json"), text).unwrap();
+    }
+    let (registry, errors) = ModelRegistry::load_with_env(dir.path(), env);
+    assert!(errors.is_empty(), "{errors:?}");
+    registry
+}
+
+fn builtin() -> ModelRegistry {
+    registry_with(env_from::<[(&str, &str); 0], &str, &str>([]), None)
+}
+
+/// `provider/id` and level a pattern resolves to.
+fn resolve(registry: &ModelRegistry, pattern: &str, provider: Option<&str>) -> (String, Option<ThinkingLevel>) {
+    let resolved = resolve_model(registry, pattern, provider).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+    assert_eq!(resolved.warning, None, "{pattern}");
+    (resolved.model.selector(), resolved.thinking)
+}
+
+fn sel(selector: &str) -> (String, Option<ThinkingLevel>) {
+    (selector.to_owned(), None)
+}
+
+#[test]
+fn exact_ids_and_selectors_case_insensitive() {
+    let r = builtin();
+    assert_eq!(resolve(&r, "anthropic/claude-opus-4-6", None), sel("anthropic/claude-opus-4-6"));
+    assert_eq!(resolve(&r, "gpt-4o", None), sel("openai/gpt-4o"));
+    assert_eq!(resolve(&r, "GPT-4o", None), sel("openai/gpt-4o"));
+    assert_eq!(resolve(&r, "Anthropic/Claude-Opus-4-6", None), sel("anthropic/claude-opus-4-6"));
+    // A model id with a slash of its own, with and without its provider.
+    assert_eq!(
+        resolve(&r, "openrouter/anthropic/claude-sonnet-4.6", None),
+        sel("openrouter/anthropic/claude-sonnet-4.6")
+    );
+    assert_eq!(
+        resolve(&r, "meta-llama/llama-4-scout-17b-16e-instruct", None),
+        sel("groq/meta-llama/llama-4-scout-17b-16e-instruct")
+    );
+}
+
+#[test]
+fn substrings_prefer_aliases_then_the_highest_id() {
+    let r = builtin();
+    assert_eq!(resolve(&r, "sonnet", None), sel("anthropic/claude-sonnet-4-6"));
+    assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-6"));
+    assert_eq!(resolve(&r, "sonnet-4-5", None), sel("anthropic/claude-sonnet-4-5"));
+    // Only dated ids match: the dated one is taken.
+    assert_eq!(resolve(&r, "4-5-2025", None), sel("anthropic/claude-sonnet-4-5-20250929"));
+    // Names match too.
+    assert_eq!(resolve(&r, "Gemini 3.1 Pro", Some("google")), sel("google/gemini-3.1-pro-preview"));
+    assert_eq!(resolve(&r, "mistral-large", None), sel("mistral/mistral-large-latest"));
+
+    let dated = registry_with(
+        env_from([("K", "k")]),
+        Some(
+            r#"{"providers": {"local": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions",
+                "models": [{"id": "tiny-20240101"}, {"id": "tiny-20250101"}, {"id": "tiny-20240601"}]}}}"#,
+        ),
+    );
+    assert_eq!(resolve(&dated, "tiny", None), sel("local/tiny-20250101"));
+    assert_eq!(resolve(&dated, "local/tiny", None), sel("local/tiny-20250101"));
+}
+
+#[test]
+fn a_thinking_suffix_is_split_off() {
+    let r = builtin();
+    assert_eq!(resolve(&r, "sonnet:high", None), ("anthropic/claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High)));
+    assert_eq!(
+        resolve(&r, "anthropic/claude-opus-4-6:xhigh", None),
+        ("anthropic/claude-opus-4-6".to_owned(), Some(ThinkingLevel::Xhigh))
+    );
+    assert_eq!(resolve(&r, "gpt-5.4:off", Some("openai")), ("openai/gpt-5.4".to_owned(), Some(ThinkingLevel::Off)));
+    // `--model` is strict: an unknown suffix is part of the pattern, so nothing matches.
+    let err = resolve_model(&r, "sonnet:turbo", None).unwrap_err();
+    assert!(matches!(err, ResolveError::NotFound { .. }), "{err}");
+
+    let colons = registry_with(
+        env_from([("K", "k")]),
+        Some(
+            r#"{"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
+                "models": [{"id": "qwen3:8b"}]}}}"#,
+        ),
+    );
+    assert_eq!(resolve(&colons, "qwen3:8b", None), sel("ollama/qwen3:8b"));
+    assert_eq!(resolve(&colons, "qwen3:8b:low", None), ("ollama/qwen3:8b".to_owned(), Some(ThinkingLevel::Low)));
+}
+
+#[test]
+fn the_provider_flag_restricts_and_is_checked() {
+    let r = builtin();
+    assert_eq!(resolve(&r, "opus", Some("ANTHROPIC")), sel("anthropic/claude-opus-4-6"));
+    assert_eq!(
+        resolve(&r, "anthropic/claude-haiku-4-5", Some("anthropic")),
+        sel("anthropic/claude-haiku-4-5"),
+        "a repeated provider prefix is tolerated"
+    );
+    assert_eq!(resolve(&r, "gpt-oss-120b", Some("cerebras")), sel("cerebras/gpt-oss-120b"));
+    let err = resolve_model(&r, "claude-opus-4-6", Some("nope")).unwrap_err();
+    assert_eq!(err.to_string(), "Unknown provider \"nope\". Use --list-models to see available providers/models.");
+    assert_eq!(err, ResolveError::UnknownProvider { provider: "nope".into() });
+}
+
+#[test]
+fn an_unknown_id_of_a_known_provider_is_made_up_with_a_warning() {
+    let r = builtin();
+    let resolved = resolve_model(&r, "anthropic/claude-opus-9", None).unwrap();
+    assert_eq!(
+        resolved.warning.as_deref(),
+        Some("Model \"claude-opus-9\" not found for provider \"anthropic\". Using custom model id.")
+    );
+    let mut expected = r.find("anthropic", "claude-opus-4-6").unwrap().clone();
+    expected.id = "claude-opus-9".into();
+    expected.name = "claude-opus-9".into();
+    assert_eq!(resolved.model, expected);
+    assert_eq!(resolved.thinking, None);
+
+    let resolved = resolve_model(&r, "grok-9:high", Some("xai")).unwrap();
+    assert_eq!(resolved.model.id, "grok-9");
+    assert_eq!(resolved.thinking, Some(ThinkingLevel::High));
+    assert!(resolved.model.reasoning, "asking for thinking makes the made-up model reason");
+    assert_eq!(resolved.model.base_url, "https://api.x.ai/v1");
+    assert_eq!(
+        resolved.warning.as_deref(),
+        Some("Model \"grok-9\" not found for provider \"xai\". Using custom model id.")
+    );
+    let plain = resolve_model(&r, "grok-9", Some("xai")).unwrap();
+    assert!(!plain.model.reasoning, "cloned from grok-4-fast-non-reasoning");
+}
+
+#[test]
+fn nothing_matches() {
+    let r = builtin();
+    let err = resolve_model(&r, "definitely-not-here", None).unwrap_err();
+    assert_eq!(err.to_string(), "Model \"definitely-not-here\" not found. Use --list-models to see available models.");
+    let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "claude-sonet-4-6", None).unwrap_err() else {
+        panic!("not found expected");
+    };
+    assert_eq!(suggestions.first().map(String::as_str), Some("anthropic/claude-sonnet-4-6"));
+    assert!(suggestions.len() <= 5);
+    let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "gpt5:high", None).unwrap_err() else {
+        panic!("not found expected");
+    };
+    assert_eq!(suggestions.first().map(String::as_str), Some("openai/gpt-5"));
+    let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "zzzzzzzzzz", None).unwrap_err() else {
+        panic!("not found expected");
+    };
+    assert!(suggestions.is_empty(), "{suggestions:?}");
+}
+
+#[test]
+fn ids_several_providers_share() {
+    // `openai/` names a provider, but `openai/gpt-oss-120b` is an id at OpenRouter and Groq.
+    let r = builtin();
+    assert_eq!(resolve(&r, "openai/gpt-oss-120b", None), sel("openrouter/openai/gpt-oss-120b"));
+    let groq = registry_with(env_from([("GROQ_API_KEY", "g")]), None);
+    assert_eq!(resolve(&groq, "openai/gpt-oss-120b", None), sel("groq/openai/gpt-oss-120b"));
+
+    let two = r#"{"providers": {
+        "a": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions", "apiKey": "$A_KEY", "models": [{"id": "shared"}]},
+        "b": {"baseUrl": "http://localhost:2/v1", "api": "openai-completions", "apiKey": "$B_KEY", "models": [{"id": "shared"}]}}}"#;
+    let none_keyed = registry_with(env_from([("X", "x")]), Some(two));
+    let err = resolve_model(&none_keyed, "shared", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Model \"shared\" is listed by more than one provider: a/shared, b/shared. Use --provider or provider/model."
+    );
+    let b_keyed = registry_with(env_from([("B_KEY", "b")]), Some(two));
+    assert_eq!(resolve(&b_keyed, "shared", None), sel("b/shared"));
+    assert_eq!(resolve(&none_keyed, "shared", Some("a")), sel("a/shared"));
+}
+
+#[test]
+fn scopes_select_available_models_by_glob_and_pattern() {
+    let r = registry_with(env_from([("ANTHROPIC_API_KEY", "a"), ("OPENROUTER_API_KEY", "o")]), None);
+    let scope = resolve_scope(
+        &r,
+        &[
+            "anthropic/claude-opus-*",
+            "*SONNET-4-6:high",
+            "claude-opus-4-6:low",
+            "gpt-5.4",
+            "haiku:turbo",
+            "nomatch*",
+            "[x",
+        ],
+    );
+    let got: Vec<(String, Option<ThinkingLevel>)> =
+        scope.models.iter().map(|s| (s.model.selector(), s.thinking)).collect();
+    let expected: Vec<(String, Option<ThinkingLevel>)> = [
+        ("anthropic/claude-opus-4-6", None),
+        ("anthropic/claude-opus-4-5", None),
+        ("anthropic/claude-opus-4-5-20251101", None),
+        ("anthropic/claude-opus-4-1", None),
+        ("anthropic/claude-opus-4-1-20250805", None),
+        // Its id `anthropic/claude-opus-4.6` matches the glob too.
+        ("openrouter/anthropic/claude-opus-4.6", None),
+        ("anthropic/claude-sonnet-4-6", Some(ThinkingLevel::High)),
+        // `claude-opus-4-6:low` names a model already in scope: it keeps its first level.
+        ("openrouter/openai/gpt-5.4", None),
+        ("anthropic/claude-haiku-4-5", None),
+    ]
+    .into_iter()
+    .map(|(s, t)| (s.to_owned(), t))
+    .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        scope.warnings,
+        [
+            "Invalid thinking level \"turbo\" in pattern \"haiku:turbo\". Using default instead.",
+            "No models match pattern \"nomatch*\"",
+            "Invalid model pattern \"[x\": unclosed character class; missing ']'",
+        ]
+    );
+}
+
+#[test]
+fn scope_globs_cross_slashes_and_skip_unavailable_models() {
+    let r = registry_with(env_from([("OPENROUTER_API_KEY", "o")]), None);
+    let scope = resolve_scope(&r, &["openrouter/*"]);
+    assert_eq!(scope.models.len(), crate::catalog::provider("openrouter").unwrap().models.len());
+    assert!(scope.warnings.is_empty());
+    let scope = resolve_scope(&r, &["xai/*", "claude-opus-4-1"]);
+    assert!(scope.models.is_empty(), "{scope:?}");
+    assert_eq!(scope.warnings, ["No models match pattern \"xai/*\"", "No models match pattern \"claude-opus-4-1\""]);
+    let scope = resolve_scope(&r, &["*/anthropic/*:minimal", "  ", "*claude-haiku*"]);
+    let got: Vec<_> = scope.models.iter().map(|s| (s.model.id.as_str(), s.thinking)).collect();
+    assert_eq!(
+        got,
+        [
+            ("anthropic/claude-opus-4.6", Some(ThinkingLevel::Minimal)),
+            ("anthropic/claude-sonnet-4.6", Some(ThinkingLevel::Minimal)),
+            ("anthropic/claude-sonnet-4.5", Some(ThinkingLevel::Minimal)),
+            ("anthropic/claude-haiku-4.5", Some(ThinkingLevel::Minimal)),
+        ],
+        "a model already in scope keeps its first level"
+    );
+}
+
+#[test]
+fn list_filter_is_fuzzy_and_ranked() {
+    let r = builtin();
+    assert_eq!(filter_models(r.all(), "").len(), r.all().len());
+    assert_eq!(filter_models(r.all(), "   ").len(), r.all().len());
+    let opus: Vec<String> = filter_models(r.all(), "anthropic opus-4").iter().map(|m| m.selector()).collect();
+    let whole = opus.iter().take_while(|s| s.contains("opus-4")).count();
+    assert_eq!(whole, 6, "the six ids containing opus-4 first: {opus:?}");
+    assert_eq!(opus[0], "anthropic/claude-opus-4-6", "ties keep registry order");
+    assert!(opus[whole..].iter().all(|s| s.contains("sonnet")), "then scattered matches: {opus:?}");
+    let scattered: Vec<String> = filter_models(r.all(), "dsrsnr").iter().map(|m| m.selector()).collect();
+    assert_eq!(scattered, ["deepseek/deepseek-reasoner"]);
+    let ranked = filter_models(r.all(), "GROK-4");
+    assert!(ranked.iter().all(|m| m.id.contains("grok-4")), "substrings before scattered");
+    assert!(filter_models(r.all(), "no such thing at all").is_empty());
+}
+
+#[test]
+fn aliases_and_distances() {
+    assert!(is_alias("claude-sonnet-4-5"));
+    assert!(is_alias("mistral-large-latest"));
+    assert!(is_alias("gpt-4o"));
+    assert!(!is_alias("claude-sonnet-4-5-20250929"));
+    assert!(is_alias("x-2025092"), "seven digits is no date");
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(edit_distance("same", "same"), 0);
+}

@@ -1,0 +1,82 @@
+//! `openai-completions` against the mock's Chat Completions wire format. The mock listens on
+//! loopback, so the model gets the local-server dialect unless its `compat` says otherwise.
+
+use pretty_assertions::assert_eq;
+use rho_ai::{AssistantContent, ThinkingLevel};
+use serde_json::json;
+
+use crate::common::*;
+
+const WIRE: Wire = Wire {
+    api: "openai-completions",
+    provider: "local",
+    model_id: "gpt-5-mini",
+    base_path: "/v1",
+    streams_arguments: true,
+    reports_cache_write: false,
+};
+
+shared_tests!(WIRE);
+
+#[tokio::test]
+async fn reasoning_content_streams_as_thinking() {
+    let message = thinking_then_text(WIRE, "unused").await;
+    let AssistantContent::Thinking(t) = &message.content[0] else { unreachable!() };
+    // The field it came in, so it can be replayed in the same field.
+    assert_eq!(t.thinking_signature.as_deref(), Some("reasoning_content"));
+}
+
+#[tokio::test]
+async fn the_request_carries_system_tools_thinking_and_history() {
+    let (_, request) = round_trip(WIRE, "unused", ThinkingLevel::High).await;
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.api, "openai-completions");
+    assert_eq!(request.header("authorization"), Some("Bearer test-key"));
+    assert_extra_headers(&request);
+    assert_eq!(
+        request.body,
+        json!({
+            "model": "gpt-5-mini",
+            "messages": [
+                {"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "Read a.txt"},
+                {"role": "assistant", "content": null, "reasoning_content": "I need the file.",
+                 "tool_calls": [{"id": "call_7", "type": "function",
+                                 "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}}]},
+                {"role": "tool", "content": "file contents", "tool_call_id": "call_7"}
+            ],
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "max_tokens": 32000,
+            "tools": [{"type": "function", "function": {
+                "name": "read", "description": "Read a file",
+                "parameters": read_tool().parameters, "strict": false
+            }}],
+            "reasoning_effort": "high"
+        })
+    );
+}
+
+#[tokio::test]
+async fn compat_flags_choose_the_dialect_and_no_key_sends_no_bearer() {
+    let server = serve(json!([{"text": "ok"}, {"text": "ok"}])).await;
+    let mut m = model(WIRE, &server);
+    m.compat = Some(json!({
+        "supportsDeveloperRole": true,
+        "supportsStore": true,
+        "maxTokensField": "max_completion_tokens",
+        "supportsUsageInStreaming": false
+    }));
+    let mut opts = options();
+    opts.api_key = None;
+    let events = collect(&m, &prompt("hi"), opts).await;
+    // No usage chunk was asked for, so none came: the reply still completes.
+    assert_eq!(final_message(&events).text(), "ok");
+    let request = server.last_request().unwrap();
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(request.body["messages"][0]["role"], json!("developer"));
+    assert_eq!(request.body["store"], json!(false));
+    assert_eq!(request.body["max_completion_tokens"], json!(32000));
+    assert_eq!(request.body.get("stream_options"), None);
+    assert_eq!(request.body.get("reasoning_effort"), None);
+}
