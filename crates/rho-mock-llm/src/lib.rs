@@ -1,1 +1,35 @@
-//! (in progress)
+//! A scripted model server for rho's tests and benchmarks.
+//!
+//! It speaks the real streaming wire formats of the four provider APIs rho supports, at their
+//! real paths, over HTTP on loopback: Anthropic Messages (`/v1/messages`), OpenAI Chat
+//! Completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`) and Gemini
+//! (`/v1beta/models/{model}:streamGenerateContent?alt=sse`). Every request takes the next
+//! matching turn of one shared [`Script`] and gets it rendered in the format of the path it hit:
+//! a reply (thinking, text, tool calls, usage, stop reason), or a fault (an HTTP error, an
+//! in-stream error, a dropped connection, a malformed event, a stall, a flood). Every request is
+//! recorded for assertions.
+//!
+//! It stands alone on purpose: it shares no code with rho's provider clients, so a test that
+//! passes against it checks those clients against the wire formats, not against themselves.
+
+#![deny(clippy::print_stdout)]
+
+mod api;
+mod handler;
+mod plan;
+mod pump;
+mod queue;
+mod record;
+mod reply;
+mod script;
+mod server;
+mod wire;
+
+pub use api::Api;
+pub use handler::EXHAUSTED;
+pub use record::RecordedRequest;
+pub use script::{
+    DEFAULT_CHUNK_SIZE, DEFAULT_THINKING_SIGNATURE, Flood, HttpError, Malformed, Match, Script, StopReason,
+    StreamError, ToolCall, Turn, Usage,
+};
+pub use server::{MockOptions, MockServer};

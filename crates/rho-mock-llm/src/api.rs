@@ -1,0 +1,95 @@
+//! Which provider API a request path belongs to, by the real paths each provider serves.
+//!
+//! Clients build their URLs from a base URL plus the API's own path, so the server answers
+//! both the `/v1`-prefixed and the bare OpenAI paths, and Gemini's `models/{model}:method`
+//! under `/v1beta` (and `/v1`).
+
+/// The four wire APIs, named as rho names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Api {
+    AnthropicMessages,
+    OpenAiCompletions,
+    OpenAiResponses,
+    GoogleGenerativeAi,
+}
+
+impl Api {
+    pub const ALL: [Api; 4] =
+        [Api::AnthropicMessages, Api::OpenAiCompletions, Api::OpenAiResponses, Api::GoogleGenerativeAi];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::AnthropicMessages => "anthropic-messages",
+            Api::OpenAiCompletions => "openai-completions",
+            Api::OpenAiResponses => "openai-responses",
+            Api::GoogleGenerativeAi => "google-generative-ai",
+        }
+    }
+}
+
+impl std::fmt::Display for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a path asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub api: Api,
+    /// The model named in the path (Gemini only).
+    pub path_model: Option<String>,
+    /// Gemini `generateContent`: one JSON answer instead of a stream.
+    pub whole: bool,
+}
+
+/// The route for `path`, or `None` for a path no provider serves.
+pub fn route(path: &str) -> Option<Route> {
+    let simple = |api| Some(Route { api, path_model: None, whole: false });
+    match path.trim_end_matches('/') {
+        "/v1/messages" => return simple(Api::AnthropicMessages),
+        "/v1/chat/completions" | "/chat/completions" => return simple(Api::OpenAiCompletions),
+        "/v1/responses" | "/responses" => return simple(Api::OpenAiResponses),
+        _ => {}
+    }
+    let rest = path.strip_prefix("/v1beta/models/").or_else(|| path.strip_prefix("/v1/models/"))?;
+    let (model, method) = rest.rsplit_once(':')?;
+    let whole = match method {
+        "streamGenerateContent" => false,
+        "generateContent" => true,
+        _ => return None,
+    };
+    if model.is_empty() {
+        return None;
+    }
+    Some(Route { api: Api::GoogleGenerativeAi, path_model: Some(model.to_owned()), whole })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_every_provider_path() {
+        let api = |p: &str| route(p).map(|r| r.api);
+        assert_eq!(api("/v1/messages"), Some(Api::AnthropicMessages));
+        assert_eq!(api("/v1/chat/completions"), Some(Api::OpenAiCompletions));
+        assert_eq!(api("/chat/completions"), Some(Api::OpenAiCompletions));
+        assert_eq!(api("/v1/responses"), Some(Api::OpenAiResponses));
+        assert_eq!(api("/responses/"), Some(Api::OpenAiResponses));
+        assert_eq!(api("/v1/complete"), None);
+        assert_eq!(api("/"), None);
+    }
+
+    #[test]
+    fn routes_gemini_methods_with_their_model() {
+        let r = route("/v1beta/models/gemini-2.5-flash:streamGenerateContent").unwrap();
+        assert_eq!(r.api, Api::GoogleGenerativeAi);
+        assert_eq!(r.path_model.as_deref(), Some("gemini-2.5-flash"));
+        assert!(!r.whole);
+        assert!(route("/v1beta/models/g:generateContent").unwrap().whole);
+        assert_eq!(route("/v1beta/models/g:countTokens"), None);
+        assert_eq!(route("/v1beta/models/:generateContent"), None);
+        assert_eq!(route("/v1beta/models/g"), None);
+    }
+}
