@@ -1,0 +1,197 @@
+//! The `bash` tool: runs a command through the user's shell in the session's directory, streams
+//! the tail of its output as partial results (at most one update per [`UPDATE_INTERVAL`]), and
+//! returns the last 2000 lines / 50 KiB with a notice naming the file that holds everything.
+//! A non-zero exit, an abort or a timeout is an error result carrying the output so far; abort
+//! and timeout kill the command's whole process group.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::ToolOptions;
+use crate::args::{self, Args};
+use crate::js;
+use crate::output::{OutputBuffer, Snapshot};
+use crate::process::{Ending, OutputSink, ShellCommand, run_shell};
+use crate::shell::{resolve_shell, shell_path_env, with_prefix};
+use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
+
+const DESCRIPTION: &str = "Run a bash command in the current working directory and return its stdout and stderr together. Output is cut to the last 2000 lines or 50KB, whichever comes first; when it is cut, the full output is saved to a temporary file and its path is given. timeout (seconds) is optional; there is no timeout by default.";
+
+/// The least time between two partial results.
+pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
+
+pub struct BashTool {
+    options: ToolOptions,
+    schema: Value,
+}
+
+impl BashTool {
+    pub fn new(options: ToolOptions) -> Self {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "Bash command to execute"},
+                "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
+            },
+            "required": ["command"]
+        });
+        Self { options, schema }
+    }
+}
+
+impl Tool for BashTool {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+
+    fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
+        Box::pin(async move {
+            let command = args::string(&args, "command")?;
+            let timeout = args::opt_number(&args, "timeout").filter(|t| *t > 0.0);
+            self.run(&command, timeout, &ctx).await
+        })
+    }
+}
+
+/// Feeds the buffer and sends throttled partial results.
+struct UpdateSink<'a> {
+    output: OutputBuffer,
+    ctx: &'a ToolContext,
+    dirty: bool,
+    last_update: Option<Instant>,
+}
+
+impl UpdateSink<'_> {
+    fn send(&mut self) {
+        self.dirty = false;
+        self.last_update = Some(Instant::now());
+        let snapshot = self.output.snapshot();
+        let mut details = json!({});
+        if snapshot.truncation.truncated {
+            details["truncation"] = snapshot.truncation.to_json();
+        }
+        if let Some(path) = &snapshot.full_output_path {
+            details["fullOutputPath"] = json!(path.display().to_string());
+        }
+        self.ctx.update(AgentToolResult::text(snapshot.truncation.content.clone()).with_details(details));
+    }
+}
+
+impl OutputSink for UpdateSink<'_> {
+    fn output(&mut self, chunk: &[u8]) {
+        self.output.push(chunk);
+        self.dirty = true;
+        let due = self.last_update.is_none_or(|at| at.elapsed() >= UPDATE_INTERVAL);
+        if due {
+            self.send();
+        }
+    }
+
+    fn next_flush(&self) -> Option<Instant> {
+        if !self.dirty {
+            return None;
+        }
+        Some(self.last_update.map_or_else(Instant::now, |at| at + UPDATE_INTERVAL))
+    }
+
+    fn flush(&mut self) {
+        if self.dirty {
+            self.send();
+        }
+    }
+}
+
+/// The output text with its truncation notice, and the details of a truncated result.
+fn format_output(snapshot: &Snapshot, empty: &str) -> (String, Option<Value>) {
+    let t = &snapshot.truncation;
+    let mut text = if t.content.is_empty() { empty.to_owned() } else { t.content.clone() };
+    if !t.truncated {
+        return (text, None);
+    }
+    let end = t.total_lines;
+    let start = end + 1 - t.output_lines.min(end);
+    let full =
+        snapshot.full_output_path.as_ref().map(|p| format!(". Full output: {}", p.display())).unwrap_or_default();
+    let notice = if t.last_line_partial {
+        format!(
+            "[Showing last {} of line {end} (line is {}){full}]",
+            format_size(t.output_bytes),
+            format_size(snapshot.last_line_bytes)
+        )
+    } else if t.truncated_by == Some(TruncatedBy::Lines) {
+        format!("[Showing lines {start}-{end} of {end}{full}]")
+    } else {
+        format!("[Showing lines {start}-{end} of {end} ({} limit){full}]", format_size(DEFAULT_MAX_BYTES))
+    };
+    text.push_str("\n\n");
+    text.push_str(&notice);
+    let mut details = json!({"truncation": t.to_json()});
+    if let Some(path) = &snapshot.full_output_path {
+        details["fullOutputPath"] = json!(path.display().to_string());
+    }
+    (text, Some(details))
+}
+
+fn with_status(text: &str, status: &str) -> String {
+    if text.is_empty() { status.to_owned() } else { format!("{text}\n\n{status}") }
+}
+
+impl BashTool {
+    async fn run(&self, command: &str, timeout: Option<f64>, ctx: &ToolContext) -> Result<AgentToolResult, ToolError> {
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::new("Command aborted"));
+        }
+        let shell = resolve_shell(&self.options).map_err(ToolError::new)?;
+        let cwd = &self.options.cwd;
+        if !cwd.exists() {
+            return Err(ToolError::new(format!(
+                "Working directory does not exist: {}\nBash commands cannot run until it is created again.",
+                cwd.display()
+            )));
+        }
+        let full_command = with_prefix(&self.options, command);
+        let mut sink = UpdateSink { output: OutputBuffer::new(), ctx, dirty: false, last_update: None };
+        let ending = run_shell(
+            ShellCommand { shell: &shell, command: &full_command, cwd, path_env: shell_path_env(&self.options) },
+            &mut sink,
+            &ctx.cancel,
+            timeout.and_then(|t| Duration::try_from_secs_f64(t).ok()),
+        )
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+        let snapshot = sink.output.finish();
+
+        match ending {
+            Ending::Cancelled => {
+                let (text, _) = format_output(&snapshot, "");
+                Err(ToolError::new(with_status(&text, "Command aborted")))
+            }
+            Ending::TimedOut => {
+                let (text, _) = format_output(&snapshot, "");
+                let seconds = js::number(timeout.unwrap_or_default());
+                Err(ToolError::new(with_status(&text, &format!("Command timed out after {seconds} seconds"))))
+            }
+            Ending::Exited(code) => {
+                let (text, details) = format_output(&snapshot, "(no output)");
+                match code {
+                    Some(code) if code != 0 => {
+                        Err(ToolError::new(with_status(&text, &format!("Command exited with code {code}"))))
+                    }
+                    _ => Ok(AgentToolResult { details, ..AgentToolResult::text(text) }),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The `write` tool: creates or overwrites a file with the given content as UTF-8, creating
+//! missing parent directories. The reported size is the real number of bytes written (the
+//! reference reports UTF-16 code units). Its write target is the resolved path, so the agent loop
+//! never runs two writes to one file at once.
+
+use std::path::{Path, PathBuf};
+
+use futures::future::BoxFuture;
+use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use serde_json::{Value, json};
+
+use crate::ToolOptions;
+use crate::abort::blocking;
+use crate::args::{self, Args};
+use crate::os_error;
+use crate::path::resolve_to_cwd;
+
+const DESCRIPTION: &str = "Write content to a file at the given path. Creates the file if it does not exist and overwrites it if it does; missing parent directories are created as needed.";
+
+pub struct WriteTool {
+    options: ToolOptions,
+    schema: Value,
+}
+
+impl WriteTool {
+    pub fn new(options: ToolOptions) -> Self {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Path to the file to write (relative or absolute)"},
+                "content": {"type": "string", "description": "Content to write to the file"}
+            },
+            "required": ["path", "content"]
+        });
+        Self { options, schema }
+    }
+}
+
+/// Creates `abs`'s parent directories and writes `content` to it.
+fn write_file(abs: &Path, content: &str) -> Result<(), ToolError> {
+    if let Some(parent) = abs.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| ToolError::new(os_error::describe(&e, "mkdir", parent)))?;
+    }
+    std::fs::write(abs, content).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &str {
+        "write"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+
+    fn write_target(&self, args: &Args) -> Option<PathBuf> {
+        let path = args::opt_string(args, "path")?;
+        Some(resolve_to_cwd(&path, &self.options.cwd))
+    }
+
+    fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
+        Box::pin(async move {
+            let path = args::string(&args, "path")?;
+            let content = args::string(&args, "content")?;
+            let abs = resolve_to_cwd(&path, &self.options.cwd);
+            let bytes = content.len();
+            blocking(&ctx.cancel, move || write_file(&abs, &content)).await?;
+            Ok(AgentToolResult::text(format!("Successfully wrote {bytes} bytes to {path}")))
+        })
+    }
+}
