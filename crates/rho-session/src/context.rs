@@ -1,0 +1,113 @@
+//! Rebuilding what the agent resumes with from one branch of the tree: the messages (cut by the
+//! last compaction on the branch), the thinking level and the model (pi's
+//! `buildSessionContext`).
+//!
+//! Only `message`, `custom_message`, `branch_summary` and `compaction` entries produce messages;
+//! `model_change`, `thinking_level_change` and assistant messages set the model and level;
+//! every other entry type, known or not, is ignored.
+
+use rho_agent::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
+use rho_ai::ThinkingLevel;
+use serde_json::Value;
+
+use crate::entry::{CompactionEntry, SessionEntry};
+use crate::id::iso_to_ms;
+
+/// A model named by provider and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRef {
+    pub provider: String,
+    pub model_id: String,
+}
+
+/// The state of one branch, ready to hand to the agent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionContext {
+    pub messages: Vec<AgentMessage>,
+    /// The last `thinking_level_change` on the branch. `None` when the branch has none (pi reports
+    /// `"off"` then; a caller restoring a session applies its default and records it).
+    pub thinking_level: Option<ThinkingLevel>,
+    /// The last `model_change` or assistant message's model on the branch.
+    pub model: Option<ModelRef>,
+    /// The compaction in force (the last one on the branch).
+    pub compaction: Option<CompactionEntry>,
+}
+
+/// Converts an entry into the message the agent sees, if it is one.
+pub fn entry_message(entry: &SessionEntry) -> Option<AgentMessage> {
+    match entry {
+        SessionEntry::Message(m) => Some(m.message.clone()),
+        SessionEntry::CustomMessage(c) => Some(AgentMessage::Custom(CustomMessage {
+            custom_type: c.custom_type.clone(),
+            content: c.content.clone(),
+            display: c.display,
+            details: c.details.clone(),
+            attribution: c.attribution,
+            timestamp: iso_to_ms(&c.timestamp).unwrap_or_default(),
+        })),
+        SessionEntry::BranchSummary(b) if !b.summary.is_empty() => {
+            Some(AgentMessage::BranchSummary(BranchSummaryMessage {
+                summary: b.summary.clone(),
+                from_id: b.from_id.clone(),
+                timestamp: iso_to_ms(&b.timestamp).unwrap_or_default(),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// The model an xcsh-style `model_change` (`"model":"provider/id"`) names.
+fn fork_model_change(entry: &SessionEntry) -> Option<ModelRef> {
+    let SessionEntry::Other(o) = entry else {
+        return None;
+    };
+    if o.entry_type() != "model_change" {
+        return None;
+    }
+    let (provider, model_id) = o.raw().get("model").and_then(Value::as_str)?.split_once('/')?;
+    Some(ModelRef { provider: provider.to_owned(), model_id: model_id.to_owned() })
+}
+
+/// Builds the context of the branch `path` (root first).
+pub fn build_context(path: &[&SessionEntry]) -> SessionContext {
+    let mut context = SessionContext::default();
+    let mut compaction_at = None;
+    for (i, entry) in path.iter().enumerate() {
+        match entry {
+            SessionEntry::ThinkingLevelChange(t) => context.thinking_level = t.thinking_level,
+            SessionEntry::ModelChange(m) => {
+                context.model = Some(ModelRef { provider: m.provider.clone(), model_id: m.model_id.clone() });
+            }
+            SessionEntry::Message(m) => {
+                if let AgentMessage::Assistant(a) = &m.message {
+                    context.model = Some(ModelRef { provider: a.provider.clone(), model_id: a.model.clone() });
+                }
+            }
+            SessionEntry::Compaction(_) => compaction_at = Some(i),
+            other => {
+                if let Some(model) = fork_model_change(other) {
+                    context.model = Some(model);
+                }
+            }
+        }
+    }
+
+    let Some(at) = compaction_at else {
+        context.messages = path.iter().filter_map(|e| entry_message(e)).collect();
+        return context;
+    };
+    let SessionEntry::Compaction(compaction) = path[at] else {
+        return context;
+    };
+    context.messages.push(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+        summary: compaction.summary.clone(),
+        short_summary: compaction.short_summary.clone(),
+        tokens_before: compaction.tokens_before,
+        timestamp: iso_to_ms(&compaction.timestamp).unwrap_or_default(),
+    }));
+    let first_kept = compaction.first_kept_entry_id.as_ref();
+    let kept_from = path[..at].iter().position(|e| Some(e.id()) == first_kept).unwrap_or(at);
+    context.messages.extend(path[kept_from..at].iter().chain(&path[at + 1..]).filter_map(|e| entry_message(e)));
+    context.compaction = Some(compaction.clone());
+    context
+}

@@ -1,0 +1,336 @@
+//! The entries of a session file (every line after the header), one struct per entry type.
+//!
+//! Field order in each struct is the key order pi writes, so the derived serializer produces
+//! byte-identical lines: most entries put `id, parentId, timestamp` first, `custom` and
+//! `custom_message` put `customType` (and their payload) before them. The `type` tag comes from
+//! [`SessionEntry`]. Entry types rho does not model (the forks' `ttsr_injection`, `mode_change`,
+//! …) and known types whose fields do not have the expected shape are kept whole as
+//! [`OtherEntry`], so a line is never lost and is written back verbatim.
+
+use rho_agent::AgentMessage;
+use rho_ai::ThinkingLevel;
+use rho_ai::types::{Attribution, UserMessageContent};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::id::EntryId;
+
+/// `customType` of the marker entry rho appends when the leaf moves without an append.
+pub const LEAF_MARKER_TYPE: &str = "rho.leaf";
+
+/// A conversation message (`message` entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub message: AgentMessage,
+}
+
+/// The model was chosen or changed (`model_change`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelChangeEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub provider: String,
+    pub model_id: String,
+}
+
+/// The thinking level changed (`thinking_level_change`). xcsh writes `null` for "unset".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingLevelChangeEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub thinking_level: Option<ThinkingLevel>,
+}
+
+/// History before `first_kept_entry_id` was summarized (`compaction`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub summary: String,
+    /// Absent only in migrated version-1 files whose index pointed nowhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_kept_entry_id: Option<EntryId>,
+    #[serde(default)]
+    pub tokens_before: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_hook: Option<bool>,
+    /// xcsh: a short PR-style summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_summary: Option<String>,
+    /// xcsh: extension data kept with the compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_data: Option<Value>,
+}
+
+/// A summary of the branch the user navigated away from (`branch_summary`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchSummaryEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    /// The new leaf at the time of writing, or `"root"`; informational only.
+    #[serde(default)]
+    pub from_id: String,
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_hook: Option<bool>,
+}
+
+/// Extension state, never part of the model's context (`custom`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomEntry {
+    pub custom_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+}
+
+/// An injected message that is part of the model's context as user text (`custom_message`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomMessageEntry {
+    pub custom_type: String,
+    pub content: UserMessageContent,
+    #[serde(default)]
+    pub display: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// xcsh: who initiated the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+}
+
+/// A bookmark on another entry; an absent or empty label clears it (`label`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub target_id: EntryId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// Session metadata: the display name (`session_info`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfoEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// An entry rho does not model, kept whole. Its tree fields are read from the line; the line
+/// itself is written back unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherEntry {
+    entry_type: String,
+    id: EntryId,
+    parent_id: Option<EntryId>,
+    timestamp: String,
+    raw: Value,
+}
+
+impl OtherEntry {
+    /// Wraps a JSON object that has a string `type` and a string `id`.
+    pub fn from_value(raw: Value) -> Result<Self, String> {
+        let obj = raw.as_object().ok_or("line is not a JSON object")?;
+        let entry_type = obj.get("type").and_then(Value::as_str).ok_or("entry has no string \"type\"")?.to_owned();
+        let id =
+            obj.get("id").and_then(Value::as_str).ok_or_else(|| format!("{entry_type} entry has no string \"id\""))?;
+        let id = EntryId::from(id);
+        let parent_id = obj.get("parentId").and_then(Value::as_str).map(EntryId::from);
+        let timestamp = obj.get("timestamp").and_then(Value::as_str).unwrap_or_default().to_owned();
+        Ok(Self { entry_type, id, parent_id, timestamp, raw })
+    }
+
+    pub fn entry_type(&self) -> &str {
+        &self.entry_type
+    }
+
+    /// The entry as it was read.
+    pub fn raw(&self) -> &Value {
+        &self.raw
+    }
+}
+
+impl Serialize for OtherEntry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
+/// One line of a session file after the header.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum SessionEntry {
+    #[serde(rename = "message")]
+    Message(MessageEntry),
+    #[serde(rename = "model_change")]
+    ModelChange(ModelChangeEntry),
+    #[serde(rename = "thinking_level_change")]
+    ThinkingLevelChange(ThinkingLevelChangeEntry),
+    #[serde(rename = "compaction")]
+    Compaction(CompactionEntry),
+    #[serde(rename = "branch_summary")]
+    BranchSummary(BranchSummaryEntry),
+    #[serde(rename = "custom")]
+    Custom(CustomEntry),
+    #[serde(rename = "custom_message")]
+    CustomMessage(CustomMessageEntry),
+    #[serde(rename = "label")]
+    Label(LabelEntry),
+    #[serde(rename = "session_info")]
+    SessionInfo(SessionInfoEntry),
+    /// Any other entry type, or a known type in a shape rho does not read; kept verbatim.
+    #[serde(untagged)]
+    Other(OtherEntry),
+}
+
+/// The entry types pi defines; a line of one of these types that does not parse is worth a
+/// warning, while the forks' own types are expected to be kept as [`OtherEntry`].
+pub(crate) const PI_ENTRY_TYPES: [&str; 9] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
+macro_rules! each_variant {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            SessionEntry::Message($e) => $body,
+            SessionEntry::ModelChange($e) => $body,
+            SessionEntry::ThinkingLevelChange($e) => $body,
+            SessionEntry::Compaction($e) => $body,
+            SessionEntry::BranchSummary($e) => $body,
+            SessionEntry::Custom($e) => $body,
+            SessionEntry::CustomMessage($e) => $body,
+            SessionEntry::Label($e) => $body,
+            SessionEntry::SessionInfo($e) => $body,
+            SessionEntry::Other($e) => $body,
+        }
+    };
+}
+
+impl SessionEntry {
+    pub fn id(&self) -> &EntryId {
+        each_variant!(self, e => &e.id)
+    }
+
+    pub fn parent_id(&self) -> Option<&EntryId> {
+        each_variant!(self, e => e.parent_id.as_ref())
+    }
+
+    /// The entry's ISO-8601 timestamp (empty when the line had none).
+    pub fn timestamp(&self) -> &str {
+        each_variant!(self, e => &e.timestamp)
+    }
+
+    /// The `type` of the line.
+    pub fn entry_type(&self) -> &str {
+        match self {
+            Self::Message(_) => "message",
+            Self::ModelChange(_) => "model_change",
+            Self::ThinkingLevelChange(_) => "thinking_level_change",
+            Self::Compaction(_) => "compaction",
+            Self::BranchSummary(_) => "branch_summary",
+            Self::Custom(_) => "custom",
+            Self::CustomMessage(_) => "custom_message",
+            Self::Label(_) => "label",
+            Self::SessionInfo(_) => "session_info",
+            Self::Other(o) => o.entry_type(),
+        }
+    }
+
+    pub fn as_message(&self) -> Option<&AgentMessage> {
+        match self {
+            Self::Message(m) => Some(&m.message),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a marker rho wrote to record a moved leaf.
+    pub fn is_leaf_marker(&self) -> bool {
+        matches!(self, Self::Custom(c) if c.custom_type == LEAF_MARKER_TYPE)
+    }
+
+    /// The JSON line for this entry, `\n` included, in pi's key order.
+    pub fn to_line(&self) -> serde_json::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(256);
+        rho_ai::json::write_to(&mut out, self)?;
+        out.push(b'\n');
+        Ok(out)
+    }
+
+    pub(crate) fn set_parent_id(&mut self, parent: Option<EntryId>) {
+        if let Self::Other(o) = self {
+            if let Some(obj) = o.raw.as_object_mut() {
+                let value = parent.as_ref().map_or(Value::Null, |p| Value::String(p.to_string()));
+                obj.insert("parentId".to_owned(), value);
+            }
+            o.parent_id = parent;
+            return;
+        }
+        each_variant!(self, e => e.parent_id = parent)
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        match crate::parse::entry_from_value(value) {
+            crate::parse::LineOutcome::Entry(e) | crate::parse::LineOutcome::Degraded(e, _) => Ok(e),
+            crate::parse::LineOutcome::NotAnEntry(reason) | crate::parse::LineOutcome::InvalidJson(reason) => {
+                Err(serde::de::Error::custom(reason))
+            }
+        }
+    }
+}

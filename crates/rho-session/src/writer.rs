@@ -1,0 +1,150 @@
+//! Getting lines onto disk: the append handle of a session file, new files, and the one atomic
+//! rewrite (persisting a migration).
+//!
+//! Invariants: every entry goes out as one `write_all` of its whole line, `\n` included, on an
+//! `O_APPEND` handle kept open, so a crash leaves at most one torn last line and never a line
+//! interleaved with another. If a file does not end with `\n` (a torn or unterminated last
+//! line), the next write starts with `\n`, so the new entry is on a line of its own. A failed
+//! write assumes the worst (a partial line) and does the same before the next one.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, SessionError};
+
+/// How far each append pushes a line towards the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// One `write` per line: the line is in the OS's hands and survives rho being killed, but
+    /// not a power loss before the OS writes it back.
+    #[default]
+    Flush,
+    /// Also `fdatasync` after every line: survives power loss, at the price of a disk round
+    /// trip per entry.
+    SyncData,
+}
+
+/// The open end of a session file.
+#[derive(Debug)]
+pub(crate) struct AppendFile {
+    path: PathBuf,
+    file: Option<File>,
+    needs_newline: bool,
+    durability: Durability,
+}
+
+impl AppendFile {
+    /// A handle on an existing file, opened on the first append.
+    pub fn existing(path: PathBuf, needs_newline: bool, durability: Durability) -> Self {
+        Self { path, file: None, needs_newline, durability }
+    }
+
+    /// Creates `path` (which must not exist) with `content` as its first lines.
+    pub fn create_new(path: PathBuf, content: &[u8], durability: Durability) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(|e| SessionError::io("Cannot create session directory", dir, e))?;
+        }
+        let file = OpenOptions::new().append(true).create_new(true).open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => SessionError::AlreadyExists { path: path.clone() },
+            _ => SessionError::io("Cannot create session file", &path, e),
+        })?;
+        let mut this = Self { path, file: Some(file), needs_newline: false, durability };
+        this.append(content)?;
+        Ok(this)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn set_durability(&mut self, durability: Durability) {
+        self.durability = durability;
+    }
+
+    /// Closes the handle (the next append reopens the path) and records whether the file now
+    /// ends without a newline. Used after the file was replaced by a rename.
+    pub fn reset(&mut self, needs_newline: bool) {
+        self.file = None;
+        self.needs_newline = needs_newline;
+    }
+
+    /// Appends `lines` (whole lines, each ending in `\n`) with one write.
+    pub fn append(&mut self, lines: &[u8]) -> Result<()> {
+        let file = match &mut self.file {
+            Some(f) => f,
+            slot @ None => slot.insert(
+                OpenOptions::new()
+                    .append(true)
+                    .open(&self.path)
+                    .map_err(|e| SessionError::io("Cannot open session file", &self.path, e))?,
+            ),
+        };
+        let result = if self.needs_newline {
+            let mut buf = Vec::with_capacity(lines.len() + 1);
+            buf.push(b'\n');
+            buf.extend_from_slice(lines);
+            file.write_all(&buf)
+        } else {
+            file.write_all(lines)
+        };
+        if let Err(e) = result {
+            self.needs_newline = true;
+            return Err(SessionError::io("Cannot append to session file", &self.path, e));
+        }
+        self.needs_newline = false;
+        if self.durability == Durability::SyncData {
+            file.sync_data().map_err(|e| SessionError::io("Cannot sync session file", &self.path, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Replaces `path` with `content` without ever leaving a half-written file at `path`: the content
+/// goes to a temporary file in the same directory, is synced, the original is kept as
+/// `backup` (a hard link, or a copy where links are not supported), and the temporary file is
+/// renamed over the original.
+pub(crate) fn replace_with_backup(path: &Path, content: &[u8], backup: &Path) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+
+    let write_tmp = || -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        f.write_all(content)?;
+        f.sync_all()
+    };
+    if let Err(e) = write_tmp() {
+        let _ = fs::remove_file(&tmp);
+        return Err(SessionError::io("Cannot write migrated session", &tmp, e));
+    }
+    if fs::hard_link(path, backup).is_err()
+        && let Err(e) = fs::copy(path, backup).and_then(|_| File::open(backup)?.sync_all())
+    {
+        let _ = fs::remove_file(&tmp);
+        return Err(SessionError::io("Cannot back up session file", backup, e));
+    }
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(SessionError::io("Cannot replace session file", path, e));
+    }
+    // Make the rename itself durable; not every platform can sync a directory.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// `<path>.v<version>.bak`, or with a `.N` suffix if that name is taken.
+pub(crate) fn backup_path(path: &Path, version: u32) -> PathBuf {
+    let with_suffix = |suffix: String| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let first = with_suffix(format!(".v{version}.bak"));
+    if !first.exists() {
+        return first;
+    }
+    (2..).map(|n| with_suffix(format!(".v{version}.bak.{n}"))).find(|p| !p.exists()).unwrap_or(first)
+}
