@@ -2,7 +2,15 @@
 //! API every mode uses), compaction, retry, and the print, JSON and RPC modes.
 #![deny(clippy::print_stdout)]
 
+pub mod agent_session;
+pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export_html;
+pub mod modes;
 pub mod prompt;
+pub mod startup;
+pub mod tools;
+pub mod ui;
+
+pub use agent_session::{AgentSession, AgentSessionEvent, SessionOptions};

@@ -1,1 +1,87 @@
-fn main() {}
+//! The `rho` binary: parses the command line and runs the chosen mode.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+use rho_coding_agent::cli::{Cli, Mode};
+use rho_coding_agent::startup::{self, StartupError};
+use rho_coding_agent::{AgentSession, modes};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(run(cli));
+    // Background tasks (a stream being torn down, a child being reaped) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+async fn run(cli: Cli) -> i32 {
+    let stdin_piped = !std::io::stdin().is_terminal();
+    match cli.mode(stdin_piped) {
+        Some(Mode::Rpc) => run_rpc(cli).await,
+        Some(mode @ (Mode::Text | Mode::Json)) => modes::print::run(cli, mode, stdin_piped).await,
+        None => {
+            eprintln!("rho has no interactive mode yet: give a message with -p, or use --mode json or --mode rpc");
+            2
+        }
+    }
+}
+
+async fn run_rpc(cli: Cli) -> i32 {
+    if !cli.file_args().is_empty() {
+        eprintln!("Error: @file arguments are not supported in RPC mode");
+        return 1;
+    }
+    let prepared = match startup::prepare(&cli, true) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let max_frame = cli.rpc_max_frame_bytes;
+    let result = modes::rpc::run(
+        move |sink, ui| {
+            let options = startup::session_options(&cli, prepared, true, sink, Some(ui))?;
+            Ok(AgentSession::new(options))
+        },
+        max_frame,
+    )
+    .await;
+    match result {
+        Ok(code) => code,
+        Err(e) => match e.downcast::<StartupError>() {
+            Ok(e) => fail(e),
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
+    }
+}
+
+fn fail(e: StartupError) -> i32 {
+    eprintln!("{}", e.message);
+    e.exit_code
+}
+
+/// Diagnostics go to stderr (stdout is the protocol channel); `RHO_LOG` sets the filter.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("RHO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+}

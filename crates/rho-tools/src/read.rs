@@ -83,7 +83,7 @@ struct ReadRequest {
 }
 
 /// The image type by magic bytes; only the four types models accept.
-fn image_mime(head: &[u8]) -> Option<&'static str> {
+pub fn image_mime(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         Some("image/jpeg")
     } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {

@@ -1,0 +1,81 @@
+//! The user's own shell commands (the RPC `bash` command): run in the session's directory with
+//! the user's shell, answered with a `BashResult`, and recorded in the conversation as a
+//! `bashExecution` message — held back while a run streams, so a tool call and its result are
+//! never split, and added before the next prompt.
+
+use rho_agent::{AgentMessage, BashExecutionMessage};
+use rho_ai::types::now_ms;
+use rho_rpc::BashResult;
+use tokio_util::sync::CancellationToken;
+
+use super::tools::tool_options;
+use super::{AgentSession, lock};
+
+impl AgentSession {
+    /// Runs `command` until it ends or `abort_bash` kills it.
+    pub async fn bash(&self, command: &str) -> Result<BashResult, String> {
+        let token = CancellationToken::new();
+        if let Some(previous) = lock(&self.inner.bash_cancel).replace(token.clone()) {
+            previous.cancel();
+        }
+        let options = tool_options(&self.inner.paths, &self.settings());
+        let outcome = rho_tools::run_user_bash(command, &self.inner.paths.cwd, &options, token.clone()).await;
+        {
+            let mut slot = lock(&self.inner.bash_cancel);
+            if slot.as_ref().is_some_and(|t| t.eq(&token)) {
+                *slot = None;
+            }
+        }
+        let result = outcome.map_err(|e| e.to_string())?;
+        let message = AgentMessage::BashExecution(BashExecutionMessage {
+            command: command.to_owned(),
+            output: result.output.clone(),
+            exit_code: result.exit_code,
+            cancelled: result.cancelled,
+            truncated: result.truncated,
+            full_output_path: result.full_output_path.clone(),
+            timestamp: now_ms(),
+            exclude_from_context: None,
+        });
+        self.record_bash(message);
+        Ok(BashResult {
+            output: result.output,
+            exit_code: result.exit_code,
+            cancelled: result.cancelled,
+            truncated: result.truncated,
+            total_lines: result.total_lines as u64,
+            total_bytes: result.total_bytes as u64,
+            output_lines: result.output_lines as u64,
+            output_bytes: result.output_bytes as u64,
+            artifact_id: None,
+            full_output_path: result.full_output_path,
+        })
+    }
+
+    /// `abort_bash`: kills the running command's process group.
+    pub fn abort_bash(&self) {
+        if let Some(token) = lock(&self.inner.bash_cancel).as_ref() {
+            token.cancel();
+        }
+    }
+
+    fn record_bash(&self, message: AgentMessage) {
+        let mut flags = self.flags();
+        if flags.streaming {
+            flags.pending_bash.push(message);
+            return;
+        }
+        drop(flags);
+        self.persist(&message);
+        self.inner.agent.state().messages.push(message);
+    }
+
+    /// Adds the commands run during the last run to the conversation.
+    pub(crate) fn flush_pending_bash(&self) {
+        let pending = std::mem::take(&mut self.flags().pending_bash);
+        for message in pending {
+            self.persist(&message);
+            self.inner.agent.state().messages.push(message);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Compaction as the session runs it: manual (`compact`) and automatic (context past
+//! `contextWindow - reserveTokens`, or a context-overflow error). Either way the summary is
+//! requested from the current model, recorded as a `compaction` entry, and the agent's context
+//! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the
+//! seeds' events); every run reports pi 0.73's `compaction_start/end`.
+
+use rho_agent::AgentMessage;
+use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentSession, SessionCommandError, lock};
+use crate::compaction::{
+    CompactionError, CompactionOutput, CompactionSettings, SummaryRequest, calculate_context_tokens, compact,
+    prepare_compaction,
+};
+
+/// The `action` of xcsh's compaction events: rho always summarizes.
+const ACTION: &str = "context-full";
+
+/// The error of a second context overflow in one user turn.
+const SECOND_OVERFLOW: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing \
+                               context or switching to a larger-context model.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AutoCompaction {
+    Done,
+    Skipped,
+    Failed,
+    Aborted,
+}
+
+impl AgentSession {
+    /// `compact`: aborts any run, then summarizes the older part of the branch.
+    pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionCommandError> {
+        self.abort().await;
+        self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
+        let token = CancellationToken::new();
+        *lock(&self.inner.compaction_cancel) = Some(token.clone());
+        let outcome = self.run_compaction(custom_instructions, token).await;
+        *lock(&self.inner.compaction_cancel) = None;
+        let (result, aborted, error_message) = match &outcome {
+            Ok(result) => (Some(result.clone()), false, None),
+            Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (None, true, None),
+            Err(e) => (None, false, Some(e.to_string())),
+        };
+        self.emit(SessionEvent::CompactionEnd {
+            reason: CompactionReason::Manual,
+            result,
+            aborted,
+            will_retry: false,
+            error_message,
+        });
+        outcome
+    }
+
+    /// Automatic compaction with its events. `will_retry`: the run is continued afterwards.
+    pub(crate) async fn auto_compact(&self, reason: CompactionReason, will_retry: bool) -> AutoCompaction {
+        self.emit(SessionEvent::AutoCompactionStart { reason, action: ACTION.into() });
+        self.emit(SessionEvent::CompactionStart { reason });
+        let token = self.lifecycle_token().child_token();
+        let outcome = self.run_compaction(None, token).await;
+        let (status, result, error_message) = match outcome {
+            Ok(result) => (AutoCompaction::Done, Some(result), None),
+            Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (AutoCompaction::Aborted, None, None),
+            Err(
+                SessionCommandError::NoModel
+                | SessionCommandError::NoApiKey(_)
+                | SessionCommandError::Compaction(CompactionError::NothingToCompact | CompactionError::AlreadyCompacted),
+            ) => (AutoCompaction::Skipped, None, None),
+            Err(e) => {
+                let prefix = match reason {
+                    CompactionReason::Overflow => "Context overflow recovery failed",
+                    _ => "Auto-compaction failed",
+                };
+                (AutoCompaction::Failed, None, Some(format!("{prefix}: {e}")))
+            }
+        };
+        let aborted = status == AutoCompaction::Aborted;
+        let will_retry = will_retry && status == AutoCompaction::Done;
+        self.emit(SessionEvent::AutoCompactionEnd {
+            action: ACTION.into(),
+            result: result.clone(),
+            aborted,
+            will_retry,
+            error_message: error_message.clone(),
+            skipped: (status == AutoCompaction::Skipped).then_some(true),
+        });
+        self.emit(SessionEvent::CompactionEnd { reason, result, aborted, will_retry, error_message });
+        status
+    }
+
+    /// The compaction itself: prepare from the branch, summarize, record, rebuild the context.
+    async fn run_compaction(
+        &self,
+        custom_instructions: Option<&str>,
+        cancel: CancellationToken,
+    ) -> Result<CompactionResult, SessionCommandError> {
+        if !*lock(&self.inner.has_model) {
+            return Err(SessionCommandError::NoModel);
+        }
+        let model = self.inner.agent.state().model.clone();
+        if self.inner.registry.api_key(&model.provider).is_none() && !self.inner.registry.is_keyless(&model.provider) {
+            return Err(SessionCommandError::NoApiKey(model.provider.clone()));
+        }
+        let settings = self.compaction_settings();
+        let preparation = {
+            let session = self.session();
+            prepare_compaction(&session.branch_entries(), settings)?.ok_or(CompactionError::AlreadyCompacted)?
+        };
+        self.flags().is_compacting = true;
+        let mut options = (self.inner.request_options)(&model);
+        options.cancel = cancel;
+        let output = compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;
+        self.flags().is_compacting = false;
+        let output: CompactionOutput = output?;
+        let result = CompactionResult {
+            summary: output.summary.clone(),
+            short_summary: None,
+            first_kept_entry_id: output.first_kept_entry_id.clone(),
+            tokens_before: output.tokens_before,
+            details: Some(output.details.clone()),
+        };
+        let messages = {
+            let mut session = self.session();
+            session.append_compaction(output.into_new_compaction())?;
+            session.build_context().messages
+        };
+        self.inner.agent.state().messages = messages;
+        Ok(result)
+    }
+
+    fn compaction_settings(&self) -> CompactionSettings {
+        let c = self.settings().compaction();
+        CompactionSettings { reserve_tokens: c.reserve_tokens, keep_recent_tokens: c.keep_recent_tokens }
+    }
+
+    /// Whether the last good reply says the context passed the compaction threshold.
+    pub(crate) fn needs_threshold_compaction(&self) -> bool {
+        if !self.flags().auto_compaction || !*lock(&self.inner.has_model) {
+            return false;
+        }
+        let settings = self.settings().compaction();
+        let state = self.inner.agent.state();
+        let window = state.model.context_window;
+        if window == 0 {
+            return false;
+        }
+        let Some(last) = state.messages.iter().rev().find_map(AgentMessage::as_assistant) else {
+            return false;
+        };
+        if last.is_failed() {
+            return false;
+        }
+        let tokens = calculate_context_tokens(&last.usage);
+        let threshold = match (settings.threshold_tokens, settings.threshold_percent) {
+            (Some(t), _) => t.clamp(1, window.saturating_sub(1).max(1)),
+            (None, Some(p)) => (window as f64 * p / 100.0) as u64,
+            (None, None) => window.saturating_sub(settings.reserve_tokens),
+        };
+        tokens > threshold
+    }
+
+    /// A second overflow in one user turn: reported, not compacted again.
+    pub(crate) fn report_second_overflow(&self) {
+        self.emit(SessionEvent::AutoCompactionEnd {
+            action: ACTION.into(),
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some(SECOND_OVERFLOW.into()),
+            skipped: None,
+        });
+        self.emit(SessionEvent::CompactionEnd {
+            reason: CompactionReason::Overflow,
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some(SECOND_OVERFLOW.into()),
+        });
+    }
+
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        self.flags().auto_compaction = enabled;
+        if let Err(e) = self.settings().set_global("compaction.enabled", serde_json::Value::Bool(enabled)) {
+            tracing::warn!("could not save compaction.enabled: {e}");
+        }
+    }
+
+    pub fn is_compacting(&self) -> bool {
+        self.flags().is_compacting
+    }
+
+    pub fn auto_compaction_enabled(&self) -> bool {
+        self.flags().auto_compaction
+    }
+}

@@ -1,0 +1,61 @@
+//! What an [`AgentSession`](super::AgentSession) reports: the agent's own events, the session's
+//! events (compaction, retry, todos, TTSR, sub-agents, budgets), and the requests it makes of
+//! whoever drives it (UI dialogs, host tool calls). Every mode subscribes with one
+//! [`SessionEventSink`]; RPC and JSON mode turn each event into one stdout line.
+
+use std::sync::Arc;
+
+use rho_agent::AgentEvent;
+use rho_rpc::{ExtensionError, HostToolCall, HostToolCancel, SessionEvent, UiRequest};
+
+/// One event of a session, in the order it happened.
+#[derive(Debug, Clone)]
+pub enum AgentSessionEvent {
+    Agent(AgentEvent),
+    Session(SessionEvent),
+    UiRequest(UiRequest),
+    HostToolCall(HostToolCall),
+    HostToolCancel(HostToolCancel),
+    ExtensionError(ExtensionError),
+}
+
+impl AgentSessionEvent {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Agent(e) => e.type_name(),
+            Self::Session(e) => e.type_name(),
+            Self::UiRequest(_) => "extension_ui_request",
+            Self::HostToolCall(_) => "host_tool_call",
+            Self::HostToolCancel(_) => "host_tool_cancel",
+            Self::ExtensionError(_) => "extension_error",
+        }
+    }
+}
+
+impl From<AgentEvent> for AgentSessionEvent {
+    fn from(e: AgentEvent) -> Self {
+        Self::Agent(e)
+    }
+}
+
+impl From<SessionEvent> for AgentSessionEvent {
+    fn from(e: SessionEvent) -> Self {
+        Self::Session(e)
+    }
+}
+
+/// Receives a session's events. Called on whichever task produced the event; must not block.
+pub trait SessionEventSink: Send + Sync {
+    fn emit(&self, event: AgentSessionEvent);
+}
+
+impl<F: Fn(AgentSessionEvent) + Send + Sync> SessionEventSink for F {
+    fn emit(&self, event: AgentSessionEvent) {
+        self(event)
+    }
+}
+
+/// A sink that drops everything (a session nobody watches, e.g. in tests).
+pub fn discard() -> Arc<dyn SessionEventSink> {
+    Arc::new(|_event: AgentSessionEvent| {})
+}

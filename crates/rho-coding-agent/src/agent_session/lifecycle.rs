@@ -1,0 +1,147 @@
+//! One prompt's lifecycle, from acceptance to idle: the queued `bash` records are written, the
+//! context is compacted first if the last reply left it too full, the agent runs, and then —
+//! until none applies — a transient error is retried, a context overflow is compacted away and
+//! retried once, a full context is compacted, and a run that stops with open todos is reminded.
+//! `get_state.isStreaming` stays true throughout.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_agent::{AgentEventSink, AgentMessage};
+use rho_ai::types::{AssistantMessage, StopReason};
+use rho_rpc::CompactionReason;
+
+use super::AgentSession;
+use super::compaction::AutoCompaction;
+use super::retry::RetryDecision;
+use super::sink::RunSink;
+
+/// The pause before an automatic continuation (after compaction), as the reference waits.
+const CONTINUE_DELAY: Duration = Duration::from_millis(100);
+
+/// What the end of a run calls for.
+enum NextStep {
+    Retry(Box<AssistantMessage>),
+    OverflowCompaction,
+    ThresholdCompaction,
+    Done,
+}
+
+impl AgentSession {
+    pub(crate) async fn run_lifecycle(self, prompt: Vec<AgentMessage>) {
+        {
+            let mut flags = self.flags();
+            flags.overflow_recovery_attempted = false;
+            flags.todo_reminder_attempt = 0;
+        }
+        self.flush_pending_bash();
+        let sink: Arc<dyn AgentEventSink> = Arc::new(RunSink { session: self.clone() });
+        if self.needs_threshold_compaction() {
+            self.auto_compact(CompactionReason::Threshold, false).await;
+        }
+        if self.inner.agent.prompt(prompt, sink.clone()).await.is_ok() {
+            self.after_runs(&sink).await;
+        }
+        self.end_streaming();
+    }
+
+    /// Runs the agent again without a new prompt (after a retry or a compaction), when the
+    /// conversation allows it.
+    async fn continue_run(&self, sink: &Arc<dyn AgentEventSink>) -> bool {
+        self.inner.agent.continue_run(sink.clone()).await.is_ok()
+    }
+
+    async fn after_runs(&self, sink: &Arc<dyn AgentEventSink>) {
+        loop {
+            if self.lifecycle_token().is_cancelled() {
+                return;
+            }
+            let carry_on = match self.next_step() {
+                NextStep::Retry(failed) => match self.retry_decision(&failed) {
+                    RetryDecision::Wait(delay) => {
+                        if !self.wait_for_retry(&failed, delay).await {
+                            return;
+                        }
+                        self.continue_run(sink).await
+                    }
+                    RetryDecision::GiveUp => {
+                        self.compact_if_needed(sink).await;
+                        return;
+                    }
+                },
+                NextStep::OverflowCompaction => {
+                    if !self.recover_from_overflow().await {
+                        return;
+                    }
+                    tokio::time::sleep(CONTINUE_DELAY).await;
+                    self.continue_run(sink).await
+                }
+                NextStep::ThresholdCompaction => {
+                    self.compact_if_needed(sink).await;
+                    return;
+                }
+                NextStep::Done => return,
+            };
+            if !carry_on {
+                return;
+            }
+        }
+    }
+
+    /// Threshold compaction after a run; the agent continues only when messages are queued.
+    async fn compact_if_needed(&self, sink: &Arc<dyn AgentEventSink>) {
+        if !self.needs_threshold_compaction() {
+            return;
+        }
+        if self.auto_compact(CompactionReason::Threshold, false).await == AutoCompaction::Done
+            && self.queued_count() > 0
+        {
+            tokio::time::sleep(CONTINUE_DELAY).await;
+            if self.continue_run(sink).await {
+                Box::pin(self.after_runs(sink)).await;
+            }
+        }
+    }
+
+    fn next_step(&self) -> NextStep {
+        let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        let Some(last) = last else {
+            return NextStep::Done;
+        };
+        match last.stop_reason {
+            StopReason::Aborted => NextStep::Done,
+            StopReason::Error if self.is_overflow(&last) => NextStep::OverflowCompaction,
+            StopReason::Error if self.is_retryable(&last) => NextStep::Retry(Box::new(last)),
+            _ if self.is_overflow(&last) => NextStep::OverflowCompaction,
+            _ if self.needs_threshold_compaction() => NextStep::ThresholdCompaction,
+            _ => NextStep::Done,
+        }
+    }
+
+    /// Compacts once after a context overflow and drops the failed reply; false when the
+    /// conversation cannot go on (second overflow, compaction failed or disabled).
+    async fn recover_from_overflow(&self) -> bool {
+        if !self.flags().auto_compaction {
+            return false;
+        }
+        if std::mem::replace(&mut self.flags().overflow_recovery_attempted, true) {
+            self.report_second_overflow();
+            return false;
+        }
+        self.drop_failed_reply();
+        self.auto_compact(CompactionReason::Overflow, true).await == AutoCompaction::Done
+    }
+
+    /// Removes the last failed assistant reply (and the synthesized results of its tool calls)
+    /// from the context sent to the model. The session file keeps them.
+    pub(crate) fn drop_failed_reply(&self) {
+        let mut state = self.inner.agent.state();
+        if let Some(index) = state
+            .messages
+            .iter()
+            .rposition(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == StopReason::Error))
+        {
+            state.messages.truncate(index);
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! `AgentSession`: the agent, its persisted session, the user's settings, the model registry,
+//! compaction, retry and the session's own state (todos, host tools, queues), behind the one API
+//! that every mode uses. RPC mode, print mode and JSON mode are thin clients of it.
+//!
+//! Concurrency: a prompt's whole lifecycle (the agent run, then retries, compaction and todo
+//! reminders) runs on a task of its own; every other method may be called meanwhile from other
+//! tasks. State lives behind short-lived `std` locks, never held across an `.await`.
+
+mod bash;
+mod compaction;
+mod errors;
+pub mod events;
+mod lifecycle;
+mod models;
+mod prompting;
+mod retry;
+mod sessions;
+mod sink;
+mod state;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rho_agent::{Agent, AgentConfig, AgentMessage, RequestOptionsFn};
+use rho_ai::{Model, ModelRegistry, ScopedModel, StreamOptions, ThinkingLevel};
+use rho_session::Session;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ConfigPaths, Settings};
+use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
+use rho_rpc::TodoPhase;
+
+pub use errors::SessionCommandError;
+pub use events::{AgentSessionEvent, SessionEventSink, discard};
+pub use models::CycledModel;
+pub use prompting::{PromptOptions, PromptOutcome, PromptRejection};
+pub use tools::{HostToolEntry, ToolSelection, Ui};
+
+/// The files rho read before the first prompt: context files, skills, templates and the
+/// custom / appended system prompt texts.
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    pub context_files: Vec<ContextFile>,
+    pub skills: Vec<Skill>,
+    pub templates: Vec<PromptTemplate>,
+    pub prompt_texts: PromptTexts,
+}
+
+/// Everything an [`AgentSession`] is built from.
+pub struct SessionOptions {
+    pub paths: ConfigPaths,
+    pub settings: Settings,
+    pub registry: ModelRegistry,
+    /// The model to start with; `None` when nothing is available (prompts then fail with
+    /// `No model selected.`).
+    pub model: Option<Model>,
+    pub thinking_level: ThinkingLevel,
+    /// `--models`: the models `cycle_model` walks (empty: every available model).
+    pub scope: Vec<ScopedModel>,
+    pub session: Session,
+    pub resources: Resources,
+    pub tools: ToolSelection,
+    /// RPC mode (session titles off, `setTitle` suppressed).
+    pub rpc_mode: bool,
+    pub sink: Arc<dyn SessionEventSink>,
+    /// The dialogs tools may open; `None` answers every dialog with its default.
+    pub ui: Option<Arc<dyn Ui>>,
+}
+
+/// Mutable flags of the session (not of the agent).
+#[derive(Debug, Default)]
+pub(crate) struct Flags {
+    pub auto_compaction: bool,
+    pub auto_retry: bool,
+    pub is_compacting: bool,
+    /// A prompt lifecycle is in progress (the run and its post-run work).
+    pub streaming: bool,
+    /// `bash` commands run while streaming, recorded before the next prompt.
+    pub pending_bash: Vec<AgentMessage>,
+    /// The current retry chain's attempt (0: none).
+    pub retry_attempt: u32,
+    /// One compact-and-retry per user message on context overflow.
+    pub overflow_recovery_attempted: bool,
+    /// Todo reminders sent since the last user prompt.
+    pub todo_reminder_attempt: u32,
+}
+
+pub(crate) struct Inner {
+    pub agent: Agent,
+    /// API key, headers and budgets for a request (summaries use it too).
+    pub request_options: RequestOptionsFn,
+    pub sink: Arc<dyn SessionEventSink>,
+    pub paths: ConfigPaths,
+    pub settings: Mutex<Settings>,
+    pub registry: Arc<ModelRegistry>,
+    pub scope: Vec<ScopedModel>,
+    pub has_model: Mutex<bool>,
+    pub session: Mutex<Session>,
+    pub resources: Resources,
+    pub tools: Mutex<tools::ToolSet>,
+    /// The session's todo phases (set_todos, get_state).
+    pub todos: Mutex<Vec<TodoPhase>>,
+    pub flags: Mutex<Flags>,
+    pub streaming_tx: watch::Sender<bool>,
+    /// Cancels the post-run work of the current prompt (retry sleeps, auto-compaction).
+    pub lifecycle_cancel: Mutex<CancellationToken>,
+    /// Cancels the running `bash` command.
+    pub bash_cancel: Mutex<Option<CancellationToken>>,
+    /// Cancels the running manual compaction.
+    pub compaction_cancel: Mutex<Option<CancellationToken>>,
+}
+
+/// The session API. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct AgentSession {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for AgentSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSession").finish_non_exhaustive()
+    }
+}
+
+impl AgentSession {
+    pub fn new(options: SessionOptions) -> Self {
+        let SessionOptions {
+            paths,
+            settings,
+            registry,
+            model,
+            thinking_level,
+            scope,
+            mut session,
+            resources,
+            tools: selection,
+            rpc_mode: _,
+            sink,
+            ui,
+        } = options;
+        let registry = Arc::new(registry);
+        let context = session.build_context();
+        let has_model = model.is_some();
+        let model = model.unwrap_or_else(placeholder_model);
+        let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
+        let tool_set = tools::ToolSet::new(&paths, &settings, selection, ui.clone());
+        let system_prompt = tool_set.system_prompt(&paths, &resources);
+        let request_options = request_options(registry.clone(), &settings, session.session_id());
+        let agent = Agent::new(AgentConfig {
+            system_prompt,
+            model,
+            thinking_level,
+            tools: tool_set.active_tools(),
+            messages: context.messages,
+            steering_mode: settings.steering_mode(),
+            follow_up_mode: settings.follow_up_mode(),
+            interrupt_mode: settings.interrupt_mode(),
+            request_options: request_options.clone(),
+        });
+        if session.entries().is_empty() && has_model {
+            // A new session starts by recording the model and level it runs with, as pi does.
+            let s = agent.state();
+            let _ = session.append_model_change(&s.model.provider, &s.model.id);
+            let _ = session.append_thinking_level_change(s.thinking_level);
+        }
+        let flags = Flags {
+            auto_compaction: settings.compaction().enabled,
+            auto_retry: settings.retry().enabled,
+            ..Flags::default()
+        };
+        let (streaming_tx, _) = watch::channel(false);
+        Self {
+            inner: Arc::new(Inner {
+                agent,
+                request_options,
+                sink,
+                paths,
+                settings: Mutex::new(settings),
+                registry,
+                scope,
+                has_model: Mutex::new(has_model),
+                session: Mutex::new(session),
+                resources,
+                tools: Mutex::new(tool_set),
+                todos: Mutex::new(Vec::new()),
+                flags: Mutex::new(flags),
+                streaming_tx,
+                lifecycle_cancel: Mutex::new(CancellationToken::new()),
+                bash_cancel: Mutex::new(None),
+                compaction_cancel: Mutex::new(None),
+            }),
+        }
+    }
+
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.inner.paths.cwd
+    }
+
+    pub fn paths(&self) -> &ConfigPaths {
+        &self.inner.paths
+    }
+
+    pub fn registry(&self) -> &ModelRegistry {
+        &self.inner.registry
+    }
+
+    pub fn settings(&self) -> MutexGuard<'_, Settings> {
+        lock(&self.inner.settings)
+    }
+
+    /// The session's todo phases.
+    pub fn todo_phases(&self) -> Vec<TodoPhase> {
+        lock(&self.inner.todos).clone()
+    }
+
+    /// The session file, unless the session lives in memory only.
+    pub fn session_file(&self) -> Option<PathBuf> {
+        lock(&self.inner.session).session_file().map(Path::to_path_buf)
+    }
+
+    pub fn session_id(&self) -> String {
+        lock(&self.inner.session).session_id().to_owned()
+    }
+
+    /// True from a prompt's acceptance until its run and post-run work are finished.
+    pub fn is_streaming(&self) -> bool {
+        lock(&self.inner.flags).streaming
+    }
+
+    /// Resolves when no prompt lifecycle is in progress.
+    pub async fn wait_idle(&self) {
+        let mut rx = self.inner.streaming_tx.subscribe();
+        let _ = rx.wait_for(|streaming| !streaming).await;
+    }
+
+    /// The whole in-memory conversation.
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.inner.agent.state().messages.clone()
+    }
+
+    pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
+        self.inner.sink.emit(event.into());
+    }
+
+    pub(crate) fn flags(&self) -> MutexGuard<'_, Flags> {
+        lock(&self.inner.flags)
+    }
+
+    pub(crate) fn session(&self) -> MutexGuard<'_, Session> {
+        lock(&self.inner.session)
+    }
+
+    /// Marks the start of a prompt lifecycle; false when one is already running.
+    pub(crate) fn begin_streaming(&self) -> bool {
+        let mut flags = self.flags();
+        if flags.streaming {
+            return false;
+        }
+        flags.streaming = true;
+        drop(flags);
+        *lock(&self.inner.lifecycle_cancel) = CancellationToken::new();
+        self.inner.streaming_tx.send_replace(true);
+        true
+    }
+
+    pub(crate) fn end_streaming(&self) {
+        self.flags().streaming = false;
+        self.inner.streaming_tx.send_replace(false);
+    }
+
+    pub(crate) fn lifecycle_token(&self) -> CancellationToken {
+        lock(&self.inner.lifecycle_cancel).clone()
+    }
+}
+
+/// Locks a mutex, recovering the data of a poisoned one (a panic elsewhere must not take the
+/// session down with it).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The per-request options: the API key (resolved per request, so a key that changes on disk is
+/// picked up), the model's headers, thinking budgets and the session id as cache key.
+fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id: &str) -> RequestOptionsFn {
+    let budgets = settings.thinking_budgets();
+    let session_id = session_id.to_owned();
+    Arc::new(move |model: &Model| {
+        let defaults = rho_ai::ThinkingBudgets::default();
+        let thinking_budgets = rho_ai::ThinkingBudgets {
+            minimal: budgets.minimal.unwrap_or(defaults.minimal),
+            low: budgets.low.unwrap_or(defaults.low),
+            medium: budgets.medium.unwrap_or(defaults.medium),
+            high: budgets.high.unwrap_or(defaults.high),
+        };
+        StreamOptions {
+            api_key: registry.api_key(&model.provider),
+            session_id: Some(session_id.clone()),
+            thinking_budgets,
+            headers: registry.headers_for(model).into_iter().collect(),
+            ..StreamOptions::default()
+        }
+    })
+}
+
+/// Stands in for the model when none is available, so the agent always has one; never sent a
+/// request (prompts fail first with `No model selected.`).
+fn placeholder_model() -> Model {
+    Model {
+        id: String::new(),
+        name: String::new(),
+        api: "openai-completions".into(),
+        provider: String::new(),
+        base_url: String::new(),
+        reasoning: false,
+        input: Vec::new(),
+        cost: Default::default(),
+        context_window: 0,
+        max_tokens: 0,
+        headers: Default::default(),
+        compat: None,
+    }
+}

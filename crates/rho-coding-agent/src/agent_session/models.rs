@@ -1,0 +1,139 @@
+//! Choosing the model and the thinking level: `set_model`, `cycle_model`,
+//! `get_available_models`, `set_thinking_level`, `cycle_thinking_level`. Every change is recorded
+//! in the session (`model_change`, `thinking_level_change`) and saved as the user's default, as
+//! the reference does; the level is always clamped to what the model supports.
+
+use rho_ai::{Model, ThinkingLevel};
+use serde_json::Value;
+
+use super::{AgentSession, SessionCommandError, lock};
+
+/// What `cycle_model` switched to.
+#[derive(Debug, Clone)]
+pub struct CycledModel {
+    pub model: Model,
+    pub thinking_level: ThinkingLevel,
+    pub is_scoped: bool,
+}
+
+impl AgentSession {
+    /// The selected model, if any.
+    pub fn model(&self) -> Option<Model> {
+        (*lock(&self.inner.has_model)).then(|| self.inner.agent.state().model.clone())
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.inner.agent.state().thinking_level
+    }
+
+    /// Every model with credentials, in registry order.
+    pub fn available_models(&self) -> Vec<Model> {
+        self.inner.registry.available().into_iter().cloned().collect()
+    }
+
+    /// `set_model`: an available model by provider and id.
+    pub fn set_model(&self, provider: &str, model_id: &str) -> Result<Model, SessionCommandError> {
+        let model = self
+            .inner
+            .registry
+            .available()
+            .into_iter()
+            .find(|m| m.provider == provider && m.id == model_id)
+            .cloned()
+            .ok_or_else(|| SessionCommandError::ModelNotFound(format!("{provider}/{model_id}")))?;
+        self.switch_model(model.clone(), None)?;
+        Ok(model)
+    }
+
+    /// `cycle_model`: the next model of the `--models` scope, or of all available models.
+    /// `None` when there is nothing to switch to.
+    pub fn cycle_model(&self) -> Result<Option<CycledModel>, SessionCommandError> {
+        let is_scoped = !self.inner.scope.is_empty();
+        let candidates: Vec<(Model, Option<ThinkingLevel>)> = if is_scoped {
+            self.inner.scope.iter().map(|s| (s.model.clone(), s.thinking)).collect()
+        } else {
+            self.available_models().into_iter().map(|m| (m, None)).collect()
+        };
+        if candidates.len() <= 1 {
+            return Ok(None);
+        }
+        let current = self.model();
+        let position = current
+            .as_ref()
+            .and_then(|c| candidates.iter().position(|(m, _)| m.provider == c.provider && m.id == c.id));
+        let next = position.map_or(0, |p| (p + 1) % candidates.len());
+        let (model, level) = candidates[next].clone();
+        self.switch_model(model.clone(), level)?;
+        Ok(Some(CycledModel { model, thinking_level: self.thinking_level(), is_scoped }))
+    }
+
+    /// Makes `model` current: re-clamps the level (or applies `level`), records the change in
+    /// the session and saves it as the default.
+    fn switch_model(&self, model: Model, level: Option<ThinkingLevel>) -> Result<(), SessionCommandError> {
+        if self.inner.registry.api_key(&model.provider).is_none() && !self.inner.registry.is_keyless(&model.provider) {
+            return Err(SessionCommandError::NoApiKey(model.selector()));
+        }
+        let (old_level, new_level) = {
+            let mut state = self.inner.agent.state();
+            let old = state.thinking_level;
+            let wanted = level.unwrap_or(if old == ThinkingLevel::Off && !state.model.reasoning {
+                self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium)
+            } else {
+                old
+            });
+            state.model = model.clone();
+            state.thinking_level = model.clamp_thinking(wanted);
+            (old, state.thinking_level)
+        };
+        *lock(&self.inner.has_model) = true;
+        {
+            let mut session = self.session();
+            let _ = session.append_model_change(&model.provider, &model.id);
+            if new_level != old_level {
+                let _ = session.append_thinking_level_change(new_level);
+            }
+        }
+        let mut settings = self.settings();
+        for (key, value) in [("defaultProvider", &model.provider), ("defaultModel", &model.id)] {
+            if let Err(e) = settings.set_global(key, Value::String(value.clone())) {
+                tracing::warn!("could not save {key}: {e}");
+            }
+        }
+        Ok(())
+    }
+
+    /// `set_thinking_level`, clamped to the model.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) {
+        let (changed, level, reasoning) = {
+            let mut state = self.inner.agent.state();
+            let clamped = if *lock(&self.inner.has_model) { state.model.clamp_thinking(level) } else { level };
+            let changed = clamped != state.thinking_level;
+            state.thinking_level = clamped;
+            (changed, clamped, state.model.reasoning)
+        };
+        if changed {
+            let _ = self.session().append_thinking_level_change(level);
+        }
+        if (reasoning || level != ThinkingLevel::Off)
+            && let Err(e) = self.settings().set_global("defaultThinkingLevel", Value::String(level.as_str().into()))
+        {
+            tracing::warn!("could not save defaultThinkingLevel: {e}");
+        }
+    }
+
+    /// `cycle_thinking_level`: off, then each level the model supports, then off again.
+    /// `None` when the model has no reasoning.
+    pub fn cycle_thinking_level(&self) -> Option<ThinkingLevel> {
+        let (levels, current) = {
+            let state = self.inner.agent.state();
+            if !state.model.reasoning {
+                return None;
+            }
+            (state.model.thinking_levels(), state.thinking_level)
+        };
+        let position = levels.iter().position(|l| *l == current).unwrap_or(0);
+        let next = levels[(position + 1) % levels.len()];
+        self.set_thinking_level(next);
+        Some(next)
+    }
+}

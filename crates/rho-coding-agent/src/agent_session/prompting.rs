@@ -1,0 +1,172 @@
+//! Sending the user's words: `prompt` (start a run, or queue while one streams), `steer`,
+//! `follow_up` and `abort`. A prompt is expanded first (`/skill:name`, `/template args`), then
+//! checked (busy, no model, no key) before anything changes.
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::types::{Attribution, ImageContent, UserContent, UserMessage, UserMessageContent, now_ms};
+use rho_rpc::StreamingBehavior;
+use tokio::task::JoinHandle;
+
+use super::{AgentSession, lock};
+use crate::prompt::{expand_prompt, slash_commands};
+
+/// How a prompt is sent.
+#[derive(Debug, Clone, Default)]
+pub struct PromptOptions {
+    pub images: Vec<ImageContent>,
+    /// While a run streams: queue as steering or follow-up instead of failing.
+    pub streaming_behavior: Option<StreamingBehavior>,
+}
+
+/// Why a prompt was not started (the texts hosts see as the late `prompt` error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptRejection {
+    #[error("Agent is already processing. Use steer() or followUp() to queue messages, or wait for completion.")]
+    Busy,
+    #[error(
+        "No model selected.\n\nSet an API key in the environment (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), \
+         or add a provider to models.json in rho's agent directory ({agent_dir}).\n\n\
+         Then select a model with --model or the set_model command."
+    )]
+    NoModel { agent_dir: String },
+    #[error(
+        "No API key found for {provider}.\n\nSet {env_hint} in the environment, or add an apiKey for \
+         \"{provider}\" to models.json or auth.json in rho's agent directory ({agent_dir})."
+    )]
+    NoApiKey { provider: String, env_hint: String, agent_dir: String },
+}
+
+/// What happened to a prompt that was accepted.
+#[derive(Debug)]
+pub enum PromptOutcome {
+    /// A run started; the handle resolves when it and its post-run work are done.
+    Started(JoinHandle<()>),
+    /// A run was streaming; the message was queued on the steering or follow-up queue.
+    Queued,
+}
+
+impl AgentSession {
+    /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued).
+    pub fn prompt(&self, text: &str, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
+        let text = self.expand(text);
+        if self.is_streaming() {
+            return match options.streaming_behavior {
+                Some(StreamingBehavior::Steer) => {
+                    self.queue_steer(user_message(&text, options.images));
+                    Ok(PromptOutcome::Queued)
+                }
+                Some(StreamingBehavior::FollowUp) => {
+                    self.queue_follow_up(user_message(&text, options.images));
+                    Ok(PromptOutcome::Queued)
+                }
+                None => Err(PromptRejection::Busy),
+            };
+        }
+        self.check_model()?;
+        if !self.begin_streaming() {
+            return Err(PromptRejection::Busy);
+        }
+        let message = user_message(&text, options.images);
+        let this = self.clone();
+        Ok(PromptOutcome::Started(tokio::spawn(async move { this.run_lifecycle(vec![message]).await })))
+    }
+
+    /// Queues a steering message (delivered at the next steering poll, or by the next run).
+    pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
+        let text = self.expand(text);
+        self.queue_steer(user_message(&text, images));
+    }
+
+    /// Queues a follow-up message (delivered when the agent would otherwise stop).
+    pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
+        let text = self.expand(text);
+        self.queue_follow_up(user_message(&text, images));
+    }
+
+    /// Aborts the run and its post-run work (retry waits, compaction) and waits until the
+    /// session is idle. Queued messages stay queued.
+    pub async fn abort(&self) {
+        self.interrupt();
+        self.wait_idle().await;
+    }
+
+    /// The first half of [`abort`](Self::abort): cancels the run, its post-run work and a manual
+    /// compaction, without waiting.
+    pub fn interrupt(&self) {
+        self.lifecycle_token().cancel();
+        if let Some(token) = lock(&self.inner.compaction_cancel).as_ref() {
+            token.cancel();
+        }
+        self.inner.agent.abort();
+    }
+
+    /// `get_commands`: the prompt templates and skills a prompt may start with.
+    pub fn slash_commands(&self) -> Vec<rho_rpc::RpcSlashCommand> {
+        let resources = &self.inner.resources;
+        slash_commands(&resources.templates, &resources.skills, self.settings().enable_skill_commands())
+    }
+
+    /// Steering plus follow-up messages not yet delivered.
+    pub fn queued_count(&self) -> usize {
+        self.inner.agent.queued_count()
+    }
+
+    fn queue_steer(&self, message: AgentMessage) {
+        let sink = self.event_forwarder();
+        self.inner.agent.steer(message, &sink);
+    }
+
+    fn queue_follow_up(&self, message: AgentMessage) {
+        let sink = self.event_forwarder();
+        self.inner.agent.follow_up(message, &sink);
+    }
+
+    /// A sink for agent events raised outside a run (queue updates).
+    fn event_forwarder(&self) -> impl Fn(AgentEvent) + Send + Sync + use<> {
+        let this = self.clone();
+        move |event: AgentEvent| this.emit(event)
+    }
+
+    /// `/skill:name args` and `/template args` expanded; anything else as it is.
+    fn expand(&self, text: &str) -> String {
+        if !text.starts_with('/') {
+            return text.to_owned();
+        }
+        let resources = &self.inner.resources;
+        let enable_skills = self.settings().enable_skill_commands();
+        match expand_prompt(text, &resources.templates, &resources.skills, enable_skills) {
+            Ok(expanded) => expanded,
+            Err(e) => {
+                tracing::warn!("{e}");
+                text.to_owned()
+            }
+        }
+    }
+
+    /// The model and its credentials, checked before a run starts.
+    pub(crate) fn check_model(&self) -> Result<(), PromptRejection> {
+        let agent_dir = self.inner.paths.agent_dir.display().to_string();
+        if !*lock(&self.inner.has_model) {
+            return Err(PromptRejection::NoModel { agent_dir });
+        }
+        let provider = self.inner.agent.state().model.provider.clone();
+        if self.inner.registry.api_key(&provider).is_none() && !self.inner.registry.is_keyless(&provider) {
+            let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();
+            return Err(PromptRejection::NoApiKey { provider, env_hint, agent_dir });
+        }
+        Ok(())
+    }
+}
+
+/// A user message as a prompt builds it: the text block, then the images.
+pub(crate) fn user_message(text: &str, images: Vec<ImageContent>) -> AgentMessage {
+    let mut content = Vec::with_capacity(1 + images.len());
+    content.push(UserContent::text(text));
+    content.extend(images.into_iter().map(UserContent::Image));
+    AgentMessage::User(UserMessage {
+        content: UserMessageContent::Blocks(content),
+        synthetic: None,
+        attribution: Some(Attribution::User),
+        timestamp: now_ms(),
+    })
+}

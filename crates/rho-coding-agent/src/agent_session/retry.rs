@@ -1,0 +1,123 @@
+//! Auto-retry of transient provider failures (agent-behavior.md §5): exponential back-off from
+//! `retry.baseDelayMs`, raised to the server's `Retry-After`, at most `retry.maxRetries`
+//! attempts, `auto_retry_start` / `auto_retry_end` around the wait, and a wait that `abort` or
+//! `abort_retry` cancels.
+
+use std::time::Duration;
+
+use rho_ai::types::{AssistantMessage, StopReason};
+use rho_rpc::SessionEvent;
+
+use super::{AgentSession, lock};
+
+/// The `finalError` of a retry chain cut short by `abort` or `abort_retry`.
+pub const RETRY_CANCELLED: &str = "Retry cancelled";
+
+pub(crate) enum RetryDecision {
+    /// Retry after this delay (the attempt is already counted and announced).
+    Wait(Duration),
+    /// Retrying is off or exhausted (the chain's end is already reported).
+    GiveUp,
+}
+
+impl AgentSession {
+    /// Whether a failed reply is worth retrying: a transient error, not a context overflow.
+    pub(crate) fn is_retryable(&self, message: &AssistantMessage) -> bool {
+        if message.stop_reason != StopReason::Error {
+            return false;
+        }
+        let failure = self.inner.agent.state().last_failure.clone();
+        match failure {
+            Some(f) => f.is_retryable(),
+            None => message.error_message.as_deref().is_some_and(rho_ai::error::is_retryable_message),
+        }
+    }
+
+    /// Whether a reply says the context no longer fits: a context-overflow error, or a reply that
+    /// reports more input than the window holds ("silent" overflow). Only replies of the current
+    /// model count.
+    pub(crate) fn is_overflow(&self, message: &AssistantMessage) -> bool {
+        let state = self.inner.agent.state();
+        if message.provider != state.model.provider || message.model != state.model.id {
+            return false;
+        }
+        match message.stop_reason {
+            StopReason::Error => message.error_message.as_deref().is_some_and(rho_ai::error::is_context_overflow),
+            StopReason::Stop => {
+                let window = state.model.context_window;
+                window > 0 && message.usage.input + message.usage.cache_read > window
+            }
+            _ => false,
+        }
+    }
+
+    /// Counts the attempt and decides; announces the retry (`auto_retry_start`) or the end of
+    /// an exhausted chain (`auto_retry_end`).
+    pub(crate) fn retry_decision(&self, failed: &AssistantMessage) -> RetryDecision {
+        let settings = self.settings().retry();
+        let error_message = failed.error_message.clone().unwrap_or_default();
+        let max_attempts = u32::try_from(settings.max_retries).unwrap_or(u32::MAX);
+        let attempt = {
+            let mut flags = self.flags();
+            if !flags.auto_retry {
+                return RetryDecision::GiveUp;
+            }
+            flags.retry_attempt += 1;
+            flags.retry_attempt
+        };
+        let server_delay = self.inner.agent.state().last_failure.as_ref().and_then(|f| f.retry_after());
+        let too_long = server_delay.is_some_and(|d| d.as_millis() > u128::from(settings.max_delay_ms));
+        if attempt > max_attempts || too_long {
+            self.flags().retry_attempt = 0;
+            let final_error = match server_delay.filter(|_| too_long) {
+                Some(d) => format!("{error_message} (the server asked to retry after {} s)", d.as_secs()),
+                None => error_message,
+            };
+            self.emit(SessionEvent::AutoRetryEnd {
+                success: false,
+                attempt: attempt.saturating_sub(1),
+                final_error: Some(final_error),
+            });
+            return RetryDecision::GiveUp;
+        }
+        let backoff = settings.base_delay_ms.saturating_mul(1u64 << (attempt - 1).min(30));
+        let delay_ms = server_delay.map_or(backoff, |d| backoff.max(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
+        self.emit(SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, error_message });
+        RetryDecision::Wait(Duration::from_millis(delay_ms))
+    }
+
+    /// Drops the failed reply and sleeps; false (with `auto_retry_end`) when the wait was
+    /// cancelled.
+    pub(crate) async fn wait_for_retry(&self, _failed: &AssistantMessage, delay: Duration) -> bool {
+        self.drop_failed_reply();
+        let token = self.lifecycle_token();
+        let cancelled = tokio::select! {
+            () = tokio::time::sleep(delay) => false,
+            () = token.cancelled() => true,
+        };
+        if cancelled {
+            let attempt = std::mem::take(&mut self.flags().retry_attempt);
+            self.emit(SessionEvent::AutoRetryEnd {
+                success: false,
+                attempt,
+                final_error: Some(RETRY_CANCELLED.to_owned()),
+            });
+            return false;
+        }
+        true
+    }
+
+    /// `abort_retry`: cancels a retry wait in progress (the run itself is not aborted).
+    pub fn abort_retry(&self) {
+        if self.flags().retry_attempt > 0 {
+            lock(&self.inner.lifecycle_cancel).cancel();
+        }
+    }
+
+    pub fn set_auto_retry(&self, enabled: bool) {
+        self.flags().auto_retry = enabled;
+        if let Err(e) = self.settings().set_global("retry.enabled", serde_json::Value::Bool(enabled)) {
+            tracing::warn!("could not save retry.enabled: {e}");
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The session commands: a new session, switching to another file, branching from an earlier
+//! user message, cloning the branch, naming, and the read-only views (branch messages, the last
+//! answer, stats). Commands that replace the conversation abort the run first; the run still
+//! ends with `agent_end` (decision 5).
+
+use std::path::Path;
+
+use rho_agent::AgentMessage;
+use rho_rpc::SessionEvent;
+use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
+
+use super::{AgentSession, SessionCommandError, lock};
+
+impl AgentSession {
+    /// `new_session`: an empty conversation in a new file beside the current one (in memory
+    /// when the current one is), its lineage recorded when `parent_session` is given.
+    pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {
+        self.abort().await;
+        let replacement = {
+            let current = self.session();
+            match current.session_dir() {
+                Some(dir) => Session::create(dir, &self.inner.paths.cwd, parent_session)?,
+                None => Session::in_memory(&self.inner.paths.cwd),
+            }
+        };
+        self.install_session(replacement, true);
+        Ok(())
+    }
+
+    /// `switch_session`: loads another session file (messages, model, thinking level).
+    pub async fn switch_session(&self, path: &Path) -> Result<(), SessionCommandError> {
+        self.abort().await;
+        if !path.exists() {
+            return Err(SessionCommandError::SessionNotFound(path.display().to_string()));
+        }
+        let (session, warnings) = Session::open(path)?;
+        for warning in warnings {
+            tracing::warn!("{}: {warning}", path.display());
+        }
+        self.install_session(session, false);
+        Ok(())
+    }
+
+    /// pi 0.73's `clone`: the current branch copied into a new session file, which becomes the
+    /// current session.
+    pub async fn clone_session(&self) -> Result<(), SessionCommandError> {
+        self.abort().await;
+        let copy = {
+            let session = self.session();
+            match session.leaf_id() {
+                Some(leaf) if session.is_persisted() => Some(session.create_branched_session(leaf.as_str())?),
+                _ => None,
+            }
+        };
+        match copy {
+            Some(copy) => self.install_session(copy, false),
+            None => {
+                // Nothing on disk to copy from: a fresh in-memory copy of the conversation.
+                let mut copy = Session::in_memory(&self.inner.paths.cwd);
+                for message in self.messages() {
+                    copy.append_message(&message)?;
+                }
+                self.install_session(copy, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// `branch` / `fork`: continues from just before the user message `entry_id`; returns that
+    /// message's text (for the host's editor).
+    pub async fn branch(&self, entry_id: &str) -> Result<String, SessionCommandError> {
+        self.abort().await;
+        let (text, messages) = {
+            let mut session = self.session();
+            let (text, parent) = match session.get_entry(entry_id) {
+                Some(SessionEntry::Message(m)) => match &m.message {
+                    AgentMessage::User(u) => (u.content.text_joined(""), m.parent_id.clone()),
+                    _ => return Err(SessionCommandError::InvalidBranchEntry),
+                },
+                _ => return Err(SessionCommandError::InvalidBranchEntry),
+            };
+            match parent {
+                Some(parent) => session.branch(parent.as_str())?,
+                None => session.reset_leaf()?,
+            }
+            (text, session.build_context().messages)
+        };
+        self.inner.agent.state().messages = messages;
+        self.inner.agent.clear_queues();
+        Ok(text)
+    }
+
+    /// `get_branch_messages`: every user message with text, across all branches, in file order.
+    pub fn branch_messages(&self) -> Vec<UserMessageEntry> {
+        self.session().user_message_entries().into_iter().filter(|e| !e.text.is_empty()).collect()
+    }
+
+    /// `set_session_name`: control characters become spaces, runs of spaces collapse.
+    pub fn set_session_name(&self, name: &str) -> Result<(), SessionCommandError> {
+        let cleaned = name
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if cleaned.is_empty() {
+            return Err(SessionCommandError::EmptySessionName);
+        }
+        self.session().append_session_info(&cleaned)?;
+        self.emit(SessionEvent::SessionInfoChanged { name: Some(cleaned) });
+        Ok(())
+    }
+
+    pub fn session_name(&self) -> Option<String> {
+        self.session().name().map(str::to_owned)
+    }
+
+    /// `get_last_assistant_text`: the newest assistant reply with content, its text trimmed.
+    pub fn last_assistant_text(&self) -> Option<String> {
+        let state = self.inner.agent.state();
+        state
+            .messages
+            .iter()
+            .rev()
+            .filter_map(AgentMessage::as_assistant)
+            .find(|a| !(a.stop_reason == rho_ai::types::StopReason::Aborted && a.content.is_empty()))
+            .map(|a| a.text().trim().to_owned())
+    }
+
+    /// `get_session_stats`, over the in-memory context.
+    pub fn stats(&self) -> SessionStats {
+        let messages = self.messages();
+        let session = self.session();
+        SessionStats::compute(&messages, session.session_file(), session.session_id())
+    }
+
+    /// The session header as one JSON line (JSON mode's first line).
+    pub fn header_json(&self) -> Vec<u8> {
+        self.session().header().to_line().unwrap_or_default()
+    }
+
+    /// Removes the session file when nothing was said in it (a run that failed to start).
+    pub fn discard_if_unused(&self) {
+        let session = self.session();
+        let said_anything = session.entries().iter().any(|e| matches!(e, SessionEntry::Message(_)));
+        if let (false, Some(path)) = (said_anything, session.session_file()) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// Makes `session` the current one: the agent takes its context, model and level; queues
+    /// and todos are cleared. A new session records the model and level it starts with.
+    fn install_session(&self, mut session: Session, fresh: bool) {
+        let context = session.build_context();
+        self.inner.agent.clear_queues();
+        {
+            let mut state = self.inner.agent.state();
+            state.messages = context.messages;
+            if let Some(model_ref) = &context.model
+                && let Some(model) = self.inner.registry.find(&model_ref.provider, &model_ref.model_id)
+                && self.inner.registry.is_available(model)
+            {
+                state.model = model.clone();
+                *lock(&self.inner.has_model) = true;
+            }
+            if let Some(level) = context.thinking_level {
+                state.thinking_level = state.model.clamp_thinking(level);
+            }
+            if fresh && *lock(&self.inner.has_model) {
+                let _ = session.append_model_change(&state.model.provider, &state.model.id);
+                let _ = session.append_thinking_level_change(state.thinking_level);
+            }
+        }
+        *self.session() = session;
+        lock(&self.inner.todos).clear();
+        let mut flags = self.flags();
+        flags.pending_bash.clear();
+        flags.retry_attempt = 0;
+        flags.todo_reminder_attempt = 0;
+    }
+}

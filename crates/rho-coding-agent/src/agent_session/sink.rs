@@ -1,0 +1,62 @@
+//! The agent's event sink during a run: every message is written to the session file as it
+//! ends (the file is the record), a retry chain is closed on its first good reply, and then the
+//! event goes to the session's subscriber.
+
+use rho_agent::{AgentEvent, AgentEventSink, AgentMessage};
+use rho_ai::types::StopReason;
+use rho_rpc::SessionEvent;
+use rho_session::NewCustomMessage;
+
+use super::AgentSession;
+
+pub(crate) struct RunSink {
+    pub session: AgentSession,
+}
+
+impl AgentEventSink for RunSink {
+    fn emit(&self, event: AgentEvent) {
+        let ended_ok = match &event {
+            AgentEvent::MessageEnd { message } => {
+                self.session.persist(message);
+                matches!(message, AgentMessage::Assistant(a) if a.stop_reason != StopReason::Error)
+            }
+            _ => false,
+        };
+        self.session.emit(event);
+        if ended_ok {
+            self.session.close_retry_chain();
+        }
+    }
+}
+
+impl AgentSession {
+    /// Appends a finished message to the session file. A write failure is logged and the run
+    /// goes on: losing the record of one message is better than losing the conversation.
+    pub(crate) fn persist(&self, message: &AgentMessage) {
+        let mut session = self.session();
+        let result = match message {
+            AgentMessage::Custom(c) | AgentMessage::HookMessage(c) => session
+                .append_custom_message(NewCustomMessage {
+                    custom_type: c.custom_type.clone(),
+                    content: c.content.clone(),
+                    display: c.display,
+                    details: c.details.clone(),
+                    attribution: c.attribution,
+                })
+                .map(drop),
+            AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) => Ok(()),
+            other => session.append_message(other).map(drop),
+        };
+        if let Err(e) = result {
+            tracing::warn!("could not write to the session file: {e}");
+        }
+    }
+
+    /// Emits `auto_retry_end {success:true}` when a retry chain is running.
+    pub(crate) fn close_retry_chain(&self) {
+        let attempt = std::mem::take(&mut self.flags().retry_attempt);
+        if attempt > 0 {
+            self.emit(SessionEvent::AutoRetryEnd { success: true, attempt, final_error: None });
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `get_state`, and the queue-mode settings it reports (`set_steering_mode`,
+//! `set_follow_up_mode`, `set_interrupt_mode`), which apply to the live agent and are saved as
+//! the user's settings.
+
+use rho_agent::{InterruptMode, QueueMode};
+use rho_rpc::{RpcSessionState, TodoPhase};
+use serde_json::Value;
+
+use super::{AgentSession, lock};
+
+impl AgentSession {
+    /// The `get_state` payload.
+    pub fn state(&self) -> RpcSessionState {
+        let has_model = *lock(&self.inner.has_model);
+        let (model, thinking_level, steering, follow_up, interrupt, message_count, system_prompt) = {
+            let s = self.inner.agent.state();
+            (
+                has_model.then(|| s.model.clone()),
+                has_model.then_some(s.thinking_level),
+                s.steering_mode,
+                s.follow_up_mode,
+                s.interrupt_mode,
+                s.messages.len(),
+                s.system_prompt.clone(),
+            )
+        };
+        let queued = self.queued_count();
+        let (session_file, session_id, session_name) = {
+            let session = self.session();
+            (
+                session.session_file().map(|p| p.to_string_lossy().into_owned()),
+                session.session_id().to_owned(),
+                session.name().map(str::to_owned),
+            )
+        };
+        let flags = self.flags();
+        RpcSessionState {
+            model,
+            thinking_level,
+            is_streaming: flags.streaming,
+            is_compacting: flags.is_compacting,
+            steering_mode: steering.as_str().to_owned(),
+            follow_up_mode: follow_up.as_str().to_owned(),
+            interrupt_mode: interrupt.as_str().to_owned(),
+            session_file,
+            session_id,
+            session_name,
+            auto_compaction_enabled: flags.auto_compaction,
+            message_count,
+            queued_message_count: queued,
+            pending_message_count: queued,
+            todo_phases: self.todo_phases(),
+            system_prompt: Some(system_prompt),
+            dump_tools: Some(self.dump_tools()),
+        }
+    }
+
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        self.inner.agent.state().steering_mode = mode;
+        self.save_setting("steeringMode", mode.as_str());
+    }
+
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        self.inner.agent.state().follow_up_mode = mode;
+        self.save_setting("followUpMode", mode.as_str());
+    }
+
+    pub fn set_interrupt_mode(&self, mode: InterruptMode) {
+        self.inner.agent.state().interrupt_mode = mode;
+        self.save_setting("interruptMode", mode.as_str());
+    }
+
+    /// Replaces the todo phases (`set_todos`).
+    pub fn set_todo_phases(&self, phases: Vec<TodoPhase>) {
+        *lock(&self.inner.todos) = phases;
+    }
+
+    fn save_setting(&self, key: &str, value: &str) {
+        if let Err(e) = self.settings().set_global(key, Value::String(value.to_owned())) {
+            tracing::warn!("could not save {key}: {e}");
+        }
+    }
+}

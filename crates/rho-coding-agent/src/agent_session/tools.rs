@@ -1,0 +1,165 @@
+//! The session's tool set: the built-in tools `--tools` selected, rho's own tools (`ask` when a
+//! UI exists), and the tools a host registered with `set_host_tools`; and the system prompt,
+//! rebuilt whenever that set changes.
+
+use std::sync::Arc;
+
+use rho_agent::Tool;
+use rho_rpc::DumpTool;
+use rho_tools::ToolOptions;
+
+use super::{AgentSession, Resources, lock};
+use crate::config::{ConfigPaths, Settings};
+use crate::prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
+use crate::tools::AskTool;
+pub use crate::ui::Ui;
+
+/// Which built-in tools are active.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolSelection {
+    /// read, bash, edit, write.
+    #[default]
+    Default,
+    /// `--tools a,b,c`: exactly these built-ins (unknown names were reported and dropped).
+    Only(Vec<String>),
+    /// `--no-tools`.
+    None,
+}
+
+/// A host tool as the session keeps it.
+pub struct HostToolEntry {
+    pub tool: Arc<dyn Tool>,
+    /// Registered but not offered to the model.
+    pub hidden: bool,
+}
+
+pub(crate) struct ToolSet {
+    builtin: Vec<Arc<dyn Tool>>,
+    own: Vec<Arc<dyn Tool>>,
+    host: Vec<HostToolEntry>,
+}
+
+impl ToolSet {
+    pub fn new(paths: &ConfigPaths, settings: &Settings, selection: ToolSelection, ui: Option<Arc<dyn Ui>>) -> Self {
+        let options = tool_options(paths, settings);
+        let builtin = match &selection {
+            ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
+            ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
+            ToolSelection::None => Vec::new(),
+        };
+        let mut own: Vec<Arc<dyn Tool>> = Vec::new();
+        if selection != ToolSelection::None
+            && let Some(ui) = ui
+        {
+            own.push(Arc::new(AskTool::new(ui)));
+        }
+        Self { builtin, own, host: Vec::new() }
+    }
+
+    /// Every tool the model is offered, in order: built-ins, rho's own, the host's.
+    pub fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools: Vec<Arc<dyn Tool>> = self.builtin.iter().chain(&self.own).cloned().collect();
+        tools.extend(self.host.iter().filter(|h| !h.hidden).map(|h| h.tool.clone()));
+        tools
+    }
+
+    /// True when a tool of that name exists that the host does not own.
+    pub fn has_own_tool(&self, name: &str) -> bool {
+        self.builtin.iter().chain(&self.own).any(|t| t.name() == name)
+    }
+
+    pub fn set_host_tools(&mut self, tools: Vec<HostToolEntry>) {
+        self.host = tools;
+    }
+
+    pub fn add_own_tool(&mut self, tool: Arc<dyn Tool>) {
+        self.own.retain(|t| t.name() != tool.name());
+        self.own.push(tool);
+    }
+
+    pub fn system_prompt(&self, paths: &ConfigPaths, resources: &Resources) -> String {
+        let tools: Vec<PromptTool> = self
+            .active_tools()
+            .iter()
+            .map(|t| {
+                let blurb = rho_tools::blurb(t.name())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| t.description().lines().next().unwrap_or_default().to_owned());
+                PromptTool::new(t.name(), blurb)
+            })
+            .collect();
+        build_system_prompt(&SystemPromptInput {
+            cwd: &paths.cwd,
+            tools: &tools,
+            custom_prompt: resources.prompt_texts.custom.as_deref(),
+            append_prompt: resources.prompt_texts.append.as_deref(),
+            context_files: &resources.context_files,
+            skills: &resources.skills,
+            date: today_utc(),
+            readme_path: None,
+        })
+    }
+}
+
+/// What the built-in tools are told about the session and the settings.
+pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOptions {
+    let images = settings.images();
+    ToolOptions {
+        cwd: paths.cwd.clone(),
+        shell_path: settings.shell_path(),
+        shell_command_prefix: settings.shell_command_prefix(),
+        auto_resize_images: images.auto_resize,
+        block_images: images.block_images,
+        agent_dir: Some(paths.agent_dir.clone()),
+        settings_path: settings.global_file().map(std::path::Path::to_path_buf),
+    }
+}
+
+impl AgentSession {
+    /// Replaces the host's tools; they are offered from the next model call on.
+    pub fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
+        lock(&self.inner.tools).set_host_tools(tools);
+        self.refresh_tools();
+    }
+
+    /// Adds (or replaces) one of rho's own tools, e.g. the `task` tool.
+    pub fn add_tool(&self, tool: Arc<dyn Tool>) {
+        lock(&self.inner.tools).add_own_tool(tool);
+        self.refresh_tools();
+    }
+
+    /// True when `name` is a built-in or rho tool (a host tool may not take its name).
+    pub fn has_own_tool(&self, name: &str) -> bool {
+        lock(&self.inner.tools).has_own_tool(name)
+    }
+
+    /// Hands the current tool set and the system prompt rebuilt for it to the agent.
+    pub(crate) fn refresh_tools(&self) {
+        let (tools, prompt) = {
+            let set = lock(&self.inner.tools);
+            (set.active_tools(), set.system_prompt(&self.inner.paths, &self.inner.resources))
+        };
+        let mut state = self.inner.agent.state();
+        state.tools = tools;
+        state.system_prompt = prompt;
+    }
+
+    /// The active tools as `get_state.dumpTools` lists them.
+    pub fn dump_tools(&self) -> Vec<DumpTool> {
+        self.inner
+            .agent
+            .state()
+            .tools
+            .iter()
+            .map(|t| DumpTool {
+                name: t.name().to_owned(),
+                description: t.description().to_owned(),
+                parameters: t.parameters().clone(),
+            })
+            .collect()
+    }
+
+    pub fn system_prompt(&self) -> String {
+        self.inner.agent.state().system_prompt.clone()
+    }
+}

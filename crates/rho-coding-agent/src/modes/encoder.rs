@@ -1,0 +1,283 @@
+//! Turning what a session emits into stdout lines, exactly as the protocol writes them, and
+//! never longer than the frame bound (decision 17).
+//!
+//! The encoder keeps the assistant message being streamed: `message_start` opens it, each
+//! `message_update` applies its step and writes the step with the message so far (twice, as
+//! `assistantMessageEvent.partial` and as `message`, serialized once and copied), and
+//! `message_end` closes it. `start` steps are applied but never written (the reference folds
+//! them into `message_start`).
+//!
+//! The bound is applied while serializing, never by cutting bytes: an oversized
+//! `message_update` drops the partial message and keeps the step; an oversized `agent_end`
+//! keeps the newest messages that fit plus `messageCount` and `truncated: true`; an oversized
+//! response becomes an error response saying so; any other oversized frame has its largest
+//! strings replaced by a notice until it fits.
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::event::{AssistantMessageEvent, PartialMessage, WireToolCall};
+use rho_ai::json;
+use rho_rpc::RpcResponse;
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
+use serde_json::Value;
+
+use crate::agent_session::AgentSessionEvent;
+
+/// The default bound on one stdout line, newline excluded (1 MiB).
+pub const DEFAULT_MAX_FRAME_BYTES: usize = 1024 * 1024;
+
+/// Something to write as one line.
+#[derive(Debug)]
+pub enum OutItem {
+    /// A pre-serialized frame (the `ready` line, the JSON-mode session header).
+    Raw(Vec<u8>),
+    Response(RpcResponse),
+    Event(AgentSessionEvent),
+}
+
+pub struct FrameEncoder {
+    max_frame: usize,
+    partial: PartialMessage,
+    scratch: Vec<u8>,
+}
+
+impl FrameEncoder {
+    pub fn new(max_frame: usize) -> Self {
+        Self { max_frame: max_frame.max(256), partial: PartialMessage::default(), scratch: Vec::new() }
+    }
+
+    /// Appends the line(s) for `item` to `out`, each ending in `\n`. Writes nothing for items
+    /// that produce no frame.
+    pub fn encode(&mut self, item: &OutItem, out: &mut Vec<u8>) {
+        let start = out.len();
+        match item {
+            OutItem::Raw(bytes) => out.extend_from_slice(bytes),
+            OutItem::Response(response) => self.encode_response(response, out),
+            OutItem::Event(AgentSessionEvent::Agent(event)) => {
+                if !self.encode_agent_event(event, out) {
+                    return;
+                }
+            }
+            OutItem::Event(other) => self.encode_value_frame(&SessionFrame(other), out),
+        }
+        if out.len() > start {
+            out.push(b'\n');
+        }
+    }
+
+    fn encode_response(&mut self, response: &RpcResponse, out: &mut Vec<u8>) {
+        let start = out.len();
+        if json::write_to(out, response).is_ok() && out.len() - start <= self.max_frame {
+            return;
+        }
+        let size = out.len() - start;
+        out.truncate(start);
+        let command = response.command.clone().unwrap_or_default();
+        let error = RpcResponse::error(
+            response.id.clone(),
+            command,
+            format!(
+                "Response too large: {size} bytes exceed the frame limit of {} bytes (--rpc-max-frame-bytes)",
+                self.max_frame
+            ),
+        );
+        let _ = json::write_to(out, &error);
+    }
+
+    /// Returns false when the event writes no frame.
+    fn encode_agent_event(&mut self, event: &AgentEvent, out: &mut Vec<u8>) -> bool {
+        match event {
+            AgentEvent::MessageStart { message: AgentMessage::Assistant(a) } => {
+                self.partial = PartialMessage::new(a.clone());
+            }
+            AgentEvent::MessageEnd { message: AgentMessage::Assistant(_) } => self.partial.clear(),
+            AgentEvent::MessageUpdate { event } => {
+                self.partial.apply(event);
+                if matches!(
+                    event,
+                    AssistantMessageEvent::Start { .. }
+                        | AssistantMessageEvent::Done { .. }
+                        | AssistantMessageEvent::Error { .. }
+                ) {
+                    return false;
+                }
+                self.encode_update(event, out);
+                return true;
+            }
+            AgentEvent::AgentEnd { messages } => {
+                self.encode_agent_end(messages, out);
+                return true;
+            }
+            _ => {}
+        }
+        self.encode_value_frame(event, out);
+        true
+    }
+
+    /// `{"type":"message_update","assistantMessageEvent":{…,"partial":P},"message":P}`.
+    fn encode_update(&mut self, event: &AssistantMessageEvent, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(br#"{"type":"message_update","assistantMessageEvent":"#);
+        let _ = json::write_to(out, &BareEvent(event));
+        let Some(partial) = self.partial.snapshot() else {
+            out.push(b'}');
+            return;
+        };
+        self.scratch.clear();
+        write_assistant(&mut self.scratch, partial);
+        let fixed = out.len() - start + 2 * self.scratch.len() + r#","partial":},"message":}"#.len();
+        if fixed > self.max_frame {
+            out.push(b'}');
+            return;
+        }
+        out.pop(); // the bare event's closing brace
+        out.extend_from_slice(br#","partial":"#);
+        out.extend_from_slice(&self.scratch);
+        out.extend_from_slice(br#"},"message":"#);
+        out.extend_from_slice(&self.scratch);
+        out.push(b'}');
+    }
+
+    /// `agent_end`, keeping the newest messages that fit when all of them do not.
+    fn encode_agent_end(&mut self, messages: &[AgentMessage], out: &mut Vec<u8>) {
+        let start = out.len();
+        let _ = json::write_to(out, &AgentEnd { messages, message_count: None, truncated: None });
+        if out.len() - start <= self.max_frame {
+            return;
+        }
+        out.truncate(start);
+        // Sizes of each message, newest first, against the room left by the envelope.
+        let envelope = r#"{"type":"agent_end","messages":[],"messageCount":,"truncated":true}"#.len() + 20;
+        let mut room = self.max_frame.saturating_sub(envelope);
+        let mut keep_from = messages.len();
+        for (i, message) in messages.iter().enumerate().rev() {
+            self.scratch.clear();
+            let _ = json::write_to(&mut self.scratch, message);
+            let size = self.scratch.len() + 1;
+            if size > room {
+                break;
+            }
+            room -= size;
+            keep_from = i;
+        }
+        let _ = json::write_to(
+            out,
+            &AgentEnd { messages: &messages[keep_from..], message_count: Some(messages.len()), truncated: Some(true) },
+        );
+    }
+
+    /// Any other frame: serialized as it is, or with its largest strings replaced until it fits.
+    fn encode_value_frame<T: Serialize>(&mut self, frame: &T, out: &mut Vec<u8>) {
+        let start = out.len();
+        if json::write_to(out, frame).is_err() {
+            out.truncate(start);
+            return;
+        }
+        if out.len() - start <= self.max_frame {
+            return;
+        }
+        let mut value: Value = match serde_json::from_slice(&out[start..]) {
+            Ok(v) => v,
+            Err(_) => {
+                out.truncate(start);
+                return;
+            }
+        };
+        let mut size = out.len() - start;
+        out.truncate(start);
+        while size > self.max_frame {
+            let Some(largest) = largest_string(&mut value) else { break };
+            let excess = largest.len();
+            *largest = format!("[{excess} bytes omitted: the frame would exceed {} bytes]", self.max_frame);
+            self.scratch.clear();
+            let _ = json::write_to(&mut self.scratch, &value);
+            size = self.scratch.len();
+        }
+        let _ = json::write_to(out, &value);
+    }
+}
+
+/// An assistant message as a message of the conversation: `{"role":"assistant",…}`.
+fn write_assistant(out: &mut Vec<u8>, message: &rho_ai::types::AssistantMessage) {
+    let start = out.len();
+    out.extend_from_slice(br#"{"role":"assistant","#);
+    let body = out.len();
+    if json::write_to(out, message).is_err() {
+        out.truncate(start);
+        return;
+    }
+    // `message` serialized as `{…}`: drop its opening brace (an empty object keeps none).
+    if out.len() > body + 2 {
+        out.remove(body);
+    } else {
+        out.truncate(body - 1);
+        out.push(b'}');
+    }
+}
+
+/// The longest string anywhere in `value` (only strings over 1 KiB are worth replacing).
+fn largest_string(value: &mut Value) -> Option<&mut String> {
+    fn walk<'a>(value: &'a mut Value, best: &mut Option<&'a mut String>) {
+        match value {
+            Value::String(s) if s.len() > 1024 && best.as_ref().is_none_or(|b| b.len() < s.len()) => *best = Some(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, best)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(v, best)),
+            _ => {}
+        }
+    }
+    let mut best = None;
+    walk(value, &mut best);
+    best
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
+struct AgentEnd<'a> {
+    messages: &'a [AgentMessage],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+}
+
+/// The non-agent events of a session, each in its own serde form.
+struct SessionFrame<'a>(&'a AgentSessionEvent);
+
+impl Serialize for SessionFrame<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            AgentSessionEvent::Agent(e) => e.serialize(s),
+            AgentSessionEvent::Session(e) => e.serialize(s),
+            AgentSessionEvent::UiRequest(r) => r.serialize(s),
+            AgentSessionEvent::HostToolCall(c) => c.serialize(s),
+            AgentSessionEvent::HostToolCancel(c) => c.serialize(s),
+            AgentSessionEvent::ExtensionError(e) => e.serialize(s),
+        }
+    }
+}
+
+/// An assistant-message step without its `partial`, keys in the reference order.
+struct BareEvent<'a>(&'a AssistantMessageEvent);
+
+impl Serialize for BareEvent<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use AssistantMessageEvent as E;
+        let event = self.0;
+        let mut st = s.serialize_struct("AssistantMessageEvent", 3)?;
+        st.serialize_field("type", event.type_name())?;
+        if let Some(index) = event.content_index() {
+            st.serialize_field("contentIndex", &index)?;
+        }
+        match event {
+            E::TextDelta { delta, .. } | E::ThinkingDelta { delta, .. } | E::ToolCallDelta { delta, .. } => {
+                st.serialize_field("delta", delta)?;
+            }
+            E::TextEnd { content, .. } | E::ThinkingEnd { content, .. } => st.serialize_field("content", content)?,
+            E::ToolCallEnd { tool_call, .. } => {
+                st.serialize_field("toolCall", &WireToolCall { call: tool_call.clone() })?;
+            }
+            _ => {}
+        }
+        st.end()
+    }
+}

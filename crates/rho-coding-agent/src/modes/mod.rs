@@ -1,0 +1,8 @@
+//! The ways rho runs: RPC mode (the protocol over stdio), and the pieces the modes share (the
+//! frame encoder and the one stdout writer).
+
+pub mod encoder;
+pub mod file_args;
+pub mod out_queue;
+pub mod print;
+pub mod rpc;

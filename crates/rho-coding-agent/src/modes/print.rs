@@ -1,0 +1,166 @@
+//! Print mode (`-p`, `--mode text`) and JSON mode (`--mode json`): one-shot runs for scripts
+//! and CI (agent-behavior.md §10.3–10.4). The messages (piped stdin first, then each message
+//! argument, the `@file` blocks before the first) run as separate prompts, in order. Text mode
+//! prints the final answer (tool activity on stderr with `--verbose`) and exits non-zero when the
+//! run failed or was aborted; JSON mode writes the session header and then every event, in the
+//! same shapes as RPC mode.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::types::{AssistantContent, ImageContent, StopReason};
+
+use super::encoder::{DEFAULT_MAX_FRAME_BYTES, OutItem};
+use super::file_args::read_file_args;
+use super::out_queue::{OutQueue, spawn_writer};
+use crate::agent_session::{AgentSession, AgentSessionEvent, PromptOptions, PromptOutcome, SessionEventSink};
+use crate::cli::{Cli, Mode};
+use crate::startup;
+
+/// Runs the prompts and returns the exit code.
+pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
+    let prepared = match startup::prepare(&cli, false) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.message, e.exit_code),
+    };
+    let (prompts, images) = match collect_prompts(&cli, &prepared.paths.cwd, stdin_piped) {
+        Ok(p) => p,
+        Err(message) => return fail(&message, 2),
+    };
+
+    let json = mode == Mode::Json;
+    let out = json.then(OutQueue::new);
+    let writer = match &out {
+        Some(queue) => match spawn_writer(queue.clone(), std::io::stdout(), DEFAULT_MAX_FRAME_BYTES) {
+            Ok(w) => Some(w),
+            Err(e) => return fail(&format!("Error: {e}"), 1),
+        },
+        None => None,
+    };
+    let sink: Arc<dyn SessionEventSink> = match &out {
+        Some(queue) => {
+            let queue = queue.clone();
+            Arc::new(move |event: AgentSessionEvent| queue.push_event(event))
+        }
+        None if cli.verbose => Arc::new(verbose_activity),
+        None => crate::agent_session::discard(),
+    };
+    let options = match startup::session_options(&cli, prepared, false, sink, None) {
+        Ok(o) => o,
+        Err(e) => return fail(&e.message, e.exit_code),
+    };
+    let session = AgentSession::new(options);
+    if let Some(queue) = &out {
+        queue.push(OutItem::Raw(session.header_json()));
+    }
+
+    let code = run_prompts(&session, prompts, images).await;
+    let code = match code {
+        Some(code) => code,
+        None if json => 0,
+        None => print_answer(&session),
+    };
+    if let (Some(queue), Some(writer)) = (out, writer) {
+        queue.close();
+        let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    }
+    code
+}
+
+/// Every prompt, in order; `Some(code)` when one could not start.
+async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: Vec<ImageContent>) -> Option<i32> {
+    for text in prompts {
+        let options = PromptOptions { images: std::mem::take(&mut images), streaming_behavior: None };
+        match session.prompt(&text, options) {
+            Ok(PromptOutcome::Started(handle)) => {
+                tokio::select! {
+                    _ = handle => {}
+                    _ = tokio::signal::ctrl_c() => {
+                        session.abort().await;
+                        return None;
+                    }
+                }
+            }
+            Ok(PromptOutcome::Queued) => {}
+            Err(rejection) => {
+                session.discard_if_unused();
+                return Some(fail(&format!("Error: {}", rejection.to_string().replace("\n\n", " ")), 2));
+            }
+        }
+    }
+    None
+}
+
+/// The message list: piped stdin first, then the arguments, the `@file` blocks before the
+/// first; the images go with the first prompt.
+fn collect_prompts(
+    cli: &Cli,
+    cwd: &std::path::Path,
+    stdin_piped: bool,
+) -> Result<(Vec<String>, Vec<ImageContent>), String> {
+    let files = read_file_args(&cli.file_args(), cwd)?;
+    let mut messages: Vec<String> = cli.messages().into_iter().map(str::to_owned).collect();
+    if stdin_piped {
+        let mut piped = String::new();
+        std::io::stdin().read_to_string(&mut piped).map_err(|e| format!("Error: cannot read stdin: {e}"))?;
+        let piped = piped.trim();
+        if !piped.is_empty() {
+            messages.insert(0, piped.to_owned());
+        }
+    }
+    if !files.text.is_empty() {
+        match messages.first_mut() {
+            Some(first) => first.insert_str(0, &files.text),
+            None => messages.push(files.text),
+        }
+    }
+    if messages.is_empty() {
+        return Err("Error: no message given (pass it as an argument or on stdin)".into());
+    }
+    Ok((messages, files.images))
+}
+
+/// Text mode's answer: the last assistant message's text blocks, one per line; its error on
+/// stderr (exit 1) when it failed or was aborted.
+fn print_answer(session: &AgentSession) -> i32 {
+    let messages = session.messages();
+    let Some(AgentMessage::Assistant(last)) = messages.last() else {
+        return 0;
+    };
+    if matches!(last.stop_reason, StopReason::Error | StopReason::Aborted) {
+        let reason = if last.stop_reason == StopReason::Error { "error" } else { "aborted" };
+        let message = last.error_message.clone().unwrap_or_else(|| format!("Request {reason}"));
+        eprintln!("{message}");
+        return 1;
+    }
+    let mut text = String::new();
+    for block in &last.content {
+        if let AssistantContent::Text(t) = block {
+            text.push_str(&t.text);
+            text.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    0
+}
+
+/// `--verbose`: tool calls and their outcome on stderr.
+fn verbose_activity(event: AgentSessionEvent) {
+    match event {
+        AgentSessionEvent::Agent(AgentEvent::ToolExecutionStart { tool_name, args, .. }) => {
+            eprintln!("→ {tool_name} {}", serde_json::Value::Object(args));
+        }
+        AgentSessionEvent::Agent(AgentEvent::ToolExecutionEnd { tool_name, is_error, .. }) => {
+            eprintln!("{} {tool_name}", if is_error { "✗" } else { "✓" });
+        }
+        AgentSessionEvent::Session(e) => eprintln!("[{}]", e.type_name()),
+        _ => {}
+    }
+}
+
+fn fail(message: &str, code: i32) -> i32 {
+    eprintln!("{message}");
+    code
+}

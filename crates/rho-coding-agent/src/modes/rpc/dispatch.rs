@@ -1,0 +1,237 @@
+//! One command in, one response out (two for a `prompt` that fails after its acknowledgement),
+//! with the `data` payloads of rpc-protocol.md §2. Every answer to a command that carried an id
+//! carries it back, failures included (decision 3).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rho_ai::ThinkingLevel;
+use rho_rpc::{
+    BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
+    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, RpcCommand, RpcResponse,
+    StreamingBehavior, TodoPhasesData, ToolNamesData,
+};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::host_tools::HostToolBridge;
+use super::todos::normalize_phases;
+use crate::agent_session::{AgentSession, PromptOptions, SessionCommandError};
+use crate::modes::encoder::OutItem;
+use crate::modes::out_queue::OutQueue;
+
+/// What a handler answers.
+enum Reply {
+    Ok,
+    Data(Value),
+    Err(String),
+}
+
+fn data<T: Serialize>(payload: &T) -> Reply {
+    match serde_json::to_value(payload) {
+        Ok(v) => Reply::Data(v),
+        Err(e) => Reply::Err(format!("Failed to serialize response: {e}")),
+    }
+}
+
+fn done(result: Result<(), SessionCommandError>) -> Reply {
+    match result {
+        Ok(()) => Reply::Ok,
+        Err(e) => Reply::Err(e.to_string()),
+    }
+}
+
+pub struct Dispatcher {
+    pub session: AgentSession,
+    pub out: Arc<OutQueue>,
+    pub host: Arc<HostToolBridge>,
+}
+
+impl Dispatcher {
+    fn respond(&self, id: &Option<Value>, command: &str, reply: Reply) {
+        let response = match reply {
+            Reply::Ok => RpcResponse::ok(id.clone(), command),
+            Reply::Data(data) => RpcResponse::with_data(id.clone(), command, data),
+            Reply::Err(error) => RpcResponse::error(id.clone(), command, error),
+        };
+        self.out.push(OutItem::Response(response));
+    }
+
+    /// Handles one command and writes its response(s).
+    pub async fn handle(&self, id: Option<Value>, command: RpcCommand) {
+        let name = command.name();
+        let reply = self.reply(&id, command).await;
+        if let Some(reply) = reply {
+            self.respond(&id, name, reply);
+        }
+    }
+
+    /// `None` when the handler wrote its responses itself.
+    async fn reply(&self, id: &Option<Value>, command: RpcCommand) -> Option<Reply> {
+        let s = &self.session;
+        Some(match command {
+            RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
+                self.prompt(id, "prompt", &message, images.unwrap_or_default(), streaming_behavior);
+                return None;
+            }
+            RpcCommand::AbortAndPrompt { message, images } => {
+                s.abort().await;
+                self.prompt(id, "abort_and_prompt", &message, images.unwrap_or_default(), None);
+                return None;
+            }
+            RpcCommand::Steer { message, images } => {
+                s.steer(&message, images.unwrap_or_default());
+                Reply::Ok
+            }
+            RpcCommand::FollowUp { message, images } => {
+                s.follow_up(&message, images.unwrap_or_default());
+                Reply::Ok
+            }
+            RpcCommand::Abort => {
+                s.abort().await;
+                Reply::Ok
+            }
+            RpcCommand::AbortBash => {
+                s.abort_bash();
+                Reply::Ok
+            }
+            RpcCommand::AbortRetry => {
+                s.abort_retry();
+                Reply::Ok
+            }
+            RpcCommand::NewSession { parent_session } => {
+                match s.new_session(parent_session.as_deref().map(Path::new)).await {
+                    Ok(()) => data(&CancelledData { cancelled: false }),
+                    Err(e) => Reply::Err(e.to_string()),
+                }
+            }
+            RpcCommand::GetState => data(&s.state()),
+            RpcCommand::SetTodos { phases } => match normalize_phases(&phases) {
+                Ok(phases) => {
+                    s.set_todo_phases(phases.clone());
+                    data(&TodoPhasesData { todo_phases: phases })
+                }
+                Err(e) => Reply::Err(e),
+            },
+            RpcCommand::SetHostTools { tools } => match self.host.build_tools(&tools, |n| s.has_own_tool(n)) {
+                Ok((tool_names, entries)) => {
+                    s.set_host_tools(entries);
+                    data(&ToolNamesData { tool_names })
+                }
+                Err(e) => Reply::Err(e),
+            },
+            RpcCommand::SetModel { provider, model_id } => match s.set_model(&provider, &model_id) {
+                Ok(model) => data(&model),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::CycleModel => match s.cycle_model() {
+                Ok(Some(c)) => data(&CycleModelData {
+                    model: c.model,
+                    thinking_level: Some(c.thinking_level),
+                    is_scoped: c.is_scoped,
+                }),
+                Ok(None) => Reply::Data(Value::Null),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::GetAvailableModels => data(&ModelsData { models: s.available_models() }),
+            RpcCommand::SetThinkingLevel { level } => match ThinkingLevel::parse(&level) {
+                Some(level) => {
+                    s.set_thinking_level(level);
+                    Reply::Ok
+                }
+                None => Reply::Err(SessionCommandError::InvalidThinkingLevel(level).to_string()),
+            },
+            RpcCommand::CycleThinkingLevel => match s.cycle_thinking_level() {
+                Some(level) => data(&LevelData { level }),
+                None => Reply::Data(Value::Null),
+            },
+            RpcCommand::SetSteeringMode { mode } => {
+                s.set_steering_mode(mode);
+                Reply::Ok
+            }
+            RpcCommand::SetFollowUpMode { mode } => {
+                s.set_follow_up_mode(mode);
+                Reply::Ok
+            }
+            RpcCommand::SetInterruptMode { mode } => {
+                s.set_interrupt_mode(mode);
+                Reply::Ok
+            }
+            RpcCommand::Compact { custom_instructions } => match s.compact(custom_instructions.as_deref()).await {
+                Ok(result) => data(&result),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::SetAutoCompaction { enabled } => {
+                s.set_auto_compaction(enabled);
+                Reply::Ok
+            }
+            RpcCommand::SetAutoRetry { enabled } => {
+                s.set_auto_retry(enabled);
+                Reply::Ok
+            }
+            RpcCommand::Bash { command } => match s.bash(&command).await {
+                Ok(result) => data(&result),
+                Err(e) => Reply::Err(e),
+            },
+            RpcCommand::GetSessionStats => data(&s.stats()),
+            RpcCommand::ExportHtml { output_path: _ } => Reply::Err("HTML export is not available yet".into()),
+            RpcCommand::SwitchSession { session_path } => match s.switch_session(Path::new(&session_path)).await {
+                Ok(()) => data(&CancelledData { cancelled: false }),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::Branch { entry_id } => self.branch(&entry_id, false).await,
+            RpcCommand::Fork { entry_id } => self.branch(&entry_id, true).await,
+            RpcCommand::Clone => match s.clone_session().await {
+                Ok(()) => data(&CancelledData { cancelled: false }),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::GetBranchMessages | RpcCommand::GetForkMessages => data(&BranchMessagesData {
+                messages: s
+                    .branch_messages()
+                    .into_iter()
+                    .map(|e| BranchMessage { entry_id: e.entry_id.to_string(), text: e.text })
+                    .collect(),
+            }),
+            RpcCommand::GetLastAssistantText => data(&LastAssistantTextData { text: s.last_assistant_text() }),
+            RpcCommand::SetSessionName { name } => done(s.set_session_name(&name)),
+            RpcCommand::GetMessages => data(&MessagesData { messages: s.messages() }),
+            RpcCommand::GetCommands => data(&CommandsData { commands: s.slash_commands() }),
+            RpcCommand::SetLocale { locale: _ } => Reply::Ok,
+            RpcCommand::GetIntegrations => {
+                let model = s.model();
+                data(&IntegrationsData {
+                    version: env!("CARGO_PKG_VERSION").to_owned(),
+                    model: IntegrationModel {
+                        state: if model.is_some() { "connected" } else { "no_provider" }.to_owned(),
+                        provider: model.map(|m| m.provider),
+                    },
+                    services: Vec::new(),
+                })
+            }
+        })
+    }
+
+    /// Acknowledges a prompt, then reports a failure to start it as a second response.
+    fn prompt(
+        &self,
+        id: &Option<Value>,
+        command: &str,
+        message: &str,
+        images: Vec<rho_ai::types::ImageContent>,
+        streaming_behavior: Option<StreamingBehavior>,
+    ) {
+        let outcome = self.session.prompt(message, PromptOptions { images, streaming_behavior });
+        self.respond(id, command, Reply::Ok);
+        if let Err(rejection) = outcome {
+            self.respond(id, command, Reply::Err(rejection.to_string()));
+        }
+    }
+
+    async fn branch(&self, entry_id: &str, fork: bool) -> Reply {
+        match self.session.branch(entry_id).await {
+            Ok(text) => data(&BranchData { text, cancelled: false }),
+            Err(SessionCommandError::InvalidBranchEntry) if fork => Reply::Err("Invalid entry ID for forking".into()),
+            Err(e) => Reply::Err(e.to_string()),
+        }
+    }
+}

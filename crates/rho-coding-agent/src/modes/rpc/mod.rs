@@ -1,0 +1,157 @@
+//! RPC mode (`rho --mode rpc`): newline-delimited JSON commands on stdin, responses and events
+//! on stdout, as the pi family speaks it (rpc-protocol.md, with the decisions of spec/README.md).
+//!
+//! Three parts: the stdin reader, which classifies each line and acts at once on the frames that
+//! interrupt or complete work (abort, abort_bash, abort_retry, UI and host-tool replies); the
+//! dispatcher, which runs every other command one at a time in arrival order; and the one stdout
+//! writer. `ready` is the first line. stdin EOF, SIGTERM and SIGINT end the process cleanly:
+//! the commands already read are answered, the run and every child are stopped, the session
+//! file is complete, and the exit code is 0.
+
+mod dispatch;
+mod host_tools;
+mod ids;
+mod reader;
+mod todos;
+mod ui;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_rpc::{Inbound, Ready, RpcCommand};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::agent_session::{AgentSession, AgentSessionEvent, SessionEventSink, Ui};
+use crate::modes::encoder::OutItem;
+use crate::modes::out_queue::{OutQueue, spawn_writer};
+use dispatch::Dispatcher;
+pub use host_tools::{DISCONNECTED, HostToolBridge};
+pub use ui::RpcUi;
+
+/// How long shutdown may take before the process exits anyway.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(800);
+
+/// What the dispatcher works through, in arrival order.
+enum Work {
+    Command(Option<Value>, RpcCommand),
+    Response(rho_rpc::RpcResponse),
+}
+
+/// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
+/// with the event sink and UI RPC mode provides. Returns the exit code.
+pub async fn run<F>(build: F, max_frame_bytes: usize) -> anyhow::Result<i32>
+where
+    F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>) -> anyhow::Result<AgentSession>,
+{
+    let out = OutQueue::new();
+    let writer = spawn_writer(out.clone(), std::io::stdout(), max_frame_bytes)?;
+    let ui = RpcUi::new(out.clone());
+    let host = HostToolBridge::new(out.clone());
+    let sink_queue = out.clone();
+    let sink: Arc<dyn SessionEventSink> = Arc::new(move |event: AgentSessionEvent| sink_queue.push_event(event));
+    let session = match build(sink, ui.clone()) {
+        Ok(session) => session,
+        Err(e) => {
+            out.close();
+            let _ = writer.join();
+            return Err(e);
+        }
+    };
+    out.push(OutItem::Raw(ready_line()));
+
+    let dispatcher = Arc::new(Dispatcher { session: session.clone(), out: out.clone(), host: host.clone() });
+    let (work_tx, mut work_rx) = mpsc::unbounded_channel::<Work>();
+    let worker = {
+        let dispatcher = dispatcher.clone();
+        tokio::spawn(async move {
+            while let Some(work) = work_rx.recv().await {
+                match work {
+                    Work::Command(id, command) => dispatcher.handle(id, command).await,
+                    Work::Response(response) => dispatcher.out.push(OutItem::Response(response)),
+                }
+            }
+        })
+    };
+
+    let mut lines = reader::lines(tokio::io::stdin());
+    let signal = termination_signal();
+    tokio::pin!(signal);
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => line,
+            () = &mut signal => None,
+        };
+        let Some(line) = line else { break };
+        match rho_rpc::parse_line(&line) {
+            Inbound::Blank => {}
+            Inbound::UiResponse(response) => ui.resolve(response),
+            Inbound::HostToolResult(result) => host.complete(result),
+            Inbound::HostToolUpdate(update) => host.update(update),
+            Inbound::Invalid(response) => {
+                let _ = work_tx.send(Work::Response(response));
+            }
+            Inbound::Command { id, command } => {
+                if command.is_immediate() {
+                    let dispatcher = dispatcher.clone();
+                    tokio::spawn(async move { dispatcher.handle(id, command).await });
+                    continue;
+                }
+                if matches!(command, RpcCommand::AbortAndPrompt { .. }) {
+                    // The abort half acts now; the prompt half waits its turn.
+                    session.interrupt();
+                }
+                let _ = work_tx.send(Work::Command(id, command));
+            }
+        }
+    }
+
+    shutdown(&session, &host, &ui, work_tx, worker).await;
+    out.close();
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    Ok(0)
+}
+
+/// Stops everything in flight, answers the commands already read, and waits (briefly) for the
+/// run to end so its last messages are written.
+async fn shutdown(
+    session: &AgentSession,
+    host: &HostToolBridge,
+    ui: &RpcUi,
+    work_tx: mpsc::UnboundedSender<Work>,
+    worker: tokio::task::JoinHandle<()>,
+) {
+    let stop = |session: &AgentSession| {
+        session.interrupt();
+        session.abort_bash();
+        host.disconnect();
+        ui.cancel_all();
+    };
+    stop(session);
+    drop(work_tx);
+    let drained = async {
+        let _ = worker.await;
+        stop(session);
+        session.abort().await;
+    };
+    if tokio::time::timeout(SHUTDOWN_GRACE, drained).await.is_err() {
+        tracing::warn!("shutdown: the run did not stop in time");
+    }
+}
+
+/// `{"type":"ready","version":"<rho version>"}` (decision 2).
+fn ready_line() -> Vec<u8> {
+    rho_ai::json::to_vec(&Ready { version: env!("CARGO_PKG_VERSION").to_owned() }).unwrap_or_default()
+}
+
+/// Resolves on SIGTERM or SIGINT (never, where they cannot be watched).
+async fn termination_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

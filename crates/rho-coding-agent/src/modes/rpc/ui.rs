@@ -1,0 +1,140 @@
+//! The extension UI sub-protocol (rpc-protocol.md §5) as rho's [`Ui`] service: a dialog is an
+//! `extension_ui_request` frame and a pending entry keyed by its id; the host's
+//! `extension_ui_response` resolves it. The server enforces the dialog's `timeout`; an abort
+//! withdraws it (an `editor` also gets a `cancel` request, as xcsh sends); unknown, stale and
+//! fire-and-forget ids are ignored. `setTitle` is written only when `PI_RPC_EMIT_TITLE` is truthy.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rho_rpc::{UiMethod, UiRequest, UiResponse};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::ids::new_id;
+use crate::agent_session::AgentSessionEvent;
+use crate::modes::out_queue::OutQueue;
+use crate::ui::{Ui, UiAnswer};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DialogKind {
+    Value,
+    Confirm,
+}
+
+struct Pending {
+    kind: DialogKind,
+    answer: oneshot::Sender<UiAnswer>,
+}
+
+type PendingMap = Arc<Mutex<HashMap<String, Pending>>>;
+
+pub struct RpcUi {
+    out: Arc<OutQueue>,
+    pending: PendingMap,
+    emit_title: bool,
+}
+
+fn lock(pending: &PendingMap) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
+    pending.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl RpcUi {
+    pub fn new(out: Arc<OutQueue>) -> Arc<Self> {
+        let emit_title = std::env::var("PI_RPC_EMIT_TITLE").is_ok_and(|v| is_truthy(&v));
+        Arc::new(Self { out, pending: Arc::default(), emit_title })
+    }
+
+    /// Resolves the dialog a host answered; unknown ids are ignored.
+    pub fn resolve(&self, response: UiResponse) {
+        let Some(pending) = lock(&self.pending).remove(&response.id) else {
+            return;
+        };
+        let answer = if response.cancelled == Some(true) {
+            UiAnswer::Cancelled { timed_out: response.timed_out == Some(true) }
+        } else {
+            match pending.kind {
+                DialogKind::Value => match response.value {
+                    Some(v) => UiAnswer::Value(v),
+                    None => UiAnswer::Cancelled { timed_out: false },
+                },
+                DialogKind::Confirm => UiAnswer::Confirmed(response.confirmed == Some(true)),
+            }
+        };
+        let _ = pending.answer.send(answer);
+    }
+
+    /// Resolves every open dialog with its default (the host went away).
+    pub fn cancel_all(&self) {
+        for (_, pending) in lock(&self.pending).drain() {
+            let _ = pending.answer.send(UiAnswer::Cancelled { timed_out: false });
+        }
+    }
+
+    fn send(&self, id: String, method: UiMethod) {
+        self.out.push_event(AgentSessionEvent::UiRequest(UiRequest { id, method }));
+    }
+}
+
+impl Ui for RpcUi {
+    fn dialog(&self, method: UiMethod, cancel: CancellationToken) -> BoxFuture<'static, UiAnswer> {
+        let (kind, timeout) = match &method {
+            UiMethod::Select { timeout, .. } | UiMethod::Input { timeout, .. } => (DialogKind::Value, *timeout),
+            UiMethod::Confirm { timeout, .. } => (DialogKind::Confirm, *timeout),
+            UiMethod::Editor { .. } => (DialogKind::Value, None),
+            _ => {
+                self.notify(method);
+                return Box::pin(async { UiAnswer::Cancelled { timed_out: false } });
+            }
+        };
+        if cancel.is_cancelled() {
+            return Box::pin(async { UiAnswer::Cancelled { timed_out: false } });
+        }
+        let is_editor = matches!(method, UiMethod::Editor { .. });
+        let id = new_id();
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), Pending { kind, answer: tx });
+        self.send(id.clone(), method);
+        let out = self.out.clone();
+        let pending = self.pending.clone();
+        Box::pin(async move {
+            let timer = async {
+                match timeout {
+                    Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                answer = rx => answer.unwrap_or(UiAnswer::Cancelled { timed_out: false }),
+                () = timer => {
+                    lock(&pending).remove(&id);
+                    UiAnswer::Cancelled { timed_out: true }
+                }
+                () = cancel.cancelled() => {
+                    lock(&pending).remove(&id);
+                    if is_editor {
+                        out.push_event(AgentSessionEvent::UiRequest(UiRequest {
+                            id: new_id(),
+                            method: UiMethod::Cancel { target_id: id.clone() },
+                        }));
+                    }
+                    UiAnswer::Cancelled { timed_out: false }
+                }
+            }
+        })
+    }
+
+    fn notify(&self, method: UiMethod) {
+        if matches!(method, UiMethod::SetTitle { .. }) && !self.emit_title {
+            return;
+        }
+        self.send(new_id(), method);
+    }
+}
+
+/// `1`, `true`, `yes` or `on`, ignoring case and surrounding spaces.
+fn is_truthy(value: &str) -> bool {
+    matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+}

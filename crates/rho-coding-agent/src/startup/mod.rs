@@ -1,0 +1,145 @@
+//! From the command line to a ready [`SessionOptions`]: the settings, the model registry, the
+//! files the system prompt draws on, the model and thinking level, the tools and the session
+//! file. Problems with the user's files are warnings on stderr (printed once) and rho goes on;
+//! only what makes the run impossible is an error.
+
+mod model_select;
+mod session_select;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rho_ai::{ModelRegistry, ThinkingLevel};
+
+use crate::agent_session::{Resources, SessionEventSink, SessionOptions, ToolSelection, Ui};
+use crate::cli::Cli;
+use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
+use crate::prompt::{ResourcePaths, load_context_files, load_prompt_templates, load_skills, resolve_prompt_texts};
+
+pub use model_select::{ModelChoice, select_model};
+pub use session_select::select_session;
+
+/// A start-up failure: one line on stderr and this exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct StartupError {
+    pub message: String,
+    pub exit_code: i32,
+}
+
+impl StartupError {
+    pub fn new(message: impl Into<String>, exit_code: i32) -> Self {
+        Self { message: message.into(), exit_code }
+    }
+}
+
+/// Everything read before the session is built.
+pub struct Prepared {
+    pub paths: ConfigPaths,
+    pub settings: Settings,
+    pub registry: ModelRegistry,
+}
+
+/// Reads the settings and the model registry; warnings go to stderr.
+pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| StartupError::new(format!("Error: cannot read the current directory: {e}"), 1))?;
+    let paths = ConfigPaths::from_env(cwd);
+    let mut overrides = Vec::with_capacity(cli.settings.len());
+    for raw in &cli.settings {
+        let parsed: SettingOverride = raw.parse().map_err(|e| StartupError::new(format!("Error: {e}"), 2))?;
+        overrides.push(parsed);
+    }
+    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode });
+    for d in diagnostics {
+        eprintln!("{d}");
+    }
+    let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
+    for e in errors {
+        eprintln!("Warning: {e}");
+    }
+    Ok(Prepared { paths, settings, registry })
+}
+
+/// Builds the session options for a mode. `sink` and `ui` come from the mode.
+pub fn session_options(
+    cli: &Cli,
+    prepared: Prepared,
+    rpc_mode: bool,
+    sink: Arc<dyn SessionEventSink>,
+    ui: Option<Arc<dyn Ui>>,
+) -> Result<SessionOptions, StartupError> {
+    let Prepared { paths, settings, mut registry } = prepared;
+    let session = select_session(cli, &paths)?;
+    let restored = session.build_context();
+    let choice = select_model(cli, &settings, &mut registry, &restored)?;
+    let thinking_level = match (&choice.model, choice.thinking) {
+        (Some(model), Some(level)) => model.clamp_thinking(level),
+        (Some(model), None) => model.clamp_thinking(
+            restored.thinking_level.or(settings.default_thinking_level()).unwrap_or(ThinkingLevel::Medium),
+        ),
+        (None, level) => level.unwrap_or(ThinkingLevel::Off),
+    };
+    let resources = load_resources(cli, &paths, &settings);
+    Ok(SessionOptions {
+        paths,
+        settings,
+        registry,
+        model: choice.model,
+        thinking_level,
+        scope: choice.scope,
+        session,
+        resources,
+        tools: tool_selection(cli),
+        rpc_mode,
+        sink,
+        ui,
+    })
+}
+
+fn tool_selection(cli: &Cli) -> ToolSelection {
+    if cli.no_tools {
+        return ToolSelection::None;
+    }
+    match &cli.tools {
+        None => ToolSelection::Default,
+        Some(names) => {
+            let mut valid = Vec::with_capacity(names.len());
+            for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+                if rho_tools::builtin_tool_names().contains(&name) {
+                    valid.push(name.to_owned());
+                } else {
+                    eprintln!("{}", rho_tools::unknown_tool_warning(name));
+                }
+            }
+            ToolSelection::Only(valid)
+        }
+    }
+}
+
+/// Context files, skills, templates and the prompt texts; problems are printed.
+fn load_resources(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Resources {
+    let to_strings = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
+    let (context_files, mut diagnostics) = load_context_files(paths);
+    let (skills, d) = load_skills(
+        paths,
+        &ResourcePaths { skip_defaults: cli.no_skills, settings: settings.skill_paths(), cli: to_strings(&cli.skills) },
+    );
+    diagnostics.extend(d);
+    let (templates, d) = load_prompt_templates(
+        paths,
+        &ResourcePaths {
+            skip_defaults: cli.no_prompt_templates,
+            settings: settings.prompt_paths(),
+            cli: to_strings(&cli.prompt_templates),
+        },
+    );
+    diagnostics.extend(d);
+    let (prompt_texts, d) =
+        resolve_prompt_texts(paths, cli.system_prompt.as_deref(), cli.append_system_prompt.as_deref());
+    diagnostics.extend(d);
+    for d in diagnostics {
+        eprintln!("Warning: {d}");
+    }
+    Resources { context_files, skills, templates, prompt_texts }
+}

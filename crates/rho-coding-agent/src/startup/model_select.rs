@@ -1,0 +1,100 @@
+//! Which model a run starts with (agent-behavior.md §9.4): `--model`, else the `--models` scope
+//! (or `enabledModels`), else the session's own model when it still has a key, else the
+//! settings' default, else the first available model. `--api-key` applies to the chosen
+//! model's provider.
+
+use rho_ai::{Model, ModelRegistry, ResolveError, ScopedModel, ThinkingLevel, resolve_model, resolve_scope};
+use rho_session::SessionContext;
+
+use super::StartupError;
+use crate::cli::Cli;
+use crate::config::Settings;
+
+/// The model (if any), the level the command line asked for, and the cycling scope.
+#[derive(Debug, Clone)]
+pub struct ModelChoice {
+    pub model: Option<Model>,
+    pub thinking: Option<ThinkingLevel>,
+    pub scope: Vec<ScopedModel>,
+}
+
+pub fn select_model(
+    cli: &Cli,
+    settings: &Settings,
+    registry: &mut ModelRegistry,
+    restored: &SessionContext,
+) -> Result<ModelChoice, StartupError> {
+    let mut thinking = cli.thinking.as_deref().and_then(|raw| {
+        let level = ThinkingLevel::parse(raw.trim());
+        if level.is_none() {
+            eprintln!(
+                "Warning: Invalid thinking level \"{raw}\". Valid values: off, minimal, low, medium, high, xhigh"
+            );
+        }
+        level
+    });
+    let patterns = cli.models.clone().or_else(|| settings.enabled_models()).unwrap_or_default();
+    let scope = if patterns.is_empty() {
+        Vec::new()
+    } else {
+        let scope = resolve_scope(registry, &patterns);
+        for warning in &scope.warnings {
+            eprintln!("Warning: {warning}");
+        }
+        scope.models
+    };
+
+    let model = if let Some(pattern) = &cli.model {
+        let resolved = resolve_model(registry, pattern, cli.provider.as_deref()).map_err(not_found)?;
+        if let Some(warning) = &resolved.warning {
+            eprintln!("Warning: {warning}");
+        }
+        thinking = thinking.or(resolved.thinking);
+        Some(resolved.model)
+    } else if !scope.is_empty() && restored.messages.is_empty() {
+        let default = settings.default_provider().zip(settings.default_model());
+        let pick = default
+            .and_then(|(p, id)| scope.iter().find(|s| s.model.provider == p && s.model.id == id))
+            .unwrap_or(&scope[0]);
+        thinking = thinking.or(pick.thinking);
+        Some(pick.model.clone())
+    } else {
+        restored_model(registry, restored).or_else(|| {
+            registry.default_model(settings.default_provider().as_deref(), settings.default_model().as_deref()).cloned()
+        })
+    };
+
+    if let Some(key) = &cli.api_key {
+        let Some(model) = &model else {
+            return Err(StartupError::new(
+                "Error: --api-key requires a model to be specified via --model, --provider/--model, or --models",
+                2,
+            ));
+        };
+        registry.set_runtime_key(&model.provider, key.clone());
+    }
+    Ok(ModelChoice { model, thinking, scope })
+}
+
+/// The session's model, when it exists and has credentials.
+fn restored_model(registry: &ModelRegistry, restored: &SessionContext) -> Option<Model> {
+    let wanted = restored.model.as_ref()?;
+    match registry.find(&wanted.provider, &wanted.model_id) {
+        Some(model) if registry.is_available(model) => Some(model.clone()),
+        _ => {
+            eprintln!("Warning: Could not restore model {}/{}", wanted.provider, wanted.model_id);
+            None
+        }
+    }
+}
+
+/// `--model` that matches nothing: the reference's text and the closest matches.
+fn not_found(e: ResolveError) -> StartupError {
+    let mut message = format!("Error: {e}");
+    if let ResolveError::NotFound { suggestions, .. } = &e
+        && !suggestions.is_empty()
+    {
+        message.push_str(&format!(" Did you mean: {}?", suggestions.join(", ")));
+    }
+    StartupError::new(message, 2)
+}

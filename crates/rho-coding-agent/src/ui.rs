@@ -1,0 +1,45 @@
+//! The user-interface service any part of rho can call (tools now, extensions later): dialogs
+//! that wait for an answer (select, confirm, input, editor) and fire-and-forget notices (notify,
+//! status, widgets, title, editor text). RPC mode implements it with the extension UI
+//! sub-protocol; without a UI every dialog resolves at once to its default.
+
+use futures::future::BoxFuture;
+use rho_rpc::UiMethod;
+use tokio_util::sync::CancellationToken;
+
+/// How a dialog ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiAnswer {
+    /// `select`, `input`, `editor`: the text chosen or typed.
+    Value(String),
+    /// `confirm`.
+    Confirmed(bool),
+    /// Dismissed, timed out, aborted, or no UI: the method's default applies.
+    Cancelled { timed_out: bool },
+}
+
+impl UiAnswer {
+    pub fn value(&self) -> Option<&str> {
+        match self {
+            Self::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `confirm`'s answer; `false` unless confirmed.
+    pub fn confirmed(&self) -> bool {
+        matches!(self, Self::Confirmed(true))
+    }
+}
+
+/// A surface that can ask the user things.
+pub trait Ui: Send + Sync {
+    /// Opens a dialog (`select`, `confirm`, `input`, `editor`) and waits for the answer. A fired
+    /// `cancel` withdraws the dialog and resolves to [`UiAnswer::Cancelled`]; so does the
+    /// method's `timeout`.
+    fn dialog(&self, method: UiMethod, cancel: CancellationToken) -> BoxFuture<'static, UiAnswer>;
+
+    /// Sends a fire-and-forget request (`notify`, `setStatus`, `setWidget`, `setTitle`,
+    /// `set_editor_text`).
+    fn notify(&self, method: UiMethod);
+}
