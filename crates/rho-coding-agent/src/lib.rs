@@ -6,3 +6,4 @@ pub mod compaction;
 pub mod config;
 pub mod export_html;
 pub mod prompt;
+pub mod todo;
