@@ -7,3 +7,4 @@ pub mod config;
 pub mod export_html;
 pub mod prompt;
 pub mod todo;
+pub mod ttsr;
