@@ -10,7 +10,9 @@ pub mod export_html;
 pub mod modes;
 pub mod prompt;
 pub mod startup;
+pub mod todo;
 pub mod tools;
+pub mod ttsr;
 pub mod ui;
 
 pub use agent_session::{AgentSession, AgentSessionEvent, SessionOptions};
