@@ -23,6 +23,7 @@ pub enum AgentEvent {
     #[serde(rename_all = "camelCase")]
     TurnEnd {
         message: AgentMessage,
+        #[serde(serialize_with = "tool_results_with_role")]
         tool_results: Vec<ToolResultMessage>,
     },
     MessageStart {
@@ -63,6 +64,17 @@ pub enum AgentEvent {
         steering: Vec<String>,
         follow_up: Vec<String>,
     },
+}
+
+/// Tool results as messages of the conversation (`{"role":"toolResult",…}`).
+fn tool_results_with_role<S: serde::Serializer>(results: &[ToolResultMessage], s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(tag = "role", rename = "toolResult")]
+    struct Tagged<'a> {
+        #[serde(flatten)]
+        message: &'a ToolResultMessage,
+    }
+    s.collect_seq(results.iter().map(|message| Tagged { message }))
 }
 
 impl AgentEvent {

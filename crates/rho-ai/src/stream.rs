@@ -241,6 +241,9 @@ impl Emitter {
             return;
         }
         self.started = true;
+        // Priced as far as it is known, as the reference reports it from the first event on.
+        let cost = self.cost;
+        self.message.usage.finish(&cost);
         let mut partial = self.message.clone();
         partial.content.clear();
         self.emit(AssistantMessageEvent::Start { partial }).await;

@@ -11,10 +11,10 @@ use rho_agent::{AgentEventSink, AgentMessage};
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::CompactionReason;
 
-use super::AgentSession;
 use super::compaction::AutoCompaction;
 use super::retry::RetryDecision;
 use super::sink::RunSink;
+use super::{AgentSession, lock};
 
 /// The pause before an automatic continuation (after compaction), as the reference waits.
 const CONTINUE_DELAY: Duration = Duration::from_millis(100);
@@ -24,16 +24,14 @@ enum NextStep {
     Retry(Box<AssistantMessage>),
     OverflowCompaction,
     ThresholdCompaction,
+    TodoReminder,
     Done,
 }
 
 impl AgentSession {
     pub(crate) async fn run_lifecycle(self, prompt: Vec<AgentMessage>) {
-        {
-            let mut flags = self.flags();
-            flags.overflow_recovery_attempted = false;
-            flags.todo_reminder_attempt = 0;
-        }
+        self.flags().overflow_recovery_attempted = false;
+        lock(&self.inner.todo_reminders).reset();
         self.flush_pending_bash();
         let sink: Arc<dyn AgentEventSink> = Arc::new(RunSink { session: self.clone() });
         if self.needs_threshold_compaction() {
@@ -80,6 +78,7 @@ impl AgentSession {
                     self.compact_if_needed(sink).await;
                     return;
                 }
+                NextStep::TodoReminder => self.continue_run(sink).await,
                 NextStep::Done => return,
             };
             if !carry_on {
@@ -114,6 +113,7 @@ impl AgentSession {
             StopReason::Error if self.is_retryable(&last) => NextStep::Retry(Box::new(last)),
             _ if self.is_overflow(&last) => NextStep::OverflowCompaction,
             _ if self.needs_threshold_compaction() => NextStep::ThresholdCompaction,
+            _ if self.remind_of_open_todos() => NextStep::TodoReminder,
             _ => NextStep::Done,
         }
     }

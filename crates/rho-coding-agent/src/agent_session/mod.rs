@@ -17,6 +17,7 @@ mod retry;
 mod sessions;
 mod sink;
 mod state;
+mod todos;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
-use rho_rpc::TodoPhase;
+use crate::todo::{AutoClear, TodoReminders, TodoStore};
 
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
@@ -83,8 +84,6 @@ pub(crate) struct Flags {
     pub retry_attempt: u32,
     /// One compact-and-retry per user message on context overflow.
     pub overflow_recovery_attempted: bool,
-    /// Todo reminders sent since the last user prompt.
-    pub todo_reminder_attempt: u32,
 }
 
 pub(crate) struct Inner {
@@ -100,8 +99,10 @@ pub(crate) struct Inner {
     pub session: Mutex<Session>,
     pub resources: Resources,
     pub tools: Mutex<tools::ToolSet>,
-    /// The session's todo phases (set_todos, get_state).
-    pub todos: Mutex<Vec<TodoPhase>>,
+    /// The todo list (todo_write, set_todos, get_state).
+    pub todos: TodoStore,
+    pub todo_reminders: Mutex<TodoReminders>,
+    pub todo_auto_clear: Mutex<Option<AutoClear>>,
     pub flags: Mutex<Flags>,
     pub streaming_tx: watch::Sender<bool>,
     /// Cancels the post-run work of the current prompt (retry sleeps, auto-compaction).
@@ -141,11 +142,12 @@ impl AgentSession {
             ui,
         } = options;
         let registry = Arc::new(registry);
+        let todos = TodoStore::new();
         let context = session.build_context();
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let tool_set = tools::ToolSet::new(&paths, &settings, selection, ui.clone());
+        let tool_set = tools::ToolSet::new(&paths, &settings, selection, ui.clone(), &todos);
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let request_options = request_options(registry.clone(), &settings, session.session_id());
         let agent = Agent::new(AgentConfig {
@@ -171,7 +173,7 @@ impl AgentSession {
             ..Flags::default()
         };
         let (streaming_tx, _) = watch::channel(false);
-        Self {
+        let this = Self {
             inner: Arc::new(Inner {
                 agent,
                 request_options,
@@ -184,14 +186,19 @@ impl AgentSession {
                 session: Mutex::new(session),
                 resources,
                 tools: Mutex::new(tool_set),
-                todos: Mutex::new(Vec::new()),
+                todos,
+                todo_reminders: Mutex::new(TodoReminders::new()),
+                todo_auto_clear: Mutex::new(None),
                 flags: Mutex::new(flags),
                 streaming_tx,
                 lifecycle_cancel: Mutex::new(CancellationToken::new()),
                 bash_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
             }),
-        }
+        };
+        this.restore_todos();
+        this.start_todo_auto_clear();
+        this
     }
 
     pub fn agent(&self) -> &Agent {
@@ -212,11 +219,6 @@ impl AgentSession {
 
     pub fn settings(&self) -> MutexGuard<'_, Settings> {
         lock(&self.inner.settings)
-    }
-
-    /// The session's todo phases.
-    pub fn todo_phases(&self) -> Vec<TodoPhase> {
-        lock(&self.inner.todos).clone()
     }
 
     /// The session file, unless the session lives in memory only.

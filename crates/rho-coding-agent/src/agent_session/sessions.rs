@@ -87,6 +87,7 @@ impl AgentSession {
         };
         self.inner.agent.state().messages = messages;
         self.inner.agent.clear_queues();
+        self.restore_todos();
         Ok(text)
     }
 
@@ -173,10 +174,14 @@ impl AgentSession {
             }
         }
         *self.session() = session;
-        lock(&self.inner.todos).clear();
+        if fresh {
+            self.inner.todos.clear();
+        } else {
+            self.restore_todos();
+        }
+        lock(&self.inner.todo_reminders).reset();
         let mut flags = self.flags();
         flags.pending_bash.clear();
         flags.retry_attempt = 0;
-        flags.todo_reminder_attempt = 0;
     }
 }

@@ -3,7 +3,7 @@
 //! the user's settings.
 
 use rho_agent::{InterruptMode, QueueMode};
-use rho_rpc::{RpcSessionState, TodoPhase};
+use rho_rpc::RpcSessionState;
 use serde_json::Value;
 
 use super::{AgentSession, lock};
@@ -68,11 +68,6 @@ impl AgentSession {
     pub fn set_interrupt_mode(&self, mode: InterruptMode) {
         self.inner.agent.state().interrupt_mode = mode;
         self.save_setting("interruptMode", mode.as_str());
-    }
-
-    /// Replaces the todo phases (`set_todos`).
-    pub fn set_todo_phases(&self, phases: Vec<TodoPhase>) {
-        *lock(&self.inner.todos) = phases;
     }
 
     fn save_setting(&self, key: &str, value: &str) {

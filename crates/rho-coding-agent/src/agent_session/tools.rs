@@ -11,6 +11,7 @@ use rho_tools::ToolOptions;
 use super::{AgentSession, Resources, lock};
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
+use crate::todo::{TodoStore, TodoWriteTool};
 use crate::tools::AskTool;
 pub use crate::ui::Ui;
 
@@ -40,7 +41,13 @@ pub(crate) struct ToolSet {
 }
 
 impl ToolSet {
-    pub fn new(paths: &ConfigPaths, settings: &Settings, selection: ToolSelection, ui: Option<Arc<dyn Ui>>) -> Self {
+    pub fn new(
+        paths: &ConfigPaths,
+        settings: &Settings,
+        selection: ToolSelection,
+        ui: Option<Arc<dyn Ui>>,
+        todos: &TodoStore,
+    ) -> Self {
         let options = tool_options(paths, settings);
         let builtin = match &selection {
             ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
@@ -48,6 +55,9 @@ impl ToolSet {
             ToolSelection::None => Vec::new(),
         };
         let mut own: Vec<Arc<dyn Tool>> = Vec::new();
+        if selection == ToolSelection::Default && settings.todo().enabled {
+            own.push(Arc::new(TodoWriteTool::new(todos.clone())));
+        }
         if selection != ToolSelection::None
             && let Some(ui) = ui
         {

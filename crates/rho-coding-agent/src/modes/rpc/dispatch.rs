@@ -15,7 +15,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::host_tools::HostToolBridge;
-use super::todos::normalize_phases;
 use crate::agent_session::{AgentSession, PromptOptions, SessionCommandError};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::OutQueue;
@@ -106,11 +105,8 @@ impl Dispatcher {
                 }
             }
             RpcCommand::GetState => data(&s.state()),
-            RpcCommand::SetTodos { phases } => match normalize_phases(&phases) {
-                Ok(phases) => {
-                    s.set_todo_phases(phases.clone());
-                    data(&TodoPhasesData { todo_phases: phases })
-                }
+            RpcCommand::SetTodos { phases } => match s.set_todos(&phases) {
+                Ok(todo_phases) => data(&TodoPhasesData { todo_phases }),
                 Err(e) => Reply::Err(e),
             },
             RpcCommand::SetHostTools { tools } => match self.host.build_tools(&tools, |n| s.has_own_tool(n)) {

@@ -12,7 +12,6 @@ mod dispatch;
 mod host_tools;
 mod ids;
 mod reader;
-mod todos;
 mod ui;
 
 use std::sync::Arc;

@@ -1,0 +1,272 @@
+//! Test harness for driving the real `rho` binary over stdio against a real rho-mock-llm server
+//! on 127.0.0.1: an isolated agent directory with a models.json pointing at the mock, a scratch
+//! working directory, a child process with piped stdio, and redaction of run-dependent values
+//! (timestamps, ids, ports, paths) so whole frames can be snapshotted.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use rho_mock_llm::{MockServer, Script, Turn};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+/// How long to wait for one frame before failing the test.
+pub const FRAME_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A scratch world: agent dir, working dir and a scripted model server.
+pub struct Env {
+    pub dir: TempDir,
+    pub agent_dir: PathBuf,
+    pub cwd: PathBuf,
+    pub server: MockServer,
+}
+
+impl Env {
+    /// A mock serving `turns` as the provider `mock` (anthropic-messages, model `mock-model`).
+    pub async fn new(turns: Vec<Turn>) -> Env {
+        Self::with_api(turns, "anthropic-messages", false).await
+    }
+
+    pub async fn with_api(turns: Vec<Turn>, api: &str, reasoning: bool) -> Env {
+        let server = MockServer::start(Script::new(turns)).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let agent_dir = dir.path().join("agent");
+        let cwd = dir.path().join("work");
+        std::fs::create_dir_all(&agent_dir).unwrap();
+        std::fs::create_dir_all(&cwd).unwrap();
+        let base_url = match api {
+            "anthropic-messages" => server.url(),
+            "google-generative-ai" => format!("{}/v1beta", server.url()),
+            _ => format!("{}/v1", server.url()),
+        };
+        let models = json!({"providers": {"mock": {
+            "baseUrl": base_url,
+            "api": api,
+            "apiKey": "test-key",
+            "models": [
+                {"id": "mock-model", "name": "Mock Model", "reasoning": reasoning, "input": ["text", "image"],
+                 "contextWindow": 200000, "maxTokens": 8192,
+                 "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}},
+                {"id": "mock-small", "name": "Mock Small", "reasoning": false,
+                 "contextWindow": 1000, "maxTokens": 500}
+            ]
+        }}});
+        std::fs::write(agent_dir.join("models.json"), models.to_string()).unwrap();
+        Env { dir, agent_dir, cwd, server }
+    }
+
+    /// The session files rho wrote.
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let root = self.agent_dir.join("sessions");
+        let mut files = Vec::new();
+        for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+                if f.path().extension().is_some_and(|e| e == "jsonl") {
+                    files.push(f.path());
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// The request bodies the mock received.
+    pub fn request_bodies(&self) -> Vec<Value> {
+        self.server.requests().into_iter().map(|r| r.body).collect()
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rho"));
+        cmd.args(args)
+            .current_dir(&self.cwd)
+            .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
+            .env("HOME", self.dir.path())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .env_remove("PI_RPC_EMIT_TITLE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+}
+
+/// A running `rho --mode rpc`.
+pub struct Rho {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::UnboundedReceiver<String>,
+    next_id: u64,
+}
+
+impl Rho {
+    /// `rho --mode rpc --model mock/mock-model` plus `args`, past its `ready` frame.
+    pub async fn start(env: &Env, args: &[&str]) -> Rho {
+        let mut rho = Self::spawn(env, args).await;
+        let ready = rho.next().await;
+        assert_eq!(ready["type"], "ready", "first frame: {ready}");
+        rho
+    }
+
+    /// Like [`start`](Self::start) but leaves the `ready` frame unread.
+    pub async fn spawn(env: &Env, args: &[&str]) -> Rho {
+        let mut all = vec!["--mode", "rpc", "--model", "mock/mock-model"];
+        all.extend_from_slice(args);
+        let mut child = env.command(&all).spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stdin = child.stdin.take();
+        let (tx, frames) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Rho { child, stdin, frames, next_id: 0 }
+    }
+
+    pub async fn send(&mut self, frame: Value) {
+        let mut line = frame.to_string();
+        line.push('\n');
+        self.send_raw(line.as_bytes()).await;
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    /// Closes stdin (EOF for rho).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next stdout line, parsed.
+    pub async fn next(&mut self) -> Value {
+        let line = self.next_line().await;
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+    }
+
+    /// The next raw stdout line.
+    pub async fn next_line(&mut self) -> String {
+        match tokio::time::timeout(FRAME_TIMEOUT, self.frames.recv()).await {
+            Ok(Some(line)) => line,
+            Ok(None) => panic!("rho closed stdout"),
+            Err(_) => panic!("no frame from rho within {FRAME_TIMEOUT:?}"),
+        }
+    }
+
+    /// Frames up to and including the first one `stop` accepts.
+    pub async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut frames = Vec::new();
+        loop {
+            let frame = self.next().await;
+            let done = stop(&frame);
+            frames.push(frame);
+            if done {
+                return frames;
+            }
+        }
+    }
+
+    /// Frames up to and including the next `agent_end`.
+    pub async fn until_agent_end(&mut self) -> Vec<Value> {
+        self.until(|f| f["type"] == "agent_end").await
+    }
+
+    /// Sends `command` with a fresh id and returns its response (frames before it are dropped).
+    pub async fn request(&mut self, mut command: Value) -> Value {
+        self.next_id += 1;
+        let id = format!("req_{}", self.next_id);
+        command["id"] = json!(id);
+        self.send(command).await;
+        let frames = self.until(|f| f["type"] == "response" && f["id"] == json!(id)).await;
+        frames.into_iter().last().unwrap()
+    }
+
+    /// The `data` of a successful response to `command`.
+    pub async fn data(&mut self, command: Value) -> Value {
+        let response = self.request(command).await;
+        assert_eq!(response["success"], true, "{response}");
+        response["data"].clone()
+    }
+
+    /// Waits for the process to end (after stdin was closed).
+    pub async fn wait(&mut self) -> std::process::ExitStatus {
+        tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await.expect("rho exits").unwrap()
+    }
+
+    /// Everything left on stdout after exit.
+    pub async fn rest(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(5), self.frames.recv()).await {
+            lines.push(line);
+        }
+        lines
+    }
+}
+
+/// Replaces run-dependent values: timestamps and durations by 0, ids by `[id]`, paths and URLs
+/// by placeholders.
+pub fn redact(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        (
+                            "timestamp" | "duration" | "ttft" | "durationMs" | "startedAt" | "endedAt",
+                            Value::Number(_),
+                        ) => {
+                            json!(0)
+                        }
+                        ("timestamp", Value::String(_)) => json!("[time]"),
+                        (
+                            "id" | "toolCallId" | "responseId" | "sessionId" | "entryId" | "parentId"
+                            | "firstKeptEntryId" | "targetId" | "version",
+                            Value::String(_),
+                        ) => json!("[id]"),
+                        ("sessionFile" | "baseUrl" | "path" | "cwd" | "fullOutputPath", Value::String(_)) => {
+                            json!("[path]")
+                        }
+                        ("systemPrompt", Value::String(_)) => json!("[system prompt]"),
+                        _ => redact(v),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The frame types, in order.
+pub fn types(frames: &[Value]) -> Vec<String> {
+    frames
+        .iter()
+        .map(|f| match f["type"].as_str() {
+            Some("message_update") => {
+                format!("message_update:{}", f["assistantMessageEvent"]["type"].as_str().unwrap())
+            }
+            Some("response") => format!("response:{}", f["command"].as_str().unwrap_or("?")),
+            Some(t) => t.to_owned(),
+            None => "?".into(),
+        })
+        .collect()
+}
+
+/// Reads a session file as JSON lines.
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
