@@ -76,7 +76,12 @@ pub fn export_session_file(
         return Err(ExportError::NothingToExport);
     }
     let session = match Session::open(session_file) {
-        Ok((session, _warnings)) => session,
+        Ok((session, warnings)) => {
+            for warning in warnings {
+                tracing::warn!("{}: {warning}", session_file.display());
+            }
+            session
+        }
         Err(SessionError::NotFound { path }) => return Err(ExportError::FileNotFound { path }),
         Err(e) => return Err(ExportError::Session(e)),
     };

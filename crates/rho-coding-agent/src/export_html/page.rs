@@ -68,7 +68,8 @@ pub fn render_page(session: &Session, options: &ExportOptions) -> String {
     });
 
     let mut page = Html::with_capacity(view.out.len() + store.out.len() + data_json.len() + STYLE.len() + 32 * 1024);
-    push_head(&mut page, session, view.highlighted || store.highlighted);
+    let title = session_title(session);
+    push_head(&mut page, &title, view.highlighted || store.highlighted);
     page.push("<body>\n<div class=\"layout\">\n<aside id=\"sidebar\"><div class=\"sidebar-controls\">");
     page.push("<input id=\"search\" type=\"search\" placeholder=\"Search entries\" autocomplete=\"off\">");
     page.push("<label><input id=\"show-all\" type=\"checkbox\"> all entries</label></div>");
@@ -77,7 +78,7 @@ pub fn render_page(session: &Session, options: &ExportOptions) -> String {
     page.push("<button type=\"button\" id=\"toggle-thinking\" title=\"Ctrl+T\">Hide thinking</button>");
     page.push("<button type=\"button\" id=\"toggle-output\" title=\"Ctrl+O\">Expand tool output</button>");
     page.push("<button type=\"button\" id=\"download\">Download JSONL</button></div>\n");
-    push_header(&mut page.out, session, &SessionFigures::collect(entries));
+    push_header(&mut page.out, session, &title, &SessionFigures::collect(entries));
     push_system_prompt(&mut page, options.system_prompt);
     push_tools(&mut page, options);
     page.push("<section id=\"messages\">\n");
@@ -92,14 +93,15 @@ pub fn render_page(session: &Session, options: &ExportOptions) -> String {
     page.out
 }
 
-fn push_head(page: &mut Html, session: &Session, highlighted: bool) {
+fn push_head(page: &mut Html, title: &str, highlighted: bool) {
     page.push("<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\">\n<head>\n<meta charset=\"utf-8\">\n");
     page.push("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     page.push("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ");
     page.push(script_hash_source());
     page.push("; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'\">\n");
     page.push("<meta name=\"generator\" content=\"rho\">\n<title>");
-    page.text(&page_title(session));
+    page.text(title);
+    page.text(" - rho session");
     page.push("</title>\n<style>\n");
     page.push(STYLE);
     if highlighted {
@@ -108,16 +110,14 @@ fn push_head(page: &mut Html, session: &Session, highlighted: bool) {
     page.push("</style>\n</head>\n");
 }
 
-fn page_title(session: &Session) -> String {
+/// The session's name, else the first line of its first prompt, else its id.
+fn session_title(session: &Session) -> String {
     if let Some(name) = session.name().or(session.header().title.as_deref()) {
-        return format!("{name} - rho session");
+        return name.to_owned();
     }
     let first_prompt =
-        session.user_message_entries().into_iter().map(|u| one_line(&u.text, 60)).find(|t| !t.is_empty());
-    match first_prompt {
-        Some(prompt) => format!("{prompt} - rho session"),
-        None => format!("rho session {}", session.session_id()),
-    }
+        session.user_message_entries().into_iter().map(|u| one_line(&u.text, 80)).find(|t| !t.is_empty());
+    first_prompt.unwrap_or_else(|| session.session_id().to_owned())
 }
 
 fn push_system_prompt(page: &mut Html, system_prompt: Option<&str>) {

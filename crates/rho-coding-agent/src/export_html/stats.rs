@@ -16,6 +16,7 @@ pub struct SessionFigures {
     pub user_messages: u64,
     pub assistant_messages: u64,
     pub tool_results: u64,
+    /// Custom messages (entries and legacy message roles) and developer instructions.
     pub custom_messages: u64,
     pub bash_executions: u64,
     pub tool_calls: u64,
@@ -39,7 +40,7 @@ impl SessionFigures {
             }
             match entry {
                 SessionEntry::Message(m) => match &m.message {
-                    AgentMessage::User(_) | AgentMessage::Developer(_) => figures.user_messages += 1,
+                    AgentMessage::User(_) => figures.user_messages += 1,
                     AgentMessage::Assistant(a) => {
                         figures.assistant_messages += 1;
                         figures.tool_calls += a.tool_calls().count() as u64;
@@ -51,7 +52,9 @@ impl SessionFigures {
                     }
                     AgentMessage::ToolResult(_) => figures.tool_results += 1,
                     AgentMessage::BashExecution(_) => figures.bash_executions += 1,
-                    AgentMessage::Custom(_) | AgentMessage::HookMessage(_) => figures.custom_messages += 1,
+                    AgentMessage::Custom(_) | AgentMessage::HookMessage(_) | AgentMessage::Developer(_) => {
+                        figures.custom_messages += 1;
+                    }
                     AgentMessage::BranchSummary(_) => figures.branch_summaries += 1,
                     AgentMessage::CompactionSummary(_) => figures.compactions += 1,
                 },
@@ -73,11 +76,11 @@ fn push_row(out: &mut String, name: &str, value: &str) {
     out.push_str("</dd>");
 }
 
-/// Appends the header block: name, ids, places, times, counts, tokens, cost, models.
-pub fn push_header(out: &mut String, session: &Session, figures: &SessionFigures) {
+/// Appends the header block: the title, ids, places, times, counts, tokens, cost, models.
+pub fn push_header(out: &mut String, session: &Session, title: &str, figures: &SessionFigures) {
     let header = session.header();
     out.push_str("<header class=\"session-header\"><h1>");
-    push_escaped(out, session.name().or(header.title.as_deref()).unwrap_or("Session"));
+    push_escaped(out, title);
     out.push_str("</h1><dl class=\"stats\">");
     push_row(out, "Session", &header.id);
     if !header.cwd.is_empty() {

@@ -169,13 +169,14 @@
     updateUrl(leaf, id);
   });
 
-  // Filters: meta entries only with "all entries", search over the previews.
+  // Filters: bookkeeping entries (except the leaf) only with "all entries"; search over the previews.
   var search = document.getElementById("search");
   var showAll = document.getElementById("show-all");
   function applyFilter() {
     var query = search.value.trim().toLowerCase();
     nodes.forEach(function (n) {
-      var hidden = (META.has(n.kind) && !showAll.checked) || (query && n.text.toLowerCase().indexOf(query) < 0);
+      var meta = META.has(n.kind) && n.id !== data.leafId;
+      var hidden = (meta && !showAll.checked) || (query && n.text.toLowerCase().indexOf(query) < 0);
       rows.get(n.id).classList.toggle("filtered-out", Boolean(hidden));
     });
   }
