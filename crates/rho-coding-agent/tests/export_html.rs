@@ -221,7 +221,7 @@ fn thinking_tool_calls_and_results_are_shown() {
     assert!(view.contains("<pre class=\"arg-text\">line one\nline two</pre>"), "{view}");
     // The long output is collapsed behind a preview; the error result is marked.
     assert!(
-        view.contains("<details class=\"collapsible output\"><summary><div class=\"preview\">file1.txt\n"),
+        view.contains("<details class=\"collapsible output\"><summary><span class=\"preview\">file1.txt\n"),
         "{view}"
     );
     assert!(view.contains("… 40 more lines"), "{view}");
@@ -307,19 +307,24 @@ fn system_prompt_and_tools_are_listed() {
         description: "Read a file.\nMore detail.".into(),
         parameters: json!({
             "type": "object",
-            "properties": {"path": {"type": "string", "description": "File to read"}, "offset": {"type": "number"}},
+            "properties": {
+                "path": {"type": "string", "description": "File to read"},
+                "offset": {"type": "number"},
+                "mode": {"type": "string", "enum": ["text", "<bin>"]}
+            },
             "required": ["path"]
         }),
     }];
     let html = export(&s, &ExportOptions { system_prompt: Some(&prompt), tools: &tools });
-    assert!(html.contains("<h2>System prompt</h2><details class=\"collapsible prompt\"><summary><div class=\"preview\">prompt line 1 &lt;rules&gt;\n"));
-    assert!(html.contains("prompt line 10 &lt;rules&gt;</div><span class=\"more\">… 20 more lines</span>"), "{html}");
+    assert!(html.contains("<h2>System prompt</h2><details class=\"collapsible prompt\"><summary><span class=\"preview\">prompt line 1 &lt;rules&gt;\n"));
+    assert!(html.contains("prompt line 10 &lt;rules&gt;</span><span class=\"more\">… 20 more lines</span>"), "{html}");
     assert!(html.contains("<h2>Tools (1)</h2>"));
     assert!(html.contains("<span class=\"tool-name\">read</span> <span class=\"tool-desc\">Read a file.</span>"));
     assert!(html.contains(
         "<dt><code>path</code> <span class=\"param-type\">string</span> <span class=\"badge\">required</span></dt><dd>File to read</dd>"
     ));
     assert!(html.contains("<dt><code>offset</code> <span class=\"param-type\">number</span></dt>"));
+    assert!(html.contains("<dd> <span class=\"param-type\">one of: text, &lt;bin&gt;</span></dd>"), "{html}");
     // Without options, neither section.
     let plain = render_html(&s, &ExportOptions::default());
     assert!(!plain.contains("System prompt") && !plain.contains("class=\"tools\""));
@@ -340,7 +345,7 @@ fn the_page_loads_nothing_and_admits_only_its_own_script() {
     let digest = ring::digest::digest(&ring::digest::SHA256, script.as_bytes());
     let hash = base64::engine::general_purpose::STANDARD.encode(digest.as_ref());
     assert!(csp.contains(&format!("'sha256-{hash}'")), "the policy does not admit the viewer script: {csp}");
-    assert!(csp.contains("img-src data: blob:"));
+    assert!(csp.contains("img-src data:;"));
 }
 
 #[test]

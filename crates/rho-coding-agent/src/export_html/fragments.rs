@@ -90,9 +90,9 @@ pub fn push_long_text(out: &mut String, text: &str, class: &str, preview_lines: 
     let hidden_lines = rest.strip_prefix('\n').unwrap_or(rest).lines().count();
     out.push_str("<details class=\"collapsible ");
     push_escaped(out, class);
-    out.push_str("\"><summary><div class=\"preview\">");
+    out.push_str("\"><summary><span class=\"preview\">");
     push_escaped(out, preview);
-    out.push_str("</div><span class=\"more\">");
+    out.push_str("</span><span class=\"more\">");
     if preview.len() < preview_end.unwrap_or(usize::MAX) && hidden_lines <= 1 {
         out.push_str(&format!("… show all ({})", format_bytes(text.len())));
     } else {
@@ -187,8 +187,8 @@ mod tests {
     fn long_text_is_collapsed_with_a_preview() {
         let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
         let html = long(&text, 5);
-        assert!(html.starts_with("<details class=\"collapsible output\"><summary><div class=\"preview\">line 1\n"));
-        assert!(html.contains("line 5</div><span class=\"more\">… 35 more lines</span>"), "{html}");
+        assert!(html.starts_with("<details class=\"collapsible output\"><summary><span class=\"preview\">line 1\n"));
+        assert!(html.contains("line 5</span><span class=\"more\">… 35 more lines</span>"), "{html}");
         assert!(html.contains("<pre class=\"full\">line 1\n") && html.contains("line 40\n</pre></details>"));
     }
 

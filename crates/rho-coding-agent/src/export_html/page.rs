@@ -98,7 +98,7 @@ fn push_head(page: &mut Html, title: &str, highlighted: bool) {
     page.push("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     page.push("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ");
     page.push(script_hash_source());
-    page.push("; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'\">\n");
+    page.push("; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n");
     page.push("<meta name=\"generator\" content=\"rho\">\n<title>");
     page.text(title);
     page.text(" - rho session");
@@ -148,8 +148,8 @@ fn push_tools(page: &mut Html, options: &ExportOptions) {
     page.push("</ul></section>\n");
 }
 
-/// A schema's properties as a list (name, type, required, description); a schema without
-/// `properties` as its JSON.
+/// A schema's properties as a list (name, type, required, description, allowed values); a
+/// schema without `properties` as its JSON.
 fn push_parameters(page: &mut Html, schema: &Value) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         if !schema.is_null() {
@@ -175,6 +175,13 @@ fn push_parameters(page: &mut Html, schema: &Value) {
         }
         page.push("</dt><dd>");
         page.text(property.get("description").and_then(Value::as_str).unwrap_or_default());
+        if let Some(choices) = property.get("enum").and_then(Value::as_array) {
+            let choices: Vec<String> =
+                choices.iter().map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_owned)).collect();
+            page.push(" <span class=\"param-type\">");
+            page.text(&format!("one of: {}", choices.join(", ")));
+            page.push("</span>");
+        }
         page.push("</dd>");
     }
     page.push("</dl>");
