@@ -7,6 +7,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export_html;
+pub mod list_models;
 pub mod modes;
 pub mod prompt;
 pub mod startup;

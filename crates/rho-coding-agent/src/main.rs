@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use rho_coding_agent::cli::{Cli, Mode};
+use rho_coding_agent::export_html::{ExportOptions, export_session_file};
+use rho_coding_agent::list_models::list_models;
 use rho_coding_agent::startup::{self, StartupError};
 use rho_coding_agent::{AgentSession, modes};
 
@@ -32,6 +34,18 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> i32 {
+    if let Some(args) = &cli.export {
+        return export(args);
+    }
+    if let Some(search) = &cli.list_models {
+        return match startup::prepare(&cli, false) {
+            Ok(prepared) => {
+                print_out(&list_models(&prepared.registry, search));
+                0
+            }
+            Err(e) => fail(e),
+        };
+    }
     let stdin_piped = !std::io::stdin().is_terminal();
     match cli.mode(stdin_piped) {
         Some(Mode::Rpc) => run_rpc(cli).await,
@@ -71,6 +85,30 @@ async fn run_rpc(cli: Cli) -> i32 {
             }
         },
     }
+}
+
+/// `--export <session.jsonl> [out.html]`.
+fn export(args: &[std::path::PathBuf]) -> i32 {
+    let Some(session_file) = args.first() else {
+        eprintln!("Error: --export needs a session file");
+        return 2;
+    };
+    match export_session_file(session_file, args.get(1).map(|p| p.as_path()), &ExportOptions::default()) {
+        Ok(path) => {
+            print_out(&format!("Exported to: {}\n", path.display()));
+            0
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            1
+        }
+    }
+}
+
+fn print_out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
 }
 
 fn fail(e: StartupError) -> i32 {

@@ -10,6 +10,7 @@ use rho_rpc::SessionEvent;
 use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
 
 use super::{AgentSession, SessionCommandError, lock};
+use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};
 
 impl AgentSession {
     /// `new_session`: an empty conversation in a new file beside the current one (in memory
@@ -183,5 +184,20 @@ impl AgentSession {
         let mut flags = self.flags();
         flags.pending_bash.clear();
         flags.retry_attempt = 0;
+    }
+}
+
+impl AgentSession {
+    /// `export_html`: the session as a self-contained HTML page, with the system prompt and the
+    /// tools the model is offered. Returns the path written.
+    pub fn export_html(&self, output: Option<&Path>) -> Result<std::path::PathBuf, ExportError> {
+        let system_prompt = self.system_prompt();
+        let tools: Vec<ToolInfo> = self
+            .dump_tools()
+            .into_iter()
+            .map(|t| ToolInfo { name: t.name, description: t.description, parameters: t.parameters })
+            .collect();
+        let options = ExportOptions { system_prompt: Some(&system_prompt), tools: &tools };
+        export_session(&self.session(), output, &options)
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rho_ai::ThinkingLevel;
 use rho_rpc::{
     BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
-    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, RpcCommand, RpcResponse,
+    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, RpcCommand, RpcResponse,
     StreamingBehavior, TodoPhasesData, ToolNamesData,
 };
 use serde::Serialize;
@@ -170,7 +170,10 @@ impl Dispatcher {
                 Err(e) => Reply::Err(e),
             },
             RpcCommand::GetSessionStats => data(&s.stats()),
-            RpcCommand::ExportHtml { output_path: _ } => Reply::Err("HTML export is not available yet".into()),
+            RpcCommand::ExportHtml { output_path } => match s.export_html(output_path.as_deref().map(Path::new)) {
+                Ok(path) => data(&PathData { path: path.to_string_lossy().into_owned() }),
+                Err(e) => Reply::Err(e.to_string()),
+            },
             RpcCommand::SwitchSession { session_path } => match s.switch_session(Path::new(&session_path)).await {
                 Ok(()) => data(&CancelledData { cancelled: false }),
                 Err(e) => Reply::Err(e.to_string()),
