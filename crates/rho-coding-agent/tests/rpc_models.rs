@@ -1,0 +1,90 @@
+//! Model and thinking-level commands through the real binary: set_model, cycle_model (with and
+//! without a `--models` scope), get_available_models, set_thinking_level and
+//! cycle_thinking_level, and the queue-mode setters.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, Rho, redact};
+use serde_json::json;
+
+#[tokio::test]
+async fn set_model_answers_the_full_model_or_the_reference_error() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let model = rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    insta::assert_json_snapshot!(redact(&model));
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["model"]["name"], "Mock Small");
+
+    let missing = rho.request(json!({"type": "set_model", "provider": "mock", "modelId": "nope"})).await;
+    assert_eq!(missing["success"], false);
+    assert_eq!(missing["error"], "Model not found: mock/nope");
+
+    // Saved as the user's default model.
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["defaultModel"], "mock-small");
+    assert_eq!(settings["defaultProvider"], "mock");
+}
+
+#[tokio::test]
+async fn cycle_model_walks_the_available_models_or_the_scope() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let models = rho.data(json!({"type": "get_available_models"})).await;
+    let names: Vec<&str> = models["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Mock Model", "Mock Small"]);
+    let cycled = rho.data(json!({"type": "cycle_model"})).await;
+    assert_eq!(cycled["model"]["name"], "Mock Small");
+    assert_eq!(cycled["isScoped"], false);
+    assert_eq!(cycled["thinkingLevel"], "off");
+    let back = rho.data(json!({"type": "cycle_model"})).await;
+    assert_eq!(back["model"]["name"], "Mock Model");
+
+    let mut scoped = Rho::start(&env, &["--no-session", "--models", "mock/mock-model"]).await;
+    assert_eq!(scoped.data(json!({"type": "cycle_model"})).await, json!(null));
+}
+
+#[tokio::test]
+async fn thinking_levels_are_validated_and_clamped_to_the_model() {
+    let env = Env::with_api(vec![], "anthropic-messages", true).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--thinking", "high"]).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "high");
+    // xhigh is not offered by this model: clamped down to high.
+    assert_eq!(rho.request(json!({"type": "set_thinking_level", "level": "xhigh"})).await["success"], true);
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "high");
+    let levels: Vec<serde_json::Value> = {
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            seen.push(rho.data(json!({"type": "cycle_thinking_level"})).await["level"].clone());
+        }
+        seen
+    };
+    assert_eq!(levels, [json!("off"), json!("minimal"), json!("low"), json!("medium"), json!("high"), json!("off")]);
+
+    // A model without reasoning has nothing to cycle.
+    rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    assert_eq!(rho.data(json!({"type": "cycle_thinking_level"})).await, json!(null));
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "off");
+}
+
+#[tokio::test]
+async fn queue_modes_apply_and_are_saved() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    for (command, mode) in
+        [("set_steering_mode", "all"), ("set_follow_up_mode", "all"), ("set_interrupt_mode", "immediate")]
+    {
+        let response = rho.request(json!({"type": command, "mode": mode})).await;
+        assert_eq!(response.as_object().unwrap().len(), 4, "no data key: {response}");
+        assert_eq!(response["success"], true);
+    }
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!((&state["steeringMode"], &state["followUpMode"]), (&json!("all"), &json!("all")));
+    assert_eq!(state["interruptMode"], "immediate");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["interruptMode"], "immediate");
+    assert_eq!(settings["steeringMode"], "all");
+}
