@@ -1,0 +1,159 @@
+//! The session commands through the real binary, against the files they write: the record on
+//! disk as the run goes, new_session, switch_session (and a missing path), branch / fork and
+//! get_branch_messages, clone, set_session_name, export_html, and a restart that resumes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, Rho, read_jsonl};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+fn answers(n: usize) -> Vec<Turn> {
+    (1..=n).map(|i| Turn::text(format!("Answer {i}."))).collect()
+}
+
+#[tokio::test]
+async fn the_session_file_records_every_message_as_it_ends() {
+    let env = Env::new(answers(1)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    let file = std::path::PathBuf::from(state["sessionFile"].as_str().unwrap());
+    // The header is on disk before anything is said.
+    let lines = read_jsonl(&file);
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[0]["version"], 3);
+    rho.send(json!({"type": "prompt", "message": "hello"})).await;
+    rho.until_agent_end().await;
+    let kinds: Vec<String> = read_jsonl(&file)
+        .iter()
+        .map(|l| match l["type"].as_str().unwrap() {
+            "message" => format!("message:{}", l["message"]["role"].as_str().unwrap()),
+            other => other.to_owned(),
+        })
+        .collect();
+    assert_eq!(kinds, ["session", "model_change", "thinking_level_change", "message:user", "message:assistant"]);
+}
+
+#[tokio::test]
+async fn new_session_switch_session_and_a_missing_path() {
+    let env = Env::new(answers(2)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "first"})).await;
+    rho.until_agent_end().await;
+    let first = rho.data(json!({"type": "get_state"})).await;
+    let first_file = first["sessionFile"].as_str().unwrap().to_owned();
+
+    let created = rho.data(json!({"type": "new_session", "parentSession": first_file})).await;
+    assert_eq!(created, json!({"cancelled": false}));
+    let second = rho.data(json!({"type": "get_state"})).await;
+    assert_ne!(second["sessionFile"], first["sessionFile"]);
+    assert_eq!(second["messageCount"], 0);
+    let header = &read_jsonl(std::path::Path::new(second["sessionFile"].as_str().unwrap()))[0];
+    assert_eq!(header["parentSession"], json!(first_file));
+
+    let switched = rho.data(json!({"type": "switch_session", "sessionPath": first_file})).await;
+    assert_eq!(switched, json!({"cancelled": false}));
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["sessionFile"], json!(first_file));
+    assert_eq!(state["messageCount"], 2);
+
+    let missing = rho.request(json!({"type": "switch_session", "sessionPath": "/nowhere/s.jsonl"})).await;
+    assert_eq!(missing["success"], false);
+    assert_eq!(missing["error"], "Session file not found: /nowhere/s.jsonl");
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionFile"], json!(first_file));
+}
+
+#[tokio::test]
+async fn branch_and_fork_continue_from_before_a_user_message() {
+    let env = Env::new(answers(3)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    for text in ["first question", "second question"] {
+        rho.send(json!({"type": "prompt", "message": text})).await;
+        rho.until_agent_end().await;
+    }
+    let listed = rho.data(json!({"type": "get_branch_messages"})).await;
+    let entries = listed["messages"].as_array().unwrap();
+    assert_eq!(
+        entries.iter().map(|e| e["text"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["first question", "second question"]
+    );
+    let second_id = entries[1]["entryId"].clone();
+
+    let branched = rho.data(json!({"type": "branch", "entryId": second_id})).await;
+    assert_eq!(branched, json!({"text": "second question", "cancelled": false}));
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["messageCount"], 2);
+    rho.send(json!({"type": "prompt", "message": "another way"})).await;
+    rho.until_agent_end().await;
+    // Both branches are in the file; the listing covers all of them.
+    let listed = rho.data(json!({"type": "get_fork_messages"})).await;
+    assert_eq!(listed["messages"].as_array().unwrap().len(), 3);
+
+    let bad = rho.request(json!({"type": "branch", "entryId": "nope"})).await;
+    assert_eq!(bad["error"], "Invalid entry ID for branching");
+    let bad = rho.request(json!({"type": "fork", "entryId": "nope"})).await;
+    assert_eq!((bad["command"].as_str(), bad["error"].as_str()), (Some("fork"), Some("Invalid entry ID for forking")));
+}
+
+#[tokio::test]
+async fn clone_copies_the_branch_into_a_new_session() {
+    let env = Env::new(answers(1)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "keep this"})).await;
+    rho.until_agent_end().await;
+    let before = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(rho.data(json!({"type": "clone"})).await, json!({"cancelled": false}));
+    let after = rho.data(json!({"type": "get_state"})).await;
+    assert_ne!(after["sessionFile"], before["sessionFile"]);
+    assert_eq!(after["messageCount"], 2);
+    assert_eq!(env.session_files().len(), 2);
+}
+
+#[tokio::test]
+async fn session_names_are_cleaned_reported_and_saved() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    let empty = rho.request(json!({"type": "set_session_name", "name": " \t "})).await;
+    assert_eq!(empty["error"], "Session name cannot be empty");
+    rho.send(json!({"id": "n", "type": "set_session_name", "name": "  my\tfeature   work "})).await;
+    let frames = rho.until(|f| f["id"] == "n").await;
+    assert_eq!(frames[0], json!({"type": "session_info_changed", "name": "my feature work"}));
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionName"], "my feature work");
+}
+
+#[tokio::test]
+async fn export_html_writes_the_page_or_refuses_an_in_memory_session() {
+    let env = Env::new(answers(1)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "<script>alert(1)</script> hi"})).await;
+    rho.until_agent_end().await;
+    let out = env.dir.path().join("export.html");
+    let data = rho.data(json!({"type": "export_html", "outputPath": out})).await;
+    assert_eq!(data["path"], json!(out));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; hi"));
+    assert!(html.contains("Answer 1."));
+
+    let mut memory = Rho::start(&env, &["--no-session"]).await;
+    let refused = memory.request(json!({"type": "export_html"})).await;
+    assert_eq!(refused["error"], "Cannot export in-memory session to HTML");
+}
+
+#[tokio::test]
+async fn a_restart_with_continue_resumes_where_the_user_was() {
+    let env = Env::new(answers(2)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "remember me"})).await;
+    rho.until_agent_end().await;
+    rho.close_stdin();
+    assert!(rho.wait().await.success());
+
+    let mut again = Rho::start(&env, &["--continue"]).await;
+    let state = again.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["messageCount"], 2);
+    again.send(json!({"type": "prompt", "message": "and now?"})).await;
+    again.until_agent_end().await;
+    let second_request = &env.request_bodies()[1];
+    assert_eq!(second_request["messages"][0]["content"][0]["text"], "remember me");
+    assert_eq!(env.session_files().len(), 1);
+}
