@@ -6,8 +6,10 @@
 
 use rho_agent::AgentMessage;
 use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
+use rho_session::{SessionEntry, iso_to_ms};
 use tokio_util::sync::CancellationToken;
 
+use super::sink::RunSink;
 use super::{AgentSession, SessionCommandError, lock};
 use crate::compaction::{
     CompactionError, CompactionOutput, CompactionSettings, SummaryRequest, calculate_context_tokens, compact,
@@ -54,7 +56,14 @@ impl AgentSession {
     }
 
     /// Automatic compaction with its events. `will_retry`: the run is continued afterwards.
-    pub(crate) async fn auto_compact(&self, reason: CompactionReason, will_retry: bool) -> AutoCompaction {
+    /// `last_step`: the lifecycle ends here unless the compaction succeeds with messages queued;
+    /// it is then ended before the closing events go out.
+    pub(crate) async fn auto_compact(
+        &self,
+        reason: CompactionReason,
+        will_retry: bool,
+        last_step: Option<&RunSink>,
+    ) -> AutoCompaction {
         self.emit(SessionEvent::AutoCompactionStart { reason, action: ACTION.into() });
         self.emit(SessionEvent::CompactionStart { reason });
         let token = self.lifecycle_token().child_token();
@@ -77,6 +86,11 @@ impl AgentSession {
         };
         let aborted = status == AutoCompaction::Aborted;
         let will_retry = will_retry && status == AutoCompaction::Done;
+        if let Some(run_sink) = last_step
+            && !(status == AutoCompaction::Done && self.queued_count() > 0)
+        {
+            run_sink.finish();
+        }
         self.emit(SessionEvent::AutoCompactionEnd {
             action: ACTION.into(),
             result: result.clone(),
@@ -140,6 +154,10 @@ impl AgentSession {
             return false;
         }
         let settings = self.settings().compaction();
+        let compacted_at = self.session().branch_entries().iter().rev().find_map(|e| match e {
+            SessionEntry::Compaction(c) => Some(iso_to_ms(&c.timestamp).unwrap_or(i64::MAX)),
+            _ => None,
+        });
         let state = self.inner.agent.state();
         let window = state.model.context_window;
         if window == 0 {
@@ -148,7 +166,8 @@ impl AgentSession {
         let Some(last) = state.messages.iter().rev().find_map(AgentMessage::as_assistant) else {
             return false;
         };
-        if last.is_failed() {
+        // A reply from before the last compaction describes the context that compaction replaced.
+        if last.is_failed() || compacted_at.is_some_and(|at| last.timestamp <= at) {
             return false;
         }
         let tokens = calculate_context_tokens(&last.usage);

@@ -33,23 +33,34 @@ impl AgentSession {
         self.flags().overflow_recovery_attempted = false;
         lock(&self.inner.todo_reminders).reset();
         self.flush_pending_bash();
-        let sink: Arc<dyn AgentEventSink> = Arc::new(RunSink { session: self.clone() });
+        let sink = Arc::new(RunSink::new(self.clone()));
         if self.needs_threshold_compaction() {
-            self.auto_compact(CompactionReason::Threshold, false).await;
+            self.auto_compact(CompactionReason::Threshold, false, None).await;
         }
-        if self.inner.agent.prompt(prompt, sink.clone()).await.is_ok() {
-            self.after_runs(&sink).await;
+        // The previous run may still be closing (its agent_end is out, the agent not yet idle).
+        self.inner.agent.wait_idle().await;
+        let agent_sink: Arc<dyn AgentEventSink> = sink.clone();
+        if self.inner.agent.prompt(prompt, agent_sink.clone()).await.is_ok() && !sink.finished() {
+            self.after_runs(&agent_sink, &sink).await;
         }
-        self.end_streaming();
+        if !sink.finished() {
+            self.end_streaming();
+        }
     }
 
     /// Runs the agent again without a new prompt (after a retry or a compaction), when the
-    /// conversation allows it.
-    async fn continue_run(&self, sink: &Arc<dyn AgentEventSink>) -> bool {
-        self.inner.agent.continue_run(sink.clone()).await.is_ok()
+    /// conversation allows it; false when it did not run or the lifecycle ended with it.
+    async fn continue_run(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) -> bool {
+        self.inner.agent.continue_run(sink.clone()).await.is_ok() && !run_sink.finished()
     }
 
-    async fn after_runs(&self, sink: &Arc<dyn AgentEventSink>) {
+    /// Whether the end of the last run calls for nothing more: the lifecycle may end with its
+    /// `agent_end`, so a host that reads it can prompt at once.
+    pub(crate) fn nothing_follows(&self) -> bool {
+        matches!(self.next_step(), NextStep::Done)
+    }
+
+    async fn after_runs(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) {
         loop {
             if self.lifecycle_token().is_cancelled() {
                 return;
@@ -57,13 +68,19 @@ impl AgentSession {
             let carry_on = match self.next_step() {
                 NextStep::Retry(failed) => match self.retry_decision(&failed) {
                     RetryDecision::Wait(delay) => {
-                        if !self.wait_for_retry(&failed, delay).await {
+                        if !self.wait_for_retry(delay, run_sink).await {
                             return;
                         }
-                        self.continue_run(sink).await
+                        self.continue_run(sink, run_sink).await
                     }
-                    RetryDecision::GiveUp => {
-                        self.compact_if_needed(sink).await;
+                    RetryDecision::GiveUp(closing) => {
+                        if let Some(event) = closing {
+                            if !self.needs_threshold_compaction() {
+                                run_sink.finish();
+                            }
+                            self.emit(event);
+                        }
+                        self.compact_if_needed(sink, run_sink).await;
                         return;
                     }
                 },
@@ -72,13 +89,13 @@ impl AgentSession {
                         return;
                     }
                     tokio::time::sleep(CONTINUE_DELAY).await;
-                    self.continue_run(sink).await
+                    self.continue_run(sink, run_sink).await
                 }
                 NextStep::ThresholdCompaction => {
-                    self.compact_if_needed(sink).await;
+                    self.compact_if_needed(sink, run_sink).await;
                     return;
                 }
-                NextStep::TodoReminder => self.continue_run(sink).await,
+                NextStep::TodoReminder => self.remind_of_open_todos() && self.continue_run(sink, run_sink).await,
                 NextStep::Done => return,
             };
             if !carry_on {
@@ -88,16 +105,16 @@ impl AgentSession {
     }
 
     /// Threshold compaction after a run; the agent continues only when messages are queued.
-    async fn compact_if_needed(&self, sink: &Arc<dyn AgentEventSink>) {
+    async fn compact_if_needed(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) {
         if !self.needs_threshold_compaction() {
             return;
         }
-        if self.auto_compact(CompactionReason::Threshold, false).await == AutoCompaction::Done
+        if self.auto_compact(CompactionReason::Threshold, false, Some(run_sink)).await == AutoCompaction::Done
             && self.queued_count() > 0
         {
             tokio::time::sleep(CONTINUE_DELAY).await;
-            if self.continue_run(sink).await {
-                Box::pin(self.after_runs(sink)).await;
+            if self.continue_run(sink, run_sink).await {
+                Box::pin(self.after_runs(sink, run_sink)).await;
             }
         }
     }
@@ -113,7 +130,7 @@ impl AgentSession {
             StopReason::Error if self.is_retryable(&last) => NextStep::Retry(Box::new(last)),
             _ if self.is_overflow(&last) => NextStep::OverflowCompaction,
             _ if self.needs_threshold_compaction() => NextStep::ThresholdCompaction,
-            _ if self.remind_of_open_todos() => NextStep::TodoReminder,
+            _ if self.would_remind_of_open_todos() => NextStep::TodoReminder,
             _ => NextStep::Done,
         }
     }
@@ -129,7 +146,10 @@ impl AgentSession {
             return false;
         }
         self.drop_failed_reply();
-        self.auto_compact(CompactionReason::Overflow, true).await == AutoCompaction::Done
+        let done = self.auto_compact(CompactionReason::Overflow, true, None).await == AutoCompaction::Done;
+        // The context was rebuilt from the file, which keeps the failed reply: drop it again.
+        self.drop_failed_reply();
+        done
     }
 
     /// Removes the last failed assistant reply (and the synthesized results of its tool calls)

@@ -8,6 +8,7 @@ use std::time::Duration;
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::SessionEvent;
 
+use super::sink::RunSink;
 use super::{AgentSession, lock};
 
 /// The `finalError` of a retry chain cut short by `abort` or `abort_retry`.
@@ -16,8 +17,8 @@ pub const RETRY_CANCELLED: &str = "Retry cancelled";
 pub(crate) enum RetryDecision {
     /// Retry after this delay (the attempt is already counted and announced).
     Wait(Duration),
-    /// Retrying is off or exhausted (the chain's end is already reported).
-    GiveUp,
+    /// Retrying is off, or exhausted: the chain's closing event to send.
+    GiveUp(Option<SessionEvent>),
 }
 
 impl AgentSession {
@@ -60,7 +61,7 @@ impl AgentSession {
         let attempt = {
             let mut flags = self.flags();
             if !flags.auto_retry {
-                return RetryDecision::GiveUp;
+                return RetryDecision::GiveUp(None);
             }
             flags.retry_attempt += 1;
             flags.retry_attempt
@@ -73,12 +74,11 @@ impl AgentSession {
                 Some(d) => format!("{error_message} (the server asked to retry after {} s)", d.as_secs()),
                 None => error_message,
             };
-            self.emit(SessionEvent::AutoRetryEnd {
+            return RetryDecision::GiveUp(Some(SessionEvent::AutoRetryEnd {
                 success: false,
                 attempt: attempt.saturating_sub(1),
                 final_error: Some(final_error),
-            });
-            return RetryDecision::GiveUp;
+            }));
         }
         let backoff = settings.base_delay_ms.saturating_mul(1u64 << (attempt - 1).min(30));
         let delay_ms = server_delay.map_or(backoff, |d| backoff.max(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
@@ -86,9 +86,9 @@ impl AgentSession {
         RetryDecision::Wait(Duration::from_millis(delay_ms))
     }
 
-    /// Drops the failed reply and sleeps; false (with `auto_retry_end`) when the wait was
-    /// cancelled.
-    pub(crate) async fn wait_for_retry(&self, _failed: &AssistantMessage, delay: Duration) -> bool {
+    /// Drops the failed reply and sleeps; false (with `auto_retry_end`, the lifecycle ended
+    /// first) when the wait was cancelled.
+    pub(crate) async fn wait_for_retry(&self, delay: Duration, run_sink: &RunSink) -> bool {
         self.drop_failed_reply();
         let token = self.lifecycle_token();
         let cancelled = tokio::select! {
@@ -97,6 +97,7 @@ impl AgentSession {
         };
         if cancelled {
             let attempt = std::mem::take(&mut self.flags().retry_attempt);
+            run_sink.finish();
             self.emit(SessionEvent::AutoRetryEnd {
                 success: false,
                 attempt,

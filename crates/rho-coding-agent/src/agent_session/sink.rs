@@ -2,6 +2,8 @@
 //! ends (the file is the record), a retry chain is closed on its first good reply, and then the
 //! event goes to the session's subscriber.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rho_agent::{AgentEvent, AgentEventSink, AgentMessage};
 use rho_ai::types::StopReason;
 use rho_rpc::SessionEvent;
@@ -10,11 +12,35 @@ use rho_session::NewCustomMessage;
 use super::AgentSession;
 
 pub(crate) struct RunSink {
-    pub session: AgentSession,
+    session: AgentSession,
+    /// The lifecycle ended with the last `agent_end` (nothing followed it).
+    finished: AtomicBool,
+}
+
+impl RunSink {
+    pub fn new(session: AgentSession) -> Self {
+        Self { session, finished: AtomicBool::new(false) }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+
+    /// Ends the lifecycle now, before its last event goes out (so a host that reads that event
+    /// finds the session idle).
+    pub fn finish(&self) {
+        if !self.finished.swap(true, Ordering::AcqRel) {
+            self.session.end_streaming();
+        }
+    }
 }
 
 impl AgentEventSink for RunSink {
     fn emit(&self, event: AgentEvent) {
+        if matches!(event, AgentEvent::AgentEnd { .. }) && self.session.nothing_follows() {
+            // Idle before the host reads agent_end, so its next prompt is never "busy".
+            self.finish();
+        }
         let ended_ok = match &event {
             AgentEvent::MessageEnd { message } => {
                 self.session.persist(message);

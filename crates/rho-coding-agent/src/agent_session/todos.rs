@@ -45,6 +45,20 @@ impl AgentSession {
         *lock(&self.inner.todo_auto_clear) = started.ok().flatten();
     }
 
+    /// Whether [`remind_of_open_todos`](Self::remind_of_open_todos) would send a reminder now.
+    pub(crate) fn would_remind_of_open_todos(&self) -> bool {
+        let settings = self.settings().todo();
+        let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        let mut reminders = lock(&self.inner.todo_reminders).clone();
+        reminders
+            .check(
+                &settings,
+                RunEnd { last_assistant: last.as_ref(), user_forced_tool_choice: false },
+                &self.todo_phases(),
+            )
+            .is_some()
+    }
+
     /// After a run: reminds the model of open tasks when the run stopped with some (at most
     /// `todo.reminders.max` times per user prompt). True when a reminder was sent and the
     /// conversation should continue.

@@ -117,7 +117,10 @@ impl Rho {
 
     /// Like [`start`](Self::start) but leaves the `ready` frame unread.
     pub async fn spawn(env: &Env, args: &[&str]) -> Rho {
-        let mut all = vec!["--mode", "rpc", "--model", "mock/mock-model"];
+        let mut all = vec!["--mode", "rpc"];
+        if !args.contains(&"--model") {
+            all.extend(["--model", "mock/mock-model"]);
+        }
         all.extend_from_slice(args);
         let mut child = env.command(&all).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
