@@ -43,9 +43,8 @@ impl AgentSession {
         if self.inner.agent.prompt(prompt, agent_sink.clone()).await.is_ok() && !sink.finished() {
             self.after_runs(&agent_sink, &sink).await;
         }
-        if !sink.finished() {
-            self.end_streaming();
-        }
+        sink.finish();
+        self.notify_idle();
     }
 
     /// Runs the agent again without a new prompt (after a retry or a compaction), when the

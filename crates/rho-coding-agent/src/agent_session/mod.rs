@@ -265,15 +265,24 @@ impl AgentSession {
             return false;
         }
         flags.streaming = true;
-        drop(flags);
         *lock(&self.inner.lifecycle_cancel) = CancellationToken::new();
         self.inner.streaming_tx.send_replace(true);
         true
     }
 
-    pub(crate) fn end_streaming(&self) {
+    /// The lifecycle is over as far as `get_state` and new prompts go. Waiters of
+    /// [`wait_idle`](Self::wait_idle) are woken by [`notify_idle`](Self::notify_idle), once the
+    /// lifecycle's last event is queued.
+    pub(crate) fn mark_idle(&self) {
         self.flags().streaming = false;
-        self.inner.streaming_tx.send_replace(false);
+    }
+
+    /// Wakes [`wait_idle`](Self::wait_idle) waiters, unless a new lifecycle began meanwhile.
+    pub(crate) fn notify_idle(&self) {
+        let flags = self.flags();
+        if !flags.streaming {
+            self.inner.streaming_tx.send_replace(false);
+        }
     }
 
     pub(crate) fn lifecycle_token(&self) -> CancellationToken {

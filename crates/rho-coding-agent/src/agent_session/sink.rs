@@ -27,10 +27,10 @@ impl RunSink {
     }
 
     /// Ends the lifecycle now, before its last event goes out (so a host that reads that event
-    /// finds the session idle).
+    /// finds the session idle). Waiters are woken when the lifecycle returns.
     pub fn finish(&self) {
         if !self.finished.swap(true, Ordering::AcqRel) {
-            self.session.end_streaming();
+            self.session.mark_idle();
         }
     }
 }

@@ -185,16 +185,46 @@ impl FrameEncoder {
         };
         let mut size = out.len() - start;
         out.truncate(start);
+        // Replace the largest strings first, counting what each replacement saves, and
+        // serialize again only to check (escaping makes a string's raw length a lower bound of
+        // what it costs in the frame, so one more round may be needed).
         while size > self.max_frame {
-            let Some(largest) = largest_string(&mut value) else { break };
-            let excess = largest.len();
-            *largest = format!("[{excess} bytes omitted: the frame would exceed {} bytes]", self.max_frame);
+            let mut strings = large_strings(&mut value);
+            if strings.is_empty() {
+                break;
+            }
+            strings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            let mut estimate = size;
+            for string in strings {
+                if estimate <= self.max_frame {
+                    break;
+                }
+                let notice =
+                    format!("[{} bytes omitted: the frame would exceed {} bytes]", string.len(), self.max_frame);
+                estimate = estimate.saturating_sub(string.len().saturating_sub(notice.len()));
+                *string = notice;
+            }
             self.scratch.clear();
             let _ = json::write_to(&mut self.scratch, &value);
             size = self.scratch.len();
         }
         let _ = json::write_to(out, &value);
     }
+}
+
+/// Every string over 1 KiB in `value` (shorter ones are not worth replacing).
+fn large_strings(value: &mut Value) -> Vec<&mut String> {
+    fn walk<'a>(value: &'a mut Value, found: &mut Vec<&'a mut String>) {
+        match value {
+            Value::String(s) if s.len() > 1024 => found.push(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, found)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(value, &mut found);
+    found
 }
 
 /// An assistant message as a message of the conversation: `{"role":"assistant",…}`.
@@ -213,21 +243,6 @@ fn write_assistant(out: &mut Vec<u8>, message: &rho_ai::types::AssistantMessage)
         out.truncate(body - 1);
         out.push(b'}');
     }
-}
-
-/// The longest string anywhere in `value` (only strings over 1 KiB are worth replacing).
-fn largest_string(value: &mut Value) -> Option<&mut String> {
-    fn walk<'a>(value: &'a mut Value, best: &mut Option<&'a mut String>) {
-        match value {
-            Value::String(s) if s.len() > 1024 && best.as_ref().is_none_or(|b| b.len() < s.len()) => *best = Some(s),
-            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, best)),
-            Value::Object(map) => map.values_mut().for_each(|v| walk(v, best)),
-            _ => {}
-        }
-    }
-    let mut best = None;
-    walk(value, &mut best);
-    best
 }
 
 #[derive(Serialize)]

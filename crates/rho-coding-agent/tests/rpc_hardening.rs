@@ -1,0 +1,147 @@
+//! What hosts that embed rho rely on, through the real binary: no stdout line over the frame
+//! bound (an `agent_end` that would be 5 MiB arrives truncated), U+2028/U+2029 escaped so a
+//! JavaScript readline reader parses every frame, and a clean exit on stdin EOF or SIGTERM with
+//! the session saved and no child process left behind.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Env, Rho, read_jsonl};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+const MIB: usize = 1024 * 1024;
+
+fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ")
+}
+
+async fn wait_for_file(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "{} never appeared", path.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
+    let calls: Vec<Turn> = vec![(0..100).fold(Turn::text("Reading."), |turn, i| {
+        turn.with_tool_call("read", json!({"path": format!("big{}.txt", i % 2)}))
+    })];
+    let env = Env::new(calls.into_iter().chain([Turn::text("Done reading.")]).collect()).await;
+    let line = "y".repeat(99) + "\n";
+    std::fs::write(env.cwd.join("big0.txt"), line.repeat(600)).unwrap();
+    std::fs::write(env.cwd.join("big1.txt"), line.repeat(600)).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "read them all"})).await;
+    let mut streamed = 0;
+    let agent_end = loop {
+        let line = rho.next_line().await;
+        assert!(line.len() <= MIB, "a {} byte line", line.len());
+        let frame: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if frame["type"] == "message_end" {
+            streamed += 1;
+        }
+        if frame["type"] == "agent_end" {
+            break frame;
+        }
+    };
+    assert_eq!(streamed, 1 + 1 + 100 + 1, "every message was streamed on its own");
+    assert_eq!(agent_end["truncated"], true);
+    assert_eq!(agent_end["messageCount"], 103);
+    let kept = agent_end["messages"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() < 103);
+    assert_eq!(kept.last().unwrap()["content"][0]["text"], "Done reading.");
+    // The full conversation is still there for get_messages... within the bound too.
+    let response = rho.request(json!({"type": "get_messages"})).await;
+    assert_eq!(response["success"], false);
+    assert!(response["error"].as_str().unwrap().starts_with("Response too large:"), "{response}");
+}
+
+#[tokio::test]
+async fn line_separators_are_escaped_and_a_node_readline_reader_parses_every_frame() {
+    let env = Env::new(vec![Turn::text("one\u{2028}two\u{2029}three").with_chunk_size(4)]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "sep\u{2028}arate"})).await;
+    let mut raw = String::from("{\"type\":\"ready\"}\n");
+    loop {
+        let line = rho.next_line().await;
+        assert!(!line.contains('\u{2028}') && !line.contains('\u{2029}'), "raw separator in {line}");
+        raw.push_str(&line);
+        raw.push('\n');
+        if line.contains("\"type\":\"agent_end\"") {
+            break;
+        }
+    }
+    assert!(raw.contains("one\\u2028two\\u2029three"));
+    let file = env.dir.path().join("frames.jsonl");
+    std::fs::write(&file, &raw).unwrap();
+    let script = r#"
+        const rl = require('readline').createInterface({input: require('fs').createReadStream(process.argv[1])});
+        let n = 0, last;
+        rl.on('line', (l) => { last = JSON.parse(l); n++; });
+        rl.on('close', () => console.log(JSON.stringify({n, text: last.messages[1].content[0].text})));
+    "#;
+    let out = std::process::Command::new("node").arg("-e").arg(script).arg(&file).output().expect("node runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["n"], raw.lines().count());
+    assert_eq!(report["text"], "one\u{2028}two\u{2029}three");
+}
+
+#[tokio::test]
+async fn stdin_closed_mid_stream_exits_zero_with_the_session_saved() {
+    let env =
+        Env::new(vec![Turn::text("a slow answer that is cut short").with_chunk_size(1).with_chunk_delay_ms(50)]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "keep me"})).await;
+    rho.until(|f| f["type"] == "message_update").await;
+    let started = Instant::now();
+    rho.close_stdin();
+    let status = rho.wait().await;
+    assert!(status.success(), "{status}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let rest = rho.rest().await;
+    assert!(rest.iter().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "whole lines only");
+    assert!(rest.iter().any(|l| l.contains("\"type\":\"agent_end\"")), "the run ended with agent_end");
+    let lines = read_jsonl(&env.session_files()[0]);
+    let roles: Vec<&str> = lines.iter().filter_map(|l| l["message"]["role"].as_str()).collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(lines.last().unwrap()["message"]["stopReason"], "aborted");
+}
+
+#[tokio::test]
+async fn sigterm_during_a_long_bash_call_exits_at_once_and_leaves_no_child() {
+    let env = Env::new(vec![Turn::tool_call("bash", json!({"command": "sleep 30 & echo $! > sleep.pid; wait"}))]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "wait a while"})).await;
+    rho.until(|f| f["type"] == "tool_execution_start").await;
+    let pid: u32 = wait_for_file(&env.cwd.join("sleep.pid")).await.trim().parse().unwrap();
+    assert!(alive(pid));
+    let started = Instant::now();
+    let status = std::process::Command::new("kill").args(["-TERM", &rho.child.id().unwrap().to_string()]).status();
+    assert!(status.unwrap().success());
+    let exit = rho.wait().await;
+    assert!(exit.success(), "{exit}");
+    assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while alive(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(pid), "the sleep child survived");
+    // The aborted call has its result, and the run ended with an aborted reply.
+    let lines = read_jsonl(&env.session_files()[0]);
+    let roles: Vec<&str> = lines.iter().filter_map(|l| l["message"]["role"].as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(lines.last().unwrap()["message"]["stopReason"], "aborted");
+}
