@@ -67,7 +67,13 @@ pub(crate) async fn run(
                 steering = outcome.steering;
             }
             sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
-            pending = steering.unwrap_or_else(|| poll_steering(agent, &*sink));
+            pending = match steering {
+                Some(taken) => taken,
+                // An aborted run takes nothing more from the queue: what waits there is for the
+                // next run (rpc-protocol.md §7.1).
+                None if cancel.is_cancelled() => Vec::new(),
+                None => poll_steering(agent, &*sink),
+            };
         }
 
         if cancel.is_cancelled() {
@@ -196,3 +202,7 @@ fn settle_failed_calls(
     }
     results
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

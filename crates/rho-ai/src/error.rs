@@ -60,7 +60,8 @@ impl ProviderError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Http { status, message, .. } => {
-                if is_context_overflow(message) {
+                // A 429 is a limit to wait out, even when its text talks about tokens.
+                if *status != 429 && is_context_overflow(message) {
                     ErrorKind::ContextOverflow
                 } else if matches!(status, 401 | 403) {
                     ErrorKind::Auth
@@ -121,14 +122,22 @@ static RETRYABLE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)overloaded|rate.?limit|too many requests|429|500|502|503|504|529|service.?unavailable",
         r"|server.?error|internal.?error|connection.?error|connection.?refused|other side closed",
         r"|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|usage limit",
-        r"|stream ended|stream stalled"
+        r"|stream ended|stream stalled|throttl"
     ))
     .expect("static regex")
 });
 
-/// Whether an error text says the context window was exceeded (the reference's patterns).
+/// Texts that can match an overflow pattern but describe throttling ("Throttling error: Too
+/// many tokens, please wait", tokens-per-minute rate limits).
+static NOT_OVERFLOW: LazyLock<Regex> = LazyLock::new(|| {
+    #[allow(clippy::expect_used)]
+    Regex::new(r"(?i)^(throttling error|service unavailable):|rate.?limit|too many requests").expect("static regex")
+});
+
+/// Whether an error text says the context window was exceeded (the reference's patterns),
+/// throttling texts excepted.
 pub fn is_context_overflow(message: &str) -> bool {
-    OVERFLOW.is_match(message)
+    OVERFLOW.is_match(message) && !NOT_OVERFLOW.is_match(message)
 }
 
 /// Whether an error text describes a transient failure (the reference's patterns, used when
@@ -164,6 +173,20 @@ mod tests {
         assert_eq!(http(401, "invalid x-api-key").kind(), ErrorKind::Auth);
         assert_eq!(http(400, "bad tool schema").kind(), ErrorKind::Other);
         assert_eq!(http(400, "prompt is too long: 250000 tokens > 200000 maximum").kind(), ErrorKind::ContextOverflow);
+    }
+
+    #[test]
+    fn throttling_that_mentions_tokens_is_not_an_overflow() {
+        assert_eq!(http(429, "Too many tokens, please wait before trying again.").kind(), ErrorKind::Retryable);
+        let bedrock = ProviderError::Stream {
+            error_type: "throttlingException".into(),
+            message: "Throttling error: Too many tokens, please wait before trying again.".into(),
+        };
+        assert_eq!(bedrock.kind(), ErrorKind::Retryable);
+        assert_eq!(classify_message("Rate limit reached: too many tokens per minute"), ErrorKind::Retryable);
+        // Real overflows still are.
+        assert_eq!(http(400, "too many tokens in the request").kind(), ErrorKind::ContextOverflow);
+        assert_eq!(http(413, "413 (no body)").kind(), ErrorKind::ContextOverflow);
     }
 
     #[test]

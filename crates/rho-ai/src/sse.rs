@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use bytes::Bytes;
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
@@ -132,15 +133,21 @@ impl std::fmt::Debug for SseStream {
 
 impl SseStream {
     pub fn new(response: reqwest::Response, idle: Duration) -> Self {
-        Self { inner: Box::pin(response.bytes_stream().eventsource()), idle }
+        Self::from_bytes(response.bytes_stream(), idle)
     }
 
     /// Decodes SSE from any byte stream (used by the benchmarks and tests).
     pub fn from_bytes<S>(bytes: S, idle: Duration) -> Self
     where
-        S: Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
+        S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + 'static,
     {
-        Self { inner: Box::pin(bytes.eventsource()), idle }
+        let lines = bytes.flat_map(|chunk| {
+            futures::stream::iter(match chunk {
+                Ok(chunk) => split_lines(chunk).into_iter().map(Ok).collect(),
+                Err(e) => vec![Err(e)],
+            })
+        });
+        Self { inner: Box::pin(lines.eventsource()), idle }
     }
 
     /// The next event; `Ok(None)` when the body ended.
@@ -162,6 +169,20 @@ impl SseStream {
     }
 }
 
+/// `chunk` cut after every `\n`, without copying. The decoder keeps its unparsed input in one
+/// string and copies what follows each line it takes off the front, so a read holding many
+/// events would cost time quadratic in its size; handed one line at a time it stays linear.
+fn split_lines(mut chunk: Bytes) -> Vec<Bytes> {
+    let mut lines = Vec::with_capacity(chunk.len() / 64 + 1);
+    while let Some(end) = chunk.iter().position(|b| *b == b'\n') {
+        lines.push(chunk.split_to(end + 1));
+    }
+    if !chunk.is_empty() {
+        lines.push(chunk);
+    }
+    lines
+}
+
 /// Parses an SSE data payload as JSON of type `T`.
 pub fn parse_data<T: serde::de::DeserializeOwned>(event: &Event) -> Result<T, ProviderError> {
     serde_json::from_str(&event.data).map_err(|e| {
@@ -171,4 +192,46 @@ pub fn parse_data<T: serde::de::DeserializeOwned>(event: &Event) -> Result<T, Pr
         }
         ProviderError::Decode(format!("{e} in event data: {data}"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_lines_cuts_after_each_newline() {
+        let pieces = split_lines(Bytes::from_static(b"a\nbb\r\n\ntail"));
+        assert_eq!(pieces, [&b"a\n"[..], b"bb\r\n", b"\n", b"tail"]);
+        assert!(split_lines(Bytes::new()).is_empty());
+        assert_eq!(split_lines(Bytes::from_static(b"x\n")), [&b"x\n"[..]]);
+    }
+
+    async fn decode(chunks: Vec<&'static [u8]>) -> Vec<(String, String)> {
+        let source = futures::stream::iter(chunks.into_iter().map(|c| Ok(Bytes::from_static(c))));
+        let mut sse = SseStream::from_bytes(source, Duration::from_secs(5));
+        let cancel = CancellationToken::new();
+        let mut out = Vec::new();
+        while let Some(event) = sse.next(&cancel).await.unwrap() {
+            out.push((event.event, event.data));
+        }
+        out
+    }
+
+    /// Many events in one read, events cut anywhere across reads, CRLF and multi-line data all
+    /// decode the same.
+    #[tokio::test]
+    async fn decodes_whatever_the_reads_look_like() {
+        let body: &'static [u8] = b"event: a\ndata: {\"n\":1}\n\n: comment\r\nevent: b\r\ndata: x\r\ndata: y\r\n\r\ndata: \xc3\xa9t\xc3\xa9\n\n";
+        let expected = vec![
+            ("a".to_owned(), "{\"n\":1}".to_owned()),
+            ("b".to_owned(), "x\ny".to_owned()),
+            ("message".to_owned(), "été".to_owned()),
+        ];
+        assert_eq!(decode(vec![body]).await, expected);
+        for cut in 1..body.len() {
+            assert_eq!(decode(vec![&body[..cut], &body[cut..]]).await, expected, "cut at {cut}");
+        }
+        let bytes: Vec<&'static [u8]> = body.chunks(1).collect();
+        assert_eq!(decode(bytes).await, expected);
+    }
 }

@@ -3,7 +3,8 @@
 //! dashes, special spaces; see [`crate::edit_match`]); either way only the matched region of the
 //! original changes, so a BOM, CRLF line endings and every untouched byte stay as they were.
 //! Uniqueness is judged on the fuzzy-normalized text, like the reference. The result carries the
-//! compact diff and the first changed line; the write target is the resolved path.
+//! compact diff and the first changed line; the write target is the resolved path with symlinks
+//! followed ([`crate::path::write_identity`]).
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,7 @@ use crate::args::{self, Args};
 use crate::edit_diff::generate_diff_string;
 use crate::edit_match::{Mode, View, count_occurrences, normalize_fuzzy, normalize_line_endings};
 use crate::os_error;
-use crate::path::resolve_to_cwd;
+use crate::path::{resolve_to_cwd, write_identity};
 
 const DESCRIPTION: &str = "Edit a file by replacing one exact piece of text. oldText must match the file exactly, including whitespace, indentation and line breaks, and must occur only once (add surrounding lines to make it unique); it is replaced by newText. Use this for precise, targeted changes.";
 
@@ -58,7 +59,7 @@ impl Tool for EditTool {
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
         let path = args::opt_string(args, "path")?;
-        Some(resolve_to_cwd(&path, &self.options.cwd))
+        Some(write_identity(&resolve_to_cwd(&path, &self.options.cwd)))
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

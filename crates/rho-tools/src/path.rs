@@ -63,6 +63,27 @@ pub fn resolve_read_path(raw: &str, cwd: &Path) -> PathBuf {
         .unwrap_or(resolved)
 }
 
+/// The file `path` (absolute, normalized) names, for telling whether two writes touch the same
+/// file: symlinks in the part of the path that exists are resolved, so `link.txt` and the file
+/// it points to, or a file reached through a symlinked directory, compare equal. The part that
+/// does not exist yet (a file `write` will create, with its new directories) is kept as given.
+pub fn write_identity(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return missing.iter().rev().fold(real, |acc, name| acc.join(name));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
 /// Folds `.` and `..` without touching the file system.
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -108,6 +129,24 @@ mod tests {
         assert_eq!(resolve_to_cwd("~", Path::new("/w")), home);
         assert_eq!(resolve_to_cwd("~/notes.txt", Path::new("/w")), home.join("notes.txt"));
         assert_eq!(resolve_to_cwd("~user", Path::new("/w")), PathBuf::from("/w/~user"));
+    }
+
+    #[test]
+    fn write_identity_sees_through_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(root.join("real/a.txt"), root.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("linkdir")).unwrap();
+
+        let a = root.join("real/a.txt");
+        assert_eq!(write_identity(&a), a);
+        assert_eq!(write_identity(&root.join("link.txt")), a);
+        assert_eq!(write_identity(&root.join("linkdir/a.txt")), a);
+        // Files and directories still to be created keep their names under the resolved part.
+        assert_eq!(write_identity(&root.join("linkdir/new/b.txt")), root.join("real/new/b.txt"));
+        assert_eq!(write_identity(Path::new("/nonexistent-root-dir/x")), PathBuf::from("/nonexistent-root-dir/x"));
     }
 
     #[test]

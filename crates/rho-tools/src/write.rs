@@ -1,7 +1,7 @@
 //! The `write` tool: creates or overwrites a file with the given content as UTF-8, creating
 //! missing parent directories. The reported size is the real number of bytes written (the
-//! reference reports UTF-16 code units). Its write target is the resolved path, so the agent loop
-//! never runs two writes to one file at once.
+//! reference reports UTF-16 code units). Its write target is the resolved path with symlinks
+//! followed, so the agent loop never runs two writes to one file at once, however it is named.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use crate::ToolOptions;
 use crate::abort::blocking;
 use crate::args::{self, Args};
 use crate::os_error;
-use crate::path::resolve_to_cwd;
+use crate::path::{resolve_to_cwd, write_identity};
 
 const DESCRIPTION: &str = "Write content to a file at the given path. Creates the file if it does not exist and overwrites it if it does; missing parent directories are created as needed.";
 
@@ -59,7 +59,7 @@ impl Tool for WriteTool {
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
         let path = args::opt_string(args, "path")?;
-        Some(resolve_to_cwd(&path, &self.options.cwd))
+        Some(write_identity(&resolve_to_cwd(&path, &self.options.cwd)))
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

@@ -95,3 +95,14 @@ fn write_target_is_the_resolved_path() {
         Some(std::path::PathBuf::from("/work/p/a.rs"))
     );
 }
+
+#[test]
+fn write_target_follows_symlinks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("real.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("real.txt"), dir.path().join("link.txt")).unwrap();
+    let tool = create_tool("edit", &ToolOptions::new(dir.path())).unwrap();
+    let target = |path: &str| tool.write_target(&args(json!({"path": path, "oldText": "", "newText": ""})));
+    assert_eq!(target("link.txt"), target("real.txt"));
+    assert_eq!(target("real.txt"), Some(dir.path().canonicalize().unwrap().join("real.txt")));
+}

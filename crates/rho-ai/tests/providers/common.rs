@@ -274,6 +274,41 @@ pub async fn tool_call_arguments_stream(wire: Wire) {
     assert_eq!(message.tool_calls().count(), 1);
 }
 
+/// Two calls in one reply: each its own block, numbered after the text, with its own deltas,
+/// id and arguments (the agent runs them concurrently and pairs results by id).
+pub async fn two_tool_calls_get_their_own_blocks(wire: Wire) {
+    let server = serve(json!([{
+        "text": "Both.",
+        "toolCalls": [
+            {"name": "read", "arguments": {"path": "a.txt"}},
+            {"name": "read", "arguments": {"path": "b.txt", "limit": 3}}
+        ],
+        "chunkSize": 5
+    }]))
+    .await;
+    let mut context = prompt("read both");
+    context.tools = vec![read_tool()];
+    let events = collect(&model(wire, &server), &context, options()).await;
+    let calls: Vec<(usize, &rho_ai::ToolCall)> = events
+        .iter()
+        .filter_map(|e| match e {
+            E::ToolCallEnd { content_index, tool_call } => Some((*content_index, tool_call)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "{:?}", types(&events));
+    assert_eq!((calls[0].0, calls[1].0), (1, 2));
+    assert_eq!(Value::Object(calls[0].1.arguments.clone()), json!({"path": "a.txt"}));
+    assert_eq!(Value::Object(calls[1].1.arguments.clone()), json!({"path": "b.txt", "limit": 3}));
+    assert_ne!(calls[0].1.id, calls[1].1.id);
+    assert_eq!(deltas(&events, 1).concat(), r#"{"path":"a.txt"}"#);
+    assert_eq!(deltas(&events, 2).concat(), r#"{"path":"b.txt","limit":3}"#);
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::ToolUse);
+    let ids: Vec<&str> = message.tool_calls().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, [calls[0].1.id.as_str(), calls[1].1.id.as_str()]);
+}
+
 pub async fn usage_is_priced(wire: Wire) {
     let server = serve(json!([{
         "text": "ok",
@@ -449,9 +484,12 @@ pub async fn round_trip(
     (first, requests[1].clone())
 }
 
-/// The behaviours every API shares, as tests of `$wire`.
+/// The behaviours every API shares, as tests of `$wire` (with the error scenarios of
+/// `errors`).
 macro_rules! shared_tests {
     ($wire:expr) => {
+        error_tests!($wire);
+
         #[tokio::test]
         async fn text_streams_in_order() {
             crate::common::text_streams_in_order($wire).await;
@@ -460,6 +498,11 @@ macro_rules! shared_tests {
         #[tokio::test]
         async fn tool_call_arguments_stream() {
             crate::common::tool_call_arguments_stream($wire).await;
+        }
+
+        #[tokio::test]
+        async fn two_tool_calls_get_their_own_blocks() {
+            crate::common::two_tool_calls_get_their_own_blocks($wire).await;
         }
 
         #[tokio::test]

@@ -6,6 +6,8 @@
 
 #[macro_use]
 mod common;
+#[macro_use]
+mod errors;
 
 mod anthropic;
 mod google;

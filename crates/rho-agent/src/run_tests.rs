@@ -1,0 +1,133 @@
+//! Unit tests of the turn loop, against `rho-mock-llm` with a tool that runs until cancelled.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rho_ai::model::{InputKind, ModelCost};
+use rho_ai::{Model, StreamOptions, ThinkingLevel, UserMessage};
+use rho_mock_llm::{MockServer, Script};
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+
+use crate::agent::{Agent, AgentConfig};
+use crate::event::{AgentEvent, AgentEventSink};
+use crate::message::AgentMessage;
+use crate::queue::{InterruptMode, QueueMode};
+use crate::tool::{AgentToolResult, OPERATION_ABORTED, Tool, ToolContext, ToolError};
+
+/// Runs until its token fires; says when it started.
+struct UntilCancelled {
+    schema: Value,
+    started: Arc<Notify>,
+}
+
+impl Tool for UntilCancelled {
+    fn name(&self) -> &str {
+        "wait"
+    }
+
+    fn description(&self) -> &str {
+        "Waits until cancelled."
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _: Map<String, Value>,
+        ctx: ToolContext,
+    ) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
+        Box::pin(async move {
+            self.started.notify_one();
+            ctx.cancel.cancelled().await;
+            Err(ToolError::new(OPERATION_ABORTED))
+        })
+    }
+}
+
+#[derive(Default)]
+struct Events(Mutex<Vec<AgentEvent>>);
+
+impl AgentEventSink for Events {
+    fn emit(&self, event: AgentEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+fn user(text: &str) -> AgentMessage {
+    AgentMessage::User(UserMessage::prompt(text, vec![]))
+}
+
+fn user_texts(events: &Events) -> Vec<String> {
+    events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageEnd { message: AgentMessage::User(u) } => Some(u.text()),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn agent(turns: Value, started: Arc<Notify>) -> (MockServer, Agent) {
+    let server = MockServer::start(Script::from_value(json!({ "turns": turns })).unwrap()).await.unwrap();
+    let model = Model {
+        id: "claude-sonnet-4-5".into(),
+        name: "claude-sonnet-4-5".into(),
+        api: "anthropic-messages".into(),
+        provider: "anthropic".into(),
+        base_url: server.url(),
+        reasoning: false,
+        input: vec![InputKind::Text],
+        cost: ModelCost::default(),
+        context_window: 200_000,
+        max_tokens: 8_000,
+        headers: Default::default(),
+        compat: None,
+    };
+    let tool = UntilCancelled { schema: json!({"type": "object", "properties": {}}), started };
+    let agent = Agent::new(AgentConfig {
+        system_prompt: String::new(),
+        model,
+        thinking_level: ThinkingLevel::Off,
+        tools: vec![Arc::new(tool)],
+        messages: Vec::new(),
+        steering_mode: QueueMode::OneAtATime,
+        follow_up_mode: QueueMode::OneAtATime,
+        interrupt_mode: InterruptMode::Wait,
+        request_options: Arc::new(|_| StreamOptions { api_key: Some("key".into()), ..Default::default() }),
+    });
+    (server, agent)
+}
+
+/// A steering message queued while a tool runs and the run is then aborted stays queued: the
+/// aborted run does not inject it, the next run does.
+#[tokio::test]
+async fn abort_during_tools_leaves_the_steering_queue_to_the_next_run() {
+    let started = Arc::new(Notify::new());
+    let (server, agent) =
+        agent(json!([{"toolCalls": [{"name": "wait", "arguments": {}}]}, {"text": "ok"}]), started.clone()).await;
+    let events = Arc::new(Events::default());
+    let run = {
+        let agent = agent.clone();
+        let sink: Arc<dyn AgentEventSink> = events.clone();
+        tokio::spawn(async move { agent.prompt(vec![user("first")], sink).await })
+    };
+    tokio::time::timeout(Duration::from_secs(10), started.notified()).await.unwrap();
+    agent.steer(user("steer"), &*events);
+    agent.abort();
+    tokio::time::timeout(Duration::from_secs(10), run).await.unwrap().unwrap().unwrap();
+    assert_eq!(user_texts(&events), ["first"]);
+    assert_eq!(agent.queued_count(), 1);
+
+    events.0.lock().unwrap().clear();
+    agent.prompt(vec![user("second")], events.clone()).await.unwrap();
+    assert_eq!(user_texts(&events), ["second", "steer"]);
+    assert_eq!(agent.queued_count(), 0);
+    assert_eq!(server.requests().len(), 2);
+}
