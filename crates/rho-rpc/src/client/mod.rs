@@ -78,12 +78,6 @@ pub struct RpcClient {
     close_timeout: Duration,
 }
 
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared").finish_non_exhaustive()
-    }
-}
-
 impl RpcClient {
     /// Starts the server and, unless the config says [`ReadyPolicy::Skip`], waits for its
     /// `ready` frame. Must be called inside a Tokio runtime.

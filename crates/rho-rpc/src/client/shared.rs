@@ -42,6 +42,12 @@ pub(crate) struct Shared {
     pub(crate) ui: Option<Arc<dyn UiHandler>>,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("exit", &*self.exit.borrow()).finish_non_exhaustive()
+    }
+}
+
 /// The parts of a started process the shared state keeps.
 pub(crate) struct ProcessParts {
     pub(crate) stdin: ChildStdin,
