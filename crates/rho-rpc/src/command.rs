@@ -286,7 +286,9 @@ pub fn parse_line(line: &[u8]) -> Inbound {
         Ok(t) => t,
         Err(e) => return Inbound::Invalid(RpcResponse::parse_error(format!("input is not valid UTF-8 ({e})"))),
     };
-    if text.trim().is_empty() {
+    // Blank means JSON whitespace only: a line of, say, a vertical tab or a no-break space is
+    // not a command and gets a parse error like any other garbage.
+    if text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
         return Inbound::Blank;
     }
     let value: Value = match serde_json::from_str(text) {
@@ -448,6 +450,9 @@ mod tests {
     #[test]
     fn blank_lines_and_sub_protocol_frames() {
         assert_eq!(parse_line(b"   "), Inbound::Blank);
+        assert_eq!(parse_line(b" \t\r"), Inbound::Blank);
+        assert!(matches!(parse_line(b"\x0b"), Inbound::Invalid(_)));
+        assert!(matches!(parse_line("\u{a0}".as_bytes()), Inbound::Invalid(_)));
         assert!(matches!(
             parse_line(br#"{"type":"extension_ui_response","id":"u1","value":"x"}"#),
             Inbound::UiResponse(_)

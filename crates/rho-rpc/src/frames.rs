@@ -165,7 +165,11 @@ pub enum OutFrame {
 impl OutFrame {
     /// Reads one stdout line.
     pub fn parse(line: &str) -> Result<Self, serde_json::Error> {
-        let value: Value = serde_json::from_str(line)?;
+        Self::from_value(serde_json::from_str(line)?)
+    }
+
+    /// Reads one stdout line already parsed as JSON.
+    pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
         // Dispatch on the tag first so an error names the right frame type.
         match value.get("type").and_then(Value::as_str) {
             Some("ready") => serde_json::from_value(value).map(Self::Ready),
@@ -174,7 +178,26 @@ impl OutFrame {
             Some("host_tool_call") => serde_json::from_value(value).map(Self::HostToolCall),
             Some("host_tool_cancel") => serde_json::from_value(value).map(Self::HostToolCancel),
             Some("extension_error") => serde_json::from_value(value).map(Self::ExtensionError),
-            _ => serde_json::from_value(value).map(|e| Self::Event(Box::new(e))),
+            _ => event_from_value(value).map(|e| Self::Event(Box::new(e))),
         }
+    }
+}
+
+/// Tries both event enums so that a malformed event is reported by the enum that knows its
+/// `type` (the untagged [`Event`] would only say that no variant matched).
+fn event_from_value(value: Value) -> Result<Event, serde_json::Error> {
+    let agent_error = match serde_json::from_value(value.clone()) {
+        Ok(e) => return Ok(Event::Agent(e)),
+        Err(e) => e,
+    };
+    let ty = value.get("type").map(Value::to_string);
+    let unknown = |e: &serde_json::Error| e.to_string().starts_with("unknown variant");
+    match serde_json::from_value(value) {
+        Ok(e) => Ok(Event::Session(e)),
+        Err(session_error) if unknown(&session_error) && unknown(&agent_error) => {
+            Err(serde::de::Error::custom(format!("unknown frame type {}", ty.unwrap_or_default())))
+        }
+        Err(session_error) if unknown(&agent_error) => Err(session_error),
+        Err(_) => Err(agent_error),
     }
 }

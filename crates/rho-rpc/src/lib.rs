@@ -4,6 +4,8 @@
 //! they drift. Behind the `client` feature: an async client for `rho --mode rpc`.
 #![deny(clippy::print_stdout)]
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod command;
 pub mod event;
 pub mod frames;
