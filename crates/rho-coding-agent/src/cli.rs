@@ -129,8 +129,8 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = crate::modes::encoder::DEFAULT_MAX_FRAME_BYTES)]
     pub rpc_max_frame_bytes: usize,
 
-    /// Accepted for pi-family hosts; rho has no rule files to skip yet
-    #[arg(long, hide = true)]
+    /// Do not load time-traveling stream rules (.rho/rules, Cursor, Windsurf, Cline rules)
+    #[arg(long)]
     pub no_rules: bool,
 
     /// Accepted for pi-family hosts; rho never generates session titles in RPC mode

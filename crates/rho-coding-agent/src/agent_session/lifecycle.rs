@@ -25,6 +25,8 @@ enum NextStep {
     OverflowCompaction,
     ThresholdCompaction,
     TodoReminder,
+    /// Rules fired during the run: inject them and continue.
+    TtsrInject,
     Done,
 }
 
@@ -94,6 +96,7 @@ impl AgentSession {
                     self.compact_if_needed(sink, run_sink).await;
                     return;
                 }
+                NextStep::TtsrInject => self.ttsr_inject().await && self.continue_run(sink, run_sink).await,
                 NextStep::TodoReminder => self.remind_of_open_todos() && self.continue_run(sink, run_sink).await,
                 NextStep::Done => return,
             };
@@ -120,6 +123,9 @@ impl AgentSession {
 
     fn next_step(&self) -> NextStep {
         let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        if self.ttsr_pending() {
+            return NextStep::TtsrInject;
+        }
         let Some(last) = last else {
             return NextStep::Done;
         };

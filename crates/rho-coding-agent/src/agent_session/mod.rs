@@ -19,6 +19,7 @@ mod sink;
 mod state;
 mod todos;
 mod tools;
+mod ttsr;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -47,6 +48,8 @@ pub struct Resources {
     pub skills: Vec<Skill>,
     pub templates: Vec<PromptTemplate>,
     pub prompt_texts: PromptTexts,
+    /// Time-traveling stream rules (taken by the session's matcher at construction).
+    pub ttsr_rules: Vec<crate::ttsr::CompiledRule>,
 }
 
 /// Everything an [`AgentSession`] is built from.
@@ -103,6 +106,7 @@ pub(crate) struct Inner {
     pub todos: TodoStore,
     pub todo_reminders: Mutex<TodoReminders>,
     pub todo_auto_clear: Mutex<Option<AutoClear>>,
+    pub ttsr: Mutex<ttsr::TtsrState>,
     pub flags: Mutex<Flags>,
     pub streaming_tx: watch::Sender<bool>,
     /// Cancels the post-run work of the current prompt (retry sleeps, auto-compaction).
@@ -135,7 +139,7 @@ impl AgentSession {
             thinking_level,
             scope,
             mut session,
-            resources,
+            mut resources,
             tools: selection,
             rpc_mode: _,
             sink,
@@ -143,6 +147,7 @@ impl AgentSession {
         } = options;
         let registry = Arc::new(registry);
         let todos = TodoStore::new();
+        let matcher = ttsr::matcher_for(std::mem::take(&mut resources.ttsr_rules), &settings, &paths.cwd);
         let context = session.build_context();
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
@@ -189,6 +194,7 @@ impl AgentSession {
                 todos,
                 todo_reminders: Mutex::new(TodoReminders::new()),
                 todo_auto_clear: Mutex::new(None),
+                ttsr: Mutex::new(ttsr::TtsrState { matcher, ..ttsr::TtsrState::default() }),
                 flags: Mutex::new(flags),
                 streaming_tx,
                 lifecycle_cancel: Mutex::new(CancellationToken::new()),
@@ -197,6 +203,7 @@ impl AgentSession {
             }),
         };
         this.restore_todos();
+        this.restore_ttsr();
         this.start_todo_auto_clear();
         this
     }

@@ -89,6 +89,7 @@ impl AgentSession {
         self.inner.agent.state().messages = messages;
         self.inner.agent.clear_queues();
         self.restore_todos();
+        self.restore_ttsr();
         Ok(text)
     }
 
@@ -180,6 +181,7 @@ impl AgentSession {
         } else {
             self.restore_todos();
         }
+        self.restore_ttsr();
         lock(&self.inner.todo_reminders).reset();
         let mut flags = self.flags();
         flags.pending_bash.clear();

@@ -41,6 +41,7 @@ impl AgentEventSink for RunSink {
             // Idle before the host reads agent_end, so its next prompt is never "busy".
             self.finish();
         }
+        self.session.ttsr_observe(&event);
         let ended_ok = match &event {
             AgentEvent::MessageEnd { message } => {
                 self.session.persist(message);

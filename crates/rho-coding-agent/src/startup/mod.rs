@@ -15,6 +15,7 @@ use crate::agent_session::{Resources, SessionEventSink, SessionOptions, ToolSele
 use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 use crate::prompt::{ResourcePaths, load_context_files, load_prompt_templates, load_skills, resolve_prompt_texts};
+use crate::ttsr::load_ttsr_rules;
 
 pub use model_select::{ModelChoice, select_model};
 pub use session_select::select_session;
@@ -138,8 +139,15 @@ fn load_resources(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Resour
     let (prompt_texts, d) =
         resolve_prompt_texts(paths, cli.system_prompt.as_deref(), cli.append_system_prompt.as_deref());
     diagnostics.extend(d);
+    let ttsr_rules = if cli.no_rules {
+        Vec::new()
+    } else {
+        let (rules, d) = load_ttsr_rules(paths);
+        diagnostics.extend(d);
+        rules
+    };
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }
-    Resources { context_files, skills, templates, prompt_texts }
+    Resources { context_files, skills, templates, prompt_texts, ttsr_rules }
 }

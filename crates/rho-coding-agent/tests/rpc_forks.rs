@@ -1,0 +1,99 @@
+//! What the forks added, through the real binary: todo reminders (and their limit) when a run
+//! stops with tasks open, auto-clear of finished tasks, and a time-traveling stream rule that
+//! cuts a stream short, is injected, and makes the turn run again.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, Rho};
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+fn plan(status: &str) -> Value {
+    json!({"ops": [{"op": "replace", "phases": [{"name": "Work", "tasks": [
+        {"content": "Write the parser", "status": status}]}]}]})
+}
+
+#[tokio::test]
+async fn a_run_that_stops_with_open_todos_is_reminded_up_to_the_limit() {
+    let env = Env::new(vec![
+        Turn::tool_call("todo_write", plan("in_progress")),
+        Turn::text("I will stop here."),
+        Turn::text("Still stopping."),
+        Turn::text("Stopping again."),
+    ])
+    .await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "todo.reminders.max=2"]).await;
+    rho.send(json!({"type": "prompt", "message": "write the parser"})).await;
+    let mut frames = Vec::new();
+    for _ in 0..3 {
+        frames.extend(rho.until_agent_end().await);
+    }
+    let reminders: Vec<Value> = frames.iter().filter(|f| f["type"] == "todo_reminder").cloned().collect();
+    assert_eq!(
+        reminders,
+        [1, 2]
+            .map(|attempt| json!({"type": "todo_reminder", "todos": [
+                {"id": "task-1", "content": "Write the parser", "status": "in_progress"}], "attempt": attempt, "maxAttempts": 2}))
+            .to_vec()
+    );
+    assert_eq!(frames.iter().filter(|f| f["type"] == "agent_start").count(), 3);
+    // The reminder went to the model as a hidden message.
+    let third = &env.request_bodies()[2]["messages"];
+    let last = third.as_array().unwrap().last().unwrap();
+    let text = last["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("<system-reminder>") && text.contains("Write the parser"), "{text}");
+    assert!(text.contains("(Reminder 1/2)"), "{text}");
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["isStreaming"], false);
+    assert_eq!(env.request_bodies().len(), 4);
+}
+
+#[tokio::test]
+async fn finished_todos_are_cleared_after_the_delay() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "tasks.todoClearDelay=0"]).await;
+    let phases = json!([{"name": "P", "tasks": [
+        {"content": "done already", "status": "completed"}, {"content": "still open"}]}]);
+    rho.send(json!({"id": "t", "type": "set_todos", "phases": phases})).await;
+    let frames = rho.until(|f| f["type"] == "todo_auto_clear").await;
+    assert!(frames.iter().any(|f| f["id"] == "t"));
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(
+        state["todoPhases"],
+        json!([{"id": "phase-1", "name": "P", "tasks": [{"id": "task-2", "content": "still open", "status": "pending"}]}])
+    );
+}
+
+#[tokio::test]
+async fn a_stream_rule_interrupts_the_reply_injects_itself_and_the_turn_runs_again() {
+    let env = Env::new(vec![
+        Turn::text("Sure, I will leave a TODO here and move on with more text")
+            .with_chunk_size(4)
+            .with_chunk_delay_ms(5),
+        Turn::text("Done properly, no placeholders."),
+    ])
+    .await;
+    let rules = env.cwd.join(".rho/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("no-todos.md"),
+        "---\ndescription: No placeholders\ncondition: TODO\n---\nNever leave TODO comments; finish the work.\n",
+    )
+    .unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "do it"})).await;
+    let mut frames = rho.until_agent_end().await;
+    frames.extend(rho.until_agent_end().await);
+    let triggered = frames.iter().find(|f| f["type"] == "ttsr_triggered").unwrap();
+    assert_eq!(triggered["rules"][0]["name"], "no-todos");
+    assert_eq!(triggered["rules"][0]["content"], "Never leave TODO comments; finish the work.");
+    let cut = frames.iter().find(|f| f["type"] == "message_end" && f["message"]["stopReason"] == "aborted").unwrap();
+    assert!(!cut["message"]["content"][0]["text"].as_str().unwrap().contains("move on"));
+    assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Done properly, no placeholders.");
+
+    let retry = &env.request_bodies()[1]["messages"];
+    let sent: Vec<&Value> = retry.as_array().unwrap().iter().collect();
+    assert_eq!(sent.len(), 2, "the prompt and the injection, not the cut-off reply: {retry}");
+    let injection = sent[1]["content"][0]["text"].as_str().unwrap();
+    assert!(injection.starts_with("<system-interrupt reason=\"rule_violation\" rule=\"no-todos\""), "{injection}");
+}
