@@ -138,9 +138,13 @@ impl AgentSession {
         SessionStats::compute(&messages, session.session_file(), session.session_id())
     }
 
-    /// The session header as one JSON line (JSON mode's first line).
+    /// The session header as JSON (JSON mode's first line, without its newline).
     pub fn header_json(&self) -> Vec<u8> {
-        self.session().header().to_line().unwrap_or_default()
+        let mut line = self.session().header().to_line().unwrap_or_default();
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        line
     }
 
     /// Removes the session file when nothing was said in it (a run that failed to start).

@@ -73,7 +73,18 @@ pub fn session_options(
     let Prepared { paths, settings, mut registry } = prepared;
     let session = select_session(cli, &paths)?;
     let restored = session.build_context();
-    let choice = select_model(cli, &settings, &mut registry, &restored)?;
+    let choice = match select_model(cli, &settings, &mut registry, &restored) {
+        Ok(choice) => choice,
+        Err(e) => {
+            // Nothing was said in a session made for this run: leave no file behind.
+            if session.entries().is_empty()
+                && let Some(file) = session.session_file()
+            {
+                let _ = std::fs::remove_file(file);
+            }
+            return Err(e);
+        }
+    };
     let thinking_level = match (&choice.model, choice.thinking) {
         (Some(model), Some(level)) => model.clamp_thinking(level),
         (Some(model), None) => model.clamp_thinking(

@@ -1,0 +1,188 @@
+//! Print mode, JSON mode and the command line through the real binary: `-p` prints only the
+//! answer, `--mode json` writes the header and every event in RPC mode's shapes, `@file`
+//! arguments and piped stdin, each message as its own prompt, `--list-models`, and the errors a
+//! person meets (unknown flag, unknown model, missing key, missing file) with their exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Output;
+
+use common::Env;
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+async fn run(env: &Env, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = env.command(args).spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).await.unwrap();
+    }
+    drop(input);
+    tokio::time::timeout(std::time::Duration::from_secs(20), child.wait_with_output()).await.unwrap().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+#[tokio::test]
+async fn print_mode_prints_only_the_answer() {
+    let env = Env::new(vec![
+        Turn::text("Reading.").with_tool_call("read", json!({"path": "a.txt"})),
+        Turn::text("Two files."),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("a.txt"), "").unwrap();
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "what is here?"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Two files.\n");
+    assert_eq!(stderr(&out), "");
+
+    let env = Env::new(vec![
+        Turn::text("Reading.").with_tool_call("read", json!({"path": "a.txt"})),
+        Turn::text("Two files."),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("a.txt"), "").unwrap();
+    let verbose = run(&env, &["-p", "--verbose", "--model", "mock/mock-model", "what is here?"], None).await;
+    assert_eq!(stdout(&verbose), "Two files.\n");
+    assert_eq!(stderr(&verbose), "→ read {\"path\":\"a.txt\"}\n✓ read\n");
+}
+
+#[tokio::test]
+async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
+    let env = Env::new(vec![Turn::text("Hello there.")]).await;
+    let out = run(&env, &["--mode", "json", "--no-session", "--model", "mock/mock-model", "hi"], None).await;
+    assert!(out.status.success());
+    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["type"], "session");
+    let types: Vec<&str> = lines[1..].iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "agent_start",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "message_start",
+            "message_update",
+            "message_update",
+            "message_update",
+            "message_end",
+            "turn_end",
+            "agent_end"
+        ]
+    );
+    let update = &lines[7];
+    assert_eq!(update["assistantMessageEvent"]["type"], "text_delta");
+    assert_eq!(update["assistantMessageEvent"]["partial"], update["message"]);
+    assert_eq!(update["message"]["role"], "assistant");
+}
+
+#[tokio::test]
+async fn files_and_piped_stdin_and_each_message_as_its_own_prompt() {
+    let env = Env::new(vec![Turn::text("First."), Turn::text("Second."), Turn::text("Third.")]).await;
+    std::fs::write(env.cwd.join("notes.txt"), "remember the milk").unwrap();
+    let out =
+        run(&env, &["-p", "--model", "mock/mock-model", "@notes.txt", "summarize", "and again"], Some("piped text\n"))
+            .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Third.\n");
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 3);
+    let first = bodies[0]["messages"][0]["content"][0]["text"].as_str().unwrap();
+    let path = env.cwd.join("notes.txt");
+    assert_eq!(first, format!("<file name=\"{}\">\nremember the milk\n</file>\npiped text", path.display()));
+    let users: Vec<&str> = bodies[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"][0]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(users[1..], ["summarize", "and again"]);
+}
+
+#[tokio::test]
+async fn a_failed_run_exits_non_zero_with_the_error_on_stderr() {
+    let env = Env::new(vec![Turn::error(400, "bad request body")]).await;
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "hi"], None).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("bad request body"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn list_models_prints_a_table() {
+    let env = Env::new(vec![]).await;
+    let out = run(&env, &["--list-models"], None).await;
+    assert!(out.status.success());
+    insta::assert_snapshot!(stdout(&out));
+    let filtered = run(&env, &["--list-models", "small"], None).await;
+    assert_eq!(stdout(&filtered).lines().count(), 2);
+}
+
+#[tokio::test]
+async fn errors_a_person_understands() {
+    let env = Env::new(vec![]).await;
+    let unknown_flag = run(&env, &["--frobnicate"], None).await;
+    assert_eq!(unknown_flag.status.code(), Some(2));
+    assert!(stderr(&unknown_flag).contains("unexpected argument '--frobnicate'"));
+
+    let unknown_model = run(&env, &["-p", "--model", "mock-modle", "hi"], None).await;
+    assert_eq!(unknown_model.status.code(), Some(2));
+    let message = stderr(&unknown_model);
+    assert!(
+        message.starts_with("Error: Model \"mock-modle\" not found. Use --list-models to see available models. Did you mean: mock/mock-model"),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1);
+
+    let no_key = run(&env, &["-p", "--model", "anthropic/claude-sonnet-4-5", "hi"], None).await;
+    assert_eq!(no_key.status.code(), Some(2));
+    let message = stderr(&no_key);
+    assert!(message.starts_with("Error: No API key found for anthropic."), "{message}");
+    assert!(message.contains("ANTHROPIC_API_KEY"), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+
+    let missing = run(&env, &["-p", "--model", "mock/mock-model", "@nope.txt", "hi"], None).await;
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(stderr(&missing), format!("Error: File not found: {}\n", env.cwd.join("nope.txt").display()));
+
+    let rpc_files = run(&env, &["--mode", "rpc", "@x.txt"], None).await;
+    assert_eq!(rpc_files.status.code(), Some(1));
+    assert_eq!(stderr(&rpc_files), "Error: @file arguments are not supported in RPC mode\n");
+    assert_eq!(stdout(&rpc_files), "");
+
+    // No session file is left behind by a run that never started.
+    assert!(env.session_files().is_empty(), "{:?}", env.session_files());
+}
+
+#[tokio::test]
+async fn version_and_help() {
+    let env = Env::new(vec![]).await;
+    let version = run(&env, &["--version"], None).await;
+    assert_eq!(stdout(&version), format!("rho {}\n", env!("CARGO_PKG_VERSION")));
+    let help = run(&env, &["-h"], None).await;
+    assert!(help.status.success());
+    let text = stdout(&help);
+    for flag in [
+        "--print",
+        "--mode",
+        "--model",
+        "--thinking",
+        "--tools",
+        "--no-session",
+        "--setting",
+        "--export",
+        "--list-models",
+    ] {
+        assert!(text.contains(flag), "help lacks {flag}");
+    }
+}
