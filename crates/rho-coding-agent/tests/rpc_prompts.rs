@@ -1,0 +1,79 @@
+//! What rho knows before the first prompt, through the real binary: the project's AGENTS.md in
+//! the system prompt, a prompt template expanded before it reaches the model, a skill listed and
+//! invocable, `--append-system-prompt`, and a broken settings file reported once on stderr while
+//! rho starts with the defaults.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, Rho};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[tokio::test]
+async fn agents_md_templates_and_skills_shape_what_the_model_sees() {
+    let env = Env::new(vec![Turn::text("Reviewed."), Turn::text("Skilled.")]).await;
+    write(&env.cwd.join("AGENTS.md"), "Always run the tests with nextest.");
+    write(
+        &env.cwd.join(".rho/prompts/review.md"),
+        "---\ndescription: Review a file\n---\nReview $1 carefully, focusing on $2.",
+    );
+    write(
+        &env.cwd.join(".rho/skills/changelog/SKILL.md"),
+        "---\nname: changelog\ndescription: Write changelog entries\n---\nUse Keep a Changelog.",
+    );
+    let mut rho = Rho::start(&env, &["--no-session", "--append-system-prompt", "Answer in English."]).await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    let system = state["systemPrompt"].as_str().unwrap();
+    assert!(system.contains("Always run the tests with nextest."), "{system}");
+    assert!(system.contains("Answer in English."), "{system}");
+    assert!(system.contains("changelog") && system.contains("Write changelog entries"), "{system}");
+
+    let commands = rho.data(json!({"type": "get_commands"})).await;
+    let names: Vec<(&str, &str)> = commands["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["source"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("review", "prompt"), ("skill:changelog", "skill")]);
+
+    rho.send(json!({"type": "prompt", "message": "/review src/main.rs \"error handling\""})).await;
+    rho.until_agent_end().await;
+    rho.send(json!({"type": "prompt", "message": "/skill:changelog for 0.2"})).await;
+    rho.until_agent_end().await;
+    let bodies = env.request_bodies();
+    assert_eq!(
+        bodies[0]["messages"][0]["content"][0]["text"],
+        "Review src/main.rs carefully, focusing on error handling."
+    );
+    assert!(bodies[0]["system"][0]["text"].as_str().unwrap().contains("Always run the tests with nextest."));
+    let skill = bodies[1]["messages"][2]["content"][0]["text"].as_str().unwrap();
+    assert!(skill.starts_with("<skill name=\"changelog\""), "{skill}");
+    assert!(skill.contains("Use Keep a Changelog.") && skill.ends_with("for 0.2"), "{skill}");
+}
+
+#[tokio::test]
+async fn a_broken_settings_file_is_reported_and_the_defaults_apply() {
+    let env = Env::new(vec![]).await;
+    write(&env.cwd.join(".rho/settings.json"), "{\"steeringMode\": \"all\",");
+    let mut child = env.command(&["--mode", "rpc", "--no-session", "--model", "mock/mock-model"]).spawn().unwrap();
+    let mut rho_stdin = child.stdin.take().unwrap();
+    use tokio::io::AsyncWriteExt;
+    rho_stdin.write_all(b"{\"type\":\"get_state\"}\n").await.unwrap();
+    drop(rho_stdin);
+    let out = child.wait_with_output().await.unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let path = env.cwd.join(".rho/settings.json");
+    assert_eq!(stderr.lines().filter(|l| l.contains(&*path.to_string_lossy())).count(), 1, "{stderr}");
+    assert!(stderr.contains("invalid JSON"), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let state: serde_json::Value = serde_json::from_str(stdout.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(state["data"]["steeringMode"], "one-at-a-time");
+}
