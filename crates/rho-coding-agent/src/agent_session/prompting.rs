@@ -2,6 +2,9 @@
 //! `follow_up` and `abort`. A prompt is expanded first (`/skill:name`, `/template args`), then
 //! checked (busy, no model, no key) before anything changes.
 
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt;
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::types::{Attribution, ImageContent, UserContent, UserMessage, UserMessageContent, now_ms};
 use rho_rpc::StreamingBehavior;
@@ -68,7 +71,15 @@ impl AgentSession {
         }
         let message = user_message(&text, options.images);
         let this = self.clone();
-        Ok(PromptOutcome::Started(tokio::spawn(async move { this.run_lifecycle(vec![message]).await })))
+        Ok(PromptOutcome::Started(tokio::spawn(async move {
+            let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(vec![message]));
+            if lifecycle.catch_unwind().await.is_err() {
+                // A bug ended the run early: the session must not stay "streaming" forever.
+                tracing::error!("the run ended with an internal error");
+                this.mark_idle();
+                this.notify_idle();
+            }
+        })))
     }
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).

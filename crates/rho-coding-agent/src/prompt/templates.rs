@@ -170,10 +170,7 @@ fn first_line_description(content: &str) -> String {
 /// prompt is then sent as it is).
 pub fn expand_template(text: &str, templates: &[PromptTemplate]) -> Option<String> {
     let rest = text.strip_prefix('/')?;
-    let (name, args) = match rest.find(char::is_whitespace) {
-        Some(i) => (&rest[..i], &rest[i + 1..]),
-        None => (rest, ""),
-    };
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let template = templates.iter().find(|t| t.name == name)?;
     Some(substitute_args(&template.content, &parse_command_args(args)))
 }
@@ -188,6 +185,19 @@ mod tests {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
         path.to_path_buf()
+    }
+
+    #[test]
+    fn a_multibyte_separator_after_the_name_is_not_a_problem() {
+        let templates = [PromptTemplate {
+            name: "go".into(),
+            description: String::new(),
+            content: "Go to $1".into(),
+            file_path: PathBuf::from("/p/go.md"),
+            location: crate::prompt::Location::Project,
+        }];
+        assert_eq!(expand_template("/go\u{2028}home x", &templates), Some("Go to home".into()));
+        assert_eq!(expand_template("/nope\u{2028}x", &templates), None);
     }
 
     #[test]

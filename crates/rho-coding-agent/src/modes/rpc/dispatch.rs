@@ -2,9 +2,11 @@
 //! with the `data` payloads of rpc-protocol.md §2. Every answer to a command that carried an id
 //! carries it back, failures included (decision 3).
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use rho_ai::ThinkingLevel;
 use rho_rpc::{
     BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
@@ -24,6 +26,15 @@ enum Reply {
     Ok,
     Data(Value),
     Err(String),
+}
+
+/// What a panic said, when it said it with a string.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a bug in rho")
 }
 
 fn data<T: Serialize>(payload: &T) -> Reply {
@@ -56,12 +67,17 @@ impl Dispatcher {
         self.out.push(OutItem::Response(response));
     }
 
-    /// Handles one command and writes its response(s).
+    /// Handles one command and writes its response(s). A handler that panics (a bug) is
+    /// answered with an error naming it, and the dispatcher goes on with the next command.
     pub async fn handle(&self, id: Option<Value>, command: RpcCommand) {
         let name = command.name();
-        let reply = self.reply(&id, command).await;
-        if let Some(reply) = reply {
-            self.respond(&id, name, reply);
+        match AssertUnwindSafe(self.reply(&id, command)).catch_unwind().await {
+            Ok(Some(reply)) => self.respond(&id, name, reply),
+            Ok(None) => {}
+            Err(panic) => {
+                let error = format!("Internal error while handling {name}: {}", panic_text(panic.as_ref()));
+                self.respond(&id, name, Reply::Err(error));
+            }
         }
     }
 
