@@ -41,6 +41,7 @@ impl AgentEventSink for RunSink {
             // Idle before the host reads agent_end, so its next prompt is never "busy".
             self.finish();
         }
+        let budget_input = self.session.budget_input(&event);
         let ended_ok = match &event {
             AgentEvent::MessageEnd { message } => {
                 self.session.persist(message);
@@ -49,6 +50,9 @@ impl AgentEventSink for RunSink {
             _ => false,
         };
         self.session.emit(event);
+        if let Some(input) = budget_input {
+            self.session.record_budget(input);
+        }
         if ended_ok {
             self.session.close_retry_chain();
         }
