@@ -501,3 +501,79 @@ async fn isolation_off_answers_with_the_reference_text() {
     );
     assert!(of_type(&frames, "subagent_start").is_empty());
 }
+
+#[tokio::test]
+async fn parallel_isolated_tasks_get_their_own_worktrees_and_both_patches_apply() {
+    let task = json!({"agent": "task", "isolated": true, "tasks": [
+        {"id": "One", "description": "", "assignment": "ONE-MARK: create one.txt"},
+        {"id": "Two", "description": "", "assignment": "TWO-MARK: create two.txt"}]});
+    let env = Env::new(vec![
+        Turn::tool_call("task", task),
+        Turn::tool_call("write", json!({"path": "one.txt", "content": "1\n"})).when_body_contains("ONE-MARK"),
+        Turn::text("one done").when_body_contains("ONE-MARK").with_delay_ms(100),
+        Turn::tool_call("write", json!({"path": "two.txt", "content": "2\n"})).when_body_contains("TWO-MARK"),
+        Turn::text("two done").when_body_contains("TWO-MARK").with_delay_ms(100),
+        Turn::text("Both applied."),
+    ])
+    .await;
+    let mut rho = isolated_rho(&env, json!({})).await;
+    rho.send(json!({"id": "p", "type": "prompt", "message": "go"})).await;
+    let frames = rho.until_agent_end().await;
+
+    let results = task_result(&frames)["details"]["results"].clone();
+    for (i, file) in ["one.txt", "two.txt"].iter().enumerate() {
+        let patch = std::fs::read_to_string(results[i]["patchPath"].as_str().unwrap()).unwrap();
+        assert!(patch.contains(&format!("b/{file}")), "{patch}");
+        assert!(!patch.contains(["two.txt", "one.txt"][i]), "each task sees only its own worktree: {patch}");
+    }
+    assert_eq!(std::fs::read_to_string(env.cwd.join("one.txt")).unwrap(), "1\n");
+    assert_eq!(std::fs::read_to_string(env.cwd.join("two.txt")).unwrap(), "2\n");
+    assert!(of_type(&frames, "subagent_end").iter().all(|e| e["exitCode"] == 0 && e.get("verification").is_none()));
+    assert_repo_clean(&env);
+    assert_no_children(&rho);
+}
+
+#[tokio::test]
+async fn past_max_subagents_no_more_subagents_start_and_prompts_are_refused() {
+    let task = json!({"agent": "explore", "tasks": [
+        {"id": "First", "description": "", "assignment": "FIRST-MARK"},
+        {"id": "Second", "description": "", "assignment": "SECOND-MARK"}]});
+    let env = Env::new(vec![
+        Turn::tool_call("task", task),
+        Turn::text("first done").when_body_contains("FIRST-MARK"),
+        Turn::text("Only one ran."),
+    ])
+    .await;
+    let args = ["--setting", "task.budget.maxSubagents=1", "--setting", "task.maxConcurrency=1"];
+    let mut rho = Rho::start(&env, &args).await;
+    rho.send(json!({"id": "p", "type": "prompt", "message": "go"})).await;
+    let frames = rho.until_agent_end().await;
+
+    let kinds: Vec<&str> = frames
+        .iter()
+        .map(|f| f["type"].as_str().unwrap())
+        .filter(|t| t.starts_with("budget_") || t.starts_with("subagent_"))
+        .collect();
+    assert_eq!(kinds, ["budget_warning", "subagent_start", "subagent_end", "budget_exceeded"]);
+    let exceeded = of_type(&frames, "budget_exceeded")[0];
+    assert_eq!(
+        (exceeded["snapshot"]["reason"].as_str(), exceeded["snapshot"]["subagents"].as_u64()),
+        (Some("subagents"), Some(1))
+    );
+    let results = task_result(&frames)["details"]["results"].clone();
+    assert_eq!(results[0]["output"], "first done");
+    assert_eq!(
+        (results[1]["aborted"].clone(), results[1]["error"].clone()),
+        (json!(true), json!("Budget exceeded: subagents"))
+    );
+    assert!(
+        !env.request_bodies()
+            .iter()
+            .any(|b| b.to_string().contains("SECOND-MARK") && !b.to_string().contains("FIRST-MARK"))
+    );
+
+    rho.send(json!({"id": "p2", "type": "prompt", "message": "more"})).await;
+    let late = rho.until(|f| f["type"] == "response" && f["success"] == false).await.pop().unwrap();
+    assert_eq!(late["error"], "Budget exceeded: subagents");
+    assert_no_children(&rho);
+}

@@ -334,10 +334,10 @@ fn unique_stems<'a>(dir: &Path, ids: impl Iterator<Item = &'a str>) -> Vec<Strin
 /// The tool's description for the model: how to use it and the agents it can run.
 fn describe(agents: &[&AgentDefinition], max_concurrency: u64, isolation: bool) -> String {
     let mut text = String::from(
-        "Hand work to sub-agents that run in parallel. Each task runs as a separate agent with a fresh context: \
-         it sees only `context` and its own `assignment`, cannot ask you questions, and its final reply comes \
-         back to you. Use it for independent pieces of work or for research that would fill your context; \
-         give each task everything it needs.\n\nAgents (`agent`):\n",
+        "Delegate tasks to sub-agents that work in parallel and report back.\n\nEach task runs as a separate \
+         agent with a fresh context: it sees only `context` and its own `assignment`, cannot ask you questions, \
+         and its final reply comes back to you. Use it for independent pieces of work or for research that would \
+         fill your context; give each task everything it needs.\n\nAgents (`agent`):\n",
     );
     for agent in agents {
         text.push_str(&format!("- {}: {}\n", agent.name, agent.description));
