@@ -7,7 +7,7 @@
 //! Abort: the cancellation token sends SIGINT to the child's group, which makes rho abort its
 //! run (killing its own tool process groups, grandchildren included) and exit; if it has not
 //! exited after [`KILL_GRACE`] the group gets SIGKILL. If the future is dropped while the child
-//! runs, the group is killed at once.
+//! runs, the group gets the same treatment.
 //!
 //! A json-mode rho exits 0 even when its run failed, so the exit code reported is derived: an
 //! abort is 1, a failed or missing final reply is 1, otherwise the process's own code.
@@ -76,13 +76,19 @@ pub struct ChildOutcome {
     pub error: Option<String>,
 }
 
-/// Kills the group when dropped while armed.
+/// Stops the group when dropped while armed (the task was torn down mid-run): SIGINT at once,
+/// so the child can stop its own tools, and SIGKILL after [`KILL_GRACE`] from a thread of its
+/// own (while this process lives).
 struct GroupGuard(Option<u32>);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pgid) = self.0.take() {
-            kill_group(pgid);
+            signal_group(pgid, Signal::SIGINT);
+            let _ = std::thread::Builder::new().name("rho-task-kill".into()).spawn(move || {
+                std::thread::sleep(KILL_GRACE);
+                signal_group(pgid, Signal::SIGKILL);
+            });
         }
     }
 }
@@ -108,8 +114,7 @@ pub async fn run_child(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .process_group(0);
     for (key, value) in &spec.env {
         command.env(key, value);
     }
