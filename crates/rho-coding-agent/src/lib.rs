@@ -3,6 +3,7 @@
 #![deny(clippy::print_stdout)]
 
 pub mod agent_session;
+pub mod budget;
 pub mod cli;
 pub mod compaction;
 pub mod config;
@@ -11,6 +12,7 @@ pub mod list_models;
 pub mod modes;
 pub mod prompt;
 pub mod startup;
+pub mod task;
 pub mod todo;
 pub mod tools;
 pub mod ttsr;

@@ -7,6 +7,7 @@
 //! tasks. State lives behind short-lived `std` locks, never held across an `.await`.
 
 mod bash;
+mod budget;
 mod compaction;
 mod errors;
 pub mod events;
@@ -30,6 +31,7 @@ use rho_session::Session;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::BudgetTracker;
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
 use crate::todo::{AutoClear, TodoReminders, TodoStore};
@@ -115,6 +117,8 @@ pub(crate) struct Inner {
     pub bash_cancel: Mutex<Option<CancellationToken>>,
     /// Cancels the running manual compaction.
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
+    /// `task.budget.*`: present when a limit is set.
+    pub budget: Option<Arc<BudgetTracker>>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -152,7 +156,7 @@ impl AgentSession {
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let tool_set = tools::ToolSet::new(&paths, &settings, selection, ui.clone(), &todos);
+        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos);
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let request_options = request_options(registry.clone(), &settings, session.session_id());
         let agent = Agent::new(AgentConfig {
@@ -178,6 +182,7 @@ impl AgentSession {
             ..Flags::default()
         };
         let (streaming_tx, _) = watch::channel(false);
+        let budget = BudgetTracker::new(settings.task().budget, sink.clone());
         let this = Self {
             inner: Arc::new(Inner {
                 agent,
@@ -200,8 +205,10 @@ impl AgentSession {
                 lifecycle_cancel: Mutex::new(CancellationToken::new()),
                 bash_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
+                budget,
             }),
         };
+        this.install_task_tool(&selection);
         this.restore_todos();
         this.restore_ttsr();
         this.start_todo_auto_clear();

@@ -37,6 +37,9 @@ pub enum PromptRejection {
          \"{provider}\" to models.json or auth.json in rho's agent directory ({agent_dir})."
     )]
     NoApiKey { provider: String, env_hint: String, agent_dir: String },
+    /// `task.budget.*`: a limit was passed (`reason` is the dimension, e.g. `cost`).
+    #[error("Budget exceeded: {reason}")]
+    BudgetExceeded { reason: String },
 }
 
 /// What happened to a prompt that was accepted.
@@ -52,6 +55,7 @@ impl AgentSession {
     /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued).
     pub fn prompt(&self, text: &str, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
         let text = self.expand(text);
+        self.check_budget()?;
         if self.is_streaming() {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {

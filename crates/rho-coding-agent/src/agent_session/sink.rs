@@ -42,6 +42,7 @@ impl AgentEventSink for RunSink {
             self.finish();
         }
         self.session.ttsr_observe(&event);
+        let budget_input = self.session.budget_input(&event);
         let ended_ok = match &event {
             AgentEvent::MessageEnd { message } => {
                 self.session.persist(message);
@@ -50,6 +51,9 @@ impl AgentEventSink for RunSink {
             _ => false,
         };
         self.session.emit(event);
+        if let Some(input) = budget_input {
+            self.session.record_budget(input);
+        }
         if ended_ok {
             self.session.close_retry_chain();
         }

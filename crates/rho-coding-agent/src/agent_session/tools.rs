@@ -1,16 +1,19 @@
 //! The session's tool set: the built-in tools `--tools` selected, rho's own tools (`ask` when a
-//! UI exists), and the tools a host registered with `set_host_tools`; and the system prompt,
-//! rebuilt whenever that set changes.
+//! UI exists, `task` in the default set while `task.enabled` and below the sub-agent depth
+//! limit), and the tools a host registered with `set_host_tools`; and the system prompt, rebuilt
+//! whenever that set changes.
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
 
 use rho_agent::Tool;
 use rho_rpc::DumpTool;
 use rho_tools::ToolOptions;
 
-use super::{AgentSession, Resources, lock};
+use super::{AgentSession, Inner, Resources, lock};
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
+use crate::task::{ParentModel, TaskEnv, TaskHost, TaskTool};
 use crate::todo::{TodoStore, TodoWriteTool};
 use crate::tools::AskTool;
 pub use crate::ui::Ui;
@@ -125,7 +128,59 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
     }
 }
 
+/// The `task` tool's view of its session: the model and session file at call time. Weak, so
+/// the tool (held by the session) does not keep the session alive.
+struct SessionTaskHost(Weak<Inner>);
+
+impl TaskHost for SessionTaskHost {
+    fn parent_model(&self) -> Option<ParentModel> {
+        let inner = self.0.upgrade()?;
+        if !*lock(&inner.has_model) {
+            return None;
+        }
+        let state = inner.agent.state();
+        Some(ParentModel {
+            provider: state.model.provider.clone(),
+            id: state.model.id.clone(),
+            thinking: state.thinking_level,
+        })
+    }
+
+    fn session_file(&self) -> Option<PathBuf> {
+        let inner = self.0.upgrade()?;
+        lock(&inner.session).session_file().map(std::path::Path::to_path_buf)
+    }
+}
+
 impl AgentSession {
+    /// Registers the `task` tool when the default tool set is in use, `task.enabled` is on and
+    /// this process is not a sub-agent at `task.maxRecursionDepth`.
+    pub(crate) fn install_task_tool(&self, selection: &ToolSelection) {
+        let settings = self.settings().clone();
+        let task = settings.task();
+        let depth = u64::from(crate::task::depth_from_env());
+        if *selection != ToolSelection::Default || !task.enabled || depth >= task.max_recursion_depth {
+            return;
+        }
+        let program = match std::env::current_exe() {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("the task tool is off: cannot find the rho executable: {e}");
+                return;
+            }
+        };
+        let env = TaskEnv {
+            tool_options: tool_options(&self.inner.paths, &settings),
+            paths: self.inner.paths.clone(),
+            settings,
+            sink: self.inner.sink.clone(),
+            budget: self.inner.budget.clone(),
+            host: Arc::new(SessionTaskHost(Arc::downgrade(&self.inner))),
+            program,
+        };
+        self.add_tool(Arc::new(TaskTool::new(env)));
+    }
+
     /// Replaces the host's tools; they are offered from the next model call on.
     pub fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
         lock(&self.inner.tools).set_host_tools(tools);

@@ -51,7 +51,9 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
         let parsed: SettingOverride = raw.parse().map_err(|e| StartupError::new(format!("Error: {e}"), 2))?;
         overrides.push(parsed);
     }
-    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode });
+    // A sub-agent takes the task settings from its command line only, as RPC mode does.
+    let reset = rpc_mode || crate::task::depth_from_env() > 0;
+    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode: reset });
     for d in diagnostics {
         eprintln!("{d}");
     }

@@ -117,6 +117,11 @@ impl Settings {
         self.global_file.as_deref()
     }
 
+    /// The values given with `--setting`, by dotted key.
+    pub fn command_line_overrides(&self) -> &BTreeMap<String, Value> {
+        &self.overrides
+    }
+
     /// The value explicitly set for `key` (no default).
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.effective.get(key)

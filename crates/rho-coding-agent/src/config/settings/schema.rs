@@ -133,6 +133,7 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("todoCompletion.maxReminders", UInt, D::UInt(3)),
     k("tasks.todoClearDelay", UInt, D::UInt(60)),
     // The task tool.
+    k("task.enabled", Bool, D::Bool(true)),
     k("task.isolation.mode", Enum(&["none", "worktree", "fuse-overlay", "fuse-projfs"]), D::Str("none")),
     k("task.isolation.merge", Enum(&["patch", "branch"]), D::Str("patch")),
     k("task.isolation.commits", Enum(&["generic", "ai"]), D::Str("generic")),

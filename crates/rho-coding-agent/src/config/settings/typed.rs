@@ -188,6 +188,8 @@ impl BudgetSettings {
 /// `task.*`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskSettings {
+    /// rho: whether the `task` tool is offered (in the default tool set).
+    pub enabled: bool,
     pub isolation: IsolationSettings,
     pub eager: bool,
     pub max_concurrency: u64,
@@ -376,6 +378,7 @@ impl Settings {
 
     pub fn task(&self) -> TaskSettings {
         TaskSettings {
+            enabled: self.flag("task.enabled"),
             isolation: IsolationSettings {
                 mode: self.get_or_default("task.isolation.mode"),
                 merge: self.get_or_default("task.isolation.merge"),
