@@ -57,7 +57,7 @@ async fn print_mode_prints_only_the_answer() {
 
 #[tokio::test]
 async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
-    let env = Env::new(vec![Turn::text("Hello there.")]).await;
+    let env = Env::new(vec![Turn::text("Hello there.").with_chunk_size(0)]).await;
     let out = run(&env, &["--mode", "json", "--no-session", "--model", "mock/mock-model", "hi"], None).await;
     assert!(out.status.success());
     let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
