@@ -49,7 +49,9 @@ where
 
 /// The variables each provider's key is read from, in lookup order.
 const ENV_VARS: &[(&str, &[&str])] = &[
-    ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
+    // ANTHROPIC_OAUTH_TOKEN is not read: a subscription token needs Claude Code's OAuth
+    // headers, which rho does not send, so preferring it would break a working API key.
+    ("anthropic", &["ANTHROPIC_API_KEY"]),
     ("openai", &["OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
@@ -375,7 +377,7 @@ mod tests {
 
     #[test]
     fn env_vars_per_provider() {
-        assert_eq!(env_vars_for("anthropic"), ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]);
+        assert_eq!(env_vars_for("anthropic"), ["ANTHROPIC_API_KEY"]);
         assert_eq!(env_var_for("anthropic"), Some("ANTHROPIC_API_KEY"));
         assert_eq!(env_var_for("openai"), Some("OPENAI_API_KEY"));
         assert_eq!(env_var_for("google"), Some("GEMINI_API_KEY"));
@@ -402,7 +404,7 @@ mod tests {
         let mut keys = ApiKeys::new(env);
         keys.set_configured_key("anthropic", "models-json");
         keys.set_configured_key("custom", "!echo custom-cmd");
-        assert_eq!(keys.resolve("anthropic").as_deref(), Some("oauth-env"));
+        assert_eq!(keys.resolve("anthropic").as_deref(), Some("api-env"));
         keys.set_auth_file(BTreeMap::from([
             ("anthropic".to_owned(), "$AUTH_REF".to_owned()),
             ("openai".to_owned(), "$UNSET".to_owned()),
