@@ -28,8 +28,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// How long an interrupted sub-agent may take to shut down before its group is killed.
-pub const KILL_GRACE: Duration = Duration::from_secs(3);
+/// How long an interrupted sub-agent may take to shut down before its group is killed (well
+/// inside the parent's own shutdown grace, so no sub-agent outlives rho).
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
 /// How long output is still read after the child exited while something else holds a pipe.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
