@@ -195,3 +195,37 @@ async fn a_context_overflow_is_compacted_once_and_retried() {
     assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Worked after compaction.");
     assert_eq!(env.request_bodies().len(), 4);
 }
+
+#[tokio::test]
+async fn get_state_reports_compaction_and_abort_cancels_it() {
+    let big = Usage { input: 950, output: 20, ..Usage::default() };
+    let env = Env::new(vec![
+        Turn::text("One."),
+        Turn::text("Two.").with_usage(big),
+        Turn::text("## Goal\nnever finished").with_delay_ms(3000),
+    ])
+    .await;
+    let args = [
+        "--model",
+        "mock/mock-small",
+        "--setting",
+        "compaction.keepRecentTokens=3",
+        "--setting",
+        "compaction.reserveTokens=100",
+    ];
+    let mut rho = Rho::start(&env, &args).await;
+    rho.send(json!({"type": "prompt", "message": "first"})).await;
+    rho.until_agent_end().await;
+    rho.send(json!({"type": "prompt", "message": "second"})).await;
+    rho.until(|f| f["type"] == "compaction_start").await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!((state["isCompacting"].clone(), state["isStreaming"].clone()), (json!(true), json!(true)));
+    rho.send(json!({"id": "a", "type": "abort"})).await;
+    let frames = rho.until(|f| f["id"] == "a").await;
+    let end = frames.iter().find(|f| f["type"] == "auto_compaction_end").unwrap();
+    assert_eq!(end["aborted"], true);
+    assert!(end.get("result").is_none());
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!((state["isCompacting"].clone(), state["isStreaming"].clone()), (json!(false), json!(false)));
+    assert_eq!(state["messageCount"], 4, "nothing was compacted");
+}
