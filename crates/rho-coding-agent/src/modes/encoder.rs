@@ -296,3 +296,96 @@ impl Serialize for BareEvent<'_> {
         st.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_ai::types::AssistantMessage;
+    use serde_json::json;
+
+    fn encode(encoder: &mut FrameEncoder, item: OutItem) -> Vec<Value> {
+        let mut out = Vec::new();
+        encoder.encode(&item, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        text.lines()
+            .map(|l| {
+                assert!(l.len() <= encoder.max_frame, "a {} byte line over the bound", l.len());
+                serde_json::from_str(l).unwrap()
+            })
+            .collect()
+    }
+
+    fn agent(event: AgentEvent) -> OutItem {
+        OutItem::Event(AgentSessionEvent::Agent(event))
+    }
+
+    #[test]
+    fn an_update_whose_partial_would_pass_the_bound_keeps_only_the_step() {
+        let mut encoder = FrameEncoder::new(4096);
+        let start = AssistantMessage::empty("anthropic-messages", "p", "m");
+        assert!(
+            encode(&mut encoder, agent(AgentEvent::MessageStart { message: AgentMessage::Assistant(start) })).len()
+                == 1
+        );
+        encode(
+            &mut encoder,
+            agent(AgentEvent::MessageUpdate { event: AssistantMessageEvent::TextStart { content_index: 0 } }),
+        );
+        let small = encode(
+            &mut encoder,
+            agent(AgentEvent::MessageUpdate {
+                event: AssistantMessageEvent::TextDelta { content_index: 0, delta: "x".repeat(1000) },
+            }),
+        );
+        assert_eq!(small[0]["assistantMessageEvent"]["partial"], small[0]["message"]);
+        assert_eq!(small[0]["message"]["role"], "assistant");
+        let big = encode(
+            &mut encoder,
+            agent(AgentEvent::MessageUpdate {
+                event: AssistantMessageEvent::TextDelta { content_index: 0, delta: "y".repeat(2000) },
+            }),
+        );
+        assert_eq!(
+            big[0],
+            json!({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "y".repeat(2000)}})
+        );
+    }
+
+    #[test]
+    fn start_done_and_error_steps_are_applied_but_never_written() {
+        let mut encoder = FrameEncoder::new(DEFAULT_MAX_FRAME_BYTES);
+        let mut partial = AssistantMessage::empty("a", "p", "m");
+        partial.response_id = Some("resp_1".into());
+        let start = AssistantMessageEvent::Start { partial };
+        assert!(encode(&mut encoder, agent(AgentEvent::MessageUpdate { event: start })).is_empty());
+    }
+
+    #[test]
+    fn a_response_that_cannot_fit_becomes_an_error_saying_so() {
+        let mut encoder = FrameEncoder::new(1024);
+        let response = RpcResponse::with_data(Some(json!("r1")), "get_messages", json!({"text": "z".repeat(5000)}));
+        let frames = encode(&mut encoder, OutItem::Response(response));
+        assert_eq!(frames[0]["id"], "r1");
+        assert_eq!(frames[0]["success"], false);
+        assert!(frames[0]["error"].as_str().unwrap().starts_with("Response too large: "));
+    }
+
+    #[test]
+    fn other_frames_have_their_largest_strings_replaced_until_they_fit() {
+        let mut encoder = FrameEncoder::new(8 * 1024);
+        let result = rho_agent::AgentToolResult::text("w".repeat(20_000));
+        let frames = encode(
+            &mut encoder,
+            agent(AgentEvent::ToolExecutionEnd {
+                tool_call_id: "c1".into(),
+                tool_name: "read".into(),
+                result,
+                is_error: false,
+                is_warning: Some(false),
+            }),
+        );
+        let text = frames[0]["result"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(text, "[20000 bytes omitted: the frame would exceed 8192 bytes]");
+        assert_eq!(frames[0]["toolCallId"], "c1");
+    }
+}

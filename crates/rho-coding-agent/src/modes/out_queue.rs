@@ -140,3 +140,78 @@ fn write_loop<W: Write>(queue: &OutQueue, out: &mut W, max_frame: usize) -> io::
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_agent::AgentToolResult;
+    use rho_ai::event::AssistantMessageEvent;
+
+    fn delta(index: usize, text: &str) -> OutItem {
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageUpdate {
+            event: AssistantMessageEvent::TextDelta { content_index: index, delta: text.into() },
+        }))
+    }
+
+    fn update(id: &str, text: &str) -> OutItem {
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: id.into(),
+            tool_name: "bash".into(),
+            args: Default::default(),
+            partial_result: AgentToolResult::text(text),
+        }))
+    }
+
+    fn describe(items: &VecDeque<OutItem>) -> Vec<String> {
+        items
+            .iter()
+            .map(|item| match item {
+                OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageUpdate { event })) => {
+                    format!("{}:{}", event.content_index().unwrap_or(0), event.delta().unwrap_or(""))
+                }
+                OutItem::Event(AgentSessionEvent::Agent(AgentEvent::ToolExecutionUpdate {
+                    tool_call_id,
+                    partial_result,
+                    ..
+                })) => format!("{tool_call_id}={}", partial_result.text_content()),
+                OutItem::Event(e) => e.type_name().to_owned(),
+                _ => "other".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn queued_deltas_of_one_block_merge_and_nothing_else_does() {
+        let queue = OutQueue::new();
+        for item in [delta(0, "a"), delta(0, "b"), delta(1, "c"), delta(1, "d")] {
+            queue.push(item);
+        }
+        queue.push(OutItem::Event(AgentSessionEvent::Agent(AgentEvent::TurnStart)));
+        queue.push(delta(1, "e"));
+        queue.push(update("t1", "one"));
+        queue.push(update("t1", "one two"));
+        queue.push(update("t2", "x"));
+        let batch = queue.take_batch().unwrap();
+        assert_eq!(describe(&batch), ["0:ab", "1:cd", "turn_start", "1:e", "t1=one two", "t2=x"]);
+    }
+
+    #[test]
+    fn merged_deltas_stop_growing_at_the_limit() {
+        let queue = OutQueue::new();
+        let chunk = "z".repeat(MERGE_LIMIT / 2 + 1);
+        for _ in 0..3 {
+            queue.push(delta(0, &chunk));
+        }
+        assert_eq!(queue.take_batch().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_closed_queue_drains_then_ends() {
+        let queue = OutQueue::new();
+        queue.push(delta(0, "a"));
+        queue.close();
+        queue.push(delta(0, "ignored"));
+        assert_eq!(describe(&queue.take_batch().unwrap()), ["0:a"]);
+        assert!(queue.take_batch().is_none());
+    }
+}
