@@ -43,6 +43,7 @@ from structdiff import diff_transcripts, render  # noqa: E402
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 PI_VERSION = "0.73.1"
+PINNED = {f"@mariozechner/{p}": PI_VERSION for p in ("pi-coding-agent", "pi-ai", "pi-agent-core", "pi-tui")}
 REPO = HERE.parent.parent
 
 
@@ -50,12 +51,19 @@ def log(msg: str) -> None:
     print(f"[compare] {msg}", file=sys.stderr, flush=True)
 
 
+def _installed(pi_dir: Path) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for p in PINNED:
+        pkg = pi_dir / "node_modules" / p / "package.json"
+        out[p] = json.loads(pkg.read_text()).get("version") if pkg.exists() else None
+    return out
+
+
 def ensure_pi(pi_dir: Path) -> Path:
     """Installs the pinned reference into pi_dir when missing; returns its `pi` launcher."""
-    pkg = pi_dir / "node_modules" / PI_PACKAGE / "package.json"
     launcher = pi_dir / "node_modules" / ".bin" / "pi"
-    installed = json.loads(pkg.read_text()).get("version") if pkg.exists() else None
-    if installed == PI_VERSION and launcher.exists():
+    installed = _installed(pi_dir)
+    if installed == PINNED and launcher.exists():
         return launcher
     node = shutil.which("node")
     npm = shutil.which("npm")
@@ -68,7 +76,9 @@ def ensure_pi(pi_dir: Path) -> Path:
     pi_dir.mkdir(parents=True, exist_ok=True)
     if not (pi_dir / "package.json").exists():
         (pi_dir / "package.json").write_text('{"name": "rho-compare-pi-ref", "private": true}\n')
-    subprocess.run([npm, "install", "--no-audit", "--no-fund", f"{PI_PACKAGE}@{PI_VERSION}"],
+    # The agent's own packages are pinned too (pi-coding-agent asks for ^0.73.1 of them), so that
+    # a later 0.73.x of pi-ai or pi-agent-core does not change the reference under our feet.
+    subprocess.run([npm, "install", "--no-audit", "--no-fund", *(f"{p}@{v}" for p, v in PINNED.items())],
                    cwd=pi_dir, check=True, stdout=sys.stderr)
     if not launcher.exists():
         sys.exit(f"compare: npm install finished but {launcher} is missing")
@@ -228,6 +238,7 @@ def main() -> int:
     pv = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, env={**os.environ, "PI_OFFLINE": "1"})
     versions = {
         "pi": (pv.stdout.strip() or pv.stderr.strip()),
+        "pi-packages": ", ".join(f"{p.split('/')[-1]} {v}" for p, v in _installed(args.pi_dir).items()),
         "rho": subprocess.run([str(target / "rho"), "--version"], capture_output=True, text=True).stdout.strip(),
         "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip(),
     }

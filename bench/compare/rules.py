@@ -159,7 +159,7 @@ RULES: list[Rule] = [
          "Automatic compactions: rho emits the seeds' auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",
          when("frame-extra", sig="auto_compaction_(start|end)")),
-    Rule("tool-text-edit", "tools.md §edit (pi 0.58.3 text); pi 0.73 multi-edit",
+    Rule("tool-text-edit", "tools.md §3 edit (pi 0.58.3 text); pi 0.73 multi-edit",
          "edit's success text: rho follows tools.md (`Successfully replaced text in <path>.`); pi 0.73 "
          "rewrote edit around edits[] and says `Successfully replaced 1 block(s) in <path>.`.",
          when("value", path=r".*content\[\*\]\.text", pi=_startswith("Successfully replaced "),
