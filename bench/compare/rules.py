@@ -1,0 +1,195 @@
+"""Known differences between pi 0.73 and rho, each traced to its reason.
+
+Every difference the structural diff finds is labelled with the first rule that matches it; one
+that no rule matches is reported as UNEXPLAINED (and makes compare.py exit 1). Each rule names
+its reason: a decision of spec/README.md (`D<n>`), a section of the spec (`rpc-protocol.md §x`,
+`agent-behavior.md §x`, `tools.md §x`), or a named pi bug rho does not copy. DIFFERENCES.md
+lists the same rules in prose, with the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from structdiff import Diff
+
+
+@dataclass
+class Rule:
+    id: str
+    ref: str  # the reason, short: "D2", "rpc-protocol.md §4.2", "pi bug: ..."
+    summary: str
+    match: Callable[[Diff, str], bool]
+    # "reason": a deliberate or traced difference; "rho-bug": rho should change (see DIFFERENCES.md);
+    # rho-bug differences still make compare.py exit 1.
+    status: str = "reason"
+
+
+def when(kinds: str | None = None, ftype: str | None = None, sig: str | None = None, path: str | None = None,
+         pi: Callable | None = None, rho: Callable | None = None, scenario: str | None = None) -> Callable[[Diff, str], bool]:
+    """A matcher: kinds (space-separated), frame type or signature regex, generic-path regex,
+    predicates on either side's value, scenario name; all given conditions must hold."""
+    kset = set(kinds.split()) if kinds else None
+
+    def m(d: Diff, sc: str) -> bool:
+        if kset is not None and d.kind not in kset:
+            return False
+        if ftype is not None and not re.fullmatch(ftype, d.frame_type()):
+            return False
+        if sig is not None and not re.fullmatch(sig, d.sig):
+            return False
+        if path is not None and not re.fullmatch(path, d.gpath):
+            return False
+        if pi is not None and not pi(d.pi):
+            return False
+        if rho is not None and not rho(d.rho):
+            return False
+        if scenario is not None and sc != scenario:
+            return False
+        return True
+
+    return m
+
+
+def any_of(*ms: Callable[[Diff, str], bool]) -> Callable[[Diff, str], bool]:
+    return lambda d, sc: any(m(d, sc) for m in ms)
+
+
+def _type_is(t: str) -> Callable:
+    return lambda v: isinstance(v, dict) and v.get("type") == t
+
+
+def _startswith(prefix: str) -> Callable:
+    return lambda v: isinstance(v, str) and v.startswith(prefix)
+
+
+# Messages appear in many frames: message_start/end.message, turn_end.message/.toolResults[*],
+# agent_end.messages[*], get_messages data.messages[*].
+_MSG = r"(message|messages\[\*\]|toolResults\[\*\]|data\.messages\[\*\])"
+
+RULES: list[Rule] = [
+    Rule("ready", "D2 (rpc-protocol.md §1.4)",
+         "rho writes {type:ready, version} as its first line; pi writes no start-up frame.",
+         when("frame-extra", sig="ready")),
+    Rule("attribution", "rpc-protocol.md §4.2, §11 Q2",
+         "rho marks user messages with attribution:\"user\" (xcsh's field); pi 0.73 has no attribution.",
+         when("extra", path=_MSG + r"\.attribution")),
+    Rule("duration-ttft", "rpc-protocol.md §4.3, §11 Q2",
+         "rho adds duration and ttft (ms) to finished assistant messages (xcsh's fields).",
+         when("extra", path=_MSG + r"\.(duration|ttft)")),
+    Rule("isWarning", "rpc-protocol.md §3.3, §4.5",
+         "rho adds isWarning to tool_execution_end and toolResult messages (xcsh's field).",
+         any_of(when("extra", ftype="tool_execution_end", path="isWarning"),
+                when("extra", path=_MSG + r"\.isWarning"))),
+    Rule("get_state-extras", "D1, D14, rpc-protocol.md §2.3",
+         "get_state carries interruptMode (D1), queuedMessageCount beside pi's pendingMessageCount (D14), "
+         "todoPhases, systemPrompt and dumpTools (xcsh's payload, §2.3).",
+         when("extra", sig=r"response:get_state:ok(:.*)?",
+              path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools)")),
+    Rule("start-usage", "rpc-protocol.md §7.5; pi bug: late-serialized snapshots",
+         "The assistant message_start precedes the HTTP request, so rho's usage there is zero (§7.5). "
+         "pi pushes the same mutable message object through an async queue and serializes it after "
+         "later SSE events changed it, so its message_start already shows the reply's usage.",
+         when("value", sig="message_start:assistant", path=r"message\.usage\..*")),
+    Rule("start-error-alias", "rpc-protocol.md §4.3; pi bug: late-serialized snapshots",
+         "For a request that fails with an HTTP error, pi's message_start already shows the final "
+         "stopReason:error and errorMessage (same aliasing bug); a partial message starts as stopReason "
+         "stop (§4.3), which is what rho writes.",
+         any_of(when("value", sig="message_start:assistant", path=r"message\.stopReason", pi=lambda v: v == "error"),
+                when("missing", sig="message_start:assistant", path=r"message\.errorMessage"))),
+    Rule("partial-bookkeeping", "rpc-protocol.md §3.2 (reference quirk)",
+         "pi leaves its Anthropic parser's bookkeeping keys (index, partialJson) on partial content "
+         "blocks in message_update snapshots; the spec says not to emit them.",
+         when("missing", sig=r"update:.*", path=r"partialBlock\.(index|partialJson)")),
+    Rule("partial-alias", "pi bug: late-serialized snapshots",
+         "pi's message_update snapshots are serialized after later events mutated them (a block's last "
+         "snapshot can already hold the final stopReason or the next block); rho's snapshot is the "
+         "message as it was when the event happened.",
+         when("value", sig=r"update:.*", path=r"partialBlock\.(text|thinking)")),
+    Rule("parse-text", "rpc-protocol.md §1.7.1",
+         "The text after `Failed to parse command: ` is the JSON parser's own message (Node's vs "
+         "serde_json's); hosts may rely only on the prefix.",
+         when("value", sig="response:parse:err", path="error",
+              pi=_startswith("Failed to parse command: "), rho=_startswith("Failed to parse command: "))),
+    Rule("blank-line", "D3 (rpc-protocol.md §1.2)",
+         "A blank input line: pi feeds \"\" to JSON.parse and answers a parse error; rho ignores it.",
+         when("frame-missing", sig="response:parse:err",
+              pi=lambda v: isinstance(v, dict) and "Unexpected end of JSON input" in str(v.get("error")))),
+    Rule("null-line", "rpc-protocol.md §1.7.2; pi bug: dies on a `null` line",
+         "A `null` line: the spec answers a parse error and goes on; pi 0.73.1's error handler reads "
+         "`command.id` of null, throws an unhandled rejection and the process exits with status 1, so "
+         "nothing after it is answered.",
+         any_of(when("frame-extra", sig="response:parse:err",
+                     rho=lambda v: isinstance(v, dict) and "null" in str(v.get("error"))),
+                when("frame-extra", scenario="null_line", rho=lambda v: isinstance(v, dict) and v.get("id") == "g1"),
+                when("value", sig="<exit>", scenario="null_line", pi=lambda v: v == 1, rho=lambda v: v == 0))),
+    Rule("unknown-id", "D3 (rpc-protocol.md §1.7.2)",
+         "An unknown command (or one without type) that carried an id is answered with that id.",
+         when("extra", ftype="response", path="id", pi=lambda v: v is None,
+              rho=lambda v: v is not None)),
+    Rule("handler-text", "rpc-protocol.md §1.7.3",
+         "A command missing a required field fails with the runtime's own text (pi: JavaScript's "
+         "TypeError message; rho: serde's `Missing field`); both correlated by id and command.",
+         when("value", sig=r"response:set_session_name:err(:.*)?", path="error", pi=_startswith("Cannot read properties of undefined"))),
+    Rule("http-error-text", "agent-behavior.md §5; pi quirk: Anthropic SDK error text",
+         "errorMessage of an HTTP error: pi shows the Anthropic SDK's text, `<status> <whole JSON body>` "
+         "(the SDK stringifies the body because Anthropic nests the message under error.message); rho "
+         "writes `<status> <provider message>` for every provider, the form pi itself produces for "
+         "OpenAI. Both lead with the status, which is what the retry and overflow classifiers match.",
+         when("value", path=r"(" + _MSG + r"\.errorMessage|errorMessage)",
+              pi=lambda v: isinstance(v, str) and bool(re.match(r"^\d{3} \{", v)),
+              rho=lambda v: isinstance(v, str) and bool(re.match(r"^\d{3} ", v)))),
+    Rule("retry-after", "rpc-protocol.md §3.4, agent-behavior.md §5 [fork]",
+         "auto_retry_start.delayMs: rho raises the back-off to the server's retry-after(-ms) "
+         "(xcsh; spec §3.4); pi 0.73 ignores it at the agent level and waits baseDelayMs.",
+         when("value", ftype="auto_retry_start", path="delayMs")),
+    Rule("abort-text", "rpc-protocol.md §12 (`Request was aborted`)",
+         "errorMessage of an aborted reply: rho writes the spec's `Request was aborted`; pi 0.73 passes "
+         "Node's AbortError text `This operation was aborted`.",
+         when("value", path=r"(" + _MSG + r")\.errorMessage", pi=lambda v: v == "This operation was aborted",
+              rho=lambda v: v == "Request was aborted")),
+    Rule("queue-drain-timing", "D16, rpc-protocol.md §7.1/§7.5",
+         "The queue_update that empties the steering queue: rho sends it when the queue is polled at "
+         "turn_end (§7.5), pi when the dequeued message's message_start goes out, after turn_start. "
+         "Same event, same payload, one frame apart.",
+         when("frame-extra frame-missing", sig="queue_update")),
+    Rule("auto-compaction-events", "D16",
+         "Automatic compactions: rho emits the seeds' auto_compaction_start/auto_compaction_end as well "
+         "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",
+         when("frame-extra", sig="auto_compaction_(start|end)")),
+    Rule("tool-text-edit", "tools.md §3 edit (pi 0.58.3 text); pi 0.73 multi-edit",
+         "edit's success text: rho follows tools.md (`Successfully replaced text in <path>.`); pi 0.73 "
+         "rewrote edit around edits[] and says `Successfully replaced 1 block(s) in <path>.`.",
+         when("value", path=r".*content\[\*\]\.text", pi=_startswith("Successfully replaced "),
+              rho=_startswith("Successfully replaced text in "))),
+]
+
+RULES += [
+    Rule("thinking-signature-partial", "rho bug (pi behaviour is right)",
+         "Partial snapshots from thinking_end on lack the thinking block's thinkingSignature: the "
+         "Anthropic stream sends signature_delta before content_block_stop, pi's snapshots carry it, "
+         "rho's only get it with message_end (the signature never travels in an event, and the "
+         "host-side partial is rebuilt from events).",
+         when("missing", sig=r"update:.*", path=r"partialBlock\.thinkingSignature"), status="rho-bug"),
+    Rule("overflow-no-body", "rho bug (agent-behavior.md §4.3 overflow patterns)",
+         "A 413 (or 400) with an empty body is a context overflow by the spec's pattern "
+         r"`^4(00|13)\s*(status code)?\s*\(no body\)`; pi's text is `413 status code (no body)`, it "
+         "compacts (reason overflow) and retries. rho writes `413 Payload Too Large` (the status's "
+         "canonical reason), classifies it as a plain error and stops: no compaction, no retry.",
+         any_of(when("value", path=r"(" + _MSG + r")\.errorMessage", pi=lambda v: v == "413 status code (no body)",
+                     rho=lambda v: v == "413 Payload Too Large"),
+                when("frame-missing", scenario="overflow_413"),
+                when(sig=r"response:get_messages:ok(:.*)?", scenario="overflow_413")),
+         status="rho-bug"),
+]
+
+TITLES = {r.id: r.ref for r in RULES}
+
+
+def explain(d: Diff, scenario: str) -> str | None:
+    for r in RULES:
+        if r.match(d, scenario):
+            return r.id
+    return None
