@@ -61,7 +61,9 @@ impl ProviderError {
         match self {
             Self::Http { status, message, .. } => {
                 // A 429 is a limit to wait out, even when its text talks about tokens.
-                if *status != 429 && is_context_overflow(message) {
+                if *status != 429
+                    && (is_context_overflow(message) || is_context_overflow(&format!("{status} {message}")))
+                {
                     ErrorKind::ContextOverflow
                 } else if matches!(status, 401 | 403) {
                     ErrorKind::Auth
@@ -187,6 +189,10 @@ mod tests {
         // Real overflows still are.
         assert_eq!(http(400, "too many tokens in the request").kind(), ErrorKind::ContextOverflow);
         assert_eq!(http(413, "413 (no body)").kind(), ErrorKind::ContextOverflow);
+        // An empty 413 or 400 reads "<status> status code (no body)", as the reference writes it.
+        assert_eq!(http(413, "status code (no body)").kind(), ErrorKind::ContextOverflow);
+        assert_eq!(http(400, "status code (no body)").kind(), ErrorKind::ContextOverflow);
+        assert_eq!(http(404, "status code (no body)").kind(), ErrorKind::Other);
     }
 
     #[test]

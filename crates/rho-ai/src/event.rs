@@ -33,6 +33,8 @@ pub enum AssistantMessageEvent {
     TextEnd {
         content_index: usize,
         content: String,
+        /// The block's `textSignature`, when the provider gave one.
+        signature: Option<String>,
     },
     ThinkingStart {
         content_index: usize,
@@ -44,6 +46,9 @@ pub enum AssistantMessageEvent {
     ThinkingEnd {
         content_index: usize,
         content: String,
+        /// The block's `thinkingSignature`, when the provider gave one (it arrives before the
+        /// block ends, so snapshots from `thinking_end` on carry it).
+        signature: Option<String>,
     },
     /// A tool call opened; `id` and `name` are known, arguments start empty.
     ToolCallStart {
@@ -215,11 +220,14 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
                 t.text.push_str(delta);
             }
         }
-        AssistantMessageEvent::TextEnd { content_index, content } => {
-            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index)
-                && t.text != *content
-            {
-                t.text.clone_from(content);
+        AssistantMessageEvent::TextEnd { content_index, content, signature } => {
+            if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
+                if t.text != *content {
+                    t.text.clone_from(content);
+                }
+                if signature.is_some() {
+                    t.text_signature.clone_from(signature);
+                }
             }
         }
         AssistantMessageEvent::ThinkingStart { content_index } => {
@@ -238,11 +246,14 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
                 t.thinking.push_str(delta);
             }
         }
-        AssistantMessageEvent::ThinkingEnd { content_index, content } => {
-            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index)
-                && t.thinking != *content
-            {
-                t.thinking.clone_from(content);
+        AssistantMessageEvent::ThinkingEnd { content_index, content, signature } => {
+            if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
+                if t.thinking != *content {
+                    t.thinking.clone_from(content);
+                }
+                if signature.is_some() {
+                    t.thinking_signature.clone_from(signature);
+                }
             }
         }
         AssistantMessageEvent::ToolCallStart { content_index, id, name } => {
@@ -313,7 +324,7 @@ impl Serialize for EventWithPartial<'_> {
                 st.serialize_field("partial", self.partial)?;
                 st.end()
             }
-            E::TextEnd { content_index, content } | E::ThinkingEnd { content_index, content } => {
+            E::TextEnd { content_index, content, .. } | E::ThinkingEnd { content_index, content, .. } => {
                 let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
                 st.serialize_field("type", ty)?;
                 st.serialize_field("contentIndex", content_index)?;
@@ -398,4 +409,32 @@ pub enum WireAssistantMessageEvent {
 pub struct WireToolCall {
     #[serde(flatten)]
     pub call: ToolCall,
+}
+
+#[cfg(test)]
+mod signature_tests {
+    use super::*;
+
+    #[test]
+    fn a_blocks_signature_is_in_the_snapshot_from_its_end_on() {
+        let mut partial = PartialMessage::new(AssistantMessage::empty("anthropic-messages", "p", "m"));
+        partial.apply(&AssistantMessageEvent::ThinkingStart { content_index: 0 });
+        partial.apply(&AssistantMessageEvent::ThinkingDelta { content_index: 0, delta: "hmm".into() });
+        partial.apply(&AssistantMessageEvent::ThinkingEnd {
+            content_index: 0,
+            content: "hmm".into(),
+            signature: Some("sig".into()),
+        });
+        partial.apply(&AssistantMessageEvent::TextStart { content_index: 1 });
+        partial.apply(&AssistantMessageEvent::TextEnd {
+            content_index: 1,
+            content: "hi".into(),
+            signature: Some("msg_1".into()),
+        });
+        let snapshot = partial.snapshot().cloned().unwrap_or_else(|| AssistantMessage::empty("", "", ""));
+        let json = serde_json::to_value(&snapshot).unwrap_or_default();
+        assert_eq!(json["content"][0]["thinkingSignature"], "sig");
+        assert_eq!(json["content"][1]["text"], "hi");
+        assert_eq!(json["content"][1]["textSignature"], "msg_1");
+    }
 }

@@ -65,7 +65,7 @@ pub async fn send(
     };
     Err(Interrupted::Failed(ProviderError::Http {
         status: status.as_u16(),
-        message: error_message_from_body(&body, status),
+        message: error_message_from_body(&body),
         retry_after,
     }))
 }
@@ -81,8 +81,9 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
 }
 
 /// The provider's own error text: `error.message` (or `message`, or `error` when a string) of a
-/// JSON body, else the body itself, else the status line.
-pub fn error_message_from_body(body: &str, status: reqwest::StatusCode) -> String {
+/// JSON body, else the body itself, else `status code (no body)` (which the error's display
+/// prefixes with the status).
+pub fn error_message_from_body(body: &str) -> String {
     let trimmed = body.trim();
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
         // Google wraps errors in an array on streaming endpoints.
@@ -97,7 +98,8 @@ pub fn error_message_from_body(body: &str, status: reqwest::StatusCode) -> Strin
         }
     }
     if trimmed.is_empty() {
-        return status.canonical_reason().unwrap_or("(no body)").to_owned();
+        // The reference's wording, which its context-overflow patterns expect for 400 and 413.
+        return "status code (no body)".to_owned();
     }
     let mut text: String = trimmed.chars().take(2000).collect();
     if text.len() < trimmed.len() {

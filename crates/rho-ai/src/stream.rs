@@ -436,12 +436,16 @@ impl Emitter {
         };
         let (index, kind, raw) = self.open.remove(pos);
         let event = match (kind, self.message.content.get_mut(index)) {
-            (BlockKind::Text, Some(AssistantContent::Text(t))) => {
-                AssistantMessageEvent::TextEnd { content_index: index, content: t.text.clone() }
-            }
-            (BlockKind::Thinking, Some(AssistantContent::Thinking(t))) => {
-                AssistantMessageEvent::ThinkingEnd { content_index: index, content: t.thinking.clone() }
-            }
+            (BlockKind::Text, Some(AssistantContent::Text(t))) => AssistantMessageEvent::TextEnd {
+                content_index: index,
+                content: t.text.clone(),
+                signature: t.text_signature.clone(),
+            },
+            (BlockKind::Thinking, Some(AssistantContent::Thinking(t))) => AssistantMessageEvent::ThinkingEnd {
+                content_index: index,
+                content: t.thinking.clone(),
+                signature: t.thinking_signature.clone(),
+            },
             (BlockKind::ToolCall, Some(AssistantContent::ToolCall(call))) => {
                 call.arguments = parse_arguments(&raw);
                 AssistantMessageEvent::ToolCallEnd { content_index: index, tool_call: call.clone() }

@@ -229,3 +229,25 @@ async fn get_state_reports_compaction_and_abort_cancels_it() {
     assert_eq!((state["isCompacting"].clone(), state["isStreaming"].clone()), (json!(false), json!(false)));
     assert_eq!(state["messageCount"], 4, "nothing was compacted");
 }
+
+#[tokio::test]
+async fn an_empty_413_is_a_context_overflow_too() {
+    let empty_413: Turn = serde_json::from_value(json!({"error": {"status": 413, "body": ""}})).unwrap();
+    let env = Env::new(vec![
+        Turn::text("Earlier answer."),
+        empty_413,
+        Turn::text("## Goal\nSummarized"),
+        Turn::text("Fits now."),
+    ])
+    .await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "compaction.keepRecentTokens=1"]).await;
+    rho.send(json!({"type": "prompt", "message": "earlier"})).await;
+    rho.until_agent_end().await;
+    rho.send(json!({"type": "prompt", "message": "now"})).await;
+    let first = rho.until_agent_end().await;
+    let failed = first.iter().find(|f| f["type"] == "message_end" && f["message"]["stopReason"] == "error").unwrap();
+    assert_eq!(failed["message"]["errorMessage"], "413 status code (no body)");
+    let frames = rho.until_agent_end().await;
+    assert!(frames.iter().any(|f| f["type"] == "auto_compaction_start" && f["reason"] == "overflow"));
+    assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Fits now.");
+}
