@@ -34,8 +34,7 @@ impl AgentSession {
 
     /// Starts the auto-clear of finished tasks (`tasks.todoClearDelay`).
     pub(crate) fn start_todo_auto_clear(&self) {
-        let secs = self.settings().todo().clear_delay_secs;
-        let delay = ClearDelay::from_secs(i64::try_from(secs).unwrap_or(i64::MAX));
+        let delay = ClearDelay::from_secs(self.settings().todo().clear_delay_secs);
         let sink = self.inner.sink.clone();
         let started = AutoClear::start(self.inner.todos.clone(), delay, move |removed| {
             for _ in 0..removed {

@@ -131,7 +131,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("todo.eager", Bool, D::Bool(true)),
     k("todoCompletion.enabled", Bool, D::Bool(false)),
     k("todoCompletion.maxReminders", UInt, D::UInt(3)),
-    k("tasks.todoClearDelay", UInt, D::UInt(60)),
+    // Seconds; 0 clears at once, a negative value never.
+    k("tasks.todoClearDelay", Number, D::Number(60.0)),
     // The task tool.
     k("task.enabled", Bool, D::Bool(true)),
     k("task.isolation.mode", Enum(&["none", "worktree", "fuse-overlay", "fuse-projfs"]), D::Str("none")),

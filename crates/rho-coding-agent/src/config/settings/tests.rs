@@ -436,3 +436,10 @@ fn set_global_null_removes_the_key() {
     assert_eq!(written, json!({"theme": "t"}));
     assert_eq!(s.default_model(), None);
 }
+
+#[test]
+fn a_negative_todo_clear_delay_means_never() {
+    let (s, diagnostics) = Settings::from_json(serde_json::json!({"tasks": {"todoClearDelay": -1}}));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(s.todo().clear_delay_secs, -1);
+}

@@ -88,8 +88,8 @@ pub struct TodoSettings {
     /// omp's completion reminder (`todoCompletion.enabled`).
     pub completion_enabled: bool,
     pub completion_max_reminders: u64,
-    /// Seconds before finished todos leave the list.
-    pub clear_delay_secs: u64,
+    /// Seconds before finished todos leave the list (0: at once; negative: never).
+    pub clear_delay_secs: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -372,7 +372,7 @@ impl Settings {
             eager: self.flag("todo.eager"),
             completion_enabled: self.flag("todoCompletion.enabled"),
             completion_max_reminders: self.count("todoCompletion.maxReminders"),
-            clear_delay_secs: self.count("tasks.todoClearDelay"),
+            clear_delay_secs: self.get_f64("tasks.todoClearDelay").map_or(60, |s| s.floor() as i64),
         }
     }
 
