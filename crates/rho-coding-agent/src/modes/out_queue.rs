@@ -73,7 +73,7 @@ impl OutQueue {
     }
 
     /// Waits for frames; `None` once the queue is closed and empty.
-    fn take_batch(&self) -> Option<VecDeque<OutItem>> {
+    pub(crate) fn take_batch(&self) -> Option<VecDeque<OutItem>> {
         let mut state = self.lock();
         loop {
             if !state.items.is_empty() {

@@ -138,3 +138,88 @@ impl Ui for RpcUi {
 fn is_truthy(value: &str) -> bool {
     matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::encoder::FrameEncoder;
+
+    /// The frames written so far, as JSON.
+    fn written(out: &OutQueue) -> Vec<serde_json::Value> {
+        out.close();
+        let mut encoder = FrameEncoder::new(1 << 20);
+        let mut bytes = Vec::new();
+        while let Some(batch) = out.take_batch() {
+            for item in &batch {
+                encoder.encode(item, &mut bytes);
+            }
+        }
+        String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    fn select(timeout: Option<u64>) -> UiMethod {
+        UiMethod::Select { title: "Pick".into(), options: vec!["a".into(), "b".into()], timeout }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dialog_times_out_to_its_default_and_a_late_answer_is_ignored() {
+        let out = OutQueue::new();
+        let ui = RpcUi::new(out.clone());
+        let answer = ui.dialog(select(Some(5_000)), CancellationToken::new()).await;
+        assert_eq!(answer, UiAnswer::Cancelled { timed_out: true });
+        let frames = written(&out);
+        let id = frames[0]["id"].as_str().unwrap().to_owned();
+        ui.resolve(UiResponse { id, value: Some("a".into()), confirmed: None, cancelled: None, timed_out: None });
+        assert!(lock(&ui.pending).is_empty());
+    }
+
+    #[tokio::test]
+    async fn answers_resolve_by_kind_and_unknown_ids_are_ignored() {
+        let out = OutQueue::new();
+        let ui = RpcUi::new(out.clone());
+        let confirm = ui.dialog(
+            UiMethod::Confirm { title: "Sure?".into(), message: "Go on".into(), timeout: None },
+            CancellationToken::new(),
+        );
+        let id = lock(&ui.pending).keys().next().cloned().unwrap();
+        ui.resolve(UiResponse {
+            id: "stale".into(),
+            value: None,
+            confirmed: Some(false),
+            cancelled: None,
+            timed_out: None,
+        });
+        ui.resolve(UiResponse { id, value: None, confirmed: Some(true), cancelled: None, timed_out: None });
+        assert_eq!(confirm.await, UiAnswer::Confirmed(true));
+        let frames = written(&out);
+        assert_eq!(frames[0]["method"], "confirm");
+        assert_eq!(frames[0]["message"], "Go on");
+    }
+
+    #[tokio::test]
+    async fn an_aborted_editor_is_withdrawn_with_a_cancel_request() {
+        let out = OutQueue::new();
+        let ui = RpcUi::new(out.clone());
+        let cancel = CancellationToken::new();
+        let dialog =
+            ui.dialog(UiMethod::Editor { title: "Edit".into(), prefill: None, prompt_style: None }, cancel.clone());
+        cancel.cancel();
+        assert_eq!(dialog.await, UiAnswer::Cancelled { timed_out: false });
+        let frames = written(&out);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[1]["method"], "cancel");
+        assert_eq!(frames[1]["targetId"], frames[0]["id"]);
+    }
+
+    #[tokio::test]
+    async fn set_title_is_suppressed_and_other_notices_are_written() {
+        let out = OutQueue::new();
+        let ui = RpcUi { out: out.clone(), pending: Arc::default(), emit_title: false };
+        ui.notify(UiMethod::SetTitle { title: "rho".into() });
+        ui.notify(UiMethod::Notify { message: "hi".into(), notify_type: None });
+        let frames = written(&out);
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0]["method"], "notify");
+        assert!(is_truthy(" Yes ") && is_truthy("1") && !is_truthy("0") && !is_truthy(""));
+    }
+}
