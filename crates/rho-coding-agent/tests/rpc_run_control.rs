@@ -131,3 +131,19 @@ async fn abort_bash_kills_a_running_command_without_waiting_behind_it() {
     assert_eq!(result["cancelled"], true);
     assert!(result.get("exitCode").is_none());
 }
+
+#[tokio::test]
+async fn prompt_images_follow_the_text_to_the_model() {
+    let env = Env::new(vec![Turn::text("A red pixel.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    rho.send(json!({"type": "prompt", "message": "what is this?", "images": [{"type": "image", "data": png, "mimeType": "image/png"}]}))
+        .await;
+    let frames = rho.until_agent_end().await;
+    let user = &frames.last().unwrap()["messages"][0];
+    assert_eq!(user["content"][1], json!({"type": "image", "data": png, "mimeType": "image/png"}));
+    let sent = &env.request_bodies()[0]["messages"][0]["content"];
+    assert_eq!(sent[0]["text"], "what is this?");
+    assert_eq!(sent[1]["type"], "image");
+    assert_eq!(sent[1]["source"]["data"], png);
+}
