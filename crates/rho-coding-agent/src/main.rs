@@ -69,7 +69,7 @@ async fn run_rpc(cli: Cli) -> i32 {
     let max_frame = cli.rpc_max_frame_bytes;
     let result = modes::rpc::run(
         move |sink, ui| {
-            let options = startup::session_options(&cli, prepared, true, sink, Some(ui))?;
+            let options = startup::session_options(&cli, prepared, sink, Some(ui))?;
             Ok(AgentSession::new(options))
         },
         max_frame,

@@ -68,8 +68,6 @@ pub struct SessionOptions {
     pub session: Session,
     pub resources: Resources,
     pub tools: ToolSelection,
-    /// RPC mode (session titles off, `setTitle` suppressed).
-    pub rpc_mode: bool,
     pub sink: Arc<dyn SessionEventSink>,
     /// The dialogs tools may open; `None` answers every dialog with its default.
     pub ui: Option<Arc<dyn Ui>>,
@@ -95,6 +93,8 @@ pub(crate) struct Inner {
     pub agent: Agent,
     /// API key, headers and budgets for a request (summaries use it too).
     pub request_options: RequestOptionsFn,
+    /// The current session's id, sent as the prompt-cache key (follows session switches).
+    pub cache_key: CacheKey,
     pub sink: Arc<dyn SessionEventSink>,
     pub paths: ConfigPaths,
     pub settings: Mutex<Settings>,
@@ -145,7 +145,6 @@ impl AgentSession {
             mut session,
             mut resources,
             tools: selection,
-            rpc_mode: _,
             sink,
             ui,
         } = options;
@@ -158,7 +157,8 @@ impl AgentSession {
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
         let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos);
         let system_prompt = tool_set.system_prompt(&paths, &resources);
-        let request_options = request_options(registry.clone(), &settings, session.session_id());
+        let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));
+        let request_options = request_options(registry.clone(), &settings, cache_key.clone());
         let agent = Agent::new(AgentConfig {
             system_prompt,
             model,
@@ -187,6 +187,7 @@ impl AgentSession {
             inner: Arc::new(Inner {
                 agent,
                 request_options,
+                cache_key,
                 sink,
                 paths,
                 settings: Mutex::new(settings),
@@ -304,6 +305,9 @@ impl AgentSession {
     }
 }
 
+/// The session id the requests use as their prompt-cache key.
+pub(crate) type CacheKey = Arc<Mutex<String>>;
+
 /// Locks a mutex, recovering the data of a poisoned one (a panic elsewhere must not take the
 /// session down with it).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -312,9 +316,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The per-request options: the API key (resolved per request, so a key that changes on disk is
 /// picked up), the model's headers, thinking budgets and the session id as cache key.
-fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id: &str) -> RequestOptionsFn {
+fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id: CacheKey) -> RequestOptionsFn {
     let budgets = settings.thinking_budgets();
-    let session_id = session_id.to_owned();
     Arc::new(move |model: &Model| {
         let defaults = rho_ai::ThinkingBudgets::default();
         let thinking_budgets = rho_ai::ThinkingBudgets {
@@ -325,7 +328,7 @@ fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id
         };
         StreamOptions {
             api_key: registry.api_key(&model.provider),
-            session_id: Some(session_id.clone()),
+            session_id: Some(lock(&session_id).clone()),
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
             ..StreamOptions::default()

@@ -179,6 +179,7 @@ impl AgentSession {
                 let _ = session.append_thinking_level_change(state.thinking_level);
             }
         }
+        *lock(&self.inner.cache_key) = session.session_id().to_owned();
         *self.session() = session;
         if fresh {
             self.inner.todos.clear();

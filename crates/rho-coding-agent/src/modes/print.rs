@@ -46,7 +46,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
         None if cli.verbose => Arc::new(verbose_activity),
         None => crate::agent_session::discard(),
     };
-    let options = match startup::session_options(&cli, prepared, false, sink, None) {
+    let options = match startup::session_options(&cli, prepared, sink, None) {
         Ok(o) => o,
         Err(e) => return fail(&e.message, e.exit_code),
     };

@@ -68,7 +68,6 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
 pub fn session_options(
     cli: &Cli,
     prepared: Prepared,
-    rpc_mode: bool,
     sink: Arc<dyn SessionEventSink>,
     ui: Option<Arc<dyn Ui>>,
 ) -> Result<SessionOptions, StartupError> {
@@ -105,7 +104,6 @@ pub fn session_options(
         session,
         resources,
         tools: tool_selection(cli),
-        rpc_mode,
         sink,
         ui,
     })
