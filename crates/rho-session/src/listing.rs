@@ -139,10 +139,10 @@ pub fn read_session_info(path: &Path, options: ListOptions) -> Option<SessionInf
             continue;
         };
         if entry.kind == "session_info"
-            && let Some(n) = entry.name.as_ref().and_then(Value::as_str)
+            && let Some(n) = entry.name.as_ref().and_then(Value::as_str).map(str::trim)
             && !n.is_empty()
         {
-            name = Some(n.trim().to_owned());
+            name = Some(n.to_owned());
         }
         if entry.kind != "message" {
             continue;
