@@ -17,7 +17,7 @@ use crate::entry::SessionEntry;
 use crate::error::{Result, SessionError};
 use crate::header::{CURRENT_VERSION, SessionHeader};
 use crate::migrate::migrate;
-use crate::parse::{LineOutcome, entry_from_line, entry_from_value};
+use crate::parse::{LineOutcome, entry_from_line, entry_from_value, value_from_line};
 
 /// Something in a session file that was skipped or kept in a degraded form while loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,9 +170,9 @@ pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
             if is_blank(line) {
                 continue;
             }
-            match serde_json::from_slice::<Value>(line) {
+            match value_from_line(line) {
                 Ok(v) => values.push((number, v)),
-                Err(e) => warnings.push(invalid_json_warning(number, terminated, e.to_string())),
+                Err(e) => warnings.push(invalid_json_warning(number, terminated, e)),
             }
         }
         let (numbers, mut lines): (Vec<usize>, Vec<Value>) = values.into_iter().unzip();
@@ -279,6 +279,11 @@ mod tests {
         assert_eq!(loaded.entries.len(), 1);
         assert_eq!(loaded.warnings.len(), 1);
         assert_eq!(loaded.warnings[0].line, 3);
+
+        let half = r#"{"type":"custom","customType":"\ud83d","id":"b","parentId":null,"timestamp":"t"}"#;
+        let loaded = load(&format!("{v2}\n{half}\n")).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert!(matches!(&loaded.entries[0], SessionEntry::Custom(c) if c.custom_type == "\u{fffd}"));
     }
 
     #[test]

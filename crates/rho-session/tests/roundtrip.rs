@@ -256,3 +256,33 @@ fn entry_ids_are_eight_hex_digits_and_unique() {
     ids.dedup();
     assert_eq!(ids.len(), 200);
 }
+
+#[test]
+fn half_a_surrogate_pair_written_by_javascript_does_not_lose_the_entry() {
+    // pi cuts long lines by UTF-16 units (`line.slice(0, 500)`), which can split an emoji;
+    // `JSON.stringify` then writes the lone half as an escape. The entry must still load, or
+    // every entry after it would lose its ancestors.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("surrogate.jsonl");
+    let mut file_lines = fixture_lines("pi-minimal.jsonl");
+    file_lines[5] = file_lines[5].replace(r#""README.md\nsrc""#, r#""match: fire \ud83d""#);
+    file_lines.push(
+        r#"{"type":"message","id":"6f708192","parentId":"5e6f7081","timestamp":"2026-03-15T10:00:09.000Z","message":{"role":"user","content":[{"type":"text","text":"pair \ud83d\udd25 and a lone low \udd25 half"}],"timestamp":1773568809000}}"#
+            .to_owned(),
+    );
+    std::fs::write(&path, file_lines.join("\n") + "\n").unwrap();
+
+    let s = open_clean(&path);
+    assert_eq!(
+        summary_of(&s.build_context().messages),
+        [
+            "user:list files",
+            "assistant:",
+            "toolResult:match: fire \u{fffd}",
+            "user:pair 🔥 and a lone low \u{fffd} half"
+        ]
+    );
+    let info = rho_session::read_session_info(&path, rho_session::ListOptions { include_text: true }).unwrap();
+    assert_eq!(info.message_count, 4);
+    assert!(info.all_messages_text.unwrap().ends_with("pair 🔥 and a lone low \u{fffd} half"));
+}
