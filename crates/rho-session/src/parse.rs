@@ -3,7 +3,9 @@
 //! The fast path reads the `type` from the line's first bytes (pi and rho always write it first)
 //! and deserializes straight into that entry's struct, so a large session is parsed once, not
 //! once into a `Value` and again into the struct. Anything unusual takes the slow path through a
-//! `Value`, which is also where lines of unknown types become [`OtherEntry`].
+//! `Value`, which is also where lines of unknown types become [`OtherEntry`], and where a line
+//! holding a lone surrogate escape (valid for JavaScript, refused by `serde_json`) is read with
+//! U+FFFD in its place rather than dropped.
 
 use serde::Deserialize;
 use serde_json::Value;
