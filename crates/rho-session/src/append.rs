@@ -164,7 +164,8 @@ impl Session {
         self.push_entry(entry, true)
     }
 
-    /// Sets (`Some`, non-empty) or clears the label of `target_id`, which must exist.
+    /// Sets (`Some`, non-empty) or clears (`None` or empty) the label of `target_id`, which must
+    /// exist. A clearing entry is written without a `label` key, as pi writes it.
     pub fn append_label(&mut self, target_id: &str, label: Option<&str>) -> Result<EntryId> {
         self.require_entry(target_id)?;
         let entry = SessionEntry::Label(LabelEntry {
@@ -172,7 +173,7 @@ impl Session {
             parent_id: self.parent(),
             timestamp: now_iso(),
             target_id: EntryId::from(target_id),
-            label: label.map(str::to_owned),
+            label: label.filter(|l| !l.is_empty()).map(str::to_owned),
         });
         self.push_entry(entry, true)
     }

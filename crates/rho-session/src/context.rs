@@ -111,3 +111,74 @@ pub fn build_context(path: &[&SessionEntry]) -> SessionContext {
     context.compaction = Some(compaction.clone());
     context
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::entry::{BranchSummaryEntry, CustomMessageEntry, OtherEntry};
+    use crate::id::EntryId;
+    use rho_ai::types::UserMessageContent;
+
+    fn branch_summary(summary: &str) -> SessionEntry {
+        SessionEntry::BranchSummary(BranchSummaryEntry {
+            id: EntryId::from("b"),
+            parent_id: None,
+            timestamp: "2026-03-15T10:00:00.000Z".into(),
+            from_id: "root".into(),
+            summary: summary.into(),
+            details: None,
+            from_hook: None,
+        })
+    }
+
+    #[test]
+    fn only_messages_custom_messages_and_non_empty_branch_summaries_are_messages() {
+        assert_eq!(entry_message(&branch_summary("")), None);
+        let Some(AgentMessage::BranchSummary(b)) = entry_message(&branch_summary("went elsewhere")) else {
+            panic!("branch summary expected");
+        };
+        assert_eq!(
+            (b.summary.as_str(), b.from_id.as_str(), b.timestamp),
+            ("went elsewhere", "root", 1_773_568_800_000)
+        );
+
+        let custom = SessionEntry::CustomMessage(CustomMessageEntry {
+            custom_type: "note".into(),
+            content: UserMessageContent::Text("hi".into()),
+            display: true,
+            details: Some(json!({"k": 1})),
+            attribution: None,
+            id: EntryId::from("c"),
+            parent_id: None,
+            timestamp: "not a time".into(),
+        });
+        let Some(AgentMessage::Custom(c)) = entry_message(&custom) else { panic!("custom expected") };
+        // An unreadable entry time gives 0 rather than an error.
+        assert_eq!((c.timestamp, c.details), (0, Some(json!({"k": 1}))));
+
+        let other = OtherEntry::from_value(json!({"type":"ttsr_injection","id":"o","injectedRules":[]})).unwrap();
+        assert_eq!(entry_message(&SessionEntry::Other(other)), None);
+    }
+
+    #[test]
+    fn a_fork_model_change_needs_a_provider_and_an_id() {
+        let entry = |model: &str| {
+            SessionEntry::Other(
+                OtherEntry::from_value(json!({"type":"model_change","id":"m","parentId":null,"model":model})).unwrap(),
+            )
+        };
+        let named = entry("openai/gpt-5/mini");
+        assert_eq!(
+            build_context(&[&named]).model,
+            Some(ModelRef { provider: "openai".into(), model_id: "gpt-5/mini".into() })
+        );
+        assert_eq!(build_context(&[&entry("no-slash")]).model, None);
+    }
+
+    #[test]
+    fn an_empty_path_is_an_empty_context() {
+        assert_eq!(build_context(&[]), SessionContext::default());
+    }
+}

@@ -334,3 +334,63 @@ impl<'de> Deserialize<'de> for SessionEntry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn re_parenting_an_unknown_entry_updates_its_line_in_place() {
+        let raw = json!({"type":"mode_change","id":"b","parentId":"a","timestamp":"t","mode":"plan"});
+        let mut entry = SessionEntry::Other(OtherEntry::from_value(raw).unwrap());
+        entry.set_parent_id(Some(EntryId::from("z")));
+        assert_eq!(entry.parent_id().map(EntryId::as_str), Some("z"));
+        assert_eq!(
+            String::from_utf8(entry.to_line().unwrap()).unwrap(),
+            "{\"type\":\"mode_change\",\"id\":\"b\",\"parentId\":\"z\",\"timestamp\":\"t\",\"mode\":\"plan\"}\n"
+        );
+        entry.set_parent_id(None);
+        assert!(String::from_utf8(entry.to_line().unwrap()).unwrap().contains("\"parentId\":null"));
+        assert_eq!(entry.entry_type(), "mode_change");
+        assert_eq!(entry.timestamp(), "t");
+    }
+
+    #[test]
+    fn unknown_entries_need_a_type_and_an_id() {
+        assert!(OtherEntry::from_value(json!([1])).is_err());
+        assert!(OtherEntry::from_value(json!({"id":"a"})).unwrap_err().contains("\"type\""));
+        assert!(OtherEntry::from_value(json!({"type":"x"})).unwrap_err().contains("\"id\""));
+        let no_parent = OtherEntry::from_value(json!({"type":"x","id":"a"})).unwrap();
+        assert_eq!(SessionEntry::Other(no_parent).parent_id(), None);
+    }
+
+    #[test]
+    fn entries_deserialize_through_serde_as_they_load() {
+        let label: SessionEntry =
+            serde_json::from_value(json!({"type":"label","id":"l","parentId":null,"timestamp":"t","targetId":"a"}))
+                .unwrap();
+        assert!(matches!(&label, SessionEntry::Label(l) if l.label.is_none()));
+        let other: SessionEntry = serde_json::from_value(json!({"type":"ttsr_injection","id":"o"})).unwrap();
+        assert_eq!(other.entry_type(), "ttsr_injection");
+        assert!(serde_json::from_value::<SessionEntry>(json!({"type":"label"})).is_err());
+    }
+
+    #[test]
+    fn only_rho_leaf_custom_entries_are_markers() {
+        let custom = |t: &str| {
+            SessionEntry::Custom(CustomEntry {
+                custom_type: t.into(),
+                data: None,
+                id: EntryId::from("c"),
+                parent_id: None,
+                timestamp: String::new(),
+            })
+        };
+        assert!(custom(LEAF_MARKER_TYPE).is_leaf_marker());
+        assert!(!custom("rho.leafy").is_leaf_marker());
+        let other = OtherEntry::from_value(json!({"type":"custom","id":"o","customType":"rho.leaf"})).unwrap();
+        assert!(!SessionEntry::Other(other).is_leaf_marker());
+    }
+}

@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use crate::header::SessionHeader;
 use crate::id::iso_to_ms;
 use crate::load::read_header;
+use crate::parse::replace_lone_surrogates;
 use crate::paths::sessions_root;
 
 /// One session as a picker shows it (pi's `SessionInfo`).
@@ -95,7 +96,10 @@ struct LeanBlock {
 
 /// The text blocks of a message content joined with a space, as pi's listing does.
 fn content_text(raw: &RawValue) -> String {
-    match serde_json::from_str::<LeanContent>(raw.get()) {
+    let parsed = serde_json::from_str::<LeanContent>(raw.get()).or_else(|e| {
+        replace_lone_surrogates(raw.get().as_bytes()).map_or(Err(e), |fixed| serde_json::from_slice(&fixed))
+    });
+    match parsed {
         Ok(LeanContent::Text(s)) => s,
         Ok(LeanContent::Blocks(blocks)) => {
             blocks.into_iter().filter(|b| b.kind == "text").filter_map(|b| b.text).collect::<Vec<_>>().join(" ")
@@ -135,14 +139,23 @@ pub fn read_session_info(path: &Path, options: ListOptions) -> Option<SessionInf
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let Ok(entry) = serde_json::from_slice::<LeanEntry>(&line) else {
-            continue;
+        // Strings the entry is read through may hold JavaScript's lone surrogate escapes.
+        let repaired;
+        let entry = match serde_json::from_slice::<LeanEntry>(&line) {
+            Ok(entry) => entry,
+            Err(_) => {
+                repaired = replace_lone_surrogates(&line);
+                match repaired.as_deref().map(serde_json::from_slice::<LeanEntry>) {
+                    Some(Ok(entry)) => entry,
+                    _ => continue,
+                }
+            }
         };
         if entry.kind == "session_info"
-            && let Some(n) = entry.name.as_ref().and_then(Value::as_str)
+            && let Some(n) = entry.name.as_ref().and_then(Value::as_str).map(str::trim)
             && !n.is_empty()
         {
-            name = Some(n.trim().to_owned());
+            name = Some(n.to_owned());
         }
         if entry.kind != "message" {
             continue;

@@ -17,7 +17,7 @@ use crate::entry::SessionEntry;
 use crate::error::{Result, SessionError};
 use crate::header::{CURRENT_VERSION, SessionHeader};
 use crate::migrate::migrate;
-use crate::parse::{LineOutcome, entry_from_line, entry_from_value};
+use crate::parse::{LineOutcome, entry_from_line, entry_from_value, value_from_line};
 
 /// Something in a session file that was skipped or kept in a degraded form while loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,9 +170,9 @@ pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
             if is_blank(line) {
                 continue;
             }
-            match serde_json::from_slice::<Value>(line) {
+            match value_from_line(line) {
                 Ok(v) => values.push((number, v)),
-                Err(e) => warnings.push(invalid_json_warning(number, terminated, e.to_string())),
+                Err(e) => warnings.push(invalid_json_warning(number, terminated, e)),
             }
         }
         let (numbers, mut lines): (Vec<usize>, Vec<Value>) = values.into_iter().unzip();
@@ -208,4 +208,103 @@ pub(crate) fn read_header(path: &Path) -> Option<SessionHeader> {
         }
     }
     SessionHeader::parse_line(line.strip_suffix(b"\n").unwrap_or(&line)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-03-15T10:00:00.000Z","cwd":"/p"}"#;
+    const ENTRY: &str = r#"{"type":"custom","customType":"x","id":"aaaaaaaa","parentId":null,"timestamp":"t"}"#;
+
+    fn load(content: &str) -> Result<LoadedFile> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, content).unwrap();
+        load_file(&path)
+    }
+
+    #[test]
+    fn the_line_reader_numbers_lines_and_tells_terminated_ones() {
+        let mut reader = LineReader { inner: &b"a\n\nb\nc"[..], buf: Vec::new(), number: 0, last_byte: None };
+        let mut seen = Vec::new();
+        while let Some((n, line, terminated)) = reader.next_line().unwrap() {
+            seen.push((n, String::from_utf8(line.to_vec()).unwrap(), terminated));
+        }
+        assert_eq!(
+            seen,
+            [(1, "a".into(), true), (2, String::new(), true), (3, "b".into(), true), (4, "c".into(), false)]
+        );
+        assert_eq!(reader.last_byte, Some(b'c'));
+    }
+
+    #[test]
+    fn a_missing_final_newline_is_remembered() {
+        let whole = load(&format!("{HEADER}\n{ENTRY}\n")).unwrap();
+        assert!(!whole.needs_newline);
+        assert!(whole.warnings.is_empty());
+        let unterminated = load(&format!("{HEADER}\n{ENTRY}")).unwrap();
+        assert!(unterminated.needs_newline);
+        assert_eq!(unterminated.entries.len(), 1);
+        let header_only = load(HEADER).unwrap();
+        assert!(header_only.needs_newline);
+        assert!(header_only.entries.is_empty());
+    }
+
+    #[test]
+    fn only_an_unterminated_broken_line_counts_as_torn() {
+        let torn = load(&format!("{HEADER}\n{ENTRY}\n{{\"type\":\"cus")).unwrap();
+        assert_eq!(torn.warnings, [LoadWarning { line: 3, kind: LoadWarningKind::TornLastLine }]);
+        assert!(torn.needs_newline);
+        let broken = load(&format!("{HEADER}\n{{\"type\":\"cus\n{ENTRY}\n")).unwrap();
+        assert!(matches!(broken.warnings[0].kind, LoadWarningKind::InvalidJson(_)));
+        assert_eq!(broken.warnings[0].line, 2);
+        assert_eq!(broken.entries.len(), 1);
+    }
+
+    #[test]
+    fn leading_blank_lines_before_the_header_are_skipped() {
+        let loaded = load(&format!("\n  \n{HEADER}\n\n{ENTRY}\n")).unwrap();
+        assert_eq!(loaded.header.id, "s1");
+        assert_eq!(loaded.entries.len(), 1);
+        assert_eq!(loaded.file_version, 3);
+    }
+
+    #[test]
+    fn old_versions_are_reported_with_their_version_and_loaded_current() {
+        let v2 = r#"{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/p"}"#;
+        let loaded = load(&format!("{v2}\n{ENTRY}\nnot json\n")).unwrap();
+        assert_eq!((loaded.file_version, loaded.header.version), (2, CURRENT_VERSION));
+        assert_eq!(loaded.entries.len(), 1);
+        assert_eq!(loaded.warnings.len(), 1);
+        assert_eq!(loaded.warnings[0].line, 3);
+
+        let half = r#"{"type":"custom","customType":"\ud83d","id":"b","parentId":null,"timestamp":"t"}"#;
+        let loaded = load(&format!("{v2}\n{half}\n")).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert!(matches!(&loaded.entries[0], SessionEntry::Custom(c) if c.custom_type == "\u{fffd}"));
+    }
+
+    #[test]
+    fn read_header_reads_the_first_line_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("\n{HEADER}\ngarbage")).unwrap();
+        assert_eq!(read_header(&path).unwrap().id, "s1");
+        std::fs::write(&path, HEADER).unwrap();
+        assert_eq!(read_header(&path).unwrap().cwd, "/p");
+        std::fs::write(&path, format!("{ENTRY}\n{HEADER}\n")).unwrap();
+        assert!(read_header(&path).is_none());
+        std::fs::write(&path, "").unwrap();
+        assert!(read_header(&path).is_none());
+        assert!(read_header(&dir.path().join("missing.jsonl")).is_none());
+    }
+
+    #[test]
+    fn warnings_read_as_sentences() {
+        let w = |kind| LoadWarning { line: 7, kind }.to_string();
+        assert_eq!(w(LoadWarningKind::NotAnEntry("no id".into())), "line 7: not a session entry, skipped (no id)");
+        assert_eq!(w(LoadWarningKind::Unreadable("kept as-is".into())), "line 7: kept as-is");
+    }
 }

@@ -3,7 +3,9 @@
 //! The fast path reads the `type` from the line's first bytes (pi and rho always write it first)
 //! and deserializes straight into that entry's struct, so a large session is parsed once, not
 //! once into a `Value` and again into the struct. Anything unusual takes the slow path through a
-//! `Value`, which is also where lines of unknown types become [`OtherEntry`].
+//! `Value`, which is also where lines of unknown types become [`OtherEntry`], and where a line
+//! holding a lone surrogate escape (valid for JavaScript, refused by `serde_json`) is read with
+//! U+FFFD in its place rather than dropped.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -62,10 +64,74 @@ pub(crate) fn entry_from_line(line: &[u8]) -> LineOutcome {
             return LineOutcome::Entry(entry);
         }
     }
-    match serde_json::from_slice::<Value>(line) {
+    match value_from_line(line) {
         Ok(value) => entry_from_value(value),
-        Err(e) => LineOutcome::InvalidJson(e.to_string()),
+        Err(e) => LineOutcome::InvalidJson(e),
     }
+}
+
+/// Parses a line into a JSON value, accepting the lone surrogate escapes JavaScript writes (see
+/// [`replace_lone_surrogates`]).
+pub(crate) fn value_from_line(line: &[u8]) -> Result<Value, String> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(value) => Ok(value),
+        Err(e) => replace_lone_surrogates(line)
+            .and_then(|fixed| serde_json::from_slice::<Value>(&fixed).ok())
+            .ok_or_else(|| e.to_string()),
+    }
+}
+
+/// The four hex digits at the start of `bytes` as a UTF-16 code unit.
+fn hex_unit(bytes: Option<&[u8]>) -> Option<u16> {
+    let digits = bytes?;
+    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+/// pi's strings are JavaScript strings and may hold half of a surrogate pair (a string cut by
+/// UTF-16 units in the middle of an emoji); `JSON.stringify` writes such a half as a `\uD83D`
+/// escape, which JavaScript reads back but `serde_json` refuses. Returns `line` with every
+/// unpaired surrogate escape replaced by `\ufffd` (what any UTF-8 reader shows for it), or
+/// `None` when there is none, so a pi line is never lost over half a character.
+pub(crate) fn replace_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let is_high = |u: u16| (0xD800..=0xDBFF).contains(&u);
+    let is_low = |u: u16| (0xDC00..=0xDFFF).contains(&u);
+    let mut out = Vec::with_capacity(line.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' {
+            out.push(line[i]);
+            i += 1;
+            continue;
+        }
+        // An escape: `\\`, `\"`, `\n`, … are copied whole so an escaped backslash is never
+        // mistaken for the start of a `\u` escape.
+        let unit = if line.get(i + 1) == Some(&b'u') { hex_unit(line.get(i + 2..i + 6)) } else { None };
+        let Some(unit) = unit else {
+            out.extend_from_slice(line.get(i..i + 2).unwrap_or(&line[i..]));
+            i += 2;
+            continue;
+        };
+        let pair_low = (line.get(i + 6..i + 8) == Some(b"\\u".as_slice()))
+            .then(|| hex_unit(line.get(i + 8..i + 12)))
+            .flatten()
+            .filter(|&u| is_low(u));
+        if is_high(unit) && pair_low.is_some() {
+            out.extend_from_slice(&line[i..i + 12]);
+            i += 12;
+        } else if is_high(unit) || is_low(unit) {
+            out.extend_from_slice(b"\\ufffd");
+            changed = true;
+            i += 6;
+        } else {
+            out.extend_from_slice(&line[i..i + 6]);
+            i += 6;
+        }
+    }
+    changed.then_some(out)
 }
 
 /// Interprets one JSON value as an entry.
@@ -133,6 +199,30 @@ mod tests {
         };
         assert_eq!(o.raw()["model"], "anthropic/x");
         assert!(reason.contains("model_change"), "{reason}");
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        let fix = |s: &str| replace_lone_surrogates(s.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(fix(r#"{"t":"a\ud83d"}"#).as_deref(), Some(r#"{"t":"a\ufffd"}"#));
+        assert_eq!(fix(r#"{"t":"\udd25x\uD83D\u0041"}"#).as_deref(), Some(r#"{"t":"\ufffdx\ufffd\u0041"}"#));
+        // Two high halves in a row: both are lone.
+        assert_eq!(fix(r#""\ud83d\ud83d""#).as_deref(), Some(r#""\ufffd\ufffd""#));
+        // Whole pairs, other escapes and an escaped backslash before `ud83d` are left alone.
+        assert_eq!(fix(r#"{"t":"\ud83d\udd25 \\ud83d \n \"\u00e9"}"#), None);
+        // Cut short anywhere: no panic, and nothing to repair.
+        for cut in [r#""\"#, r#""\u"#, r#""\ud8"#, r#""\ud83d\"#, r#""\ud83d\ud"#] {
+            let _ = fix(cut);
+        }
+        assert_eq!(fix(r#""\ud83d\ud"#).as_deref(), Some(r#""\ufffd\ud"#));
+    }
+
+    #[test]
+    fn a_line_with_a_lone_surrogate_still_parses() {
+        let line = br#"{"type":"label","id":"b","parentId":"a","timestamp":"t","targetId":"a","label":"\ud83d"}"#;
+        let LineOutcome::Entry(SessionEntry::Label(l)) = entry_from_line(line) else { panic!("label expected") };
+        assert_eq!(l.label.as_deref(), Some("\u{fffd}"));
+        assert!(value_from_line(br#"{"t":"\ud83d"#).is_err(), "still torn after the repair");
     }
 
     #[test]

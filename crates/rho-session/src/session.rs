@@ -308,3 +308,91 @@ fn apply_label(labels: &mut HashMap<EntryId, String>, target: &EntryId, label: O
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::entry::{CustomEntry, LEAF_MARKER_TYPE};
+
+    fn custom(id: &str, parent: Option<&str>, custom_type: &str) -> SessionEntry {
+        SessionEntry::Custom(CustomEntry {
+            custom_type: custom_type.to_owned(),
+            data: None,
+            id: EntryId::from(id),
+            parent_id: parent.map(EntryId::from),
+            timestamp: String::new(),
+        })
+    }
+
+    fn leaf_of(entries: Vec<SessionEntry>) -> Option<String> {
+        let header = SessionHeader::new("s", "t", "/p", None);
+        Session::from_parts(header, entries, None).leaf_id().map(ToString::to_string)
+    }
+
+    #[test]
+    fn the_leaf_is_the_last_entry_or_the_parent_of_a_trailing_marker() {
+        assert_eq!(leaf_of(vec![]), None);
+        assert_eq!(leaf_of(vec![custom("a", None, "x"), custom("b", Some("a"), "x")]), Some("b".into()));
+        let marker = |parent| custom("m", parent, LEAF_MARKER_TYPE);
+        assert_eq!(
+            leaf_of(vec![custom("a", None, "x"), custom("b", Some("a"), "x"), marker(Some("a"))]),
+            Some("a".into())
+        );
+        assert_eq!(leaf_of(vec![custom("a", None, "x"), marker(None)]), None);
+        // A marker naming an entry that is not in the file is an ordinary last entry.
+        assert_eq!(leaf_of(vec![custom("a", None, "x"), marker(Some("gone"))]), Some("m".into()));
+        // Only a trailing marker counts.
+        assert_eq!(
+            leaf_of(vec![custom("a", None, "x"), marker(Some("a")), custom("b", Some("m"), "x")]),
+            Some("b".into())
+        );
+    }
+
+    #[test]
+    fn a_parent_cycle_in_a_damaged_file_ends_the_path() {
+        let header = SessionHeader::new("s", "t", "/p", None);
+        let s = Session::from_parts(header, vec![custom("a", Some("b"), "x"), custom("b", Some("a"), "x")], None);
+        let path = s.path_to(Some("b"));
+        assert!(path.len() <= 3, "{}", path.len());
+        assert_eq!(path.last().map(|e| e.id().as_str()), Some("b"));
+    }
+
+    #[test]
+    fn labels_resolve_in_file_order() {
+        let label = |id: &str, target: &str, text: Option<&str>| {
+            SessionEntry::Label(crate::entry::LabelEntry {
+                id: EntryId::from(id),
+                parent_id: None,
+                timestamp: String::new(),
+                target_id: EntryId::from(target),
+                label: text.map(str::to_owned),
+            })
+        };
+        let header = SessionHeader::new("s", "t", "/p", None);
+        let entries = vec![
+            custom("a", None, "x"),
+            label("l1", "a", Some("one")),
+            label("l2", "a", Some("two")),
+            custom("b", None, "x"),
+            label("l3", "b", Some("b")),
+            label("l4", "b", Some("")),
+        ];
+        let s = Session::from_parts(header, entries, None);
+        assert_eq!(s.label("a"), Some("two"));
+        assert_eq!(s.label("b"), None);
+    }
+
+    #[test]
+    fn in_memory_moves_record_nothing() {
+        let mut s = Session::in_memory(Path::new("/p"));
+        let a = s.append_custom("x", Some(json!(1))).unwrap();
+        s.append_custom("x", None).unwrap();
+        s.branch(a.as_str()).unwrap();
+        s.reset_leaf().unwrap();
+        assert_eq!(s.entries().len(), 2);
+        assert_eq!(s.leaf_id(), None);
+        assert_eq!(s.session_dir(), None);
+    }
+}

@@ -91,3 +91,140 @@ impl SessionStats {
         stats
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_agent::{BashExecutionMessage, CompactionSummaryMessage};
+    use rho_ai::types::{
+        AssistantContent, AssistantMessage, Cost, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
+        UserMessageContent,
+    };
+    use serde_json::{Map, json};
+
+    fn user() -> AgentMessage {
+        AgentMessage::User(UserMessage {
+            content: UserMessageContent::Text("q".into()),
+            synthetic: None,
+            attribution: None,
+            timestamp: 1,
+        })
+    }
+
+    fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64, cost: f64) -> Usage {
+        Usage {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total_tokens: input + output + cache_read + cache_write,
+            premium_requests: None,
+            cost: Cost { total: cost, ..Cost::default() },
+        }
+    }
+
+    fn assistant(calls: usize, usage: Usage) -> AgentMessage {
+        let mut a = AssistantMessage::empty("anthropic-messages", "anthropic", "m");
+        a.content.push(AssistantContent::Text(TextContent::new("a")));
+        for i in 0..calls {
+            a.content.push(AssistantContent::ToolCall(ToolCall {
+                id: format!("c{i}"),
+                name: "read".into(),
+                arguments: Map::new(),
+                thought_signature: None,
+                intent: None,
+            }));
+        }
+        a.usage = usage;
+        AgentMessage::Assistant(a)
+    }
+
+    fn tool_result(tool: &str, details: Option<serde_json::Value>) -> AgentMessage {
+        AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: "c0".into(),
+            tool_name: tool.into(),
+            content: vec![UserContent::text("r")],
+            details,
+            is_error: false,
+            is_warning: None,
+            timestamp: 2,
+        })
+    }
+
+    #[test]
+    fn counts_roles_tool_calls_tokens_and_cost() {
+        let messages = vec![
+            AgentMessage::CompactionSummary(CompactionSummaryMessage {
+                summary: "s".into(),
+                short_summary: None,
+                tokens_before: 9,
+                timestamp: 0,
+            }),
+            user(),
+            assistant(2, usage(100, 10, 50, 5, 0.25)),
+            tool_result("read", None),
+            tool_result("read", None),
+            assistant(0, usage(200, 20, 0, 0, 0.5)),
+            AgentMessage::BashExecution(BashExecutionMessage {
+                command: "ls".into(),
+                output: String::new(),
+                exit_code: Some(0),
+                cancelled: false,
+                truncated: false,
+                full_output_path: None,
+                timestamp: 3,
+                exclude_from_context: None,
+            }),
+        ];
+        let stats = SessionStats::compute(&messages, Some(Path::new("/s/x.jsonl")), "sid");
+        assert_eq!(stats.session_file.as_deref(), Some("/s/x.jsonl"));
+        assert_eq!(stats.session_id, "sid");
+        assert_eq!(
+            (stats.user_messages, stats.assistant_messages, stats.tool_calls, stats.tool_results, stats.total_messages),
+            (1, 2, 2, 2, 7)
+        );
+        assert_eq!(stats.tokens, TokenStats { input: 300, output: 30, cache_read: 50, cache_write: 5, total: 385 });
+        assert!((stats.cost - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_task_result_adds_its_sub_agents_usage() {
+        let mut sub = usage(1000, 100, 0, 0, 1.5);
+        sub.premium_requests = Some(2.0);
+        let details = json!({"usage": serde_json::to_value(sub).unwrap()});
+        let messages = vec![
+            assistant(1, usage(10, 1, 0, 0, 0.01)),
+            tool_result("task", Some(details.clone())),
+            // Another tool's `details.usage` is not sub-agent spend.
+            tool_result("read", Some(details)),
+            tool_result("task", Some(json!({"usage": "not a usage"}))),
+        ];
+        let stats = SessionStats::compute(&messages, None, "sid");
+        assert_eq!((stats.tokens.input, stats.tokens.output, stats.tokens.total), (1010, 101, 1111));
+        assert!((stats.cost - 1.51).abs() < 1e-12);
+        assert!((stats.premium_requests - 2.0).abs() < f64::EPSILON);
+        assert_eq!(stats.tool_results, 3);
+    }
+
+    #[test]
+    fn serializes_with_the_protocols_keys() {
+        let stats = SessionStats::compute(&[user()], None, "sid");
+        let value = serde_json::to_value(&stats).unwrap();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "sessionId",
+                "userMessages",
+                "assistantMessages",
+                "toolCalls",
+                "toolResults",
+                "totalMessages",
+                "tokens",
+                "cost",
+                "premiumRequests"
+            ]
+        );
+        assert_eq!(value["tokens"], json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}));
+    }
+}

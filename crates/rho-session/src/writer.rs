@@ -148,3 +148,83 @@ pub(crate) fn backup_path(path: &Path, version: u32) -> PathBuf {
     }
     (2..).map(|n| with_suffix(format!(".v{version}.bak.{n}"))).find(|p| !p.exists()).unwrap_or(first)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> String {
+        fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn a_new_file_gets_its_directory_and_first_lines_and_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a").join("b").join("s.jsonl");
+        let mut file = AppendFile::create_new(path.clone(), b"{\"h\":1}\n", Durability::Flush).unwrap();
+        file.append(b"{\"e\":1}\n").unwrap();
+        assert_eq!(read(&path), "{\"h\":1}\n{\"e\":1}\n");
+
+        let again = AppendFile::create_new(path.clone(), b"{}\n", Durability::Flush).unwrap_err();
+        assert!(matches!(again, SessionError::AlreadyExists { .. }), "{again}");
+        assert_eq!(read(&path), "{\"h\":1}\n{\"e\":1}\n");
+    }
+
+    #[test]
+    fn a_file_without_a_final_newline_gets_one_before_the_next_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "{\"h\":1}\n{\"torn").unwrap();
+        let mut file = AppendFile::existing(path.clone(), true, Durability::SyncData);
+        file.append(b"{\"e\":1}\n").unwrap();
+        file.append(b"{\"e\":2}\n").unwrap();
+        assert_eq!(read(&path), "{\"h\":1}\n{\"torn\n{\"e\":1}\n{\"e\":2}\n");
+    }
+
+    #[test]
+    fn an_existing_file_is_opened_on_the_first_append_and_reopened_after_a_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut file = AppendFile::existing(path.clone(), false, Durability::Flush);
+        // Nothing is created for a path that is not there.
+        assert!(matches!(file.append(b"x\n"), Err(SessionError::Io { .. })));
+        assert!(!path.exists());
+
+        fs::write(&path, "a\n").unwrap();
+        file.reset(false);
+        file.append(b"b\n").unwrap();
+        // The file is replaced behind the handle (as a migration does); a reset follows it.
+        fs::write(dir.path().join("new"), "c").unwrap();
+        fs::rename(dir.path().join("new"), &path).unwrap();
+        file.reset(true);
+        file.append(b"d\n").unwrap();
+        assert_eq!(read(&path), "c\nd\n");
+    }
+
+    #[test]
+    fn replace_with_backup_keeps_the_original_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "old\n").unwrap();
+        let backup = backup_path(&path, 1);
+        replace_with_backup(&path, b"new\n", &backup).unwrap();
+        assert_eq!(read(&path), "new\n");
+        assert_eq!(read(&backup), "old\n");
+        let mut names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["s.jsonl", "s.jsonl.v1.bak"]);
+    }
+
+    #[test]
+    fn backup_names_never_reuse_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        assert_eq!(backup_path(&path, 2), dir.path().join("s.jsonl.v2.bak"));
+        fs::write(dir.path().join("s.jsonl.v2.bak"), "").unwrap();
+        assert_eq!(backup_path(&path, 2), dir.path().join("s.jsonl.v2.bak.2"));
+        fs::write(dir.path().join("s.jsonl.v2.bak.2"), "").unwrap();
+        assert_eq!(backup_path(&path, 2), dir.path().join("s.jsonl.v2.bak.3"));
+        assert_eq!(backup_path(&path, 1), dir.path().join("s.jsonl.v1.bak"));
+    }
+}

@@ -1,11 +1,16 @@
-//! Builders shared by the integration tests.
-#![allow(dead_code)]
+//! Builders and fixture helpers shared by the integration tests: messages of every role, the
+//! hand-written pi fixtures under `tests/fixtures/` (copied into a scratch directory before
+//! use, so a test never writes to them), and small readers of the lines a session file holds.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
 
 use rho_agent::{AgentMessage, BashExecutionMessage, CustomMessage};
 use rho_ai::types::{
-    AssistantContent, AssistantMessage, Cost, StopReason, TextContent, ToolCall,
-    ToolResultMessage, Usage, UserContent, UserMessage, UserMessageContent,
+    AssistantContent, AssistantMessage, Cost, StopReason, TextContent, ToolCall, ToolResultMessage, Usage, UserContent,
+    UserMessage, UserMessageContent,
 };
+use rho_session::{LoadWarning, Session};
 use serde_json::{Map, Value, json};
 
 pub fn user(text: &str, timestamp: i64) -> AgentMessage {
@@ -25,13 +30,7 @@ pub fn usage(input: u64, output: u64, cost_total: f64) -> Usage {
         cache_write: 0,
         total_tokens: input + output,
         premium_requests: None,
-        cost: Cost {
-            input: 0.0,
-            output: 0.0,
-            cache_read: 0.0,
-            cache_write: 0.0,
-            total: cost_total,
-        },
+        cost: Cost { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0, total: cost_total },
     }
 }
 
@@ -122,14 +121,87 @@ pub fn developer(text: &str, timestamp: i64) -> AgentMessage {
 
 /// The lines of a file (without their newlines).
 pub fn lines(path: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    std::fs::read_to_string(path).unwrap().lines().map(str::to_owned).collect()
 }
 
 /// A parsed line of a file.
 pub fn line_json(path: &std::path::Path, index: usize) -> Value {
     serde_json::from_str(&lines(path)[index]).unwrap()
+}
+
+/// The directory of the hand-written fixtures.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+}
+
+/// The lines of the fixture `name`, without their newlines.
+pub fn fixture_lines(name: &str) -> Vec<String> {
+    lines(&fixtures_dir().join(name))
+}
+
+/// Copies the fixture `name` into `dir` (under the same name) and returns the copy's path.
+pub fn fixture_copy(dir: &Path, name: &str) -> PathBuf {
+    let to = dir.join(name);
+    std::fs::copy(fixtures_dir().join(name), &to).unwrap();
+    to
+}
+
+/// Opens `path`, failing the test on an error.
+pub fn open(path: &Path) -> (Session, Vec<LoadWarning>) {
+    Session::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()))
+}
+
+/// Opens `path` and asserts that loading it produced no warning.
+pub fn open_clean(path: &Path) -> Session {
+    let (session, warnings) = open(path);
+    assert!(warnings.is_empty(), "unexpected warnings: {warnings:?}");
+    session
+}
+
+/// A new session file `s.jsonl` in `dir` for the cwd `/home/me/proj`.
+pub fn new_session(dir: &Path) -> Session {
+    Session::create_at(&dir.join("s.jsonl"), Path::new("/home/me/proj"), None).unwrap()
+}
+
+/// The top-level keys of a JSON object line, in the order they appear.
+pub fn keys(line: &str) -> Vec<String> {
+    let value: Value = serde_json::from_str(line).unwrap();
+    value.as_object().unwrap().keys().cloned().collect()
+}
+
+/// The keys of the `message` object of a `message` entry line, in order.
+pub fn message_keys(line: &str) -> Vec<String> {
+    let value: Value = serde_json::from_str(line).unwrap();
+    value["message"].as_object().unwrap().keys().cloned().collect()
+}
+
+/// The raw bytes of a file.
+pub fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// The text of a user, custom or assistant message (for compact assertions on a context).
+pub fn text_of(message: &AgentMessage) -> String {
+    match message {
+        AgentMessage::User(u) | AgentMessage::Developer(u) => u.content.text_joined(""),
+        AgentMessage::Assistant(a) => a.text(),
+        AgentMessage::ToolResult(t) => t.text(),
+        AgentMessage::Custom(c) | AgentMessage::HookMessage(c) => c.content.text_joined(""),
+        AgentMessage::BashExecution(b) => b.command.clone(),
+        AgentMessage::BranchSummary(b) => b.summary.clone(),
+        AgentMessage::CompactionSummary(c) => c.summary.clone(),
+    }
+}
+
+/// `role:text` of every message, for comparing a rebuilt context in one assertion.
+pub fn summary_of(messages: &[AgentMessage]) -> Vec<String> {
+    messages.iter().map(|m| format!("{}:{}", m.role(), text_of(m))).collect()
 }
