@@ -28,9 +28,10 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// How long an interrupted sub-agent may take to shut down before its group is killed (well
-/// inside the parent's own shutdown grace, so no sub-agent outlives rho).
-pub const KILL_GRACE: Duration = Duration::from_millis(500);
+/// How long an interrupted sub-agent may take to shut down before its group is killed. The
+/// sub-agent stops its own tools' process groups when interrupted; killing it sooner would orphan
+/// them. (When rho itself exits sooner, the interrupted sub-agent still shuts down on its own.)
+pub const KILL_GRACE: Duration = Duration::from_secs(3);
 
 /// How long output is still read after the child exited while something else holds a pipe.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
