@@ -54,6 +54,11 @@ fn leading_type(line: &[u8]) -> Option<&str> {
     std::str::from_utf8(&rest[..end]).ok()
 }
 
+/// A `model_change` in the forks' form (`"model":"provider/id"`).
+fn is_fork_model_change(entry: &SessionEntry) -> bool {
+    matches!(entry, SessionEntry::Other(o) if o.raw().get("model").and_then(Value::as_str).is_some_and(|m| m.contains('/')))
+}
+
 /// Parses one line of a current-version file.
 pub(crate) fn entry_from_line(line: &[u8]) -> LineOutcome {
     if let Some(kind) = leading_type(line) {
@@ -152,6 +157,8 @@ pub(crate) fn entry_from_value(value: Value) -> LineOutcome {
         Ok(other) => {
             let entry = SessionEntry::Other(other);
             match typed_error {
+                // xcsh writes `model_change` as `"model":"provider/id"`: understood, not damaged.
+                Some(_) if kind == "model_change" && is_fork_model_change(&entry) => LineOutcome::Entry(entry),
                 Some(e) if PI_ENTRY_TYPES.contains(&kind.as_str()) => {
                     LineOutcome::Degraded(entry, format!("{kind} entry kept as-is: {e}"))
                 }
@@ -192,12 +199,19 @@ mod tests {
     }
 
     #[test]
-    fn malformed_known_types_are_kept_with_a_reason() {
+    fn a_forks_model_change_is_kept_without_a_warning() {
         let line = br#"{"type":"model_change","id":"d","parentId":null,"timestamp":"t","model":"anthropic/x"}"#;
+        let LineOutcome::Entry(SessionEntry::Other(o)) = entry_from_line(line) else { panic!("an entry expected") };
+        assert_eq!(o.raw()["model"], "anthropic/x");
+    }
+
+    #[test]
+    fn malformed_known_types_are_kept_with_a_reason() {
+        let line = br#"{"type":"model_change","id":"d","parentId":null,"timestamp":"t","model":5}"#;
         let LineOutcome::Degraded(SessionEntry::Other(o), reason) = entry_from_line(line) else {
             panic!("degraded expected")
         };
-        assert_eq!(o.raw()["model"], "anthropic/x");
+        assert_eq!(o.raw()["model"], 5);
         assert!(reason.contains("model_change"), "{reason}");
     }
 
