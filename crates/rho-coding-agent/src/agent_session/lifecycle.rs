@@ -52,6 +52,10 @@ impl AgentSession {
     /// Runs the agent again without a new prompt (after a retry or a compaction), when the
     /// conversation allows it; false when it did not run or the lifecycle ended with it.
     async fn continue_run(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) -> bool {
+        // An abort during the pause before a continuation ends the lifecycle instead.
+        if self.lifecycle_token().is_cancelled() {
+            return false;
+        }
         self.inner.agent.continue_run(sink.clone()).await.is_ok() && !run_sink.finished()
     }
 
