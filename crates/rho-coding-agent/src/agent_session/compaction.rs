@@ -113,7 +113,7 @@ impl AgentSession {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.state().model.clone();
-        if self.inner.registry.api_key(&model.provider).is_none() && !self.inner.registry.is_keyless(&model.provider) {
+        if !self.inner.registry.can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.provider.clone()));
         }
         let settings = self.compaction_settings();

@@ -126,7 +126,7 @@ impl AgentSession {
     }
 
     fn next_step(&self) -> NextStep {
-        let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        let last = self.last_assistant();
         if self.ttsr_pending() {
             return NextStep::TtsrInject;
         }
@@ -164,13 +164,22 @@ impl AgentSession {
     /// Removes the last failed assistant reply (and the synthesized results of its tool calls)
     /// from the context sent to the model. The session file keeps them.
     pub(crate) fn drop_failed_reply(&self) {
+        self.drop_last_reply(StopReason::Error);
+    }
+
+    /// Removes the last assistant reply that ended with `stop` and everything after it from the
+    /// model's context (the session file keeps them).
+    pub(crate) fn drop_last_reply(&self, stop: StopReason) {
         let mut state = self.inner.agent.state();
-        if let Some(index) = state
-            .messages
-            .iter()
-            .rposition(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == StopReason::Error))
+        if let Some(index) =
+            state.messages.iter().rposition(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == stop))
         {
             state.messages.truncate(index);
         }
+    }
+
+    /// The newest assistant reply in the context.
+    pub(crate) fn last_assistant(&self) -> Option<AssistantMessage> {
+        self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned()
     }
 }

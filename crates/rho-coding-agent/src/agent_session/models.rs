@@ -70,7 +70,7 @@ impl AgentSession {
     /// Makes `model` current: re-clamps the level (or applies `level`), records the change in
     /// the session and saves it as the default.
     fn switch_model(&self, model: Model, level: Option<ThinkingLevel>) -> Result<(), SessionCommandError> {
-        if self.inner.registry.api_key(&model.provider).is_none() && !self.inner.registry.is_keyless(&model.provider) {
+        if !self.inner.registry.can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
         let (old_level, new_level) = {

@@ -165,7 +165,7 @@ impl AgentSession {
             return Err(PromptRejection::NoModel { agent_dir });
         }
         let provider = self.inner.agent.state().model.provider.clone();
-        if self.inner.registry.api_key(&provider).is_none() && !self.inner.registry.is_keyless(&provider) {
+        if !self.inner.registry.can_authenticate(&provider) {
             let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();
             return Err(PromptRejection::NoApiKey { provider, env_hint, agent_dir });
         }

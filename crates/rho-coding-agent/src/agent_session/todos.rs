@@ -47,7 +47,7 @@ impl AgentSession {
     /// Whether [`remind_of_open_todos`](Self::remind_of_open_todos) would send a reminder now.
     pub(crate) fn would_remind_of_open_todos(&self) -> bool {
         let settings = self.settings().todo();
-        let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        let last = self.last_assistant();
         let mut reminders = lock(&self.inner.todo_reminders).clone();
         reminders
             .check(
@@ -63,7 +63,7 @@ impl AgentSession {
     /// conversation should continue.
     pub(crate) fn remind_of_open_todos(&self) -> bool {
         let settings = self.settings().todo();
-        let last = self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned();
+        let last = self.last_assistant();
         let phases = self.inner.todos.phases();
         let reminder = lock(&self.inner.todo_reminders).check(
             &settings,

@@ -94,7 +94,7 @@ impl AgentSession {
         if interrupted {
             tokio::time::sleep(RESUME_DELAY).await;
             if context_mode == TtsrContextMode::Discard {
-                self.drop_interrupted_reply();
+                self.drop_last_reply(StopReason::Aborted);
             }
         }
         let message = injection_message(&rules, now_ms());
@@ -104,18 +104,6 @@ impl AgentSession {
             matcher.mark_injected(rules.iter().map(|r| r.name.as_str()));
         }
         true
-    }
-
-    /// Removes the aborted reply (and its synthesized tool results) from the model's context.
-    fn drop_interrupted_reply(&self) {
-        let mut state = self.inner.agent.state();
-        if let Some(index) = state
-            .messages
-            .iter()
-            .rposition(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == StopReason::Aborted))
-        {
-            state.messages.truncate(index);
-        }
     }
 
     /// The rules the branch already injected (a resumed session does not repeat them).
