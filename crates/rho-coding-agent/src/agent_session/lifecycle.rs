@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_agent::{AgentEventSink, AgentMessage};
+use rho_agent::AgentMessage;
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::CompactionReason;
 
@@ -41,9 +41,8 @@ impl AgentSession {
         }
         // The previous run may still be closing (its agent_end is out, the agent not yet idle).
         self.inner.agent.wait_idle().await;
-        let agent_sink: Arc<dyn AgentEventSink> = sink.clone();
-        if self.inner.agent.prompt(prompt, agent_sink.clone()).await.is_ok() && !sink.finished() {
-            self.after_runs(&agent_sink, &sink).await;
+        if self.inner.agent.prompt(prompt, sink.clone()).await.is_ok() && !sink.finished() {
+            self.after_runs(&sink).await;
         }
         sink.finish();
         self.notify_idle();
@@ -51,12 +50,12 @@ impl AgentSession {
 
     /// Runs the agent again without a new prompt (after a retry or a compaction), when the
     /// conversation allows it; false when it did not run or the lifecycle ended with it.
-    async fn continue_run(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) -> bool {
+    async fn continue_run(&self, sink: &Arc<RunSink>) -> bool {
         // An abort during the pause before a continuation ends the lifecycle instead.
         if self.lifecycle_token().is_cancelled() {
             return false;
         }
-        self.inner.agent.continue_run(sink.clone()).await.is_ok() && !run_sink.finished()
+        self.inner.agent.continue_run(sink.clone()).await.is_ok() && !sink.finished()
     }
 
     /// Whether the end of the last run calls for nothing more: the lifecycle may end with its
@@ -65,7 +64,7 @@ impl AgentSession {
         matches!(self.next_step(), NextStep::Done)
     }
 
-    async fn after_runs(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) {
+    async fn after_runs(&self, sink: &Arc<RunSink>) {
         loop {
             if self.lifecycle_token().is_cancelled() {
                 return;
@@ -73,19 +72,19 @@ impl AgentSession {
             let carry_on = match self.next_step() {
                 NextStep::Retry(failed) => match self.retry_decision(&failed) {
                     RetryDecision::Wait(delay) => {
-                        if !self.wait_for_retry(delay, run_sink).await {
+                        if !self.wait_for_retry(delay, sink).await {
                             return;
                         }
-                        self.continue_run(sink, run_sink).await
+                        self.continue_run(sink).await
                     }
                     RetryDecision::GiveUp(closing) => {
                         if let Some(event) = closing {
                             if !self.needs_threshold_compaction() {
-                                run_sink.finish();
+                                sink.finish();
                             }
                             self.emit(event);
                         }
-                        self.compact_if_needed(sink, run_sink).await;
+                        self.compact_if_needed(sink).await;
                         return;
                     }
                 },
@@ -94,14 +93,14 @@ impl AgentSession {
                         return;
                     }
                     tokio::time::sleep(CONTINUE_DELAY).await;
-                    self.continue_run(sink, run_sink).await
+                    self.continue_run(sink).await
                 }
                 NextStep::ThresholdCompaction => {
-                    self.compact_if_needed(sink, run_sink).await;
+                    self.compact_if_needed(sink).await;
                     return;
                 }
-                NextStep::TtsrInject => self.ttsr_inject().await && self.continue_run(sink, run_sink).await,
-                NextStep::TodoReminder => self.remind_of_open_todos() && self.continue_run(sink, run_sink).await,
+                NextStep::TtsrInject => self.ttsr_inject().await && self.continue_run(sink).await,
+                NextStep::TodoReminder => self.remind_of_open_todos() && self.continue_run(sink).await,
                 NextStep::Done => return,
             };
             if !carry_on {
@@ -111,26 +110,25 @@ impl AgentSession {
     }
 
     /// Threshold compaction after a run; the agent continues only when messages are queued.
-    async fn compact_if_needed(&self, sink: &Arc<dyn AgentEventSink>, run_sink: &RunSink) {
+    async fn compact_if_needed(&self, sink: &Arc<RunSink>) {
         if !self.needs_threshold_compaction() {
             return;
         }
-        if self.auto_compact(CompactionReason::Threshold, false, Some(run_sink)).await == AutoCompaction::Done
+        if self.auto_compact(CompactionReason::Threshold, false, Some(sink)).await == AutoCompaction::Done
             && self.queued_count() > 0
         {
             tokio::time::sleep(CONTINUE_DELAY).await;
-            if self.continue_run(sink, run_sink).await {
-                Box::pin(self.after_runs(sink, run_sink)).await;
+            if self.continue_run(sink).await {
+                Box::pin(self.after_runs(sink)).await;
             }
         }
     }
 
     fn next_step(&self) -> NextStep {
-        let last = self.last_assistant();
         if self.ttsr_pending() {
             return NextStep::TtsrInject;
         }
-        let Some(last) = last else {
+        let Some(last) = self.last_assistant() else {
             return NextStep::Done;
         };
         match last.stop_reason {
