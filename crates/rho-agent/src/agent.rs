@@ -179,7 +179,18 @@ impl Agent {
 
     /// Runs the agent on `messages` (usually one user message) until it stops.
     pub async fn prompt(&self, messages: Vec<AgentMessage>, sink: Arc<dyn AgentEventSink>) -> Result<(), AgentError> {
-        let cancel = self.begin()?;
+        self.prompt_within(&CancellationToken::new(), messages, sink).await
+    }
+
+    /// [`prompt`](Self::prompt) as part of a larger piece of work: cancelling `scope` aborts the
+    /// run, also when it is cancelled before the run begins (the run then ends at once, aborted).
+    pub async fn prompt_within(
+        &self,
+        scope: &CancellationToken,
+        messages: Vec<AgentMessage>,
+        sink: Arc<dyn AgentEventSink>,
+    ) -> Result<(), AgentError> {
+        let cancel = self.begin(scope)?;
         run::run(self, messages, false, cancel, sink).await;
         self.end();
         Ok(())
@@ -190,6 +201,16 @@ impl Agent {
     /// assistant message, a queued steering or follow-up message is delivered first; without
     /// one there is nothing to continue from.
     pub async fn continue_run(&self, sink: Arc<dyn AgentEventSink>) -> Result<(), AgentError> {
+        self.continue_within(&CancellationToken::new(), sink).await
+    }
+
+    /// [`continue_run`](Self::continue_run) within a cancellation scope, as
+    /// [`prompt_within`](Self::prompt_within).
+    pub async fn continue_within(
+        &self,
+        scope: &CancellationToken,
+        sink: Arc<dyn AgentEventSink>,
+    ) -> Result<(), AgentError> {
         let queued = {
             let mut s = self.state();
             match s.messages.last() {
@@ -209,7 +230,7 @@ impl Agent {
                 Some(_) => None,
             }
         };
-        let cancel = self.begin()?;
+        let cancel = self.begin(scope)?;
         match queued {
             Some(messages) => run::run(self, messages, true, cancel, sink).await,
             None => run::run(self, Vec::new(), true, cancel, sink).await,
@@ -218,14 +239,14 @@ impl Agent {
         Ok(())
     }
 
-    fn begin(&self) -> Result<CancellationToken, AgentError> {
+    fn begin(&self, scope: &CancellationToken) -> Result<CancellationToken, AgentError> {
         let mut s = self.state();
         if s.running {
             return Err(AgentError::Busy);
         }
         s.running = true;
         s.last_failure = None;
-        let token = CancellationToken::new();
+        let token = scope.child_token();
         s.cancel = Some(token.clone());
         drop(s);
         self.shared.running_tx.send_replace(true);

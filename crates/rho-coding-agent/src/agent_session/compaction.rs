@@ -34,7 +34,7 @@ pub(crate) enum AutoCompaction {
 impl AgentSession {
     /// `compact`: aborts any run, then summarizes the older part of the branch.
     pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionCommandError> {
-        self.abort().await;
+        self.stop().await;
         self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
         let token = CancellationToken::new();
         *lock(&self.inner.compaction_cancel) = Some(token.clone());

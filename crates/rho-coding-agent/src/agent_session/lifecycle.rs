@@ -41,7 +41,8 @@ impl AgentSession {
         }
         // The previous run may still be closing (its agent_end is out, the agent not yet idle).
         self.inner.agent.wait_idle().await;
-        if self.inner.agent.prompt(prompt, sink.clone()).await.is_ok() && !sink.finished() {
+        let scope = self.lifecycle_token();
+        if self.inner.agent.prompt_within(&scope, prompt, sink.clone()).await.is_ok() && !sink.finished() {
             self.after_runs(&sink).await;
         }
         sink.finish();
@@ -52,10 +53,11 @@ impl AgentSession {
     /// conversation allows it; false when it did not run or the lifecycle ended with it.
     async fn continue_run(&self, sink: &Arc<RunSink>) -> bool {
         // An abort during the pause before a continuation ends the lifecycle instead.
-        if self.lifecycle_token().is_cancelled() {
+        let scope = self.lifecycle_token();
+        if scope.is_cancelled() {
             return false;
         }
-        self.inner.agent.continue_run(sink.clone()).await.is_ok() && !sink.finished()
+        self.inner.agent.continue_within(&scope, sink.clone()).await.is_ok() && !sink.finished()
     }
 
     /// Whether the end of the last run calls for nothing more: the lifecycle may end with its

@@ -6,6 +6,7 @@
 //! reminders) runs on a task of its own; every other method may be called meanwhile from other
 //! tasks. State lives behind short-lived `std` locks, never held across an `.await`.
 
+mod abort_gate;
 mod bash;
 mod budget;
 mod compaction;
@@ -36,6 +37,7 @@ use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
 use crate::todo::{AutoClear, TodoReminders, TodoStore};
 
+pub use abort_gate::{AbortEpoch, PromptTicket};
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub use models::CycledModel;
@@ -111,8 +113,13 @@ pub(crate) struct Inner {
     pub ttsr: Mutex<ttsr::TtsrState>,
     pub flags: Mutex<Flags>,
     pub streaming_tx: watch::Sender<bool>,
-    /// Cancels the post-run work of the current prompt (retry sleeps, auto-compaction).
+    /// Cancels the current prompt's lifecycle: its runs and their post-run work (retry sleeps,
+    /// auto-compaction).
     pub lifecycle_cancel: Mutex<CancellationToken>,
+    /// Which prompts an abort reaches (those read before it, started or not).
+    pub abort_gate: Arc<abort_gate::AbortGate>,
+    /// Cancels the wait before a retry (`abort_retry`).
+    pub retry_cancel: Mutex<Option<CancellationToken>>,
     /// Cancels the running `bash` command.
     pub bash_cancel: Mutex<Option<CancellationToken>>,
     /// Cancels the running manual compaction.
@@ -204,6 +211,8 @@ impl AgentSession {
                 flags: Mutex::new(flags),
                 streaming_tx,
                 lifecycle_cancel: Mutex::new(CancellationToken::new()),
+                abort_gate: Arc::default(),
+                retry_cancel: Mutex::new(None),
                 bash_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
                 budget,
@@ -273,16 +282,37 @@ impl AgentSession {
         lock(&self.inner.session)
     }
 
-    /// Marks the start of a prompt lifecycle; false when one is already running.
-    pub(crate) fn begin_streaming(&self) -> bool {
+    /// Marks the start of a prompt lifecycle; false when one is already running. A lifecycle
+    /// whose prompt was read before an abort starts cancelled.
+    pub(crate) fn begin_streaming(&self, ticket: &PromptTicket) -> bool {
         let mut flags = self.flags();
         if flags.streaming {
             return false;
         }
         flags.streaming = true;
-        *lock(&self.inner.lifecycle_cancel) = CancellationToken::new();
+        let token = CancellationToken::new();
+        if ticket.is_stale() {
+            token.cancel();
+        }
+        *lock(&self.inner.lifecycle_cancel) = token;
         self.inner.streaming_tx.send_replace(true);
         true
+    }
+
+    /// A ticket for a prompt read now (see [`PromptTicket`]): an abort read later reaches it.
+    pub fn prompt_ticket(&self) -> PromptTicket {
+        self.inner.abort_gate.ticket()
+    }
+
+    /// The abort epoch now: commands read now belong to it.
+    pub fn abort_epoch(&self) -> AbortEpoch {
+        self.inner.abort_gate.epoch()
+    }
+
+    /// Resolves once every prompt read before the abort that began `epoch` is over: refused,
+    /// queued, or its run (started cancelled, if it had not started) ended.
+    pub async fn settled(&self, epoch: AbortEpoch) {
+        self.inner.abort_gate.settled(epoch).await;
     }
 
     /// The lifecycle is over as far as `get_state` and new prompts go. Waiters of

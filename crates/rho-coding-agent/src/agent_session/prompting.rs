@@ -10,15 +10,18 @@ use rho_ai::types::{Attribution, ImageContent, UserContent, UserMessage, UserMes
 use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
-use super::{AgentSession, lock};
+use super::{AbortEpoch, AgentSession, PromptTicket, lock};
 use crate::prompt::{expand_prompt, slash_commands};
 
 /// How a prompt is sent.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct PromptOptions {
     pub images: Vec<ImageContent>,
     /// While a run streams: queue as steering or follow-up instead of failing.
     pub streaming_behavior: Option<StreamingBehavior>,
+    /// Taken when the prompt was read, when it waited its turn (an abort read meanwhile reaches
+    /// it); `None` takes one now.
+    pub ticket: Option<PromptTicket>,
 }
 
 /// Why a prompt was not started (the texts hosts see as the late `prompt` error).
@@ -70,7 +73,8 @@ impl AgentSession {
             };
         }
         self.check_model()?;
-        if !self.begin_streaming() {
+        let ticket = options.ticket.unwrap_or_else(|| self.prompt_ticket());
+        if !self.begin_streaming(&ticket) {
             return Err(PromptRejection::Busy);
         }
         let message = user_message(&text, options.images);
@@ -83,6 +87,8 @@ impl AgentSession {
                 this.mark_idle();
                 this.notify_idle();
             }
+            // An abort waiting for this prompt is over only now, after the run's last event.
+            drop(ticket);
         })))
     }
 
@@ -98,16 +104,37 @@ impl AgentSession {
         self.queue_follow_up(user_message(&text, images));
     }
 
-    /// Aborts the run and its post-run work (retry waits, compaction) and waits until the
-    /// session is idle. Queued messages stay queued.
+    /// `abort`: stops the run and its post-run work (retry waits, compaction), and every prompt
+    /// taken before it that has not started yet, and waits until they are over. Queued messages
+    /// stay queued.
     pub async fn abort(&self) {
-        self.interrupt();
+        let epoch = self.interrupt();
+        self.settled(epoch).await;
+    }
+
+    /// The first half of [`abort`](Self::abort), without waiting: also reaches the prompts read
+    /// before now. Returns the epoch to wait for with [`settled`](Self::settled).
+    pub fn interrupt(&self) -> AbortEpoch {
+        let epoch = {
+            // Under the lock `begin_streaming` takes: a lifecycle starts either before this (and
+            // its token is cancelled below) or after (and sees its ticket is stale).
+            let _flags = self.flags();
+            self.inner.abort_gate.advance()
+        };
+        self.cancel_current();
+        epoch
+    }
+
+    /// Stops the work in progress and waits for the session to be idle, for commands that
+    /// replace the conversation (compact, new and switched sessions). Prompts still waiting
+    /// their turn are not touched: they come after the command that called this.
+    pub(crate) async fn stop(&self) {
+        self.cancel_current();
         self.wait_idle().await;
     }
 
-    /// The first half of [`abort`](Self::abort): cancels the run, its post-run work and a manual
-    /// compaction, without waiting.
-    pub fn interrupt(&self) {
+    /// Cancels the current lifecycle (its run and post-run work) and a manual compaction.
+    fn cancel_current(&self) {
         self.lifecycle_token().cancel();
         if let Some(token) = lock(&self.inner.compaction_cancel).as_ref() {
             token.cancel();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::SessionEvent;
+use tokio_util::sync::CancellationToken;
 
 use super::sink::RunSink;
 use super::{AgentSession, lock};
@@ -90,11 +91,15 @@ impl AgentSession {
     /// first) when the wait was cancelled.
     pub(crate) async fn wait_for_retry(&self, delay: Duration, run_sink: &RunSink) -> bool {
         self.drop_failed_reply();
-        let token = self.lifecycle_token();
+        let lifecycle = self.lifecycle_token();
+        let retry = CancellationToken::new();
+        *lock(&self.inner.retry_cancel) = Some(retry.clone());
         let cancelled = tokio::select! {
             () = tokio::time::sleep(delay) => false,
-            () = token.cancelled() => true,
+            () = lifecycle.cancelled() => true,
+            () = retry.cancelled() => true,
         };
+        *lock(&self.inner.retry_cancel) = None;
         if cancelled {
             let attempt = std::mem::take(&mut self.flags().retry_attempt);
             run_sink.finish();
@@ -108,10 +113,10 @@ impl AgentSession {
         true
     }
 
-    /// `abort_retry`: cancels a retry wait in progress (the run itself is not aborted).
+    /// `abort_retry`: cancels a retry wait in progress (a run streaming is not aborted).
     pub fn abort_retry(&self) {
-        if self.flags().retry_attempt > 0 {
-            lock(&self.inner.lifecycle_cancel).cancel();
+        if let Some(token) = lock(&self.inner.retry_cancel).as_ref() {
+            token.cancel();
         }
     }
 

@@ -16,7 +16,7 @@ impl AgentSession {
     /// `new_session`: an empty conversation in a new file beside the current one (in memory
     /// when the current one is), its lineage recorded when `parent_session` is given.
     pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {
-        self.abort().await;
+        self.stop().await;
         let replacement = {
             let current = self.session();
             match current.session_dir() {
@@ -30,7 +30,7 @@ impl AgentSession {
 
     /// `switch_session`: loads another session file (messages, model, thinking level).
     pub async fn switch_session(&self, path: &Path) -> Result<(), SessionCommandError> {
-        self.abort().await;
+        self.stop().await;
         if !path.exists() {
             return Err(SessionCommandError::SessionNotFound(path.display().to_string()));
         }
@@ -45,7 +45,7 @@ impl AgentSession {
     /// pi 0.73's `clone`: the current branch copied into a new session file, which becomes the
     /// current session.
     pub async fn clone_session(&self) -> Result<(), SessionCommandError> {
-        self.abort().await;
+        self.stop().await;
         let copy = {
             let session = self.session();
             match session.leaf_id() {
@@ -70,7 +70,7 @@ impl AgentSession {
     /// `branch` / `fork`: continues from just before the user message `entry_id`; returns that
     /// message's text (for the host's editor).
     pub async fn branch(&self, entry_id: &str) -> Result<String, SessionCommandError> {
-        self.abort().await;
+        self.stop().await;
         let (text, messages) = {
             let mut session = self.session();
             let (text, parent) = match session.get_entry(entry_id) {

@@ -71,7 +71,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
 /// Every prompt, in order; `Some(code)` when one could not start.
 async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: Vec<ImageContent>) -> Option<i32> {
     for text in prompts {
-        let options = PromptOptions { images: std::mem::take(&mut images), streaming_behavior: None };
+        let options = PromptOptions { images: std::mem::take(&mut images), ..PromptOptions::default() };
         match session.prompt(&text, options) {
             Ok(PromptOutcome::Started(handle)) => {
                 tokio::select! {

@@ -11,13 +11,14 @@ use rho_ai::ThinkingLevel;
 use rho_rpc::{
     BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
     IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, RpcCommand, RpcResponse,
-    StreamingBehavior, TodoPhasesData, ToolNamesData,
+    TodoPhasesData, ToolNamesData,
 };
 use serde::Serialize;
 use serde_json::Value;
 
+use super::Queued;
 use super::host_tools::HostToolBridge;
-use crate::agent_session::{AgentSession, PromptOptions, SessionCommandError};
+use crate::agent_session::{AbortEpoch, AgentSession, PromptOptions, PromptTicket, SessionCommandError};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::OutQueue;
 
@@ -69,9 +70,10 @@ impl Dispatcher {
 
     /// Handles one command and writes its response(s). A handler that panics (a bug) is
     /// answered with an error naming it, and the dispatcher goes on with the next command.
-    pub async fn handle(&self, id: Option<Value>, command: RpcCommand) {
+    pub async fn handle(&self, queued: Queued) {
+        let Queued { id, command, epoch, ticket } = queued;
         let name = command.name();
-        match AssertUnwindSafe(self.reply(&id, command)).catch_unwind().await {
+        match AssertUnwindSafe(self.reply(&id, command, epoch, ticket)).catch_unwind().await {
             Ok(Some(reply)) => self.respond(&id, name, reply),
             Ok(None) => {}
             Err(panic) => {
@@ -82,16 +84,24 @@ impl Dispatcher {
     }
 
     /// `None` when the handler wrote its responses itself.
-    async fn reply(&self, id: &Option<Value>, command: RpcCommand) -> Option<Reply> {
+    async fn reply(
+        &self,
+        id: &Option<Value>,
+        command: RpcCommand,
+        epoch: AbortEpoch,
+        ticket: Option<PromptTicket>,
+    ) -> Option<Reply> {
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
-                self.prompt(id, "prompt", &message, images.unwrap_or_default(), streaming_behavior);
+                let options = PromptOptions { images: images.unwrap_or_default(), streaming_behavior, ticket };
+                self.prompt(id, "prompt", &message, options);
                 return None;
             }
             RpcCommand::AbortAndPrompt { message, images } => {
-                s.abort().await;
-                self.prompt(id, "abort_and_prompt", &message, images.unwrap_or_default(), None);
+                // The abort half was acted on when the line was read; the dispatcher waited for it.
+                let options = PromptOptions { images: images.unwrap_or_default(), ticket, ..PromptOptions::default() };
+                self.prompt(id, "abort_and_prompt", &message, options);
                 return None;
             }
             RpcCommand::Steer { message, images } => {
@@ -103,7 +113,8 @@ impl Dispatcher {
                 Reply::Ok
             }
             RpcCommand::Abort => {
-                s.abort().await;
+                // Interrupted when the line was read: answered once what it stopped is over.
+                s.settled(epoch).await;
                 Reply::Ok
             }
             RpcCommand::AbortBash => {
@@ -227,15 +238,8 @@ impl Dispatcher {
     }
 
     /// Acknowledges a prompt, then reports a failure to start it as a second response.
-    fn prompt(
-        &self,
-        id: &Option<Value>,
-        command: &str,
-        message: &str,
-        images: Vec<rho_ai::types::ImageContent>,
-        streaming_behavior: Option<StreamingBehavior>,
-    ) {
-        let outcome = self.session.prompt(message, PromptOptions { images, streaming_behavior });
+    fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
+        let outcome = self.session.prompt(message, options);
         self.respond(id, command, Reply::Ok);
         if let Err(rejection) = outcome {
             self.respond(id, command, Reply::Err(rejection.to_string()));

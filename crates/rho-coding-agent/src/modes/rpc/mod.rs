@@ -21,7 +21,7 @@ use rho_rpc::{Inbound, Ready, RpcCommand};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::agent_session::{AgentSession, AgentSessionEvent, SessionEventSink, Ui};
+use crate::agent_session::{AbortEpoch, AgentSession, AgentSessionEvent, PromptTicket, SessionEventSink, Ui};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::{OutQueue, spawn_writer};
 use dispatch::Dispatcher;
@@ -33,8 +33,17 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(800);
 
 /// What the dispatcher works through, in arrival order.
 enum Work {
-    Command(Option<Value>, RpcCommand),
+    Command(Queued),
     Response(rho_rpc::RpcResponse),
+}
+
+/// A command waiting its turn, with what it was read after: the abort epoch of its reading,
+/// and for a prompt the ticket that lets a later abort reach the run it will start.
+pub(super) struct Queued {
+    pub id: Option<Value>,
+    pub command: RpcCommand,
+    pub epoch: AbortEpoch,
+    pub ticket: Option<PromptTicket>,
 }
 
 /// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
@@ -66,7 +75,11 @@ where
         tokio::spawn(async move {
             while let Some(work) = work_rx.recv().await {
                 match work {
-                    Work::Command(id, command) => dispatcher.handle(id, command).await,
+                    Work::Command(queued) => {
+                        // A command read after an abort waits for what the abort stopped.
+                        dispatcher.session.settled(queued.epoch).await;
+                        dispatcher.handle(queued).await;
+                    }
                     Work::Response(response) => dispatcher.out.push(OutItem::Response(response)),
                 }
             }
@@ -91,16 +104,20 @@ where
                 let _ = work_tx.send(Work::Response(response));
             }
             Inbound::Command { id, command } => {
-                if command.is_immediate() {
-                    let dispatcher = dispatcher.clone();
-                    tokio::spawn(async move { dispatcher.handle(id, command).await });
-                    continue;
-                }
-                if matches!(command, RpcCommand::AbortAndPrompt { .. }) {
-                    // The abort half acts now; the prompt half waits its turn.
+                if matches!(command, RpcCommand::Abort | RpcCommand::AbortAndPrompt { .. }) {
+                    // The abort (half) acts now, on everything read before it.
                     session.interrupt();
                 }
-                let _ = work_tx.send(Work::Command(id, command));
+                let epoch = session.abort_epoch();
+                let ticket = matches!(command, RpcCommand::Prompt { .. } | RpcCommand::AbortAndPrompt { .. })
+                    .then(|| session.prompt_ticket());
+                let queued = Queued { id, command, epoch, ticket };
+                if queued.command.is_immediate() {
+                    let dispatcher = dispatcher.clone();
+                    tokio::spawn(async move { dispatcher.handle(queued).await });
+                    continue;
+                }
+                let _ = work_tx.send(Work::Command(queued));
             }
         }
     }
