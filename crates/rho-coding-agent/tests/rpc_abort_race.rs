@@ -63,17 +63,24 @@ async fn a_prompt_and_an_abort_in_one_write_never_lose_the_abort() {
 #[tokio::test]
 async fn abort_and_prompt_in_the_same_write_as_a_prompt_replaces_it() {
     let rounds = 50;
-    // The old prompt's request may reach the model before the abort does: a reply per request.
-    let env = Env::new((0..2 * rounds).map(|_| Turn::text("Answer.")).collect()).await;
+    // Each round in a new conversation: the old prompt's request (when it is made before the
+    // abort is read) gets an endless reply, the new one's a short one.
+    let mut turns = Vec::new();
+    for i in 0..rounds {
+        turns.push(Turn::text("Answer.").when_body_contains(&format!("new-{i}.")));
+        turns.push(endless().when_body_contains(&format!("old-{i}.")));
+    }
+    let env = Env::new(turns).await;
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     for i in 0..rounds {
-        let write = line(json!({"id": format!("p{i}"), "type": "prompt", "message": "old"}))
-            + &line(json!({"id": format!("ap{i}"), "type": "abort_and_prompt", "message": "new"}));
+        rho.data(json!({"type": "new_session"})).await;
+        let write = line(json!({"id": format!("p{i}"), "type": "prompt", "message": format!("old-{i}.")}))
+            + &line(json!({"id": format!("ap{i}"), "type": "abort_and_prompt", "message": format!("new-{i}.")}));
         rho.send_raw(write.as_bytes()).await;
         let first = rho.until(|f| f["type"] == "agent_end").await;
         assert_eq!(first.iter().find(|f| f["type"] == "response").unwrap()["id"], format!("p{i}"));
         let end = first.last().unwrap();
-        assert_eq!(end["messages"][0]["content"][0]["text"], "old");
+        assert_eq!(end["messages"][0]["content"][0]["text"], format!("old-{i}."));
         assert_eq!(end["messages"][1]["stopReason"], "aborted", "round {i}: {end}");
         let second = rho.until(|f| f["type"] == "agent_end").await;
         let ack = second.iter().find(|f| f["type"] == "response").unwrap();
@@ -82,7 +89,7 @@ async fn abort_and_prompt_in_the_same_write_as_a_prompt_replaces_it() {
             &json!({"id": format!("ap{i}"), "type": "response", "command": "abort_and_prompt", "success": true})
         );
         let end = second.last().unwrap();
-        assert_eq!(end["messages"][0]["content"][0]["text"], "new");
+        assert_eq!(end["messages"][0]["content"][0]["text"], format!("new-{i}."));
         assert_eq!(end["messages"][1]["stopReason"], "stop", "round {i}: {end}");
         assert_eq!(end["messages"][1]["content"][0]["text"], "Answer.", "round {i}");
     }
@@ -108,15 +115,28 @@ async fn a_flood_of_aborts_and_prompts_leaves_nothing_unanswered() {
     write.push_str(&line(json!({"id": "last", "type": "get_state"})));
     ids.push("last".into());
     rho.send_raw(write.as_bytes()).await;
-    // Runs that were not aborted stream for minutes: this would wait for them.
-    let frames = tokio::time::timeout(Duration::from_secs(60), rho.until(|f| f["id"] == "last"))
-        .await
-        .expect("get_state was answered");
-    for id in &ids {
-        assert!(frames.iter().any(|f| f["type"] == "response" && f["id"] == id.as_str()), "{id} was not answered");
-    }
-    let starts = frames.iter().filter(|f| f["type"] == "agent_start").count();
-    let ends = frames.iter().filter(|f| f["type"] == "agent_end").count();
+    // Runs that were not aborted stream for minutes: this would wait for them. An abort and
+    // the get_state after it wait for the same thing, so either may be answered first.
+    let mut unanswered: std::collections::HashSet<String> = ids.into_iter().collect();
+    let mut frames = Vec::new();
+    let mut last = Value::Null;
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while !unanswered.is_empty() {
+            let frame = rho.next().await;
+            if frame["type"] == "response" {
+                unanswered.remove(frame["id"].as_str().unwrap());
+                if frame["id"] == "last" {
+                    last = frame.clone();
+                }
+            }
+            frames.push(frame);
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("unanswered after 60 s: {unanswered:?}"));
+    let before_state = &frames[..frames.iter().position(|f| f["id"] == "last").unwrap()];
+    let starts = before_state.iter().filter(|f| f["type"] == "agent_start").count();
+    let ends = before_state.iter().filter(|f| f["type"] == "agent_end").count();
     assert_eq!(starts, ends, "every run that started ended before get_state was answered");
-    assert_eq!(frames.last().unwrap()["data"]["isStreaming"], false);
+    assert_eq!(last["data"]["isStreaming"], false);
 }

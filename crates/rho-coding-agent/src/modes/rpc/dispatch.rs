@@ -1,5 +1,4 @@
-//! One command in, one response out (two for a `prompt` that fails after its acknowledgement),
-//! with the `data` payloads of rpc-protocol.md §2. Every answer to a command that carried an id
+//! One command in, one response out, with the `data` payloads of rpc-protocol.md §2. Every answer to a command that carried an id
 //! carries it back, failures included (decision 3).
 
 use std::panic::AssertUnwindSafe;
@@ -237,13 +236,14 @@ impl Dispatcher {
         })
     }
 
-    /// Acknowledges a prompt, then reports a failure to start it as a second response.
+    /// Answers a prompt once: success when its run started (or the message was queued), the
+    /// reason otherwise. pi's own client breaks on a second response with the same id.
     fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
-        let outcome = self.session.prompt(message, options);
-        self.respond(id, command, Reply::Ok);
-        if let Err(rejection) = outcome {
-            self.respond(id, command, Reply::Err(rejection.to_string()));
-        }
+        let reply = match self.session.prompt(message, options) {
+            Ok(_) => Reply::Ok,
+            Err(rejection) => Reply::Err(rejection.to_string()),
+        };
+        self.respond(id, command, reply);
     }
 
     async fn branch(&self, entry_id: &str, fork: bool) -> Reply {
