@@ -1,10 +1,14 @@
 //! What a run reports, in the order the protocol gives: agent, turn, message and tool-execution
 //! events. The mode layer forwards them (with session events of its own) to hosts.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rho_ai::event::AssistantMessageEvent;
 use rho_ai::types::ToolResultMessage;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::sync::Notify;
 
 use crate::message::AgentMessage;
 use crate::tool::AgentToolResult;
@@ -100,6 +104,45 @@ impl AgentEvent {
 /// Receives a run's events, in order, on the run's task. Implementations must not block.
 pub trait AgentEventSink: Send + Sync {
     fn emit(&self, event: AgentEvent);
+
+    /// The consumer's back-pressure signal, when it has one: while it is congested the run
+    /// takes nothing more from the model (the provider's stream waits in its socket), so a
+    /// consumer that stops reading never makes memory grow with the reply.
+    fn backpressure(&self) -> Option<Arc<Backpressure>> {
+        None
+    }
+}
+
+/// Raised by a consumer that has fallen behind, lowered once it has caught up.
+#[derive(Debug, Default)]
+pub struct Backpressure {
+    congested: AtomicBool,
+    relieved: Notify,
+}
+
+impl Backpressure {
+    pub fn set(&self, congested: bool) {
+        if self.congested.swap(congested, Ordering::AcqRel) && !congested {
+            self.relieved.notify_waiters();
+        }
+    }
+
+    pub fn is_congested(&self) -> bool {
+        self.congested.load(Ordering::Acquire)
+    }
+
+    /// Resolves once the consumer is not congested.
+    pub async fn relieved(&self) {
+        loop {
+            let notified = self.relieved.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if !self.is_congested() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 impl<F: Fn(AgentEvent) + Send + Sync> AgentEventSink for F {

@@ -14,7 +14,7 @@ mod tool_exec;
 pub mod validate;
 
 pub use agent::{Agent, AgentConfig, AgentError, AgentState, RequestOptionsFn};
-pub use event::{AgentEvent, AgentEventSink};
+pub use event::{AgentEvent, AgentEventSink, Backpressure};
 pub use message::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,
 };

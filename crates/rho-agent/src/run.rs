@@ -138,6 +138,7 @@ async fn stream_assistant(agent: &Agent, cancel: &CancellationToken, sink: &dyn 
     sink.emit(AgentEvent::MessageStart { message: AgentMessage::Assistant(started.clone()) });
 
     let mut stream = rho_ai::stream(&model, &context, options);
+    let backpressure = sink.backpressure();
     let mut last = None;
     let mut failure = None;
     while let Some(event) = stream.next().await {
@@ -147,7 +148,17 @@ async fn stream_assistant(agent: &Agent, cancel: &CancellationToken, sink: &dyn 
                 last = Some(error);
                 failure = f;
             }
-            other => sink.emit(AgentEvent::MessageUpdate { event: other }),
+            other => {
+                sink.emit(AgentEvent::MessageUpdate { event: other });
+                if let Some(backpressure) = &backpressure
+                    && backpressure.is_congested()
+                {
+                    tokio::select! {
+                        () = backpressure.relieved() => {}
+                        () = cancel.cancelled() => {}
+                    }
+                }
+            }
         }
     }
     let mut message = last.unwrap_or_else(|| {

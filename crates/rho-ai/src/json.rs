@@ -58,7 +58,12 @@ impl Formatter for JsFormatter {
 
 /// Appends the JSON of `value` to `out`.
 pub fn write_to<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, JsFormatter);
+    write(out, value)
+}
+
+/// Writes the JSON of `value` to `writer`.
+pub fn write<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(writer, JsFormatter);
     value.serialize(&mut ser)
 }
 

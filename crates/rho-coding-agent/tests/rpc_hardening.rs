@@ -62,10 +62,18 @@ async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
     let kept = agent_end["messages"].as_array().unwrap();
     assert!(!kept.is_empty() && kept.len() < 103);
     assert_eq!(kept.last().unwrap()["content"][0]["text"], "Done reading.");
-    // The full conversation is still there for get_messages... within the bound too.
+    // get_messages answers within the bound too: every message, the largest texts omitted
+    // and marked.
     let response = rho.request(json!({"type": "get_messages"})).await;
-    assert_eq!(response["success"], false);
-    assert!(response["error"].as_str().unwrap().starts_with("Response too large:"), "{response}");
+    assert_eq!(response["success"], true);
+    let messages = response["data"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 103);
+    let omitted = messages
+        .iter()
+        .filter(|m| m.to_string().contains("bytes omitted: the frame would exceed 1048576 bytes"))
+        .count();
+    assert!(omitted > 0, "nothing omitted");
+    assert_eq!(messages[102]["content"][0]["text"], "Done reading.");
 }
 
 #[tokio::test]

@@ -21,7 +21,11 @@ async fn ready_comes_first_and_get_state_reports_every_field() {
     let env = Env::new(vec![]).await;
     let mut rho = Rho::spawn(&env, &["--no-session"]).await;
     let ready = rho.next().await;
-    assert_eq!(ready, json!({"type": "ready", "version": env!("CARGO_PKG_VERSION")}));
+    assert_eq!(
+        ready,
+        json!({"type": "ready", "version": env!("CARGO_PKG_VERSION"), "protocolVersion": 1,
+               "supportedProtocolVersions": [1, 2], "maxFrameBytes": 1_048_576, "maxReassembledFrameBytes": 67_108_864})
+    );
     let response = rho.request(json!({"type": "get_state"})).await;
     let mut data = response["data"].clone();
     let tools = data["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect::<Vec<_>>();

@@ -132,6 +132,11 @@ pub enum RpcCommand {
         locale: String,
     },
     GetIntegrations,
+    /// omp: switch to protocol `protocolVersion` (only 2: chunked large frames).
+    NegotiateProtocol {
+        #[schemars(with = "u32")]
+        protocol_version: Value,
+    },
 }
 
 /// Every command name, for telling an unknown command from a malformed one.
@@ -173,6 +178,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "get_commands",
     "set_locale",
     "get_integrations",
+    "negotiate_protocol",
 ];
 
 impl RpcCommand {
@@ -216,6 +222,7 @@ impl RpcCommand {
             Self::GetCommands => "get_commands",
             Self::SetLocale { .. } => "set_locale",
             Self::GetIntegrations => "get_integrations",
+            Self::NegotiateProtocol { .. } => "negotiate_protocol",
         }
     }
 

@@ -9,11 +9,33 @@ use serde_json::{Map, Value};
 use crate::event::Event;
 use crate::response::RpcResponse;
 
-/// The first stdout line (decision 2).
+/// The first stdout line (decision 2): rho's version (xcsh's clients wait for the frame), and
+/// the protocol versions and frame limits omp's client reads to negotiate protocol 2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename = "ready")]
+#[serde(tag = "type", rename = "ready", rename_all = "camelCase")]
 pub struct Ready {
     pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supported_protocol_versions: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_frame_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reassembled_frame_bytes: Option<u64>,
+}
+
+impl Ready {
+    /// A `ready` frame with only the version, as xcsh writes it.
+    pub fn version(version: impl Into<String>) -> Self {
+        Self {
+            version: version.into(),
+            protocol_version: None,
+            supported_protocol_versions: None,
+            max_frame_bytes: None,
+            max_reassembled_frame_bytes: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -144,6 +144,13 @@ pub struct CancelledData {
     pub cancelled: bool,
 }
 
+/// `negotiate_protocol`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolData {
+    pub protocol_version: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TodoPhasesData {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentEvent;
+use rho_agent::{AgentEvent, Backpressure};
 use rho_rpc::{ExtensionError, HostToolCall, HostToolCancel, SessionEvent, UiRequest};
 
 /// One event of a session, in the order it happened.
@@ -47,6 +47,11 @@ impl From<SessionEvent> for AgentSessionEvent {
 /// Receives a session's events. Called on whichever task produced the event; must not block.
 pub trait SessionEventSink: Send + Sync {
     fn emit(&self, event: AgentSessionEvent);
+
+    /// Raised while the subscriber is behind: runs wait before taking more from the model.
+    fn backpressure(&self) -> Option<Arc<Backpressure>> {
+        None
+    }
 }
 
 impl<F: Fn(AgentSessionEvent) + Send + Sync> SessionEventSink for F {

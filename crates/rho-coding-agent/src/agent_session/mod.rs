@@ -41,7 +41,7 @@ pub use abort_gate::{AbortEpoch, PromptTicket};
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub use models::CycledModel;
-pub use prompting::{PromptOptions, PromptOutcome, PromptRejection};
+pub use prompting::{PendingRun, PromptOptions, PromptOutcome, PromptRejection};
 pub use tools::{HostToolEntry, ToolSelection, Ui};
 
 /// The files rho read before the first prompt: context files, skills, templates and the

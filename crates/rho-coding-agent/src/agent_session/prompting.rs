@@ -48,10 +48,40 @@ pub enum PromptRejection {
 /// What happened to a prompt that was accepted.
 #[derive(Debug)]
 pub enum PromptOutcome {
-    /// A run started; the handle resolves when it and its post-run work are done.
-    Started(JoinHandle<()>),
+    /// A run is ready to go: the session is streaming from now on, and the run emits its first
+    /// event once [`PendingRun::start`] is called (so a mode can answer the prompt first).
+    Started(PendingRun),
     /// A run was streaming; the message was queued on the steering or follow-up queue.
     Queued,
+}
+
+/// A run accepted but not yet started. Dropped without [`start`](Self::start), it starts
+/// anyway: an accepted prompt never leaves the session streaming with nothing running.
+#[must_use = "a pending run starts when dropped; call start() to get its handle"]
+pub struct PendingRun {
+    run: Option<futures::future::BoxFuture<'static, ()>>,
+}
+
+impl std::fmt::Debug for PendingRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingRun").finish_non_exhaustive()
+    }
+}
+
+impl PendingRun {
+    /// Starts the run; the handle resolves when it and its post-run work are done.
+    pub fn start(mut self) -> JoinHandle<()> {
+        let run = self.run.take().unwrap_or_else(|| Box::pin(async {}));
+        tokio::spawn(run)
+    }
+}
+
+impl Drop for PendingRun {
+    fn drop(&mut self) {
+        if let Some(run) = self.run.take() {
+            tokio::spawn(run);
+        }
+    }
 }
 
 impl AgentSession {
@@ -79,7 +109,7 @@ impl AgentSession {
         }
         let message = user_message(&text, options.images);
         let this = self.clone();
-        Ok(PromptOutcome::Started(tokio::spawn(async move {
+        let run = async move {
             let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(vec![message]));
             if lifecycle.catch_unwind().await.is_err() {
                 // A bug ended the run early: the session must not stay "streaming" forever.
@@ -89,7 +119,8 @@ impl AgentSession {
             }
             // An abort waiting for this prompt is over only now, after the run's last event.
             drop(ticket);
-        })))
+        };
+        Ok(PromptOutcome::Started(PendingRun { run: Some(Box::pin(run)) }))
     }
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).

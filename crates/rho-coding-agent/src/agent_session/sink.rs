@@ -2,9 +2,10 @@
 //! ends (the file is the record), a retry chain is closed on its first good reply, and then the
 //! event goes to the session's subscriber.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rho_agent::{AgentEvent, AgentEventSink, AgentMessage};
+use rho_agent::{AgentEvent, AgentEventSink, AgentMessage, Backpressure};
 use rho_ai::types::StopReason;
 use rho_rpc::SessionEvent;
 use rho_session::NewCustomMessage;
@@ -36,6 +37,10 @@ impl RunSink {
 }
 
 impl AgentEventSink for RunSink {
+    fn backpressure(&self) -> Option<Arc<Backpressure>> {
+        self.session.inner.sink.backpressure()
+    }
+
     fn emit(&self, event: AgentEvent) {
         if matches!(event, AgentEvent::AgentEnd { .. }) && self.session.nothing_follows() {
             // Idle before the host reads agent_end, so its next prompt is never "busy".

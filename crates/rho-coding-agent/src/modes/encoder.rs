@@ -1,5 +1,6 @@
 //! Turning what a session emits into stdout lines, exactly as the protocol writes them, and
-//! never longer than the frame bound (decision 17).
+//! never longer than the frame bound (decision 17; [`FrameLimits`] says how a frame that does
+//! not fit is sent).
 //!
 //! The encoder keeps the assistant message being streamed: `message_start` opens it, each
 //! `message_update` applies its step and writes the step with the message so far (twice, as
@@ -7,11 +8,14 @@
 //! `message_end` closes it. `start` steps are applied but never written (the reference folds
 //! them into `message_start`).
 //!
-//! The bound is applied while serializing, never by cutting bytes: an oversized
-//! `message_update` drops the partial message and keeps the step; an oversized `agent_end`
-//! keeps the newest messages that fit plus `messageCount` and `truncated: true`; an oversized
-//! response becomes an error response saying so; any other oversized frame has its largest
-//! strings replaced by a notice until it fits.
+//! A streamed message that outgrows the bound stops being kept: its later updates carry the
+//! step without the partial (no frame could hold it), so the encoder's memory stays bounded by
+//! the frame bound, not the reply. A delta too long for one frame is sent as several deltas
+//! (concatenated, they give the same text, as merged ones do: decision 15); a `*_end` step
+//! whose content cannot fit is sent chunked (protocol 2) or with the content omitted and marked.
+//!
+//! Frames without a streamed message's state ([`encode_stateless`]) are encoded by whoever
+//! queues them, so a queue never holds a whole message waiting for a slow host.
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::event::{AssistantMessageEvent, PartialMessage, WireToolCall};
@@ -19,212 +23,231 @@ use rho_ai::json;
 use rho_rpc::RpcResponse;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
-use serde_json::Value;
 
+use super::bounded::write_within;
+pub use super::frames::{DEFAULT_MAX_FRAME_BYTES, FrameLimits};
 use crate::agent_session::AgentSessionEvent;
 
-/// The default bound on one stdout line, newline excluded (1 MiB).
-pub const DEFAULT_MAX_FRAME_BYTES: usize = 1024 * 1024;
-
-/// Something to write as one line.
+/// Something to write.
 #[derive(Debug)]
 pub enum OutItem {
-    /// A pre-serialized frame (the `ready` line, the JSON-mode session header).
+    /// One pre-serialized frame without its newline (the `ready` line, the JSON-mode header).
     Raw(Vec<u8>),
+    /// Whole lines, already encoded (each ends with `\n`). `ends_message`: they close the
+    /// assistant message being streamed.
+    Lines {
+        bytes: Vec<u8>,
+        ends_message: bool,
+    },
     Response(RpcResponse),
     Event(AgentSessionEvent),
 }
 
+impl OutItem {
+    /// Whether writing this item depends on (or changes) the streamed message the encoder
+    /// keeps, so it must be encoded in order by the writer rather than when it is queued.
+    pub fn needs_stream_state(&self) -> bool {
+        matches!(
+            self,
+            Self::Event(AgentSessionEvent::Agent(
+                AgentEvent::MessageStart { message: AgentMessage::Assistant(_) }
+                    | AgentEvent::MessageUpdate { .. }
+                    | AgentEvent::ToolExecutionUpdate { .. }
+            ))
+        )
+    }
+}
+
+/// Encodes an item that needs no stream state into its lines (see [`OutItem::needs_stream_state`]).
+pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
+    let ends_message = matches!(
+        item,
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageEnd { message: AgentMessage::Assistant(_) }))
+    );
+    let mut bytes = Vec::new();
+    match &item {
+        OutItem::Raw(raw) => {
+            bytes.extend_from_slice(raw);
+            bytes.push(b'\n');
+        }
+        OutItem::Lines { .. } => return item,
+        OutItem::Response(response) => limits.write_response(&mut bytes, response),
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages })) => {
+            limits.write_agent_end(&mut bytes, messages);
+        }
+        OutItem::Event(AgentSessionEvent::Agent(event)) => limits.write_frame(&mut bytes, event),
+        OutItem::Event(other) => limits.write_frame(&mut bytes, &SessionFrame(other)),
+    }
+    OutItem::Lines { bytes, ends_message }
+}
+
 pub struct FrameEncoder {
-    max_frame: usize,
+    limits: FrameLimits,
     partial: PartialMessage,
+    /// Bytes of text applied to `partial` so far (a lower bound of its JSON size).
+    partial_bytes: usize,
     scratch: Vec<u8>,
 }
 
 impl FrameEncoder {
-    pub fn new(max_frame: usize) -> Self {
-        Self { max_frame: max_frame.max(256), partial: PartialMessage::default(), scratch: Vec::new() }
+    pub fn new(limits: FrameLimits) -> Self {
+        Self { limits, partial: PartialMessage::default(), partial_bytes: 0, scratch: Vec::new() }
     }
 
     /// Appends the line(s) for `item` to `out`, each ending in `\n`. Writes nothing for items
     /// that produce no frame.
-    pub fn encode(&mut self, item: &OutItem, out: &mut Vec<u8>) {
-        let start = out.len();
+    pub fn encode(&mut self, item: OutItem, out: &mut Vec<u8>) {
         match item {
-            OutItem::Raw(bytes) => out.extend_from_slice(bytes),
-            OutItem::Response(response) => self.encode_response(response, out),
-            OutItem::Event(AgentSessionEvent::Agent(event)) => {
-                if !self.encode_agent_event(event, out) {
-                    return;
+            OutItem::Lines { bytes, ends_message } => {
+                if ends_message {
+                    self.close_message();
                 }
+                out.extend_from_slice(&bytes);
             }
-            OutItem::Event(other) => self.encode_value_frame(&SessionFrame(other), out),
-        }
-        if out.len() > start {
-            out.push(b'\n');
-        }
-    }
-
-    fn encode_response(&mut self, response: &RpcResponse, out: &mut Vec<u8>) {
-        let start = out.len();
-        if json::write_to(out, response).is_ok() && out.len() - start <= self.max_frame {
-            return;
-        }
-        let size = out.len() - start;
-        out.truncate(start);
-        let command = response.command.clone().unwrap_or_default();
-        let error = RpcResponse::error(
-            response.id.clone(),
-            command,
-            format!(
-                "Response too large: {size} bytes exceed the frame limit of {} bytes (--rpc-max-frame-bytes)",
-                self.max_frame
-            ),
-        );
-        let _ = json::write_to(out, &error);
-    }
-
-    /// Returns false when the event writes no frame.
-    fn encode_agent_event(&mut self, event: &AgentEvent, out: &mut Vec<u8>) -> bool {
-        match event {
-            AgentEvent::MessageStart { message: AgentMessage::Assistant(a) } => {
+            OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageStart {
+                message: AgentMessage::Assistant(a),
+            })) => {
                 self.partial = PartialMessage::new(a.clone());
+                self.partial_bytes = 0;
+                let event = AgentEvent::MessageStart { message: AgentMessage::Assistant(a) };
+                self.limits.write_frame(out, &event);
             }
-            AgentEvent::MessageEnd { message: AgentMessage::Assistant(_) } => self.partial.clear(),
-            AgentEvent::MessageUpdate { event } => {
-                self.partial.apply(event);
-                if matches!(
+            OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageUpdate { event })) => {
+                self.apply(&event);
+                if !matches!(
                     event,
                     AssistantMessageEvent::Start { .. }
                         | AssistantMessageEvent::Done { .. }
                         | AssistantMessageEvent::Error { .. }
                 ) {
-                    return false;
+                    self.encode_update(&event, out);
                 }
-                self.encode_update(event, out);
-                return true;
             }
-            AgentEvent::AgentEnd { messages } => {
-                self.encode_agent_end(messages, out);
-                return true;
+            other => {
+                if let OutItem::Lines { bytes, ends_message } = encode_stateless(&self.limits, other) {
+                    if ends_message {
+                        self.close_message();
+                    }
+                    out.extend_from_slice(&bytes);
+                }
             }
-            _ => {}
         }
-        self.encode_value_frame(event, out);
-        true
     }
 
-    /// `{"type":"message_update","assistantMessageEvent":{…,"partial":P},"message":P}`.
+    /// The bound and protocol for the frames from now on.
+    pub fn set_limits(&mut self, limits: FrameLimits) {
+        self.limits = limits;
+    }
+
+    fn close_message(&mut self) {
+        self.partial.clear();
+        self.partial_bytes = 0;
+    }
+
+    /// Applies a step to the streamed message, until the message outgrows the frame bound.
+    fn apply(&mut self, event: &AssistantMessageEvent) {
+        if self.partial.message.is_none() {
+            return;
+        }
+        self.partial_bytes += event.delta().map_or(0, str::len);
+        if self.partial_bytes > self.limits.max_frame {
+            // No frame can carry this message any more: stop keeping it.
+            self.partial.clear();
+            return;
+        }
+        self.partial.apply(event);
+    }
+
+    /// `{"type":"message_update","assistantMessageEvent":{…,"partial":P},"message":P}`, or
+    /// without the partial when that cannot fit, or several frames for a long delta.
     fn encode_update(&mut self, event: &AssistantMessageEvent, out: &mut Vec<u8>) {
+        let max = self.limits.max_frame;
         let start = out.len();
-        out.extend_from_slice(br#"{"type":"message_update","assistantMessageEvent":"#);
-        let _ = json::write_to(out, &BareEvent(event));
+        if !write_within(out, &Update { event }, max) {
+            // Only a delta or a block's end can be that long.
+            match event {
+                AssistantMessageEvent::TextDelta { content_index, delta } => {
+                    let split =
+                        |d: &str| AssistantMessageEvent::TextDelta { content_index: *content_index, delta: d.into() };
+                    self.write_split(delta, split, out);
+                }
+                AssistantMessageEvent::ThinkingDelta { content_index, delta } => {
+                    let split = |d: &str| AssistantMessageEvent::ThinkingDelta {
+                        content_index: *content_index,
+                        delta: d.into(),
+                    };
+                    self.write_split(delta, split, out);
+                }
+                AssistantMessageEvent::ToolCallDelta { content_index, delta } => {
+                    let split = |d: &str| AssistantMessageEvent::ToolCallDelta {
+                        content_index: *content_index,
+                        delta: d.into(),
+                    };
+                    self.write_split(delta, split, out);
+                }
+                _ => self.limits.write_frame(out, &Update { event }),
+            }
+            return;
+        }
         let Some(partial) = self.partial.snapshot() else {
-            out.push(b'}');
+            out.push(b'\n');
             return;
         };
         self.scratch.clear();
         write_assistant(&mut self.scratch, partial);
-        let fixed = out.len() - start + 2 * self.scratch.len() + r#","partial":},"message":}"#.len();
-        if fixed > self.max_frame {
-            out.push(b'}');
+        let whole = out.len() - start + 2 * self.scratch.len() + r#","partial":},"message":}"#.len();
+        if whole > max {
+            out.push(b'\n');
             return;
         }
-        out.pop(); // the bare event's closing brace
+        // `{"type":"message_update","assistantMessageEvent":{…}}`: reopen both objects.
+        out.truncate(out.len() - 2);
         out.extend_from_slice(br#","partial":"#);
         out.extend_from_slice(&self.scratch);
         out.extend_from_slice(br#"},"message":"#);
         out.extend_from_slice(&self.scratch);
-        out.push(b'}');
+        out.extend_from_slice(b"}\n");
     }
 
-    /// `agent_end`, keeping the newest messages that fit when all of them do not.
-    fn encode_agent_end(&mut self, messages: &[AgentMessage], out: &mut Vec<u8>) {
-        let start = out.len();
-        let _ = json::write_to(out, &AgentEnd { messages, message_count: None, truncated: None });
-        if out.len() - start <= self.max_frame {
-            return;
-        }
-        out.truncate(start);
-        // Sizes of each message, newest first, against the room left by the envelope.
-        let envelope = r#"{"type":"agent_end","messages":[],"messageCount":,"truncated":true}"#.len() + 20;
-        let mut room = self.max_frame.saturating_sub(envelope);
-        let mut keep_from = messages.len();
-        for (i, message) in messages.iter().enumerate().rev() {
-            self.scratch.clear();
-            let _ = json::write_to(&mut self.scratch, message);
-            let size = self.scratch.len() + 1;
-            if size > room {
-                break;
+    /// A delta too long for one frame, as consecutive deltas that each fit.
+    fn write_split(&self, delta: &str, make: impl Fn(&str) -> AssistantMessageEvent, out: &mut Vec<u8>) {
+        let envelope =
+            r#"{"type":"message_update","assistantMessageEvent":{"type":"thinking_delta","contentIndex":,"delta":""}}"#
+                .len()
+                + 20;
+        for piece in json_pieces(delta, self.limits.max_frame.saturating_sub(envelope).max(64)) {
+            let event = make(piece);
+            if write_within(out, &Update { event: &event }, self.limits.max_frame) {
+                out.push(b'\n');
             }
-            room -= size;
-            keep_from = i;
         }
-        let _ = json::write_to(
-            out,
-            &AgentEnd { messages: &messages[keep_from..], message_count: Some(messages.len()), truncated: Some(true) },
-        );
-    }
-
-    /// Any other frame: serialized as it is, or with its largest strings replaced until it fits.
-    fn encode_value_frame<T: Serialize>(&mut self, frame: &T, out: &mut Vec<u8>) {
-        let start = out.len();
-        if json::write_to(out, frame).is_err() {
-            out.truncate(start);
-            return;
-        }
-        if out.len() - start <= self.max_frame {
-            return;
-        }
-        let mut value: Value = match serde_json::from_slice(&out[start..]) {
-            Ok(v) => v,
-            Err(_) => {
-                out.truncate(start);
-                return;
-            }
-        };
-        let mut size = out.len() - start;
-        out.truncate(start);
-        // Replace the largest strings first, counting what each replacement saves, and
-        // serialize again only to check (escaping makes a string's raw length a lower bound of
-        // what it costs in the frame, so one more round may be needed).
-        while size > self.max_frame {
-            let mut strings = large_strings(&mut value);
-            if strings.is_empty() {
-                break;
-            }
-            strings.sort_by_key(|s| std::cmp::Reverse(s.len()));
-            let mut estimate = size;
-            for string in strings {
-                if estimate <= self.max_frame {
-                    break;
-                }
-                let notice =
-                    format!("[{} bytes omitted: the frame would exceed {} bytes]", string.len(), self.max_frame);
-                estimate = estimate.saturating_sub(string.len().saturating_sub(notice.len()));
-                *string = notice;
-            }
-            self.scratch.clear();
-            let _ = json::write_to(&mut self.scratch, &value);
-            size = self.scratch.len();
-        }
-        let _ = json::write_to(out, &value);
     }
 }
 
-/// Every string over 1 KiB in `value` (shorter ones are not worth replacing).
-fn large_strings(value: &mut Value) -> Vec<&mut String> {
-    fn walk<'a>(value: &'a mut Value, found: &mut Vec<&'a mut String>) {
-        match value {
-            Value::String(s) if s.len() > 1024 => found.push(s),
-            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, found)),
-            Value::Object(map) => map.values_mut().for_each(|v| walk(v, found)),
-            _ => {}
+/// `s` cut at character boundaries into pieces whose JSON string form is at most `room` bytes.
+fn json_pieces(s: &str, room: usize) -> impl Iterator<Item = &str> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
         }
-    }
-    let mut found = Vec::new();
-    walk(value, &mut found);
-    found
+        let mut cost = 0;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            cost += match c {
+                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+                '\u{0}'..='\u{1f}' | '\u{2028}' | '\u{2029}' => 6,
+                c => c.len_utf8(),
+            };
+            if cost > room {
+                end = i.max(c.len_utf8());
+                break;
+            }
+        }
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 /// An assistant message as a message of the conversation: `{"role":"assistant",…}`.
@@ -245,14 +268,18 @@ fn write_assistant(out: &mut Vec<u8>, message: &rho_ai::types::AssistantMessage)
     }
 }
 
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
-struct AgentEnd<'a> {
-    messages: &'a [AgentMessage],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message_count: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    truncated: Option<bool>,
+/// `{"type":"message_update","assistantMessageEvent":{…}}` without the partial.
+struct Update<'a> {
+    event: &'a AssistantMessageEvent,
+}
+
+impl Serialize for Update<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("MessageUpdate", 2)?;
+        st.serialize_field("type", "message_update")?;
+        st.serialize_field("assistantMessageEvent", &BareEvent(self.event))?;
+        st.end()
+    }
 }
 
 /// The non-agent events of a session, each in its own serde form.
@@ -299,17 +326,18 @@ impl Serialize for BareEvent<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use rho_ai::types::AssistantMessage;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    use super::*;
 
     fn encode(encoder: &mut FrameEncoder, item: OutItem) -> Vec<Value> {
         let mut out = Vec::new();
-        encoder.encode(&item, &mut out);
+        encoder.encode(item, &mut out);
         let text = String::from_utf8(out).unwrap();
         text.lines()
             .map(|l| {
-                assert!(l.len() <= encoder.max_frame, "a {} byte line over the bound", l.len());
+                assert!(l.len() <= encoder.limits.max_frame, "a {} byte line over the bound", l.len());
                 serde_json::from_str(l).unwrap()
             })
             .collect()
@@ -319,31 +347,33 @@ mod tests {
         OutItem::Event(AgentSessionEvent::Agent(event))
     }
 
+    fn update(event: AssistantMessageEvent) -> OutItem {
+        agent(AgentEvent::MessageUpdate { event })
+    }
+
+    fn started(max: usize) -> FrameEncoder {
+        let mut encoder = FrameEncoder::new(FrameLimits::new(max));
+        let start = AssistantMessage::empty("anthropic-messages", "p", "m");
+        assert_eq!(
+            encode(&mut encoder, agent(AgentEvent::MessageStart { message: AgentMessage::Assistant(start) })).len(),
+            1
+        );
+        encode(&mut encoder, update(AssistantMessageEvent::TextStart { content_index: 0 }));
+        encoder
+    }
+
     #[test]
     fn an_update_whose_partial_would_pass_the_bound_keeps_only_the_step() {
-        let mut encoder = FrameEncoder::new(4096);
-        let start = AssistantMessage::empty("anthropic-messages", "p", "m");
-        assert!(
-            encode(&mut encoder, agent(AgentEvent::MessageStart { message: AgentMessage::Assistant(start) })).len()
-                == 1
-        );
-        encode(
-            &mut encoder,
-            agent(AgentEvent::MessageUpdate { event: AssistantMessageEvent::TextStart { content_index: 0 } }),
-        );
+        let mut encoder = started(4096);
         let small = encode(
             &mut encoder,
-            agent(AgentEvent::MessageUpdate {
-                event: AssistantMessageEvent::TextDelta { content_index: 0, delta: "x".repeat(1000) },
-            }),
+            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "x".repeat(1000) }),
         );
         assert_eq!(small[0]["assistantMessageEvent"]["partial"], small[0]["message"]);
         assert_eq!(small[0]["message"]["role"], "assistant");
         let big = encode(
             &mut encoder,
-            agent(AgentEvent::MessageUpdate {
-                event: AssistantMessageEvent::TextDelta { content_index: 0, delta: "y".repeat(2000) },
-            }),
+            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "y".repeat(2000) }),
         );
         assert_eq!(
             big[0],
@@ -352,30 +382,54 @@ mod tests {
     }
 
     #[test]
-    fn start_done_and_error_steps_are_applied_but_never_written() {
-        let mut encoder = FrameEncoder::new(DEFAULT_MAX_FRAME_BYTES);
-        let mut partial = AssistantMessage::empty("a", "p", "m");
-        partial.response_id = Some("resp_1".into());
-        let start = AssistantMessageEvent::Start { partial };
-        assert!(encode(&mut encoder, agent(AgentEvent::MessageUpdate { event: start })).is_empty());
+    fn a_delta_longer_than_a_frame_is_sent_as_several() {
+        let mut encoder = started(4096);
+        let text: String = (0..20_000).map(|i| ['a', '"', '\u{1}', 'é', '\u{2028}'][i % 5]).collect();
+        let frames =
+            encode(&mut encoder, update(AssistantMessageEvent::TextDelta { content_index: 0, delta: text.clone() }));
+        assert!(frames.len() > 1);
+        let joined: String = frames
+            .iter()
+            .map(|f| {
+                assert_eq!(f["assistantMessageEvent"]["type"], "text_delta");
+                assert!(f.get("message").is_none());
+                f["assistantMessageEvent"]["delta"].as_str().unwrap()
+            })
+            .collect();
+        assert_eq!(joined, text);
+        // The message outgrew the bound: later updates carry no partial.
+        let next =
+            encode(&mut encoder, update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "z".into() }));
+        assert!(next[0].get("message").is_none());
     }
 
     #[test]
-    fn a_response_that_cannot_fit_becomes_an_error_saying_so() {
-        let mut encoder = FrameEncoder::new(1024);
-        let response = RpcResponse::with_data(Some(json!("r1")), "get_messages", json!({"text": "z".repeat(5000)}));
-        let frames = encode(&mut encoder, OutItem::Response(response));
-        assert_eq!(frames[0]["id"], "r1");
-        assert_eq!(frames[0]["success"], false);
-        assert!(frames[0]["error"].as_str().unwrap().starts_with("Response too large: "));
+    fn a_block_end_too_long_for_a_frame_has_its_content_omitted_and_marked() {
+        let mut encoder = started(4096);
+        let content = "w".repeat(10_000);
+        let frames =
+            encode(&mut encoder, update(AssistantMessageEvent::TextEnd { content_index: 0, content, signature: None }));
+        assert_eq!(
+            frames,
+            [json!({"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 0,
+                    "content": "[10000 bytes omitted: the frame would exceed 4096 bytes]"}})]
+        );
+    }
+
+    #[test]
+    fn start_done_and_error_steps_are_applied_but_never_written() {
+        let mut encoder = FrameEncoder::new(FrameLimits::new(DEFAULT_MAX_FRAME_BYTES));
+        let mut partial = AssistantMessage::empty("a", "p", "m");
+        partial.response_id = Some("resp_1".into());
+        assert!(encode(&mut encoder, update(AssistantMessageEvent::Start { partial })).is_empty());
     }
 
     #[test]
     fn other_frames_have_their_largest_strings_replaced_until_they_fit() {
-        let mut encoder = FrameEncoder::new(8 * 1024);
+        let limits = FrameLimits::new(8 * 1024);
         let result = rho_agent::AgentToolResult::text("w".repeat(20_000));
-        let frames = encode(
-            &mut encoder,
+        let item = encode_stateless(
+            &limits,
             agent(AgentEvent::ToolExecutionEnd {
                 tool_call_id: "c1".into(),
                 tool_name: "read".into(),
@@ -384,6 +438,8 @@ mod tests {
                 is_warning: Some(false),
             }),
         );
+        let mut encoder = FrameEncoder::new(limits);
+        let frames = encode(&mut encoder, item);
         let text = frames[0]["result"]["content"][0]["text"].as_str().unwrap();
         assert_eq!(text, "[20000 bytes omitted: the frame would exceed 8192 bytes]");
         assert_eq!(frames[0]["toolCallId"], "c1");

@@ -1,8 +1,10 @@
 //! The ways rho runs: RPC mode (the protocol over stdio), and the pieces the modes share (the
 //! frame encoder and the one stdout writer).
 
+mod bounded;
 pub mod encoder;
 pub mod file_args;
+mod frames;
 pub mod out_queue;
 pub mod print;
 pub mod rpc;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::types::{AssistantContent, ImageContent, StopReason};
 
-use super::encoder::{DEFAULT_MAX_FRAME_BYTES, OutItem};
+use super::encoder::{DEFAULT_MAX_FRAME_BYTES, FrameLimits, OutItem};
 use super::file_args::read_file_args;
 use super::out_queue::{OutQueue, spawn_writer};
 use crate::agent_session::{AgentSession, AgentSessionEvent, PromptOptions, PromptOutcome, SessionEventSink};
@@ -30,19 +30,16 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     };
 
     let json = mode == Mode::Json;
-    let out = json.then(OutQueue::new);
+    let out = json.then(|| OutQueue::new(FrameLimits::new(DEFAULT_MAX_FRAME_BYTES)));
     let writer = match &out {
-        Some(queue) => match spawn_writer(queue.clone(), std::io::stdout(), DEFAULT_MAX_FRAME_BYTES) {
+        Some(queue) => match spawn_writer(queue.clone(), std::io::stdout()) {
             Ok(w) => Some(w),
             Err(e) => return fail(&format!("Error: {e}"), 1),
         },
         None => None,
     };
     let sink: Arc<dyn SessionEventSink> = match &out {
-        Some(queue) => {
-            let queue = queue.clone();
-            Arc::new(move |event: AgentSessionEvent| queue.push_event(event))
-        }
+        Some(queue) => queue.clone(),
         None if cli.verbose => Arc::new(verbose_activity),
         None => crate::agent_session::discard(),
     };
@@ -73,9 +70,9 @@ async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: V
     for text in prompts {
         let options = PromptOptions { images: std::mem::take(&mut images), ..PromptOptions::default() };
         match session.prompt(&text, options) {
-            Ok(PromptOutcome::Started(handle)) => {
+            Ok(PromptOutcome::Started(run)) => {
                 tokio::select! {
-                    _ = handle => {}
+                    _ = run.start() => {}
                     _ = tokio::signal::ctrl_c() => {
                         session.abort().await;
                         return None;

@@ -15,6 +15,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+/// The frame bound rho keeps by default (decision 17).
+pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+
 /// How long to wait for one frame before failing the test.
 pub const FRAME_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -160,10 +163,13 @@ impl Rho {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
     }
 
-    /// The next raw stdout line.
+    /// The next raw stdout line (never longer than the default frame bound, decision 17).
     pub async fn next_line(&mut self) -> String {
         match tokio::time::timeout(FRAME_TIMEOUT, self.frames.recv()).await {
-            Ok(Some(line)) => line,
+            Ok(Some(line)) => {
+                assert!(line.len() <= MAX_FRAME_BYTES, "a {} byte line from rho: {:.200}", line.len(), line);
+                line
+            }
             Ok(None) => panic!("rho closed stdout"),
             Err(_) => panic!("no frame from rho within {FRAME_TIMEOUT:?}"),
         }

@@ -9,15 +9,15 @@ use futures::FutureExt;
 use rho_ai::ThinkingLevel;
 use rho_rpc::{
     BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
-    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, RpcCommand, RpcResponse,
-    TodoPhasesData, ToolNamesData,
+    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, ProtocolData, RpcCommand,
+    RpcResponse, TodoPhasesData, ToolNamesData,
 };
 use serde::Serialize;
 use serde_json::Value;
 
 use super::Queued;
 use super::host_tools::HostToolBridge;
-use crate::agent_session::{AbortEpoch, AgentSession, PromptOptions, PromptTicket, SessionCommandError};
+use crate::agent_session::{AbortEpoch, AgentSession, PromptOptions, PromptOutcome, PromptTicket, SessionCommandError};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::OutQueue;
 
@@ -26,6 +26,15 @@ enum Reply {
     Ok,
     Data(Value),
     Err(String),
+}
+
+/// A JSON value as JavaScript's `String(value)` writes it (strings bare).
+fn js_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
 }
 
 /// What a panic said, when it said it with a string.
@@ -222,6 +231,18 @@ impl Dispatcher {
             RpcCommand::GetMessages => data(&MessagesData { messages: s.messages() }),
             RpcCommand::GetCommands => data(&CommandsData { commands: s.slash_commands() }),
             RpcCommand::SetLocale { locale: _ } => Reply::Ok,
+            RpcCommand::NegotiateProtocol { protocol_version } => {
+                if protocol_version != 2 || !self.out.limits().offers_chunking() {
+                    return Some(Reply::Err(format!(
+                        "Unsupported RPC protocol version: {}",
+                        js_text(&protocol_version)
+                    )));
+                }
+                // The answer goes out under protocol 1; every frame after it under protocol 2.
+                self.respond(id, "negotiate_protocol", data(&ProtocolData { protocol_version: 2 }));
+                self.out.set_chunked(true);
+                return None;
+            }
             RpcCommand::GetIntegrations => {
                 let model = s.model();
                 data(&IntegrationsData {
@@ -239,11 +260,15 @@ impl Dispatcher {
     /// Answers a prompt once: success when its run started (or the message was queued), the
     /// reason otherwise. pi's own client breaks on a second response with the same id.
     fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
-        let reply = match self.session.prompt(message, options) {
-            Ok(_) => Reply::Ok,
-            Err(rejection) => Reply::Err(rejection.to_string()),
-        };
-        self.respond(id, command, reply);
+        match self.session.prompt(message, options) {
+            Ok(PromptOutcome::Started(run)) => {
+                // The answer comes before the run's first event, as pi writes them.
+                self.respond(id, command, Reply::Ok);
+                drop(run.start());
+            }
+            Ok(PromptOutcome::Queued) => self.respond(id, command, Reply::Ok),
+            Err(rejection) => self.respond(id, command, Reply::Err(rejection.to_string())),
+        }
     }
 
     async fn branch(&self, entry_id: &str, fork: bool) -> Reply {

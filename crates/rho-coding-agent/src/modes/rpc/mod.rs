@@ -21,8 +21,9 @@ use rho_rpc::{Inbound, Ready, RpcCommand};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::agent_session::{AbortEpoch, AgentSession, AgentSessionEvent, PromptTicket, SessionEventSink, Ui};
-use crate::modes::encoder::OutItem;
+use crate::agent_session::{AbortEpoch, AgentSession, PromptTicket, SessionEventSink, Ui};
+use crate::modes::encoder::{FrameLimits, OutItem};
+use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS};
 use crate::modes::out_queue::{OutQueue, spawn_writer};
 use dispatch::Dispatcher;
 pub use host_tools::{DISCONNECTED, HostToolBridge};
@@ -52,13 +53,11 @@ pub async fn run<F>(build: F, max_frame_bytes: usize) -> anyhow::Result<i32>
 where
     F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>) -> anyhow::Result<AgentSession>,
 {
-    let out = OutQueue::new();
-    let writer = spawn_writer(out.clone(), std::io::stdout(), max_frame_bytes)?;
+    let out = OutQueue::new(FrameLimits::new(max_frame_bytes));
+    let writer = spawn_writer(out.clone(), std::io::stdout())?;
     let ui = RpcUi::new(out.clone());
     let host = HostToolBridge::new(out.clone());
-    let sink_queue = out.clone();
-    let sink: Arc<dyn SessionEventSink> = Arc::new(move |event: AgentSessionEvent| sink_queue.push_event(event));
-    let session = match build(sink, ui.clone()) {
+    let session = match build(out.clone(), ui.clone()) {
         Ok(session) => session,
         Err(e) => {
             out.close();
@@ -66,7 +65,7 @@ where
             return Err(e);
         }
     };
-    out.push(OutItem::Raw(ready_line()));
+    out.push(OutItem::Raw(ready_line(&out.limits())));
 
     let dispatcher = Arc::new(Dispatcher { session: session.clone(), out: out.clone(), host: host.clone() });
     let (work_tx, mut work_rx) = mpsc::unbounded_channel::<Work>();
@@ -155,9 +154,18 @@ async fn shutdown(
     }
 }
 
-/// `{"type":"ready","version":"<rho version>"}` (decision 2).
-fn ready_line() -> Vec<u8> {
-    rho_ai::json::to_vec(&Ready { version: env!("CARGO_PKG_VERSION").to_owned() }).unwrap_or_default()
+/// `{"type":"ready","version":"<rho version>",…}` (decision 2), with the protocol versions omp's
+/// client negotiates from (protocol 2 only where the bound is omp's own).
+fn ready_line(limits: &FrameLimits) -> Vec<u8> {
+    let chunking = limits.offers_chunking();
+    let ready = Ready {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        protocol_version: Some(1),
+        supported_protocol_versions: Some(if chunking { SUPPORTED_PROTOCOLS.to_vec() } else { vec![1] }),
+        max_frame_bytes: Some(limits.max_frame as u64),
+        max_reassembled_frame_bytes: chunking.then_some(MAX_REASSEMBLED_BYTES as u64),
+    };
+    rho_ai::json::to_vec(&ready).unwrap_or_default()
 }
 
 /// Resolves on SIGTERM or SIGINT (never, where they cannot be watched).

@@ -142,15 +142,15 @@ fn is_truthy(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modes::encoder::FrameEncoder;
+    use crate::modes::encoder::{FrameEncoder, FrameLimits};
 
     /// The frames written so far, as JSON.
     fn written(out: &OutQueue) -> Vec<serde_json::Value> {
         out.close();
-        let mut encoder = FrameEncoder::new(1 << 20);
+        let mut encoder = FrameEncoder::new(out.limits());
         let mut bytes = Vec::new();
-        while let Some(batch) = out.take_batch() {
-            for item in &batch {
+        while let Some((batch, _)) = out.take_batch() {
+            for item in batch {
                 encoder.encode(item, &mut bytes);
             }
         }
@@ -163,7 +163,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_dialog_times_out_to_its_default_and_a_late_answer_is_ignored() {
-        let out = OutQueue::new();
+        let out = OutQueue::new(FrameLimits::new(1 << 20));
         let ui = RpcUi::new(out.clone());
         let answer = ui.dialog(select(Some(5_000)), CancellationToken::new()).await;
         assert_eq!(answer, UiAnswer::Cancelled { timed_out: true });
@@ -175,7 +175,7 @@ mod tests {
 
     #[tokio::test]
     async fn answers_resolve_by_kind_and_unknown_ids_are_ignored() {
-        let out = OutQueue::new();
+        let out = OutQueue::new(FrameLimits::new(1 << 20));
         let ui = RpcUi::new(out.clone());
         let confirm = ui.dialog(
             UiMethod::Confirm { title: "Sure?".into(), message: "Go on".into(), timeout: None },
@@ -198,7 +198,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_aborted_editor_is_withdrawn_with_a_cancel_request() {
-        let out = OutQueue::new();
+        let out = OutQueue::new(FrameLimits::new(1 << 20));
         let ui = RpcUi::new(out.clone());
         let cancel = CancellationToken::new();
         let dialog =
@@ -213,7 +213,7 @@ mod tests {
 
     #[tokio::test]
     async fn set_title_is_suppressed_and_other_notices_are_written() {
-        let out = OutQueue::new();
+        let out = OutQueue::new(FrameLimits::new(1 << 20));
         let ui = RpcUi { out: out.clone(), pending: Arc::default(), emit_title: false };
         ui.notify(UiMethod::SetTitle { title: "rho".into() });
         ui.notify(UiMethod::Notify { message: "hi".into(), notify_type: None });

@@ -1,0 +1,173 @@
+//! Writing one JSON frame within the frame bound (decision 17), never by cutting bytes.
+//!
+//! A frame is first written as it is, through a writer that gives up as soon as the bound is
+//! passed, so a frame that fits costs one serialization and one that does not costs at most
+//! the bound. A frame that does not fit is turned into a `serde_json::Value` and its largest
+//! strings are replaced by a notice saying how many bytes were omitted ("omit and mark") until
+//! it fits.
+
+use std::io;
+
+use rho_ai::json;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Strings shorter than this are never replaced: not worth a notice.
+const SMALLEST_OMITTED: usize = 128;
+
+/// An `io::Write` into a Vec that fails once more than `room` bytes were written.
+struct Bounded<'a> {
+    out: &'a mut Vec<u8>,
+    room: usize,
+}
+
+impl io::Write for Bounded<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.len() > self.room {
+            return Err(io::Error::other("frame bound"));
+        }
+        self.room -= buf.len();
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends `frame` when its JSON fits in `max` bytes; otherwise leaves `out` as it was and
+/// returns false.
+pub fn write_within<T: ?Sized + Serialize>(out: &mut Vec<u8>, frame: &T, max: usize) -> bool {
+    let start = out.len();
+    if json::write(Bounded { out: &mut *out, room: max }, frame).is_ok() {
+        return true;
+    }
+    out.truncate(start);
+    false
+}
+
+/// Counts what is written.
+#[derive(Default)]
+struct Counter(usize);
+
+impl io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The size of `value`'s JSON.
+fn size(value: &Value) -> usize {
+    let mut counter = Counter::default();
+    let _ = json::write(&mut counter, value);
+    counter.0
+}
+
+/// Appends `frame`, with its largest strings replaced by a notice until it fits in `max`
+/// bytes. Returns false (and leaves `out` as it was) when even that cannot make it fit.
+pub fn write_shrunk<T: ?Sized + Serialize>(out: &mut Vec<u8>, frame: &T, max: usize) -> bool {
+    if write_within(out, frame, max) {
+        return true;
+    }
+    let Ok(mut value) = serde_json::to_value(frame) else {
+        return false;
+    };
+    if shrink(&mut value, max) { write_within(out, &value, max) } else { false }
+}
+
+/// Replaces the largest strings of `value` by notices until its JSON fits in `max` bytes.
+/// Returns whether it fits.
+pub fn shrink(value: &mut Value, max: usize) -> bool {
+    loop {
+        let size = size(value);
+        if size <= max {
+            return true;
+        }
+        let mut strings = strings_over(value, SMALLEST_OMITTED);
+        if strings.is_empty() {
+            return false;
+        }
+        // Largest first, until what the replacements save covers the excess. A string costs at
+        // least its length (escaping only adds), so the saving is never overestimated.
+        strings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let mut excess = size - max;
+        for string in strings {
+            if excess == 0 {
+                break;
+            }
+            let notice = omitted(string.len(), max);
+            excess = excess.saturating_sub(string.len().saturating_sub(notice.len()));
+            *string = notice;
+        }
+    }
+}
+
+/// The notice that stands for `len` omitted bytes.
+pub fn omitted(len: usize, max: usize) -> String {
+    format!("[{len} bytes omitted: the frame would exceed {max} bytes]")
+}
+
+/// Every string in `value` longer than `min` bytes (notices excluded).
+fn strings_over(value: &mut Value, min: usize) -> Vec<&mut String> {
+    fn walk<'a>(value: &'a mut Value, min: usize, found: &mut Vec<&'a mut String>) {
+        match value {
+            Value::String(s) if s.len() > min && !s.ends_with(" bytes]") => found.push(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, min, found)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(v, min, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(value, min, &mut found);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_frame_that_fits_is_written_as_it_is() {
+        let mut out = b"x".to_vec();
+        assert!(write_within(&mut out, &json!({"a": "b"}), 9));
+        assert_eq!(out, br#"x{"a":"b"}"#);
+        assert!(!write_within(&mut out, &json!({"a": "bc"}), 9));
+        assert_eq!(out, br#"x{"a":"b"}"#);
+    }
+
+    #[test]
+    fn the_largest_strings_give_way_first() {
+        let frame = json!({"type": "t", "small": "s".repeat(200), "big": "b".repeat(50_000), "mid": "m".repeat(5_000)});
+        let mut out = Vec::new();
+        assert!(write_shrunk(&mut out, &frame, 8_000));
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["big"], omitted(50_000, 8_000));
+        assert_eq!(v["mid"], "m".repeat(5_000));
+        assert_eq!(v["small"], "s".repeat(200));
+        assert!(out.len() <= 8_000);
+    }
+
+    #[test]
+    fn escaping_is_counted_and_many_strings_are_replaced_in_one_pass() {
+        let items: Vec<Value> = (0..300).map(|_| json!("\u{1}".repeat(1_000))).collect();
+        let mut out = Vec::new();
+        assert!(write_shrunk(&mut out, &json!({"items": items}), 64 * 1024));
+        assert!(out.len() <= 64 * 1024);
+    }
+
+    #[test]
+    fn a_frame_of_many_small_values_cannot_be_shrunk() {
+        let items: Vec<u32> = (0..10_000).collect();
+        let mut out = Vec::new();
+        assert!(!write_shrunk(&mut out, &json!({"items": items}), 1_000));
+        assert!(out.is_empty());
+    }
+}
