@@ -56,7 +56,44 @@ pub enum ProviderError {
     Request(String),
 }
 
+/// The longest error text rho keeps from a provider. A server that answers with megabytes of
+/// error must not make the session line, every later frame and every `get_messages` carry them.
+pub const MAX_ERROR_TEXT: usize = 8 * 1024;
+
+/// Cuts `text` to [`MAX_ERROR_TEXT`] bytes (at a character boundary), saying how much was cut.
+pub fn cap_error_text(text: &mut String) {
+    if text.len() <= MAX_ERROR_TEXT {
+        return;
+    }
+    let mut end = MAX_ERROR_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("… [{cut} more bytes]"));
+}
+
 impl ProviderError {
+    /// The error with every text it carries cut to [`MAX_ERROR_TEXT`].
+    pub fn capped(mut self) -> Self {
+        match &mut self {
+            Self::Http { message, .. } => cap_error_text(message),
+            Self::Stream { error_type, message } => {
+                cap_error_text(error_type);
+                cap_error_text(message);
+            }
+            Self::Connection(text)
+            | Self::StreamEnded(text)
+            | Self::Decode(text)
+            | Self::MissingApiKey(text)
+            | Self::UnsupportedApi(text)
+            | Self::Request(text) => cap_error_text(text),
+            Self::Idle(_) => {}
+        }
+        self
+    }
+
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Http { status, message, .. } => {
@@ -156,6 +193,21 @@ pub fn classify_message(message: &str) -> ErrorKind {
         ErrorKind::Retryable
     } else {
         ErrorKind::Other
+    }
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn long_error_texts_are_cut_at_a_character_boundary() {
+        let error = ProviderError::Http { status: 500, message: "é".repeat(50_000), retry_after: None }.capped();
+        let ProviderError::Http { message, .. } = &error else { unreachable!() };
+        assert!(message.len() < MAX_ERROR_TEXT + 32);
+        assert!(message.ends_with("… [91808 more bytes]"), "{}", &message[message.len() - 40..]);
+        let short = ProviderError::Stream { error_type: "x".into(), message: "short".into() };
+        assert_eq!(short.clone().capped(), short);
     }
 }
 

@@ -54,20 +54,56 @@ pub async fn send(
         r = request.send() => r.map_err(|e| ProviderError::Connection(describe_reqwest(&e)))?,
     };
     let status = response.status();
-    if status.is_success() {
+    if status.is_success() && !answers_without_events(&response) {
         return Ok(response);
     }
     let retry_after = retry_after(response.headers());
+    let content_type = header_text(&response, reqwest::header::CONTENT_TYPE);
     let body = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Interrupted::Cancelled),
-        b = response.text() => b.unwrap_or_default(),
+        b = read_capped(response) => b,
     };
-    Err(Interrupted::Failed(ProviderError::Http {
-        status: status.as_u16(),
-        message: error_message_from_body(&body),
-        retry_after,
-    }))
+    if status.is_success() {
+        // A server that ignored `stream: true`, or a proxy's page: say what came instead.
+        let mut excerpt: String = body.trim().chars().take(500).collect();
+        if excerpt.is_empty() {
+            excerpt = "(empty body)".into();
+        }
+        return Err(Interrupted::Failed(ProviderError::Decode(format!(
+            "expected an event stream, got {content_type}: {excerpt}"
+        ))));
+    }
+    Err(Interrupted::Failed(
+        ProviderError::Http { status: status.as_u16(), message: error_message_from_body(&body), retry_after }.capped(),
+    ))
+}
+
+/// An error body is read up to this size; the rest is never held in memory.
+const MAX_ERROR_BODY: usize = 1024 * 1024;
+
+/// The body as text, at most [`MAX_ERROR_BODY`] bytes of it.
+async fn read_capped(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let room = MAX_ERROR_BODY - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_ERROR_BODY {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+fn header_text(response: &reqwest::Response, name: reqwest::header::HeaderName) -> String {
+    response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("no content type").to_owned()
+}
+
+/// A successful answer that is plainly not an event stream (JSON or HTML) where one was asked
+/// for. A missing or unusual content type is given the benefit of the doubt.
+fn answers_without_events(response: &reqwest::Response) -> bool {
+    let content_type = header_text(response, reqwest::header::CONTENT_TYPE).to_ascii_lowercase();
+    content_type.starts_with("application/json") || content_type.starts_with("text/html")
 }
 
 /// The delay a server asked for: `retry-after-ms`, or `Retry-After` in seconds.

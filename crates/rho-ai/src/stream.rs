@@ -505,6 +505,7 @@ impl Emitter {
                 (StopReason::Aborted, None)
             }
             Interrupted::Failed(e) => {
+                let e = e.capped();
                 self.message.error_message = Some(e.to_string());
                 (StopReason::Error, Some(Arc::new(e)))
             }

@@ -74,8 +74,49 @@ pub async fn a_rate_limit_about_tokens_is_not_an_overflow(wire: Wire) {
 }
 
 /// The error scenarios, as tests of `$wire`.
+/// A 50 MB error message (plain text or the API's JSON) is kept as a few KB: the request
+/// fails with a bounded text, and nothing holds the body.
+pub async fn huge_error_bodies_are_capped(wire: Wire) {
+    let huge = "e".repeat(50 * 1024 * 1024);
+    let server = serve(json!([
+        {"error": {"status": 500, "message": huge}},
+        {"error": {"status": 500, "body": huge}}
+    ]))
+    .await;
+    let m = model(wire, &server);
+    for shape in ["json", "plain"] {
+        let events = collect(&m, &prompt("hi"), options()).await;
+        let text = final_message(&events).error_message.clone().unwrap();
+        assert!(text.starts_with("500 "), "{shape}: {:.80}", text);
+        assert!(text.len() <= rho_ai::error::MAX_ERROR_TEXT + 64, "{shape}: {} bytes kept", text.len());
+        assert_eq!(failure(&events).kind(), ErrorKind::Retryable, "{shape}");
+    }
+}
+
+/// A server that answers 200 with JSON instead of an event stream gets a message saying so.
+pub async fn a_json_answer_instead_of_a_stream_is_named(wire: Wire) {
+    let server = serve(json!([{"error": {"status": 200, "body": {"id": "x", "object": "chat.completion"}}}])).await;
+    let events = collect(&model(wire, &server), &prompt("hi"), options()).await;
+    assert_eq!(
+        final_message(&events).error_message.as_deref(),
+        Some(
+            r#"Invalid response from provider: expected an event stream, got application/json: {"id":"x","object":"chat.completion"}"#
+        )
+    );
+}
+
 macro_rules! error_tests {
     ($wire:expr) => {
+        #[tokio::test]
+        async fn huge_error_bodies_are_capped() {
+            crate::errors::huge_error_bodies_are_capped($wire).await;
+        }
+
+        #[tokio::test]
+        async fn a_json_answer_instead_of_a_stream_is_named() {
+            crate::errors::a_json_answer_instead_of_a_stream_is_named($wire).await;
+        }
+
         #[tokio::test]
         async fn server_statuses_are_retryable() {
             crate::errors::server_statuses_are_retryable($wire).await;
