@@ -28,12 +28,15 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(run(cli));
-    // Background tasks (a stream being torn down, a child being reaped) must not hold the exit.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    // Background tasks (the blocked stdin read, a stream being torn down) must not hold the
+    // exit: every mode has stopped its work and written its last line by now.
+    runtime.shutdown_background();
+    rho_tools::remove_spill_files();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 async fn run(cli: Cli) -> i32 {
+    survive_file_size_limit();
     if let Some(args) = &cli.export {
         return export(args);
     }
@@ -87,6 +90,13 @@ async fn run_rpc(cli: Cli) -> i32 {
     }
 }
 
+/// A write past the file size limit (`ulimit -f`) must fail with an error rho reports, not kill
+/// the process: tokio's handler replaces SIGXFSZ's default action for good.
+fn survive_file_size_limit() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let _ = signal(SignalKind::from_raw(nix::sys::signal::Signal::SIGXFSZ as i32));
+}
+
 /// `--export <session.jsonl> [out.html]`.
 fn export(args: &[std::path::PathBuf]) -> i32 {
     let Some(session_file) = args.first() else {
@@ -120,6 +130,12 @@ fn fail(e: StartupError) -> i32 {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("RHO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    // Colour only for a person at a terminal: hosts capture stderr into their logs.
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(ansi)
+        .try_init();
 }

@@ -185,7 +185,9 @@ async fn get_commands_lists_templates_and_get_integrations_answers() {
     let commands = rho.data(json!({"type": "get_commands"})).await;
     assert_eq!(
         redact(&commands),
-        json!({"commands": [{"name": "review", "description": "Review a file", "source": "prompt", "location": "project", "path": "[path]"}]})
+        json!({"commands": [{"name": "review", "description": "Review a file", "source": "prompt",
+            "sourceInfo": {"path": "[path]", "source": "auto", "scope": "project", "origin": "top-level", "baseDir": "[path]"},
+            "location": "project", "path": "[path]"}]})
     );
     let integrations = rho.data(json!({"type": "get_integrations"})).await;
     assert_eq!(integrations["model"], json!({"state": "connected", "provider": "mock"}));

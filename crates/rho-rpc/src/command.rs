@@ -313,7 +313,8 @@ pub fn parse_value(value: Value) -> Inbound {
         }
         return Inbound::Invalid(RpcResponse::unknown(None, None));
     };
-    let id = map.get("id").filter(|v| !v.is_null()).cloned();
+    // Echoed as sent, `null` included (as the reference does: `id: command.id`).
+    let id = map.get("id").cloned();
     let ty = match map.get("type") {
         None | Some(Value::Null) => return Inbound::Invalid(RpcResponse::unknown(id, None)),
         Some(Value::String(s)) => s.clone(),

@@ -11,8 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::frames::NotifyType;
 use crate::types::{
-    BudgetScope, BudgetSnapshot, CompactionResult, TodoReminderItem, TtsrRule, VerificationEndStatus,
+    AvailableCommand, BudgetScope, BudgetSnapshot, CompactionResult, TodoReminderItem, TtsrRule, VerificationEndStatus,
     VerificationResult,
 };
 
@@ -128,6 +129,26 @@ pub enum SessionEvent {
         scope: BudgetScope,
         snapshot: BudgetSnapshot,
     },
+    /// omp: something the host should show (a failed session write, a setting that does
+    /// nothing for this model).
+    Notice {
+        level: NotifyType,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+    },
+    /// The effective thinking level changed: pi names it `level`, omp `thinkingLevel`; both
+    /// are written.
+    ThinkingLevelChanged {
+        level: String,
+        thinking_level: String,
+    },
+    /// omp: the model changed (the host reads `get_state` for it).
+    ModelChanged,
+    /// omp: the slash commands a prompt may start with changed.
+    AvailableCommandsUpdate {
+        commands: Vec<AvailableCommand>,
+    },
 }
 
 impl SessionEvent {
@@ -151,6 +172,10 @@ impl SessionEvent {
             Self::SubagentVerificationEnd { .. } => "subagent_verification_end",
             Self::BudgetWarning { .. } => "budget_warning",
             Self::BudgetExceeded { .. } => "budget_exceeded",
+            Self::Notice { .. } => "notice",
+            Self::ThinkingLevelChanged { .. } => "thinking_level_changed",
+            Self::ModelChanged => "model_changed",
+            Self::AvailableCommandsUpdate { .. } => "available_commands_update",
         }
     }
 }

@@ -17,8 +17,8 @@ use crate::types::{RpcSlashCommand, TodoPhase};
 /// One response frame.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 pub struct RpcResponse {
-    /// Echoed verbatim from the command, when it had one.
-    #[serde(default)]
+    /// Echoed verbatim from the command, when it had one (`Some(Value::Null)` for `"id":null`).
+    #[serde(default, deserialize_with = "present_or_null")]
     pub id: Option<Value>,
     /// The command's `type`; absent only for `Unknown command: undefined`.
     #[serde(default)]

@@ -98,17 +98,54 @@ pub enum SlashCommandLocation {
     Path,
 }
 
-/// An entry of `get_commands`.
+/// An entry of `get_commands`: pi 0.73's `sourceInfo`, and the older `location` / `path`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RpcSlashCommand {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     pub source: SlashCommandSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_info: Option<SourceInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<SlashCommandLocation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+/// Where a resource came from (pi 0.73).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceInfo {
+    pub path: String,
+    /// `auto` (discovered), `local` (named in settings), `cli`, or a package.
+    pub source: String,
+    /// `user`, `project` or `temporary`.
+    pub scope: String,
+    /// `top-level` or `package`.
+    pub origin: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_dir: Option<String>,
+}
+
+/// An entry of omp's `get_available_commands` and `available_commands_update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AvailableCommand {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<CommandInput>,
+    /// `builtin`, `skill`, `extension`, `custom`, `mcp_prompt` or `file`.
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommandInput {
+    pub hint: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

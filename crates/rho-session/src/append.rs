@@ -16,7 +16,7 @@ use crate::entry::{
 };
 use crate::error::{Result, SessionError};
 use crate::id::{EntryId, now_iso};
-use crate::session::Session;
+use crate::session::{OnWriteFailure, Session};
 
 /// A compaction to record (see [`Session::append_compaction`]).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -77,7 +77,8 @@ impl Session {
             timestamp: now_iso(),
             message: message.clone(),
         });
-        self.push_entry(entry, true)
+        // A message is the record of what happened: a failed write keeps it for later.
+        self.push_entry_or(entry, true, OnWriteFailure::KeepUnsaved)
     }
 
     pub fn append_model_change(&mut self, provider: &str, model_id: &str) -> Result<EntryId> {
@@ -161,7 +162,7 @@ impl Session {
             parent_id: self.parent(),
             timestamp: now_iso(),
         });
-        self.push_entry(entry, true)
+        self.push_entry_or(entry, true, OnWriteFailure::KeepUnsaved)
     }
 
     /// Sets (`Some`, non-empty) or clears (`None` or empty) the label of `target_id`, which must

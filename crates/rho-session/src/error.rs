@@ -38,6 +38,19 @@ pub enum SessionError {
         source: io::Error,
     },
 
+    /// A message could not be written: it is kept, in order, and written before the next entry
+    /// (the conversation goes on; the file catches up once the disk takes it).
+    #[error("Session file not saved: {source} ({pending} entries wait to be written)")]
+    Unsaved {
+        pending: usize,
+        #[source]
+        source: Box<SessionError>,
+    },
+
+    /// Another process has the session file open for writing (an advisory lock).
+    #[error("Session file is in use by another process: {}", path.display())]
+    Locked { path: PathBuf },
+
     /// An entry could not be turned into JSON (a `details` value with a non-string map key).
     #[error("Cannot serialize session entry: {0}")]
     Serialize(#[from] serde_json::Error),

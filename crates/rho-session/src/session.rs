@@ -23,7 +23,7 @@ use crate::header::SessionHeader;
 use crate::id::{EntryId, new_session_id, now_iso};
 use crate::load::{LoadWarning, load_file};
 use crate::paths::session_file_name;
-use crate::writer::{AppendFile, Durability, backup_path, replace_with_backup};
+use crate::writer::{AppendFile, Durability, FileLock, backup_path, replace_with_backup};
 
 /// A user message entry and its text (for choosing where to branch).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +40,37 @@ pub(crate) struct Store {
     /// The on-disk version when older than the current one: the migrated content is written
     /// (atomically, keeping a backup) before the next append.
     pub pending_migration: Option<u32>,
+    /// Lines of entries kept in memory whose write failed, oldest first: written before any
+    /// later entry, so the file never skips one.
+    pub unsaved: Vec<Vec<u8>>,
+    /// Held while this session is the one writing the file (see [`Session::lock`]).
+    pub lock: Option<FileLock>,
+}
+
+impl Store {
+    pub fn new(file: AppendFile, pending_migration: Option<u32>) -> Self {
+        Self { file, pending_migration, unsaved: Vec::new(), lock: None }
+    }
+
+    /// Writes what waits, oldest first, then `line`. On failure what was written is off the
+    /// list and the rest (without `line`) is still waiting.
+    fn write(&mut self, line: &[u8]) -> Result<()> {
+        while let Some(next) = self.unsaved.first() {
+            self.file.append(next)?;
+            self.unsaved.remove(0);
+        }
+        self.file.append(line)
+    }
+}
+
+/// What a failed write does to the entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnWriteFailure {
+    /// The entry is not added (a command that changes the session fails as a whole).
+    Refuse,
+    /// The entry is added in memory and its line waits to be written (a message of a run that
+    /// already happened: the record must not lose it).
+    KeepUnsaved,
 }
 
 /// A session tree. See the module docs for the durability and leaf rules.
@@ -87,7 +118,7 @@ impl Session {
             parent_session.map(|p| p.to_string_lossy().into_owned()),
         );
         let file = AppendFile::create_new(path, &header.to_line()?, Durability::default())?;
-        Ok(Self::from_parts(header, Vec::new(), Some(Store { file, pending_migration: None })))
+        Ok(Self::from_parts(header, Vec::new(), Some(Store::new(file, None))))
     }
 
     /// A session that is never written (`--no-session`).
@@ -104,7 +135,7 @@ impl Session {
         let loaded = load_file(&path)?;
         let pending_migration = (loaded.file_version < crate::header::CURRENT_VERSION).then_some(loaded.file_version);
         let store =
-            Store { file: AppendFile::existing(path, loaded.needs_newline, Durability::default()), pending_migration };
+            Store::new(AppendFile::existing(path, loaded.needs_newline, Durability::default()), pending_migration);
         let session = Self::from_parts(loaded.header, loaded.entries, Some(store));
         Ok((session, loaded.warnings))
     }
@@ -273,13 +304,66 @@ impl Session {
     /// Writes `entry` (unless in memory) and adds it to the tree. With `advance_leaf` the entry
     /// becomes the leaf. Nothing changes in memory when the write fails.
     pub(crate) fn push_entry(&mut self, entry: SessionEntry, advance_leaf: bool) -> Result<EntryId> {
+        self.push_entry_or(entry, advance_leaf, OnWriteFailure::Refuse)
+    }
+
+    /// [`push_entry`](Self::push_entry), choosing what a failed write does.
+    pub(crate) fn push_entry_or(
+        &mut self,
+        entry: SessionEntry,
+        advance_leaf: bool,
+        on_failure: OnWriteFailure,
+    ) -> Result<EntryId> {
+        let mut unsaved = None;
         if self.store.is_some() {
             self.persist_migration()?;
             let line = entry.to_line()?;
-            if let Some(store) = &mut self.store {
-                store.file.append(&line)?;
+            if let Some(store) = &mut self.store
+                && let Err(e) = store.write(&line)
+            {
+                if on_failure == OnWriteFailure::Refuse {
+                    return Err(e);
+                }
+                store.unsaved.push(line);
+                unsaved = Some(SessionError::Unsaved { pending: store.unsaved.len(), source: Box::new(e) });
             }
         }
+        let id = self.add_entry(entry, advance_leaf);
+        match unsaved {
+            Some(e) => Err(e),
+            None => Ok(id),
+        }
+    }
+
+    /// Takes the advisory lock that makes this session the only writer of its file (nothing
+    /// for an in-memory session). Fails with [`SessionError::Locked`] when another process
+    /// has it.
+    pub fn lock(&mut self) -> Result<()> {
+        match &mut self.store {
+            Some(store) if store.lock.is_none() => {
+                store.lock = Some(FileLock::take(store.file.path())?);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Entries kept in memory that are not in the file yet.
+    pub fn unsaved_count(&self) -> usize {
+        self.store.as_ref().map_or(0, |s| s.unsaved.len())
+    }
+
+    /// Writes the entries that wait, if the file takes them now.
+    pub fn save_pending(&mut self) -> Result<()> {
+        let Some(store) = &mut self.store else { return Ok(()) };
+        while let Some(next) = store.unsaved.first() {
+            store.file.append(next)?;
+            store.unsaved.remove(0);
+        }
+        Ok(())
+    }
+
+    fn add_entry(&mut self, entry: SessionEntry, advance_leaf: bool) -> EntryId {
         let id = entry.id().clone();
         if let SessionEntry::Label(l) = &entry {
             apply_label(&mut self.labels, &l.target_id, l.label.as_deref());
@@ -290,7 +374,7 @@ impl Session {
         if advance_leaf {
             self.leaf = Some(id.clone());
         }
-        Ok(id)
+        id
     }
 
     pub(crate) fn require_entry(&self, id: &str) -> Result<()> {

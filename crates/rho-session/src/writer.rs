@@ -5,7 +5,8 @@
 //! `O_APPEND` handle kept open, so a crash leaves at most one torn last line and never a line
 //! interleaved with another. If a file does not end with `\n` (a torn or unterminated last
 //! line), the next write starts with `\n`, so the new entry is on a line of its own. A failed
-//! write assumes the worst (a partial line) and does the same before the next one.
+//! write (a full disk) is undone: the file is cut back to its length before the write, so no
+//! torn line stays behind; where even that fails, the next write starts on a new line.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -80,6 +81,7 @@ impl AppendFile {
                     .map_err(|e| SessionError::io("Cannot open session file", &self.path, e))?,
             ),
         };
+        let before = file.metadata().map(|m| m.len()).ok();
         let result = if self.needs_newline {
             let mut buf = Vec::with_capacity(lines.len() + 1);
             buf.push(b'\n');
@@ -89,7 +91,10 @@ impl AppendFile {
             file.write_all(lines)
         };
         if let Err(e) = result {
-            self.needs_newline = true;
+            let undone = before.is_some_and(|len| file.set_len(len).is_ok());
+            if !undone {
+                self.needs_newline = true;
+            }
             return Err(SessionError::io("Cannot append to session file", &self.path, e));
         }
         self.needs_newline = false;
@@ -97,6 +102,25 @@ impl AppendFile {
             file.sync_data().map_err(|e| SessionError::io("Cannot sync session file", &self.path, e))?;
         }
         Ok(())
+    }
+}
+
+/// An advisory lock on a session file, held while a session writes to it: a second rho on the
+/// same file would grow a second branch from the same leaf without either knowing.
+#[derive(Debug)]
+pub(crate) struct FileLock {
+    _lock: nix::fcntl::Flock<File>,
+}
+
+impl FileLock {
+    /// Takes the lock, or says the file is in use.
+    pub fn take(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| SessionError::io("Cannot open session file", path, e))?;
+        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            Ok(lock) => Ok(Self { _lock: lock }),
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(SessionError::Locked { path: path.to_path_buf() }),
+            Err((_, errno)) => Err(SessionError::io("Cannot lock session file", path, errno.into())),
+        }
     }
 }
 

@@ -273,16 +273,48 @@ fn synced_appends_reach_the_file() {
 }
 
 #[test]
-fn an_append_after_the_file_was_deleted_fails_and_changes_nothing_in_memory() {
+fn a_message_that_cannot_be_written_is_kept_and_written_before_the_next_entry() {
     let dir = tempfile::tempdir().unwrap();
     let path = two_message_file(dir.path());
     let (mut s, _) = open(&path);
-    let leaf = s.leaf_id().cloned();
+    let saved = std::fs::read(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
-    let err = s.append_message(&user("lost", 3)).unwrap_err();
-    assert!(matches!(err, SessionError::Io { .. }), "{err}");
+
+    // A message is the record of what happened: kept in memory, waiting for the file.
+    let err = s.append_message(&user("kept", 3)).unwrap_err();
+    assert!(matches!(err, SessionError::Unsaved { pending: 1, .. }), "{err}");
     assert!(err.to_string().contains(&path.display().to_string()), "{err}");
-    assert_eq!(s.entries().len(), 2);
-    assert_eq!(s.leaf_id(), leaf.as_ref());
+    assert_eq!(s.entries().len(), 3);
+    assert_eq!(s.unsaved_count(), 1);
     assert!(!path.exists(), "a failed append must not create a headerless file");
+
+    // A change a command asks for is refused while the file lags, and changes nothing.
+    let leaf = s.leaf_id().cloned();
+    assert!(s.append_session_info("name").is_err());
+    assert_eq!((s.entries().len(), s.leaf_id()), (3, leaf.as_ref()));
+
+    // Once the file is back, what waited goes first and nothing is skipped.
+    std::fs::write(&path, saved).unwrap();
+    s.append_message(&assistant("after", "m", 4)).unwrap();
+    assert_eq!(s.unsaved_count(), 0);
+    let reloaded = open_clean(&path);
+    assert_eq!(
+        summary_of(&reloaded.build_context().messages),
+        ["user:hello", "assistant:hi", "user:kept", "assistant:after"]
+    );
+}
+
+#[test]
+fn a_second_writer_of_one_file_is_refused_until_the_first_lets_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = two_message_file(dir.path());
+    let (mut first, _) = open(&path);
+    first.lock().unwrap();
+    let (mut second, _) = open(&path);
+    let err = second.lock().unwrap_err();
+    assert!(matches!(err, SessionError::Locked { .. }), "{err}");
+    assert_eq!(err.to_string(), format!("Session file is in use by another process: {}", path.display()));
+    drop(first);
+    second.lock().unwrap();
+    Session::in_memory(dir.path()).lock().unwrap();
 }

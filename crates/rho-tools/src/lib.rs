@@ -41,6 +41,7 @@ pub use edit_diff::{DiffResult, generate_diff_string};
 pub use find::FindTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
+pub use output::remove_spill_files;
 pub use read::{ReadTool, image_mime};
 pub use truncate::{TruncatedBy, TruncationOptions, TruncationResult, format_size};
 pub use user_bash::{UserBashError, UserBashResult, run_user_bash};

@@ -14,6 +14,18 @@ use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, TruncationResult, tr
 /// Bytes kept in the rolling buffer before the oldest chunks are dropped.
 const ROLLING_BYTES: usize = 2 * DEFAULT_MAX_BYTES;
 
+/// The spill files this process created, removed by [`remove_spill_files`] when it ends.
+static SPILL_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes every spill file this process created (called as rho exits: the files outlive the
+/// commands that wrote them, so the model can read them, but not the process).
+pub fn remove_spill_files() {
+    let files = std::mem::take(&mut *SPILL_FILES.lock().unwrap_or_else(|p| p.into_inner()));
+    for path in files {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// A fresh, exclusively created `<tmp>/rho-bash-<16 hex>.log`.
 fn create_spill_file() -> std::io::Result<(PathBuf, File)> {
     let dir = std::env::temp_dir();
@@ -24,7 +36,10 @@ fn create_spill_file() -> std::io::Result<(PathBuf, File)> {
         let hex: String = bytes[..6].iter().chain(&bytes[10..12]).map(|b| format!("{b:02x}")).collect();
         let path = dir.join(format!("rho-bash-{hex}.log"));
         match File::options().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((path, file)),
+            Ok(file) => {
+                SPILL_FILES.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
+                return Ok((path, file));
+            }
             Err(e) => last_err = Some(e),
         }
     }

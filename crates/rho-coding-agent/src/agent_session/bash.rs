@@ -3,6 +3,8 @@
 //! `bashExecution` message — held back while a run streams, so a tool call and its result are
 //! never split, and added before the next prompt.
 
+use std::sync::atomic::Ordering;
+
 use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_ai::types::now_ms;
 use rho_rpc::BashResult;
@@ -12,8 +14,29 @@ use super::tools::tool_options;
 use super::{AgentSession, lock};
 
 impl AgentSession {
-    /// Runs `command` until it ends or `abort_bash` kills it.
-    pub async fn bash(&self, command: &str) -> Result<BashResult, String> {
+    /// How many `abort_bash` came so far: a command read before the latest one never runs.
+    pub fn bash_epoch(&self) -> u64 {
+        self.inner.bash_aborts.load(Ordering::Acquire)
+    }
+
+    /// Runs `command` until it ends or `abort_bash` kills it. `read_at` is the
+    /// [`bash_epoch`](Self::bash_epoch) when the command was read: an `abort_bash` read after it
+    /// cancels it even before it starts.
+    pub async fn bash(&self, command: &str, read_at: u64) -> Result<BashResult, String> {
+        if read_at < self.bash_epoch() {
+            return Ok(BashResult {
+                output: String::new(),
+                exit_code: None,
+                cancelled: true,
+                truncated: false,
+                total_lines: 0,
+                total_bytes: 0,
+                output_lines: 0,
+                output_bytes: 0,
+                artifact_id: None,
+                full_output_path: None,
+            });
+        }
         let token = CancellationToken::new();
         if let Some(previous) = lock(&self.inner.bash_cancel).replace(token.clone()) {
             previous.cancel();
@@ -52,8 +75,10 @@ impl AgentSession {
         })
     }
 
-    /// `abort_bash`: kills the running command's process group.
+    /// `abort_bash`: kills the running command's process group; commands read before it and
+    /// still waiting their turn will not run.
     pub fn abort_bash(&self) {
+        self.inner.bash_aborts.fetch_add(1, Ordering::AcqRel);
         if let Some(token) = lock(&self.inner.bash_cancel).as_ref() {
             token.cancel();
         }

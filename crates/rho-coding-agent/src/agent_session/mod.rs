@@ -122,6 +122,8 @@ pub(crate) struct Inner {
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     /// Cancels the running `bash` command.
     pub bash_cancel: Mutex<Option<CancellationToken>>,
+    /// How many `abort_bash` came so far.
+    pub bash_aborts: std::sync::atomic::AtomicU64,
     /// Cancels the running manual compaction.
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
     /// `task.budget.*`: present when a limit is set.
@@ -214,6 +216,7 @@ impl AgentSession {
                 abort_gate: Arc::default(),
                 retry_cancel: Mutex::new(None),
                 bash_cancel: Mutex::new(None),
+                bash_aborts: Default::default(),
                 compaction_cancel: Mutex::new(None),
                 budget,
             }),

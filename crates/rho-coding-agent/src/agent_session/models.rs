@@ -4,6 +4,7 @@
 //! the reference does; the level is always clamped to what the model supports.
 
 use rho_ai::{Model, ThinkingLevel};
+use rho_rpc::SessionEvent;
 use serde_json::Value;
 
 use super::{AgentSession, SessionCommandError, lock};
@@ -68,30 +69,41 @@ impl AgentSession {
     }
 
     /// Makes `model` current: re-clamps the level (or applies `level`), records the change in
-    /// the session and saves it as the default.
+    /// the session (nothing changes when that write fails), tells the host (`model_changed`,
+    /// `thinking_level_changed`) and saves it as the default.
     fn switch_model(&self, model: Model, level: Option<ThinkingLevel>) -> Result<(), SessionCommandError> {
         if !self.inner.registry.can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
-        let (old_level, new_level) = {
-            let mut state = self.inner.agent.state();
+        let (model_changed, old_level, new_level) = {
+            let state = self.inner.agent.state();
             let old = state.thinking_level;
             let wanted = level.unwrap_or(if old == ThinkingLevel::Off && !state.model.reasoning {
                 self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium)
             } else {
                 old
             });
-            state.model = model.clone();
-            state.thinking_level = model.clamp_thinking(wanted);
-            (old, state.thinking_level)
+            let changed = state.model.provider != model.provider || state.model.id != model.id;
+            (changed || !*lock(&self.inner.has_model), old, model.clamp_thinking(wanted))
         };
-        *lock(&self.inner.has_model) = true;
         {
             let mut session = self.session();
-            let _ = session.append_model_change(&model.provider, &model.id);
+            session.append_model_change(&model.provider, &model.id)?;
             if new_level != old_level {
-                let _ = session.append_thinking_level_change(new_level);
+                session.append_thinking_level_change(new_level)?;
             }
+        }
+        {
+            let mut state = self.inner.agent.state();
+            state.model = model.clone();
+            state.thinking_level = new_level;
+        }
+        *lock(&self.inner.has_model) = true;
+        if model_changed {
+            self.emit(SessionEvent::ModelChanged);
+        }
+        if new_level != old_level {
+            self.emit_thinking_level(new_level);
         }
         let mut settings = self.settings();
         for (key, value) in [("defaultProvider", &model.provider), ("defaultModel", &model.id)] {
@@ -102,23 +114,31 @@ impl AgentSession {
         Ok(())
     }
 
-    /// `set_thinking_level`, clamped to the model.
-    pub fn set_thinking_level(&self, level: ThinkingLevel) {
-        let (changed, level, reasoning) = {
-            let mut state = self.inner.agent.state();
+    /// `set_thinking_level`, clamped to the model; recorded in the session (nothing changes
+    /// when that write fails) and announced when the level changes.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<(), SessionCommandError> {
+        let (clamped, current, reasoning) = {
+            let state = self.inner.agent.state();
             let clamped = if *lock(&self.inner.has_model) { state.model.clamp_thinking(level) } else { level };
-            let changed = clamped != state.thinking_level;
-            state.thinking_level = clamped;
-            (changed, clamped, state.model.reasoning)
+            (clamped, state.thinking_level, state.model.reasoning)
         };
-        if changed {
-            let _ = self.session().append_thinking_level_change(level);
+        if clamped != current {
+            self.session().append_thinking_level_change(clamped)?;
+            self.inner.agent.state().thinking_level = clamped;
+            self.emit_thinking_level(clamped);
         }
-        if (reasoning || level != ThinkingLevel::Off)
-            && let Err(e) = self.settings().set_global("defaultThinkingLevel", Value::String(level.as_str().into()))
+        if (reasoning || clamped != ThinkingLevel::Off)
+            && let Err(e) = self.settings().set_global("defaultThinkingLevel", Value::String(clamped.as_str().into()))
         {
             tracing::warn!("could not save defaultThinkingLevel: {e}");
         }
+        Ok(())
+    }
+
+    /// `thinking_level_changed`, under pi's key and omp's.
+    fn emit_thinking_level(&self, level: ThinkingLevel) {
+        let level = level.as_str().to_owned();
+        self.emit(SessionEvent::ThinkingLevelChanged { thinking_level: level.clone(), level });
     }
 
     /// `cycle_thinking_level`: off, then each level the model supports, then off again.
@@ -133,7 +153,7 @@ impl AgentSession {
         };
         let position = levels.iter().position(|l| *l == current).unwrap_or(0);
         let next = levels[(position + 1) % levels.len()];
-        self.set_thinking_level(next);
+        self.set_thinking_level(next).ok()?;
         Some(next)
     }
 }

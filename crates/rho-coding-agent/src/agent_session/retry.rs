@@ -71,13 +71,17 @@ impl AgentSession {
         let too_long = server_delay.is_some_and(|d| d.as_millis() > u128::from(settings.max_delay_ms));
         if attempt > max_attempts || too_long {
             self.flags().retry_attempt = 0;
+            if attempt == 1 {
+                // No retry was announced, so there is no chain to close.
+                return RetryDecision::GiveUp(None);
+            }
             let final_error = match server_delay.filter(|_| too_long) {
                 Some(d) => format!("{error_message} (the server asked to retry after {} s)", d.as_secs()),
                 None => error_message,
             };
             return RetryDecision::GiveUp(Some(SessionEvent::AutoRetryEnd {
                 success: false,
-                attempt: attempt.saturating_sub(1),
+                attempt: attempt - 1,
                 final_error: Some(final_error),
             }));
         }

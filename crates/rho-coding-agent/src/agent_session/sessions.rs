@@ -17,13 +17,14 @@ impl AgentSession {
     /// when the current one is), its lineage recorded when `parent_session` is given.
     pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {
         self.stop().await;
-        let replacement = {
+        let mut replacement = {
             let current = self.session();
             match current.session_dir() {
                 Some(dir) => Session::create(dir, &self.inner.paths.cwd, parent_session)?,
                 None => Session::in_memory(&self.inner.paths.cwd),
             }
         };
+        replacement.lock()?;
         self.install_session(replacement, true);
         Ok(())
     }
@@ -34,7 +35,8 @@ impl AgentSession {
         if !path.exists() {
             return Err(SessionCommandError::SessionNotFound(path.display().to_string()));
         }
-        let (session, warnings) = Session::open(path)?;
+        let (mut session, warnings) = Session::open(path)?;
+        session.lock()?;
         for warning in warnings {
             tracing::warn!("{}: {warning}", path.display());
         }
@@ -54,7 +56,10 @@ impl AgentSession {
             }
         };
         match copy {
-            Some(copy) => self.install_session(copy, false),
+            Some(mut copy) => {
+                copy.lock()?;
+                self.install_session(copy, false);
+            }
             None => {
                 // Nothing on disk to copy from: a fresh in-memory copy of the conversation.
                 let mut copy = Session::in_memory(&self.inner.paths.cwd);

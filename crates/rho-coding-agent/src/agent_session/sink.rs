@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rho_agent::{AgentEvent, AgentEventSink, AgentMessage, Backpressure};
 use rho_ai::types::StopReason;
-use rho_rpc::SessionEvent;
+use rho_rpc::{NotifyType, SessionEvent};
 use rho_session::NewCustomMessage;
 
 use super::AgentSession;
@@ -66,8 +66,9 @@ impl AgentEventSink for RunSink {
 }
 
 impl AgentSession {
-    /// Appends a finished message to the session file. A write failure is logged and the run
-    /// goes on: losing the record of one message is better than losing the conversation.
+    /// Appends a finished message to the session file. When the write fails (a full disk) the
+    /// run goes on, the message waits to be written before the next entry, and the host gets
+    /// a `notice` (omp's shape, `source: "session-persistence"`).
     pub(crate) fn persist(&self, message: &AgentMessage) {
         let mut session = self.session();
         let result = match message {
@@ -83,8 +84,18 @@ impl AgentSession {
             AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) => Ok(()),
             other => session.append_message(other).map(drop),
         };
-        if let Err(e) = result {
-            tracing::warn!("could not write to the session file: {e}");
+        match result {
+            Ok(()) => {}
+            // Kept and retried before the next entry: the host must know the file lags.
+            Err(e @ rho_session::SessionError::Unsaved { .. }) => {
+                tracing::error!("{e}");
+                self.emit(SessionEvent::Notice {
+                    level: NotifyType::Error,
+                    message: e.to_string(),
+                    source: Some("session-persistence".into()),
+                });
+            }
+            Err(e) => tracing::warn!("could not write to the session file: {e}"),
         }
     }
 

@@ -1,9 +1,11 @@
 //! Slash commands backed by files: the `get_commands` list, and the expansion a prompt goes
 //! through before it reaches the model (`/skill:name args`, then `/template args`).
 
-use rho_rpc::{RpcSlashCommand, SlashCommandSource};
+use std::path::Path;
 
-use super::resource::PromptError;
+use rho_rpc::{AvailableCommand, CommandInput, RpcSlashCommand, SlashCommandSource, SourceInfo};
+
+use super::resource::{Location, PromptError};
 use super::skills::{Skill, expand_skill_command};
 use super::templates::{PromptTemplate, expand_template};
 
@@ -20,6 +22,7 @@ pub fn slash_commands(
             name: t.name.clone(),
             description: Some(t.description.clone()).filter(|d| !d.is_empty()),
             source: SlashCommandSource::Prompt,
+            source_info: Some(source_info(&t.file_path, t.location, "prompts")),
             location: Some(t.location.into()),
             path: Some(t.file_path.to_string_lossy().into_owned()),
         })
@@ -29,11 +32,67 @@ pub fn slash_commands(
             name: format!("skill:{}", s.name),
             description: Some(s.description.clone()),
             source: SlashCommandSource::Skill,
+            source_info: Some(source_info(&s.file_path, s.location, "skills")),
             location: Some(s.location.into()),
             path: Some(s.file_path.to_string_lossy().into_owned()),
         }));
     }
     commands
+}
+
+/// omp's `get_available_commands`: the same commands in omp's shape (skills, then templates
+/// as slash-command files).
+pub fn available_commands(
+    templates: &[PromptTemplate],
+    skills: &[Skill],
+    enable_skill_commands: bool,
+) -> Vec<AvailableCommand> {
+    let mut commands = Vec::new();
+    if enable_skill_commands {
+        commands.extend(skills.iter().map(|s| AvailableCommand {
+            name: format!("skill:{}", s.name),
+            aliases: None,
+            description: Some(if s.description.is_empty() {
+                format!("Run {} skill", s.name)
+            } else {
+                s.description.clone()
+            }),
+            input: Some(CommandInput { hint: "arguments".into() }),
+            source: "skill".into(),
+        }));
+    }
+    for t in templates {
+        if commands.iter().any(|c: &AvailableCommand| c.name == t.name) {
+            continue;
+        }
+        commands.push(AvailableCommand {
+            name: t.name.clone(),
+            aliases: None,
+            description: Some(t.description.clone()).filter(|d| !d.is_empty()),
+            input: None,
+            source: "file".into(),
+        });
+    }
+    commands
+}
+
+/// pi 0.73's `sourceInfo` for a file found under a `prompts` or `skills` directory: a
+/// discovered file's base is the directory holding that folder (the agent dir, a `.pi` dir);
+/// a file named in settings or on the command line is its own base.
+fn source_info(file: &Path, location: Location, folder: &str) -> SourceInfo {
+    let discovered_base = file.ancestors().find(|a| a.file_name().is_some_and(|n| n == folder)).and_then(Path::parent);
+    let (source, scope, base) = match (location, discovered_base) {
+        (Location::User, Some(base)) => ("auto", "user", base),
+        (Location::Project, Some(base)) => ("auto", "project", base),
+        _ => ("local", "temporary", file.parent().unwrap_or(file)),
+    };
+    SourceInfo {
+        path: file.to_string_lossy().into_owned(),
+        source: source.into(),
+        scope: scope.into(),
+        origin: "top-level".into(),
+        base_dir: Some(base.to_string_lossy().into_owned()),
+    }
 }
 
 /// What `AgentSession.prompt` sends for `text`: a `/skill:name args` prompt expanded to the
@@ -101,9 +160,15 @@ mod tests {
         assert_eq!(
             json,
             concat!(
-                r#"[{"name":"review","description":"Review code","source":"prompt","location":"project","path":"/proj/.rho/prompts/review.md"},"#,
-                r#"{"name":"bare","source":"prompt","location":"project","path":"/proj/.rho/prompts/bare.md"},"#,
-                r#"{"name":"skill:pdf","description":"PDF tools","source":"skill","location":"user","path":"/home/u/.rho/agent/skills/pdf/SKILL.md"}]"#
+                r#"[{"name":"review","description":"Review code","source":"prompt","#,
+                r#""sourceInfo":{"path":"/proj/.rho/prompts/review.md","source":"auto","scope":"project","origin":"top-level","baseDir":"/proj/.rho"},"#,
+                r#""location":"project","path":"/proj/.rho/prompts/review.md"},"#,
+                r#"{"name":"bare","source":"prompt","#,
+                r#""sourceInfo":{"path":"/proj/.rho/prompts/bare.md","source":"auto","scope":"project","origin":"top-level","baseDir":"/proj/.rho"},"#,
+                r#""location":"project","path":"/proj/.rho/prompts/bare.md"},"#,
+                r#"{"name":"skill:pdf","description":"PDF tools","source":"skill","#,
+                r#""sourceInfo":{"path":"/home/u/.rho/agent/skills/pdf/SKILL.md","source":"auto","scope":"user","origin":"top-level","baseDir":"/home/u/.rho/agent"},"#,
+                r#""location":"user","path":"/home/u/.rho/agent/skills/pdf/SKILL.md"}]"#
             )
         );
         assert_eq!(slash_commands(&templates, &skills, false).len(), 2);

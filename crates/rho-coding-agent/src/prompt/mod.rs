@@ -12,7 +12,7 @@ pub mod system_prompt;
 pub mod template_args;
 pub mod templates;
 
-pub use commands::{expand_prompt, slash_commands};
+pub use commands::{available_commands, expand_prompt, slash_commands};
 pub use context_files::{ContextFile, load_context_files};
 pub use prompt_files::{PromptTexts, resolve_prompt_texts};
 pub use resource::{Location, PromptError, ResourceDiagnostic, ResourcePaths};

@@ -10,7 +10,18 @@ use super::StartupError;
 use crate::cli::Cli;
 use crate::config::ConfigPaths;
 
+/// The session this run writes, locked against a second writer (another rho on the same file
+/// would grow a second branch from the same leaf without either knowing).
 pub fn select_session(cli: &Cli, paths: &ConfigPaths) -> Result<Session, StartupError> {
+    let mut session = choose(cli, paths)?;
+    if let Err(e) = session.lock() {
+        let path = session.session_file().map(Path::to_path_buf).unwrap_or_default();
+        return Err(failed(&path, e));
+    }
+    Ok(session)
+}
+
+fn choose(cli: &Cli, paths: &ConfigPaths) -> Result<Session, StartupError> {
     let cwd = &paths.cwd;
     if cli.no_session {
         return Ok(Session::in_memory(cwd));
@@ -63,5 +74,9 @@ fn report(path: &Path, warnings: &[LoadWarning]) {
 }
 
 fn failed(path: &Path, e: rho_session::SessionError) -> StartupError {
-    StartupError::new(format!("Error: session {}: {e}", path.display()), 1)
+    match e {
+        // The message names the file already.
+        rho_session::SessionError::Locked { .. } => StartupError::new(format!("Error: {e}"), 1),
+        e => StartupError::new(format!("Error: session {}: {e}", path.display()), 1),
+    }
 }

@@ -85,8 +85,14 @@ impl Env {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rho"));
-        cmd.args(args)
-            .current_dir(&self.cwd)
+        cmd.args(args);
+        self.configure(cmd)
+    }
+
+    /// `cmd` set up as [`command`](Self::command) sets up `rho`: this world's agent dir, home,
+    /// working dir, no provider keys, piped stdio.
+    pub fn configure(&self, mut cmd: Command) -> Command {
+        cmd.current_dir(&self.cwd)
             .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
             .env("HOME", self.dir.path())
             .env_remove("ANTHROPIC_API_KEY")
@@ -125,7 +131,19 @@ impl Rho {
             all.extend(["--model", "mock/mock-model"]);
         }
         all.extend_from_slice(args);
-        let mut child = env.command(&all).spawn().unwrap();
+        Self::spawn_command(env.command(&all))
+    }
+
+    /// Starts `command` (a configured rho, possibly wrapped) and reads past its `ready` frame.
+    pub async fn start_command(command: Command) -> Rho {
+        let mut rho = Self::spawn_command(command);
+        let ready = rho.next().await;
+        assert_eq!(ready["type"], "ready", "first frame: {ready}");
+        rho
+    }
+
+    fn spawn_command(mut command: Command) -> Rho {
+        let mut child = command.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let stdin = child.stdin.take();
         let (tx, frames) = mpsc::unbounded_channel();
@@ -245,7 +263,10 @@ pub fn redact(value: &Value) -> Value {
                             | "firstKeptEntryId" | "targetId" | "version",
                             Value::String(_),
                         ) => json!("[id]"),
-                        ("sessionFile" | "baseUrl" | "path" | "cwd" | "fullOutputPath", Value::String(_)) => {
+                        (
+                            "sessionFile" | "baseUrl" | "path" | "cwd" | "fullOutputPath" | "baseDir",
+                            Value::String(_),
+                        ) => {
                             json!("[path]")
                         }
                         ("systemPrompt", Value::String(_)) => json!("[system prompt]"),

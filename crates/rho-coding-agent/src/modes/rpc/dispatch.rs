@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::Queued;
 use super::host_tools::HostToolBridge;
-use crate::agent_session::{AbortEpoch, AgentSession, PromptOptions, PromptOutcome, PromptTicket, SessionCommandError};
+use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, SessionCommandError};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::OutQueue;
 
@@ -79,9 +79,9 @@ impl Dispatcher {
     /// Handles one command and writes its response(s). A handler that panics (a bug) is
     /// answered with an error naming it, and the dispatcher goes on with the next command.
     pub async fn handle(&self, queued: Queued) {
-        let Queued { id, command, epoch, ticket } = queued;
-        let name = command.name();
-        match AssertUnwindSafe(self.reply(&id, command, epoch, ticket)).catch_unwind().await {
+        let name = queued.command.name();
+        let id = queued.id.clone();
+        match AssertUnwindSafe(self.reply(queued)).catch_unwind().await {
             Ok(Some(reply)) => self.respond(&id, name, reply),
             Ok(None) => {}
             Err(panic) => {
@@ -92,13 +92,9 @@ impl Dispatcher {
     }
 
     /// `None` when the handler wrote its responses itself.
-    async fn reply(
-        &self,
-        id: &Option<Value>,
-        command: RpcCommand,
-        epoch: AbortEpoch,
-        ticket: Option<PromptTicket>,
-    ) -> Option<Reply> {
+    async fn reply(&self, queued: Queued) -> Option<Reply> {
+        let Queued { id, command, epoch, ticket, bash_epoch } = queued;
+        let id = &id;
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
@@ -125,10 +121,8 @@ impl Dispatcher {
                 s.settled(epoch).await;
                 Reply::Ok
             }
-            RpcCommand::AbortBash => {
-                s.abort_bash();
-                Reply::Ok
-            }
+            // Acted on when the line was read.
+            RpcCommand::AbortBash => Reply::Ok,
             RpcCommand::AbortRetry => {
                 s.abort_retry();
                 Reply::Ok
@@ -166,10 +160,7 @@ impl Dispatcher {
             },
             RpcCommand::GetAvailableModels => data(&ModelsData { models: s.available_models() }),
             RpcCommand::SetThinkingLevel { level } => match ThinkingLevel::parse(&level) {
-                Some(level) => {
-                    s.set_thinking_level(level);
-                    Reply::Ok
-                }
+                Some(level) => done(s.set_thinking_level(level)),
                 None => Reply::Err(SessionCommandError::InvalidThinkingLevel(level).to_string()),
             },
             RpcCommand::CycleThinkingLevel => match s.cycle_thinking_level() {
@@ -200,7 +191,7 @@ impl Dispatcher {
                 s.set_auto_retry(enabled);
                 Reply::Ok
             }
-            RpcCommand::Bash { command } => match s.bash(&command).await {
+            RpcCommand::Bash { command } => match s.bash(&command, bash_epoch).await {
                 Ok(result) => data(&result),
                 Err(e) => Reply::Err(e),
             },

@@ -45,6 +45,8 @@ pub(super) struct Queued {
     pub command: RpcCommand,
     pub epoch: AbortEpoch,
     pub ticket: Option<PromptTicket>,
+    /// The `abort_bash` count when it was read (a `bash` read before an `abort_bash` never runs).
+    pub bash_epoch: u64,
 }
 
 /// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
@@ -103,14 +105,18 @@ where
                 let _ = work_tx.send(Work::Response(response));
             }
             Inbound::Command { id, command } => {
-                if matches!(command, RpcCommand::Abort | RpcCommand::AbortAndPrompt { .. }) {
-                    // The abort (half) acts now, on everything read before it.
-                    session.interrupt();
+                // Aborts act now, on everything read before them.
+                match command {
+                    RpcCommand::Abort | RpcCommand::AbortAndPrompt { .. } => {
+                        session.interrupt();
+                    }
+                    RpcCommand::AbortBash => session.abort_bash(),
+                    _ => {}
                 }
                 let epoch = session.abort_epoch();
                 let ticket = matches!(command, RpcCommand::Prompt { .. } | RpcCommand::AbortAndPrompt { .. })
                     .then(|| session.prompt_ticket());
-                let queued = Queued { id, command, epoch, ticket };
+                let queued = Queued { id, command, epoch, ticket, bash_epoch: session.bash_epoch() };
                 if queued.command.is_immediate() {
                     let dispatcher = dispatcher.clone();
                     tokio::spawn(async move { dispatcher.handle(queued).await });
