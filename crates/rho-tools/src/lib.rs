@@ -17,6 +17,8 @@ mod args;
 mod bash;
 mod collate;
 mod edit;
+mod edit_apply;
+mod edit_args;
 mod edit_diff;
 mod edit_match;
 mod find;
