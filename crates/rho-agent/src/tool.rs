@@ -100,6 +100,12 @@ pub trait Tool: Send + Sync {
     /// The JSON Schema of the arguments (an object schema).
     fn parameters(&self) -> &Value;
 
+    /// Turns older or looser forms of the arguments into the form [`parameters`](Self::parameters)
+    /// describes, before they are validated (pi's `prepareArguments`). The default keeps them.
+    fn prepare_arguments(&self, args: Map<String, Value>) -> Map<String, Value> {
+        args
+    }
+
     /// The file this call would write, if it writes one. Calls that write the same file never
     /// run at the same time; they run in the order the model made them.
     fn write_target(&self, _args: &Map<String, Value>) -> Option<PathBuf> {

@@ -66,7 +66,8 @@ pub(crate) async fn execute(
             slots.push(error_slot(format!("Tool {} not found", call.name)));
             continue;
         };
-        let args = match agent.shared.validators.check(tool.name(), tool.parameters(), &call.arguments) {
+        let prepared = tool.prepare_arguments(call.arguments.clone());
+        let args = match agent.shared.validators.check(tool.name(), tool.parameters(), &prepared) {
             Ok(args) => args,
             Err(text) => {
                 slots.push(error_slot(text));

@@ -392,3 +392,24 @@ pub struct Context {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
 }
+
+/// pi 0.73's `contextUsage`: `tokens` and `percent` are `null` when they are not known (right
+/// after a compaction, before the model reported a size again).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    pub tokens: Option<u64>,
+    pub context_window: u64,
+    pub percent: Option<f64>,
+}
+
+impl ContextUsage {
+    /// `tokens` of a `window` (`None` when there is no window).
+    pub fn new(tokens: Option<u64>, window: u64) -> Option<Self> {
+        (window > 0).then(|| Self {
+            tokens,
+            context_window: window,
+            percent: tokens.map(|t| t as f64 / window as f64 * 100.0),
+        })
+    }
+}

@@ -74,6 +74,7 @@ async fn a_broken_settings_file_is_reported_and_the_defaults_apply() {
     assert_eq!(stderr.lines().filter(|l| l.contains(&*path.to_string_lossy())).count(), 1, "{stderr}");
     assert!(stderr.contains("invalid JSON"), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let state: serde_json::Value = serde_json::from_str(stdout.lines().nth(1).unwrap()).unwrap();
+    // ready, available_commands_update, then the answer.
+    let state: serde_json::Value = serde_json::from_str(stdout.lines().nth(2).unwrap()).unwrap();
     assert_eq!(state["data"]["steeringMode"], "one-at-a-time");
 }

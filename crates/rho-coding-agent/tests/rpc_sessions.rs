@@ -58,10 +58,21 @@ async fn new_session_switch_session_and_a_missing_path() {
     assert_eq!(state["sessionFile"], json!(first_file));
     assert_eq!(state["messageCount"], 2);
 
-    let missing = rho.request(json!({"type": "switch_session", "sessionPath": "/nowhere/s.jsonl"})).await;
-    assert_eq!(missing["success"], false);
-    assert_eq!(missing["error"], "Session file not found: /nowhere/s.jsonl");
-    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionFile"], json!(first_file));
+    // A path with no file starts an empty session there (pi 0.73), its directories created.
+    let fresh = env.dir.path().join("elsewhere/deep/s.jsonl");
+    let switched = rho.data(json!({"type": "switch_session", "sessionPath": fresh})).await;
+    assert_eq!(switched, json!({"cancelled": false}));
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["sessionFile"], json!(fresh));
+    assert_eq!(state["messageCount"], 0);
+    assert_ne!(state["sessionId"], second["sessionId"]);
+    assert_eq!(read_jsonl(&fresh)[0]["type"], "session");
+    // One that cannot be created is an error, and the session stays as it was.
+    let blocked = env.dir.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    let refused = rho.request(json!({"type": "switch_session", "sessionPath": blocked.join("s.jsonl")})).await;
+    assert_eq!(refused["success"], false, "{refused}");
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionFile"], json!(fresh));
 }
 
 #[tokio::test]
@@ -93,6 +104,37 @@ async fn branch_and_fork_continue_from_before_a_user_message() {
     assert_eq!(bad["error"], "Invalid entry ID for branching");
     let bad = rho.request(json!({"type": "fork", "entryId": "nope"})).await;
     assert_eq!((bad["command"].as_str(), bad["error"].as_str()), (Some("fork"), Some("Invalid entry ID for forking")));
+}
+
+#[tokio::test]
+async fn fork_continues_in_a_new_file_that_names_its_parent() {
+    let env = Env::new(answers(2)).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    for text in ["first question", "second question"] {
+        rho.send(json!({"type": "prompt", "message": text})).await;
+        rho.until_agent_end().await;
+    }
+    let before = rho.data(json!({"type": "get_state"})).await;
+    let original = before["sessionFile"].as_str().unwrap().to_owned();
+    let lines_before = read_jsonl(std::path::Path::new(&original)).len();
+    let listed = rho.data(json!({"type": "get_fork_messages"})).await;
+    let second_id = listed["messages"][1]["entryId"].clone();
+
+    let forked = rho.data(json!({"type": "fork", "entryId": second_id})).await;
+    assert_eq!(forked, json!({"text": "second question", "cancelled": false}));
+    let after = rho.data(json!({"type": "get_state"})).await;
+    assert_ne!(after["sessionFile"], before["sessionFile"]);
+    assert_ne!(after["sessionId"], before["sessionId"]);
+    assert_eq!(after["messageCount"], 2, "the messages before the forked one");
+    let new_file = read_jsonl(std::path::Path::new(after["sessionFile"].as_str().unwrap()));
+    assert_eq!(new_file[0]["parentSession"], json!(original));
+    assert_eq!(read_jsonl(std::path::Path::new(&original)).len(), lines_before, "the original is untouched");
+    // Forking the first message starts over, with the lineage kept.
+    let first_id = listed["messages"][0]["entryId"].clone();
+    rho.send(json!({"type": "switch_session", "sessionPath": original})).await;
+    rho.until(|f| f["type"] == "response").await;
+    rho.data(json!({"type": "fork", "entryId": first_id})).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["messageCount"], 0);
 }
 
 #[tokio::test]

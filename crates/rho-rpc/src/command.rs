@@ -137,6 +137,45 @@ pub enum RpcCommand {
         #[schemars(with = "u32")]
         protocol_version: Value,
     },
+    /// omp: the slash commands, in omp's shape.
+    GetAvailableCommands,
+    /// omp: the conversation a page at a time.
+    GetMessagesPage {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cursor: Option<String>,
+        /// Validated by the handler (1 to 256).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<u32>")]
+        limit: Option<Value>,
+    },
+    /// omp: priority service tier on or off.
+    SetFastMode {
+        enabled: bool,
+    },
+    /// omp: which sub-agent frames to send (`off`, `progress`, `events`).
+    SetSubagentSubscription {
+        #[schemars(with = "String")]
+        level: Value,
+    },
+    /// omp: the sub-agents running now.
+    GetSubagents,
+    /// omp: a sub-agent's transcript, read from a byte offset of its session file.
+    GetSubagentMessages {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        subagent_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<u64>")]
+        from_byte: Option<Value>,
+    },
+    /// omp: the providers one can log in to.
+    GetLoginProviders,
+    /// omp: replace the history with a handoff document written by the model.
+    Handoff {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<String>,
+    },
 }
 
 /// Every command name, for telling an unknown command from a malformed one.
@@ -179,6 +218,14 @@ pub const COMMAND_NAMES: &[&str] = &[
     "set_locale",
     "get_integrations",
     "negotiate_protocol",
+    "get_available_commands",
+    "get_messages_page",
+    "set_fast_mode",
+    "set_subagent_subscription",
+    "get_subagents",
+    "get_subagent_messages",
+    "get_login_providers",
+    "handoff",
 ];
 
 impl RpcCommand {
@@ -223,6 +270,14 @@ impl RpcCommand {
             Self::SetLocale { .. } => "set_locale",
             Self::GetIntegrations => "get_integrations",
             Self::NegotiateProtocol { .. } => "negotiate_protocol",
+            Self::GetAvailableCommands => "get_available_commands",
+            Self::GetMessagesPage { .. } => "get_messages_page",
+            Self::SetFastMode { .. } => "set_fast_mode",
+            Self::SetSubagentSubscription { .. } => "set_subagent_subscription",
+            Self::GetSubagents => "get_subagents",
+            Self::GetSubagentMessages { .. } => "get_subagent_messages",
+            Self::GetLoginProviders => "get_login_providers",
+            Self::Handoff { .. } => "handoff",
         }
     }
 

@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 
 use crate::frames::NotifyType;
 use crate::types::{
-    AvailableCommand, BudgetScope, BudgetSnapshot, CompactionResult, TodoReminderItem, TtsrRule, VerificationEndStatus,
-    VerificationResult,
+    AvailableCommand, BudgetScope, BudgetSnapshot, CompactionResult, SubagentLifecycle, TodoReminderItem, TtsrRule,
+    VerificationEndStatus, VerificationResult,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -149,6 +149,10 @@ pub enum SessionEvent {
     AvailableCommandsUpdate {
         commands: Vec<AvailableCommand>,
     },
+    /// omp: a task sub-agent started or ended (written when the host subscribed).
+    SubagentLifecycle {
+        payload: SubagentLifecycle,
+    },
 }
 
 impl SessionEvent {
@@ -176,6 +180,7 @@ impl SessionEvent {
             Self::ThinkingLevelChanged { .. } => "thinking_level_changed",
             Self::ModelChanged => "model_changed",
             Self::AvailableCommandsUpdate { .. } => "available_commands_update",
+            Self::SubagentLifecycle { .. } => "subagent_lifecycle",
         }
     }
 }

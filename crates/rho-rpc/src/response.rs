@@ -29,6 +29,9 @@ pub struct RpcResponse {
     pub data: Option<Value>,
     #[serde(default)]
     pub error: Option<String>,
+    /// omp: a machine-readable reason beside `error` (`session_busy`, `stale_cursor`).
+    #[serde(default)]
+    pub code: Option<String>,
 }
 
 fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -52,6 +55,9 @@ impl Serialize for RpcResponse {
             }
         } else {
             map.serialize_entry("error", self.error.as_deref().unwrap_or(""))?;
+            if let Some(code) = &self.code {
+                map.serialize_entry("code", code)?;
+            }
         }
         map.end()
     }
@@ -60,12 +66,12 @@ impl Serialize for RpcResponse {
 impl RpcResponse {
     /// Success without a payload.
     pub fn ok(id: Option<Value>, command: impl Into<String>) -> Self {
-        Self { id, command: Some(command.into()), success: true, data: None, error: None }
+        Self { id, command: Some(command.into()), success: true, data: None, error: None, code: None }
     }
 
     /// Success with a payload (`Value::Null` gives `"data":null`).
     pub fn with_data(id: Option<Value>, command: impl Into<String>, data: Value) -> Self {
-        Self { id, command: Some(command.into()), success: true, data: Some(data), error: None }
+        Self { id, command: Some(command.into()), success: true, data: Some(data), error: None, code: None }
     }
 
     /// Success with a typed payload.
@@ -78,7 +84,7 @@ impl RpcResponse {
     }
 
     pub fn error(id: Option<Value>, command: impl Into<String>, error: impl Into<String>) -> Self {
-        Self { id, command: Some(command.into()), success: false, data: None, error: Some(error.into()) }
+        Self { id, command: Some(command.into()), success: false, data: None, error: Some(error.into()), code: None }
     }
 
     /// The answer to a line that is not a command: `command:"parse"`, no id.
@@ -89,13 +95,24 @@ impl RpcResponse {
             success: false,
             data: None,
             error: Some(format!("{PARSE_ERROR_PREFIX}{message}")),
+            code: None,
         }
+    }
+
+    /// A failure with omp's machine-readable `code`.
+    pub fn error_with_code(
+        id: Option<Value>,
+        command: impl Into<String>,
+        error: impl Into<String>,
+        code: impl Into<String>,
+    ) -> Self {
+        Self { code: Some(code.into()), ..Self::error(id, command, error) }
     }
 
     /// `Unknown command: <type>` (`undefined`, without `command`, when there is no type).
     pub fn unknown(id: Option<Value>, ty: Option<String>) -> Self {
         let error = format!("Unknown command: {}", ty.as_deref().unwrap_or("undefined"));
-        Self { id, command: ty, success: false, data: None, error: Some(error) }
+        Self { id, command: ty, success: false, data: None, error: Some(error), code: None }
     }
 }
 
@@ -129,6 +146,15 @@ pub struct RpcSessionState {
     pub system_prompt: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dump_tools: Option<Vec<DumpTool>>,
+    /// omp: the priority service tier is asked for / actually in use.
+    pub fast_mode_enabled: bool,
+    pub fast_mode_active: bool,
+    /// omp: output tokens per second of the last reply (`null` when unknown).
+    pub tokens_per_second: Option<f64>,
+    /// How full the context window is (pi 0.73's shape; absent without a window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Value>")]
+    pub context_usage: Option<rho_ai::types::ContextUsage>,
 }
 
 /// An active tool as `get_state.dumpTools` lists it.
@@ -142,6 +168,60 @@ pub struct DumpTool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CancelledData {
     pub cancelled: bool,
+}
+
+/// `get_available_commands`' answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AvailableCommandsData {
+    pub commands: Vec<crate::types::AvailableCommand>,
+}
+
+/// A page of `get_messages_page`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessagesPageData {
+    #[schemars(with = "Vec<Value>")]
+    pub messages: Vec<rho_agent::AgentMessage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    pub total_messages: usize,
+}
+
+/// `set_fast_mode`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FastModeData {
+    pub enabled: bool,
+    pub active: bool,
+}
+
+/// `set_subagent_subscription`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SubagentSubscriptionData {
+    pub level: String,
+}
+
+/// `get_subagents`' answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SubagentsData {
+    pub subagents: Vec<crate::types::SubagentSnapshot>,
+}
+
+/// `get_subagent_messages`' answer: the entries between `fromByte` and `nextByte`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentMessagesData {
+    pub session_file: String,
+    pub from_byte: u64,
+    pub next_byte: u64,
+    pub reset: bool,
+    pub entries: Vec<Value>,
+    pub messages: Vec<Value>,
+}
+
+/// `get_login_providers`' answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginProvidersData {
+    pub providers: Vec<crate::types::LoginProvider>,
 }
 
 /// `negotiate_protocol`'s answer.

@@ -322,3 +322,54 @@ pub struct TtsrRuleSource {
     pub path: String,
     pub level: String,
 }
+
+/// omp: a sub-agent of the task tool as `get_subagents` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentSnapshot {
+    pub id: String,
+    pub index: usize,
+    pub agent: String,
+    /// `bundled`, `user` or `project`.
+    pub agent_source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `pending`, `running`, `completed`, `failed` or `aborted`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+    /// When it last changed (ms since the epoch).
+    pub last_update: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call_id: Option<String>,
+}
+
+/// omp: a provider `login` can sign in to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginProvider {
+    pub id: String,
+    pub name: String,
+    pub available: bool,
+    pub authenticated: bool,
+}
+
+/// omp's `subagent_lifecycle` payload: a task sub-agent started or ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentLifecycle {
+    pub id: String,
+    pub agent: String,
+    /// `bundled`, `user` or `project`.
+    pub agent_source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `started`, `completed`, `failed` or `aborted`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call_id: Option<String>,
+    pub index: usize,
+}

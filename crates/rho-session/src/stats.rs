@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use rho_agent::AgentMessage;
-use rho_ai::types::Usage;
+use rho_ai::types::{ContextUsage, Usage};
 use serde::{Deserialize, Serialize};
 
 /// Token totals; `total` is the sum of the four buckets.
@@ -41,6 +41,9 @@ pub struct SessionStats {
     pub cost: f64,
     #[serde(default)]
     pub premium_requests: f64,
+    /// How full the model's context window is (absent when the model has no window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_usage: Option<ContextUsage>,
 }
 
 impl SessionStats {

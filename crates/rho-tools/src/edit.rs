@@ -12,16 +12,14 @@ use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use nix::unistd::{AccessFlags, access};
-use rho_agent::validate::Validators;
 use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
-use rho_ai::types::ToolSpec;
 use serde_json::{Value, json};
 
 use crate::ToolOptions;
 use crate::abort::blocking;
 use crate::args::{self, Args};
 use crate::edit_apply::{EditError, Replacement, apply_edits};
-use crate::edit_args::{EditArgs, accepted_schema, advertised_schema};
+use crate::edit_args::{EditArgs, advertised_schema, prepare};
 use crate::edit_diff::generate_diff_string;
 use crate::edit_match::normalize_line_endings;
 use crate::os_error;
@@ -33,21 +31,12 @@ const BOM: char = '\u{FEFF}';
 
 pub struct EditTool {
     options: ToolOptions,
-    /// What the model is shown (and what prepared arguments are checked against).
-    advertised: Value,
-    /// What the agent validates calls against before the tool prepares them.
-    accepted: Value,
-    validators: Validators,
+    schema: Value,
 }
 
 impl EditTool {
     pub fn new(options: ToolOptions) -> Self {
-        Self {
-            options,
-            advertised: advertised_schema(),
-            accepted: accepted_schema(),
-            validators: Validators::default(),
-        }
+        Self { options, schema: advertised_schema() }
     }
 }
 
@@ -60,18 +49,13 @@ impl Tool for EditTool {
         DESCRIPTION
     }
 
-    /// The schema calls are validated against: it lets through every form the tool accepts;
-    /// the model is shown the multi-edit form only ([`Tool::spec`]).
     fn parameters(&self) -> &Value {
-        &self.accepted
+        &self.schema
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: self.name().to_owned(),
-            description: self.description().to_owned(),
-            parameters: self.advertised.clone(),
-        }
+    /// The older single form and `edits` as a JSON string, turned into the multi-edit form.
+    fn prepare_arguments(&self, args: Args) -> Args {
+        prepare(args)
     }
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
@@ -81,7 +65,7 @@ impl Tool for EditTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
-            let EditArgs { path, edits } = EditArgs::parse(args, &self.validators, &self.advertised)?;
+            let EditArgs { path, edits } = EditArgs::parse(&args)?;
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             let request = EditRequest { path, edits };
             blocking(&ctx.cancel, move || request.run(&abs)).await

@@ -3,14 +3,10 @@
 //! The model is shown one form, `{path, edits:[{oldText, newText}]}` ([`advertised_schema`]).
 //! Two more are accepted: `edits` sent as a JSON string holding the array, and the older single
 //! form with top-level `oldText`/`newText`, which is appended to `edits` when both are strings
-//! ([`prepare`]). The reference prepares the arguments before it validates them; rho's agent
-//! validates before a tool runs, so the schema it validates against ([`accepted_schema`]) only
-//! types `path` and lets the rest through, and the tool prepares the arguments and then checks
-//! them against the advertised schema itself ([`EditArgs::parse`]), with the agent's validation
-//! text (which, like the reference's, shows the prepared arguments).
+//! ([`prepare`], the tool's `prepare_arguments`). The agent validates what `prepare` made against
+//! the advertised schema, so its error text shows the prepared arguments, as the reference's does.
 
 use rho_agent::ToolError;
-use rho_agent::validate::Validators;
 use serde_json::{Value, json};
 
 use crate::args::{self, Args};
@@ -46,20 +42,6 @@ pub fn advertised_schema() -> Value {
     })
 }
 
-/// The schema the agent validates calls against before the tool runs: every form [`prepare`]
-/// understands passes it; the rest is checked after preparation.
-pub fn accepted_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": PATH},
-            "edits": {"description": format!("{EDITS} An array of {{oldText, newText}} (a JSON string holding the array is also accepted).")},
-            "oldText": {"description": "Single-edit form: exact text to replace (used with newText, appended to edits)."},
-            "newText": {"description": "Single-edit form: the replacement for oldText."}
-        }
-    })
-}
-
 /// pi's `prepareEditArguments`: `edits` given as a JSON string holding an array is parsed, and
 /// when `oldText` and `newText` are both strings they move into a new last entry of `edits`.
 pub fn prepare(mut args: Args) -> Args {
@@ -90,11 +72,9 @@ pub struct EditArgs {
 }
 
 impl EditArgs {
-    /// Prepares `args`, validates them against the advertised schema (with its coercions) and
-    /// requires at least one edit.
-    pub fn parse(args: Args, validators: &Validators, schema: &Value) -> Result<Self, ToolError> {
-        let args = validators.check("edit", schema, &prepare(args)).map_err(ToolError::new)?;
-        let path = args::string(&args, "path")?;
+    /// Reads validated arguments, requiring at least one edit.
+    pub fn parse(args: &Args) -> Result<Self, ToolError> {
+        let path = args::string(args, "path")?;
         let edits = match args.get("edits") {
             Some(Value::Array(edits)) => edits.iter().map(replacement).collect::<Result<Vec<_>, _>>()?,
             _ => Vec::new(),
@@ -154,20 +134,10 @@ mod tests {
     }
 
     #[test]
-    fn parse_validates_the_prepared_arguments() {
-        let validators = Validators::default();
-        let schema = advertised_schema();
-        let parsed = EditArgs::parse(obj(json!({"path": "a", "oldText": "x", "newText": 5})), &validators, &schema);
-        let err = parsed.unwrap_err().0;
-        assert!(err.starts_with("Validation failed for tool \"edit\":\n"), "{err}");
-        assert!(err.contains("  - edits: must have required property 'edits'\n"), "{err}");
-
-        let parsed =
-            EditArgs::parse(obj(json!({"path": "a", "edits": [{"oldText": "x", "newText": 5}]})), &validators, &schema)
-                .unwrap();
+    fn parse_requires_an_edit() {
+        let parsed = EditArgs::parse(&obj(json!({"path": "a", "edits": [{"oldText": "x", "newText": "5"}]}))).unwrap();
         assert_eq!(parsed.edits, [Replacement { old_text: "x".into(), new_text: "5".into() }]);
-
-        let err = EditArgs::parse(obj(json!({"path": "a", "edits": []})), &validators, &schema).unwrap_err();
+        let err = EditArgs::parse(&obj(json!({"path": "a", "edits": []}))).unwrap_err();
         assert_eq!(err.0, "Edit tool input is invalid. edits must contain at least one replacement.");
     }
 }

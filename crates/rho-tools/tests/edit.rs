@@ -363,20 +363,24 @@ fn the_model_sees_the_multi_edit_schema() {
     );
 }
 
-/// The agent validates calls against `parameters()` before the tool runs: every accepted form
-/// must pass it unchanged.
+/// The agent prepares arguments before it validates them against `parameters()`: every
+/// accepted form becomes the multi-edit form and passes.
 #[test]
-fn the_agent_lets_every_accepted_form_through() {
+fn every_accepted_form_is_prepared_into_one_that_validates() {
     let tool = create_tool("edit", &ToolOptions::new("/work/p")).unwrap();
     let validators = Validators::default();
-    for form in [
-        json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}]}),
-        json!({"path": "a", "oldText": "x", "newText": "y"}),
-        json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "oldText": "x", "newText": "y"}),
-        json!({"path": "a", "edits": "[{\"oldText\":\"x\",\"newText\":\"y\"}]"}),
+    let one = json!([{"oldText": "x", "newText": "y"}]);
+    for (form, edits) in [
+        (json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}]}), one.clone()),
+        (json!({"path": "a", "oldText": "x", "newText": "y"}), one.clone()),
+        (
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "oldText": "x", "newText": "y"}),
+            json!([{"oldText": "x", "newText": "y"}, {"oldText": "x", "newText": "y"}]),
+        ),
+        (json!({"path": "a", "edits": "[{\"oldText\":\"x\",\"newText\":\"y\"}]"}), one.clone()),
     ] {
-        let checked = validators.check("edit", tool.parameters(), &args(form.clone())).unwrap();
-        assert_eq!(Value::Object(checked), form);
+        let checked = validators.check("edit", tool.parameters(), &tool.prepare_arguments(args(form))).unwrap();
+        assert_eq!(Value::Object(checked), json!({"path": "a", "edits": edits}));
     }
 }
 

@@ -107,7 +107,7 @@ async fn edits_of_one_file_in_one_message_all_apply() {
     assert_eq!(outcomes.len(), 4);
     for (text, is_error) in &outcomes {
         assert!(!is_error, "{text}");
-        assert!(text.starts_with("Successfully replaced text in "), "{text}");
+        assert!(text.starts_with("Successfully replaced 1 block(s) in "), "{text}");
     }
     assert_eq!(h.read("notes.txt"), "ALPHA\nBETA\nGAMMA\nDELTA\n");
 }

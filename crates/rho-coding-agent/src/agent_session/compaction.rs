@@ -23,6 +23,11 @@ const ACTION: &str = "context-full";
 const SECOND_OVERFLOW: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing \
                                context or switching to a larger-context model.";
 
+/// What a handoff asks the summary to be.
+const HANDOFF_FOCUS: &str = "Write the summary as a handoff document for an engineer who takes over this work \
+                             now: the goal, what is done, what is in progress, the decisions made and why, the \
+                             files involved, and the exact next steps.";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AutoCompaction {
     Done,
@@ -53,6 +58,43 @@ impl AgentSession {
             error_message,
         });
         outcome
+    }
+
+    /// omp's `handoff`: the older history replaced by a handoff document the model writes for
+    /// whoever continues the work (recent messages are kept, as compaction keeps them). No
+    /// compaction events: the host asked for it and gets the answer.
+    pub async fn handoff(&self, custom_instructions: Option<&str>) -> Result<(), SessionCommandError> {
+        if self.is_streaming() {
+            return Err(SessionCommandError::Invalid("Cannot hand off while a response is in progress".into()));
+        }
+        if self.is_compacting() {
+            return Err(SessionCommandError::Invalid("Compaction already in progress".into()));
+        }
+        if !*lock(&self.inner.has_model) {
+            return Err(SessionCommandError::Invalid("No model selected for handoff".into()));
+        }
+        let said = self.session().branch_entries().iter().filter(|e| matches!(e, SessionEntry::Message(_))).count();
+        if said < 2 {
+            return Err(SessionCommandError::Invalid("Nothing to hand off (no messages yet)".into()));
+        }
+        let focus = match custom_instructions.map(str::trim).filter(|c| !c.is_empty()) {
+            Some(custom) => format!("{HANDOFF_FOCUS} {custom}"),
+            None => HANDOFF_FOCUS.to_owned(),
+        };
+        let token = CancellationToken::new();
+        *lock(&self.inner.compaction_cancel) = Some(token.clone());
+        let outcome = self.run_compaction(Some(&focus), token).await;
+        *lock(&self.inner.compaction_cancel) = None;
+        match outcome {
+            Ok(_) => Ok(()),
+            Err(SessionCommandError::Compaction(
+                CompactionError::NothingToCompact | CompactionError::AlreadyCompacted,
+            )) => Err(SessionCommandError::Invalid("Nothing to hand off (already compacted)".into())),
+            Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => {
+                Err(SessionCommandError::Invalid("Handoff cancelled".into()))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Automatic compaction with its events. `will_retry`: the run is continued afterwards.

@@ -10,6 +10,7 @@ mod abort_gate;
 mod bash;
 mod budget;
 mod compaction;
+mod context_usage;
 mod errors;
 pub mod events;
 mod lifecycle;
@@ -275,6 +276,20 @@ impl AgentSession {
 
     pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
         self.inner.sink.emit(event.into());
+    }
+
+    /// A `notice` for the host (omp's shape).
+    pub fn emit_notice(&self, level: rho_rpc::NotifyType, message: &str, source: Option<&str>) {
+        self.emit(rho_rpc::SessionEvent::Notice {
+            level,
+            message: message.to_owned(),
+            source: source.map(str::to_owned),
+        });
+    }
+
+    /// omp's `available_commands_update` with the commands as they are now.
+    pub fn announce_commands(&self) {
+        self.emit(rho_rpc::SessionEvent::AvailableCommandsUpdate { commands: self.available_commands() });
     }
 
     pub(crate) fn flags(&self) -> MutexGuard<'_, Flags> {

@@ -11,7 +11,7 @@ use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
 use super::{AbortEpoch, AgentSession, PromptTicket, lock};
-use crate::prompt::{expand_prompt, slash_commands};
+use crate::prompt::{available_commands, expand_prompt, slash_commands};
 
 /// How a prompt is sent.
 #[derive(Debug, Default)]
@@ -177,6 +177,12 @@ impl AgentSession {
     pub fn slash_commands(&self) -> Vec<rho_rpc::RpcSlashCommand> {
         let resources = &self.inner.resources;
         slash_commands(&resources.templates, &resources.skills, self.settings().enable_skill_commands())
+    }
+
+    /// omp's `get_available_commands`: the same commands in omp's shape.
+    pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
+        let resources = &self.inner.resources;
+        available_commands(&resources.templates, &resources.skills, self.settings().enable_skill_commands())
     }
 
     /// Steering plus follow-up messages not yet delivered.

@@ -29,11 +29,16 @@ impl AgentSession {
         Ok(())
     }
 
-    /// `switch_session`: loads another session file (messages, model, thinking level).
+    /// `switch_session`: loads another session file (messages, model, thinking level). A path
+    /// with no file starts an empty session there, as pi 0.73 does.
     pub async fn switch_session(&self, path: &Path) -> Result<(), SessionCommandError> {
         self.stop().await;
         if !path.exists() {
-            return Err(SessionCommandError::SessionNotFound(path.display().to_string()));
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            let mut session = Session::create_at(&path, &self.inner.paths.cwd, None)?;
+            session.lock()?;
+            self.install_session(session, true);
+            return Ok(());
         }
         let (mut session, warnings) = Session::open(path)?;
         session.lock()?;
@@ -72,19 +77,13 @@ impl AgentSession {
         Ok(())
     }
 
-    /// `branch` / `fork`: continues from just before the user message `entry_id`; returns that
-    /// message's text (for the host's editor).
+    /// `branch` (omp, xcsh): continues from just before the user message `entry_id` in the
+    /// same file; returns that message's text (for the host's editor).
     pub async fn branch(&self, entry_id: &str) -> Result<String, SessionCommandError> {
         self.stop().await;
         let (text, messages) = {
             let mut session = self.session();
-            let (text, parent) = match session.get_entry(entry_id) {
-                Some(SessionEntry::Message(m)) => match &m.message {
-                    AgentMessage::User(u) => (u.content.text_joined(""), m.parent_id.clone()),
-                    _ => return Err(SessionCommandError::InvalidBranchEntry),
-                },
-                _ => return Err(SessionCommandError::InvalidBranchEntry),
-            };
+            let (text, parent) = user_message_at(&session, entry_id)?;
             match parent {
                 Some(parent) => session.branch(parent.as_str())?,
                 None => session.reset_leaf()?,
@@ -95,6 +94,30 @@ impl AgentSession {
         self.inner.agent.clear_queues();
         self.restore_todos();
         self.restore_ttsr();
+        Ok(text)
+    }
+
+    /// pi 0.73's `fork`: the branch up to just before the user message `entry_id` copied into a
+    /// new session file (header `parentSession` = the current file), which becomes the current
+    /// session; in memory, the copy stays in memory. Returns that message's text.
+    pub async fn fork(&self, entry_id: &str) -> Result<String, SessionCommandError> {
+        self.stop().await;
+        let (text, forked) = {
+            let session = self.session();
+            let (text, parent) = user_message_at(&session, entry_id)?;
+            let forked = match parent {
+                Some(parent) => session.create_branched_session(parent.as_str())?,
+                // The very first entry: nothing before it to keep.
+                None => match session.session_dir() {
+                    Some(dir) => Session::create(dir, &self.inner.paths.cwd, session.session_file())?,
+                    None => Session::in_memory(&self.inner.paths.cwd),
+                },
+            };
+            (text, forked)
+        };
+        let mut forked = forked;
+        forked.lock()?;
+        self.install_session(forked, false);
         Ok(text)
     }
 
@@ -120,6 +143,11 @@ impl AgentSession {
         Ok(())
     }
 
+    /// The current leaf entry of the session tree.
+    pub fn leaf_id(&self) -> Option<String> {
+        self.session().leaf_id().map(|id| id.to_string())
+    }
+
     pub fn session_name(&self) -> Option<String> {
         self.session().name().map(str::to_owned)
     }
@@ -139,8 +167,12 @@ impl AgentSession {
     /// `get_session_stats`, over the in-memory context.
     pub fn stats(&self) -> SessionStats {
         let messages = self.messages();
-        let session = self.session();
-        SessionStats::compute(&messages, session.session_file(), session.session_id())
+        let mut stats = {
+            let session = self.session();
+            SessionStats::compute(&messages, session.session_file(), session.session_id())
+        };
+        stats.context_usage = self.context_usage();
+        stats
     }
 
     /// The session header as JSON (JSON mode's first line, without its newline).
@@ -211,5 +243,19 @@ impl AgentSession {
             .collect();
         let options = ExportOptions { system_prompt: Some(&system_prompt), tools: &tools };
         export_session(&self.session(), output, &options)
+    }
+}
+
+/// The text and parent of the user message `entry_id` (the entry to branch or fork before).
+fn user_message_at(
+    session: &Session,
+    entry_id: &str,
+) -> Result<(String, Option<rho_session::EntryId>), SessionCommandError> {
+    match session.get_entry(entry_id) {
+        Some(SessionEntry::Message(m)) => match &m.message {
+            AgentMessage::User(u) => Ok((u.content.text_joined(""), m.parent_id.clone())),
+            _ => Err(SessionCommandError::InvalidBranchEntry),
+        },
+        _ => Err(SessionCommandError::InvalidBranchEntry),
     }
 }

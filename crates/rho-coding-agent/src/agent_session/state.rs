@@ -33,6 +33,7 @@ impl AgentSession {
                 session.name().map(str::to_owned),
             )
         };
+        let (tokens_per_second, context_usage) = (self.tokens_per_second(), self.context_usage());
         let flags = self.flags();
         RpcSessionState {
             model,
@@ -52,6 +53,10 @@ impl AgentSession {
             todo_phases: self.todo_phases(),
             system_prompt: Some(system_prompt),
             dump_tools: Some(self.dump_tools()),
+            fast_mode_enabled: false,
+            fast_mode_active: false,
+            tokens_per_second,
+            context_usage,
         }
     }
 

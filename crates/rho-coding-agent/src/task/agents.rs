@@ -25,6 +25,17 @@ pub enum AgentSource {
     Project,
 }
 
+impl AgentSource {
+    /// The name omp's sub-agent frames use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Bundled => "bundled",
+            Self::User => "user",
+            Self::Project => "project",
+        }
+    }
+}
+
 /// One agent type the `task` tool can run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentDefinition {

@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rho_ai::types::Usage;
-use rho_rpc::{AttemptStatus, SessionEvent, VerificationResult, VerificationStatus, VerifyOnFailure};
+use rho_rpc::{
+    AttemptStatus, SessionEvent, SubagentLifecycle, VerificationResult, VerificationStatus, VerifyOnFailure,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::agents::AgentDefinition;
@@ -119,6 +121,7 @@ pub async fn run_task(batch: &Batch<'_>, slot: Slot) -> SingleResult {
         _ => batch.env.paths.cwd.clone(),
     };
     let run = TaskRun { batch, slot: &slot, cwd, prompt };
+    run.lifecycle("started");
     run.execute(worktree.as_ref(), &mut result).await;
     if let Some(w) = worktree {
         w.remove().await;
@@ -144,6 +147,11 @@ pub async fn run_task(batch: &Batch<'_>, slot: Slot) -> SingleResult {
         }
         .into(),
     );
+    run.lifecycle(match status {
+        ProgressStatus::Aborted => "aborted",
+        ProgressStatus::Completed => "completed",
+        _ => "failed",
+    });
     result
 }
 
@@ -169,6 +177,27 @@ struct TaskRun<'a, 'b> {
 }
 
 impl TaskRun<'_, '_> {
+    /// omp's `subagent_lifecycle` for this task.
+    fn lifecycle(&self, status: &str) {
+        let batch = self.batch;
+        let payload = SubagentLifecycle {
+            id: self.slot.item.id.clone(),
+            agent: batch.agent.name.clone(),
+            agent_source: batch.agent.source.as_str().to_owned(),
+            description: Some(self.slot.item.description.clone()).filter(|d| !d.is_empty()),
+            status: status.to_owned(),
+            session_file: Some(self.session_file().to_string_lossy().into_owned()),
+            parent_tool_call_id: None,
+            index: self.slot.index,
+        };
+        batch.env.sink.emit(SessionEvent::SubagentLifecycle { payload }.into());
+    }
+
+    /// The sub-agent's session file.
+    fn session_file(&self) -> PathBuf {
+        self.batch.artifacts_dir.join(format!("{}.jsonl", self.slot.stem))
+    }
+
     async fn execute(&self, worktree: Option<&Worktree>, result: &mut SingleResult) {
         let mut usage = Usage::default();
         let mut child = self.spawn(self.prompt.clone(), &mut usage).await;
@@ -220,7 +249,7 @@ impl TaskRun<'_, '_> {
         batch.board.update(index, |p| p.status = ProgressStatus::Running);
         let mut args = batch.child_args.clone();
         args.push("--session".into());
-        args.push(batch.artifacts_dir.join(format!("{}.jsonl", self.slot.stem)).into());
+        args.push(self.session_file().into());
         let spec = ChildSpec {
             program: batch.env.program.clone(),
             args,

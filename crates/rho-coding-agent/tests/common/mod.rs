@@ -116,12 +116,19 @@ pub struct Rho {
 }
 
 impl Rho {
-    /// `rho --mode rpc --model mock/mock-model` plus `args`, past its `ready` frame.
+    /// `rho --mode rpc --model mock/mock-model` plus `args`, past its start-up frames: `ready`,
+    /// then omp's first `available_commands_update`.
     pub async fn start(env: &Env, args: &[&str]) -> Rho {
         let mut rho = Self::spawn(env, args).await;
-        let ready = rho.next().await;
-        assert_eq!(ready["type"], "ready", "first frame: {ready}");
+        rho.read_startup().await;
         rho
+    }
+
+    async fn read_startup(&mut self) {
+        let ready = self.next().await;
+        assert_eq!(ready["type"], "ready", "first frame: {ready}");
+        let commands = self.next().await;
+        assert_eq!(commands["type"], "available_commands_update", "second frame: {commands}");
     }
 
     /// Like [`start`](Self::start) but leaves the `ready` frame unread.
@@ -137,8 +144,7 @@ impl Rho {
     /// Starts `command` (a configured rho, possibly wrapped) and reads past its `ready` frame.
     pub async fn start_command(command: Command) -> Rho {
         let mut rho = Self::spawn_command(command);
-        let ready = rho.next().await;
-        assert_eq!(ready["type"], "ready", "first frame: {ready}");
+        rho.read_startup().await;
         rho
     }
 

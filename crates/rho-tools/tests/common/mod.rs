@@ -24,7 +24,12 @@ pub async fn call_with(
     cancel: CancellationToken,
 ) -> Result<AgentToolResult, ToolError> {
     let tool = create_tool(tool, options).expect("a built-in tool");
-    tool.execute(args(arguments), ToolContext::new("call-1", cancel, None)).await
+    // As the agent calls a tool: arguments prepared, then validated against its schema.
+    let prepared = tool.prepare_arguments(args(arguments));
+    let checked = rho_agent::validate::Validators::default()
+        .check(tool.name(), tool.parameters(), &prepared)
+        .map_err(ToolError::new)?;
+    tool.execute(checked, ToolContext::new("call-1", cancel, None)).await
 }
 
 /// Runs a call while recording its partial results.

@@ -17,19 +17,22 @@ use serde_json::Value;
 
 use super::Queued;
 use super::host_tools::HostToolBridge;
+use super::subagents::SubagentTracker;
 use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, SessionCommandError};
 use crate::modes::encoder::OutItem;
 use crate::modes::out_queue::OutQueue;
 
 /// What a handler answers.
-enum Reply {
+pub(super) enum Reply {
     Ok,
     Data(Value),
     Err(String),
+    /// A failure with omp's machine-readable `code`.
+    ErrWithCode(String, &'static str),
 }
 
 /// A JSON value as JavaScript's `String(value)` writes it (strings bare).
-fn js_text(value: &Value) -> String {
+pub(super) fn js_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => "null".into(),
@@ -46,7 +49,7 @@ pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("a bug in rho")
 }
 
-fn data<T: Serialize>(payload: &T) -> Reply {
+pub(super) fn data<T: Serialize>(payload: &T) -> Reply {
     match serde_json::to_value(payload) {
         Ok(v) => Reply::Data(v),
         Err(e) => Reply::Err(format!("Failed to serialize response: {e}")),
@@ -64,6 +67,7 @@ pub struct Dispatcher {
     pub session: AgentSession,
     pub out: Arc<OutQueue>,
     pub host: Arc<HostToolBridge>,
+    pub subagents: Arc<SubagentTracker>,
 }
 
 impl Dispatcher {
@@ -72,6 +76,7 @@ impl Dispatcher {
             Reply::Ok => RpcResponse::ok(id.clone(), command),
             Reply::Data(data) => RpcResponse::with_data(id.clone(), command, data),
             Reply::Err(error) => RpcResponse::error(id.clone(), command, error),
+            Reply::ErrWithCode(error, code) => RpcResponse::error_with_code(id.clone(), command, error, code),
         };
         self.out.push(OutItem::Response(response));
     }
@@ -129,7 +134,7 @@ impl Dispatcher {
             }
             RpcCommand::NewSession { parent_session } => {
                 match s.new_session(parent_session.as_deref().map(Path::new)).await {
-                    Ok(()) => data(&CancelledData { cancelled: false }),
+                    Ok(()) => self.session_changed(data(&CancelledData { cancelled: false })),
                     Err(e) => Reply::Err(e.to_string()),
                 }
             }
@@ -201,7 +206,7 @@ impl Dispatcher {
                 Err(e) => Reply::Err(e.to_string()),
             },
             RpcCommand::SwitchSession { session_path } => match s.switch_session(Path::new(&session_path)).await {
-                Ok(()) => data(&CancelledData { cancelled: false }),
+                Ok(()) => self.session_changed(data(&CancelledData { cancelled: false })),
                 Err(e) => Reply::Err(e.to_string()),
             },
             RpcCommand::Branch { entry_id } => self.branch(&entry_id, false).await,
@@ -234,6 +239,14 @@ impl Dispatcher {
                 self.out.set_chunked(true);
                 return None;
             }
+            RpcCommand::GetAvailableCommands
+            | RpcCommand::GetMessagesPage { .. }
+            | RpcCommand::SetFastMode { .. }
+            | RpcCommand::SetSubagentSubscription { .. }
+            | RpcCommand::GetSubagents
+            | RpcCommand::GetSubagentMessages { .. }
+            | RpcCommand::GetLoginProviders
+            | RpcCommand::Handoff { .. } => self.omp_command(command).await,
             RpcCommand::GetIntegrations => {
                 let model = s.model();
                 data(&IntegrationsData {
@@ -262,9 +275,20 @@ impl Dispatcher {
         }
     }
 
+    /// After the conversation was replaced: the sub-agents of the old one are forgotten and
+    /// omp's hosts get the commands again (before the answer, as omp writes them).
+    fn session_changed(&self, reply: Reply) -> Reply {
+        self.subagents.reset();
+        self.session.announce_commands();
+        reply
+    }
+
+    /// `branch` continues in the same file; pi's `fork` in a new one.
     async fn branch(&self, entry_id: &str, fork: bool) -> Reply {
-        match self.session.branch(entry_id).await {
-            Ok(text) => data(&BranchData { text, cancelled: false }),
+        let outcome = if fork { self.session.fork(entry_id).await } else { self.session.branch(entry_id).await };
+        match outcome {
+            Ok(text) if fork => data(&BranchData { text, cancelled: false }),
+            Ok(text) => self.session_changed(data(&BranchData { text, cancelled: false })),
             Err(SessionCommandError::InvalidBranchEntry) if fork => Reply::Err("Invalid entry ID for forking".into()),
             Err(e) => Reply::Err(e.to_string()),
         }

@@ -11,7 +11,10 @@
 mod dispatch;
 mod host_tools;
 mod ids;
+mod messages_page;
+mod omp_commands;
 mod reader;
+mod subagents;
 mod ui;
 
 use std::sync::Arc;
@@ -27,6 +30,7 @@ use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS};
 use crate::modes::out_queue::{OutQueue, spawn_writer};
 use dispatch::Dispatcher;
 pub use host_tools::{DISCONNECTED, HostToolBridge};
+use subagents::SubagentTracker;
 pub use ui::RpcUi;
 
 /// How long shutdown may take before the process exits anyway.
@@ -59,7 +63,8 @@ where
     let writer = spawn_writer(out.clone(), std::io::stdout())?;
     let ui = RpcUi::new(out.clone());
     let host = HostToolBridge::new(out.clone());
-    let session = match build(out.clone(), ui.clone()) {
+    let subagents = SubagentTracker::new(out.clone());
+    let session = match build(subagents.clone(), ui.clone()) {
         Ok(session) => session,
         Err(e) => {
             out.close();
@@ -68,8 +73,10 @@ where
         }
     };
     out.push(OutItem::Raw(ready_line(&out.limits())));
+    // omp's hosts learn the slash commands from this first update.
+    session.announce_commands();
 
-    let dispatcher = Arc::new(Dispatcher { session: session.clone(), out: out.clone(), host: host.clone() });
+    let dispatcher = Arc::new(Dispatcher { session: session.clone(), out: out.clone(), host: host.clone(), subagents });
     let (work_tx, mut work_rx) = mpsc::unbounded_channel::<Work>();
     let worker = {
         let dispatcher = dispatcher.clone();
