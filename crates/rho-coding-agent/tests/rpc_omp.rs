@@ -1,0 +1,173 @@
+//! The commands and events of the current pi / omp generation, driven through the real binary:
+//! omp's commands (paged messages, slash commands, fast mode, sub-agents, login providers,
+//! handoff), `thinking_level_changed` and `model_changed` before the answer, and
+//! `contextUsage`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, Rho, read_jsonl};
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+async fn converse(rho: &mut Rho, prompts: &[&str]) {
+    for text in prompts {
+        rho.send(json!({"type": "prompt", "message": text})).await;
+        rho.until_agent_end().await;
+    }
+}
+
+#[tokio::test]
+async fn messages_come_a_page_at_a_time_and_a_stale_cursor_is_refused() {
+    let env = Env::new((0..4).map(|i| Turn::text(format!("Answer {i}."))).collect()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    converse(&mut rho, &["one", "two", "three"]).await;
+
+    let mut seen = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let mut command = json!({"type": "get_messages_page", "limit": 4});
+        if !cursor.is_null() {
+            command["cursor"] = cursor.clone();
+        }
+        let page = rho.data(command).await;
+        assert_eq!(page["totalMessages"], 6);
+        seen.extend(page["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap().to_owned()));
+        match page.get("nextCursor") {
+            Some(next) => cursor = next.clone(),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["user", "assistant", "user", "assistant", "user", "assistant"]);
+
+    let first = rho.data(json!({"type": "get_messages_page", "limit": 2})).await;
+    converse(&mut rho, &["four"]).await;
+    let stale = rho.request(json!({"type": "get_messages_page", "cursor": first["nextCursor"]})).await;
+    assert_eq!(
+        (stale["error"].as_str(), stale["code"].as_str()),
+        (Some("RPC message cursor is stale"), Some("stale_cursor"))
+    );
+    let bad = rho.request(json!({"type": "get_messages_page", "limit": 0})).await;
+    assert_eq!(
+        bad,
+        json!({"id": bad["id"], "type": "response", "command": "get_messages_page", "success": false,
+               "error": "RPC message page limit must be between 1 and 256"})
+    );
+}
+
+#[tokio::test]
+async fn omp_commands_answer_as_omp_does() {
+    let env = Env::new(vec![]).await;
+    let prompts = env.cwd.join(".rho/prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(prompts.join("review.md"), "---\ndescription: Review a file\n---\nReview $1").unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+
+    let commands = rho.data(json!({"type": "get_available_commands"})).await;
+    assert_eq!(commands, json!({"commands": [{"name": "review", "description": "Review a file", "source": "file"}]}));
+
+    rho.send(json!({"id": "f", "type": "set_fast_mode", "enabled": true})).await;
+    let frames = rho.until(|f| f["id"] == "f").await;
+    assert_eq!(
+        frames,
+        [
+            json!({"type": "notice", "level": "info", "source": "priority",
+                   "message": "The current model has no service-tier control for /fast to toggle."}),
+            json!({"id": "f", "type": "response", "command": "set_fast_mode", "success": false,
+                   "error": "Fast mode is unavailable for the current model."})
+        ]
+    );
+    assert_eq!(
+        rho.data(json!({"type": "set_fast_mode", "enabled": false})).await,
+        json!({"enabled": false, "active": false})
+    );
+
+    let bogus = rho.request(json!({"type": "set_subagent_subscription", "level": "bogus"})).await;
+    assert_eq!(bogus["error"], "Invalid subagent subscription level: bogus");
+    assert_eq!(
+        rho.data(json!({"type": "set_subagent_subscription", "level": "progress"})).await,
+        json!({"level": "progress"})
+    );
+    assert_eq!(rho.data(json!({"type": "get_subagents"})).await, json!({"subagents": []}));
+    for (command, error) in [
+        (json!({"type": "get_subagent_messages"}), "get_subagent_messages requires subagentId or sessionFile"),
+        (
+            json!({"type": "get_subagent_messages", "subagentId": "x"}),
+            "Unknown subagent or session file unavailable: x",
+        ),
+        (json!({"type": "get_subagent_messages", "sessionFile": "/etc/passwd"}), "Unknown subagent session file"),
+        (
+            json!({"type": "get_subagent_messages", "subagentId": "x", "fromByte": "3"}),
+            "fromByte must be a finite number",
+        ),
+    ] {
+        assert_eq!(rho.request(command).await["error"], error);
+    }
+    assert_eq!(rho.data(json!({"type": "get_login_providers"})).await, json!({"providers": []}));
+    let handoff = rho.request(json!({"type": "handoff"})).await;
+    assert_eq!(handoff["error"], "Nothing to hand off (no messages yet)");
+}
+
+#[tokio::test]
+async fn handoff_replaces_the_history_with_a_document() {
+    let env = Env::new(vec![
+        Turn::text("Done with step one."),
+        Turn::text("## Goal\nFinish the parser.\n## Next\nStep two.").when_body_contains("handoff document"),
+    ])
+    .await;
+    let mut rho = Rho::start(&env, &[]).await;
+    converse(&mut rho, &["do step one"]).await;
+    rho.send(json!({"id": "h", "type": "handoff", "customInstructions": "mention the tests"})).await;
+    let frames = rho.until(|f| f["id"] == "h").await;
+    assert_eq!(
+        frames.last().unwrap(),
+        &json!({"id": "h", "type": "response", "command": "handoff", "success": true, "data": {}})
+    );
+    assert!(
+        frames.iter().all(|f| !f["type"].as_str().unwrap().contains("compaction")),
+        "handoff sends no compaction events"
+    );
+    let summary_request = env.request_bodies().pop().unwrap().to_string();
+    assert!(summary_request.contains("mention the tests"));
+    let file = rho.data(json!({"type": "get_state"})).await["sessionFile"].as_str().unwrap().to_owned();
+    let compaction = read_jsonl(std::path::Path::new(&file)).into_iter().find(|e| e["type"] == "compaction").unwrap();
+    assert!(compaction["summary"].as_str().unwrap().contains("Finish the parser."));
+}
+
+#[tokio::test]
+async fn level_and_model_changes_are_announced_before_the_answer() {
+    let env = Env::with_api(vec![], "anthropic-messages", true).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--thinking", "low"]).await;
+    rho.send(json!({"id": "t", "type": "set_thinking_level", "level": "high"})).await;
+    assert_eq!(
+        rho.until(|f| f["id"] == "t").await,
+        [
+            json!({"type": "thinking_level_changed", "level": "high", "thinkingLevel": "high"}),
+            json!({"id": "t", "type": "response", "command": "set_thinking_level", "success": true})
+        ]
+    );
+    // The same level again changes nothing and says nothing.
+    rho.send(json!({"id": "t2", "type": "set_thinking_level", "level": "high"})).await;
+    assert_eq!(rho.until(|f| f["id"] == "t2").await.len(), 1);
+
+    rho.send(json!({"id": "m", "type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    let frames = rho.until(|f| f["id"] == "m").await;
+    let kinds: Vec<&str> = frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["model_changed", "thinking_level_changed", "response"]);
+    assert_eq!(frames[0], json!({"type": "model_changed"}));
+    assert_eq!(frames[1]["level"], "off", "mock-small does not reason");
+}
+
+#[tokio::test]
+async fn context_usage_says_how_full_the_window_is() {
+    let env = Env::new(vec![Turn::text("Hi.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let empty = rho.data(json!({"type": "get_session_stats"})).await;
+    assert_eq!(empty["contextUsage"], json!({"tokens": 0, "contextWindow": 200000, "percent": 0}));
+    converse(&mut rho, &["hello"]).await;
+    let stats = rho.data(json!({"type": "get_session_stats"})).await;
+    // The mock reports 100 input and 50 output tokens.
+    assert_eq!(stats["contextUsage"], json!({"tokens": 150, "contextWindow": 200000, "percent": 0.075}));
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["contextUsage"], stats["contextUsage"]);
+}
