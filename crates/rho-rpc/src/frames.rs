@@ -171,11 +171,24 @@ pub struct RpcHostToolDefinition {
     pub hidden: Option<bool>,
 }
 
+/// omp's protocol 2: one piece of a frame too large for one line (base64 of up to 256 KiB of
+/// the frame's JSON); the pieces of one frame are consecutive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "rpc_chunk", rename_all = "camelCase")]
+pub struct RpcChunk {
+    pub chunk_id: String,
+    pub index: usize,
+    pub count: usize,
+    pub byte_length: usize,
+    pub data: String,
+}
+
 /// Anything rho writes to stdout in RPC mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum OutFrame {
     Ready(Ready),
+    Chunk(RpcChunk),
     Response(Box<RpcResponse>),
     UiRequest(UiRequest),
     HostToolCall(HostToolCall),
@@ -195,6 +208,7 @@ impl OutFrame {
         // Dispatch on the tag first so an error names the right frame type.
         match value.get("type").and_then(Value::as_str) {
             Some("ready") => serde_json::from_value(value).map(Self::Ready),
+            Some("rpc_chunk") => serde_json::from_value(value).map(Self::Chunk),
             Some("response") => serde_json::from_value(value).map(|r| Self::Response(Box::new(r))),
             Some("extension_ui_request") => serde_json::from_value(value).map(Self::UiRequest),
             Some("host_tool_call") => serde_json::from_value(value).map(Self::HostToolCall),

@@ -18,8 +18,8 @@ pub use command::{
 };
 pub use event::{AgentFrameEvent, CompactionReason, Event, SessionEvent};
 pub use frames::{
-    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcHostToolDefinition, UiMethod,
-    UiRequest, WidgetPlacement,
+    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcChunk, RpcHostToolDefinition,
+    UiMethod, UiRequest, WidgetPlacement,
 };
 pub use response::*;
 pub use types::*;

@@ -87,6 +87,8 @@ impl AgentSession {
         }
         let backoff = settings.base_delay_ms.saturating_mul(1u64 << (attempt - 1).min(30));
         let delay_ms = server_delay.map_or(backoff, |d| backoff.max(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
+        // Cancellable from the moment the host hears of the retry.
+        *lock(&self.inner.retry_cancel) = Some(CancellationToken::new());
         self.emit(SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, error_message });
         RetryDecision::Wait(Duration::from_millis(delay_ms))
     }
@@ -96,8 +98,7 @@ impl AgentSession {
     pub(crate) async fn wait_for_retry(&self, delay: Duration, run_sink: &RunSink) -> bool {
         self.drop_failed_reply();
         let lifecycle = self.lifecycle_token();
-        let retry = CancellationToken::new();
-        *lock(&self.inner.retry_cancel) = Some(retry.clone());
+        let retry = lock(&self.inner.retry_cancel).get_or_insert_with(CancellationToken::new).clone();
         let cancelled = tokio::select! {
             () = tokio::time::sleep(delay) => false,
             () = lifecycle.cancelled() => true,

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use base64::Engine as _;
 use rho_agent::AgentMessage;
 use rho_ai::json;
-use rho_rpc::RpcResponse;
+use rho_rpc::{RpcChunk, RpcResponse};
 use serde::Serialize;
 
 use super::bounded::{write_shrunk, write_within};
@@ -171,17 +171,6 @@ struct AgentEnd<'a> {
     truncated: Option<bool>,
 }
 
-/// `{"type":"rpc_chunk","chunkId","index","count","byteLength","data"}`, as omp's protocol 2.
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "rpc_chunk", rename_all = "camelCase")]
-struct RpcChunk<'a> {
-    chunk_id: &'a str,
-    index: usize,
-    count: usize,
-    byte_length: usize,
-    data: String,
-}
-
 /// Appends `whole` (one frame's JSON) as consecutive `rpc_chunk` lines.
 fn write_chunks(out: &mut Vec<u8>, whole: &[u8]) {
     static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -189,7 +178,7 @@ fn write_chunks(out: &mut Vec<u8>, whole: &[u8]) {
     let count = whole.len().div_ceil(CHUNK_BYTES);
     for (index, piece) in whole.chunks(CHUNK_BYTES).enumerate() {
         let chunk = RpcChunk {
-            chunk_id: &chunk_id,
+            chunk_id: chunk_id.clone(),
             index,
             count,
             byte_length: whole.len(),

@@ -181,10 +181,12 @@ impl Rho {
         self.stdin = None;
     }
 
-    /// The next stdout line, parsed.
+    /// The next stdout line, parsed, and checked against the protocol's checked-in schema.
     pub async fn next(&mut self) -> Value {
         let line = self.next_line().await;
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+        let frame = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        check_outbound(&frame);
+        frame
     }
 
     /// The next raw stdout line (never longer than the default frame bound, decision 17).
@@ -246,6 +248,21 @@ impl Rho {
             lines.push(line);
         }
         lines
+    }
+}
+
+/// Fails the test when `frame` is not an outbound frame of `rho-rpc/schema/rpc-protocol.schema.json`.
+pub fn check_outbound(frame: &Value) {
+    static OUTBOUND: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = OUTBOUND.get_or_init(|| {
+        let mut schema: Value =
+            serde_json::from_str(include_str!("../../../rho-rpc/schema/rpc-protocol.schema.json")).unwrap();
+        // Validate against the outbound half only.
+        schema["anyOf"] = json!([{"$ref": "#/$defs/Outbound"}]);
+        jsonschema::validator_for(&schema).unwrap()
+    });
+    if let Err(error) = validator.validate(frame) {
+        panic!("a frame outside the protocol schema ({error} at {}): {frame:.300}", error.instance_path());
     }
 }
 

@@ -105,6 +105,8 @@ impl Reader {
             }
             OutFrame::ExtensionError(e) => Notification::ExtensionError(e),
             OutFrame::Event(e) => Notification::Event(e),
+            // This client never negotiates protocol 2, the only one that chunks frames.
+            OutFrame::Chunk(_) => return,
         };
         self.emit(number, notification).await;
     }
