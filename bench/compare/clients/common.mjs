@@ -85,14 +85,17 @@ export class Recorder {
   /**
    * Runs one step. `method` names the client method the step covers (several steps may cover one
    * method); `cmp` lists what run.py compares beyond outcome, error text and shape: "value" (the
-   * normalized value), "len" (array length).
+   * normalized value), "len" (array length), "types" (the event types of a returned event list).
+   * Steps sharing a `group` (a prompt and the waits that follow it) have their events compared
+   * as one sequence, since where one step ends and the next begins depends on timing.
    */
-  async step(label, method, fn, { timeoutMs = 45000, cmp = [], settleMs = 150, note } = {}) {
+  async step(label, method, fn, { timeoutMs = 45000, cmp = [], settleMs = 150, note, group } = {}) {
     const ev0 = this.events.length;
     const w0 = this.wire.length;
     const t0 = Date.now();
     const rec = { label, method: Array.isArray(method) ? method : [method], cmp };
     if (note) rec.note = note;
+    if (group) rec.group = group;
     let timer;
     try {
       const v = await Promise.race([

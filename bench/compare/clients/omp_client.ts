@@ -200,25 +200,25 @@ try {
 
 	// ---- prompts ----------------------------------------------------------------------------------
 	let idle = client.waitForIdle(30000);
-	await S("prompt", "prompt", () => client.prompt("First prompt: say hello."), { settleMs: 0 });
-	await S("waitForIdle", "waitForIdle", () => idle);
-	await S("promptAndWait", "promptAndWait", () => client.promptAndWait("Second prompt: say hello again."), { cmp: ["len"] });
+	await S("prompt", "prompt", () => client.prompt("First prompt: say hello."), { settleMs: 0, group: "first" });
+	await S("waitForIdle", "waitForIdle", () => idle, { group: "first" });
+	await S("promptAndWait", "promptAndWait", () => client.promptAndWait("Second prompt: say hello again."), { cmp: ["types"] });
 	const collected = client.collectEvents(30000);
 	await S("collectEvents", ["collectEvents", "prompt"], async () => {
 		await client.prompt("Third prompt.");
 		return collected;
-	}, { cmp: ["len"] });
+	}, { cmp: ["types"] });
 	await S("getLastAssistantText", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 
 	// steer and followUp while a slow reply streams; then a prompt with no streamingBehavior
 	idle = client.waitForIdle(60000);
 	let firstUpdate = rec.waitEvent(isUpdate);
-	await S("prompt#slow", "prompt", () => client.prompt("SLOW-STEER: take your time."), { settleMs: 0 });
-	await S("wait#streaming", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0 });
-	await S("steer#streaming", "steer", () => client.steer("Steering message."), { settleMs: 0 });
-	await S("followUp#streaming", "followUp", () => client.followUp("Follow-up message."), { settleMs: 0 });
-	await S("prompt#streaming", "prompt", () => client.prompt("A prompt while streaming."), { settleMs: 0 });
-	await S("waitForIdle#queued", "waitForIdle", () => idle);
+	await S("prompt#slow", "prompt", () => client.prompt("SLOW-STEER: take your time."), { settleMs: 0, group: "queue" });
+	await S("wait#streaming", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0, group: "queue" });
+	await S("steer#streaming", "steer", () => client.steer("Steering message."), { settleMs: 0, group: "queue" });
+	await S("followUp#streaming", "followUp", () => client.followUp("Follow-up message."), { settleMs: 0, group: "queue" });
+	await S("prompt#streaming", "prompt", () => client.prompt("A prompt while streaming."), { settleMs: 0, group: "queue" });
+	await S("waitForIdle#queued", "waitForIdle", () => idle, { group: "queue" });
 	await S("getMessages#after-queue", "getMessages", async () => {
 		const ms = await client.getMessages();
 		return ms.map((m: any) =>
@@ -229,10 +229,10 @@ try {
 	// abort while streaming
 	idle = client.waitForIdle(30000);
 	firstUpdate = rec.waitEvent(isUpdate);
-	await S("prompt#slow-abort", "prompt", () => client.prompt("SLOW-ABORT: a long answer."), { settleMs: 0 });
-	await S("wait#streaming-abort", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0 });
-	await S("abort#streaming", "abort", () => client.abort(), { settleMs: 0 });
-	await S("waitForIdle#aborted", "waitForIdle", () => idle);
+	await S("prompt#slow-abort", "prompt", () => client.prompt("SLOW-ABORT: a long answer."), { settleMs: 0, group: "abort" });
+	await S("wait#streaming-abort", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0, group: "abort" });
+	await S("abort#streaming", "abort", () => client.abort(), { settleMs: 0, group: "abort" });
+	await S("waitForIdle#aborted", "waitForIdle", () => idle, { group: "abort" });
 	await S("getLastAssistantText#after-abort", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 
 	// abortAndPrompt while streaming: the aborted run ends, the new prompt runs to its own agent_end
@@ -247,10 +247,10 @@ try {
 		});
 		setTimeout(() => reject(new Error(`only ${ends} agent_end within 30 s`)), 30000).unref();
 	});
-	await S("prompt#slow-abort-and-prompt", "prompt", () => client.prompt("SLOW-AP: a long answer."), { settleMs: 0 });
-	await S("wait#streaming-ap", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0 });
-	await S("abortAndPrompt#streaming", "abortAndPrompt", () => client.abortAndPrompt("After the abort: say hi."), { settleMs: 0 });
-	await S("wait#two-agent-ends", "onEvent", () => twoEnds.then(() => ends));
+	await S("prompt#slow-abort-and-prompt", "prompt", () => client.prompt("SLOW-AP: a long answer."), { settleMs: 0, group: "ap" });
+	await S("wait#streaming-ap", "onSessionEvent", () => firstUpdate.then((e: any) => e.type), { settleMs: 0, group: "ap" });
+	await S("abortAndPrompt#streaming", "abortAndPrompt", () => client.abortAndPrompt("After the abort: say hi."), { settleMs: 0, group: "ap" });
+	await S("wait#two-agent-ends", "onEvent", () => twoEnds.then(() => ends), { group: "ap" });
 	await S("getLastAssistantText#after-abortAndPrompt", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 
 	// host tools

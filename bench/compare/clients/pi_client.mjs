@@ -139,25 +139,25 @@ try {
 
   // ---- prompts ----------------------------------------------------------------------------------
   let idle = client.waitForIdle(30000);
-  await S("prompt", "prompt", () => client.prompt("First prompt: say hello."), { settleMs: 0 });
-  await S("waitForIdle", "waitForIdle", () => idle);
-  await S("promptAndWait", "promptAndWait", () => client.promptAndWait("Second prompt: say hello again."), { cmp: ["len"] });
+  await S("prompt", "prompt", () => client.prompt("First prompt: say hello."), { settleMs: 0, group: "first" });
+  await S("waitForIdle", "waitForIdle", () => idle, { group: "first" });
+  await S("promptAndWait", "promptAndWait", () => client.promptAndWait("Second prompt: say hello again."), { cmp: ["types"] });
   const collected = client.collectEvents(30000);
   await S("collectEvents", ["collectEvents", "prompt"], async () => {
     await client.prompt("Third prompt.");
     return collected;
-  }, { cmp: ["len"] });
+  }, { cmp: ["types"] });
   await S("getLastAssistantText", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 
   // steer and followUp while a slow reply streams; then a prompt with no streamingBehavior
   idle = client.waitForIdle(60000);
   let firstUpdate = rec.waitEvent(isUpdate);
-  await S("prompt#slow", "prompt", () => client.prompt("SLOW-STEER: take your time."), { settleMs: 0 });
-  await S("wait#streaming", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0 });
-  await S("steer#streaming", "steer", () => client.steer("Steering message."), { settleMs: 0 });
-  await S("followUp#streaming", "followUp", () => client.followUp("Follow-up message."), { settleMs: 0 });
-  await S("prompt#streaming", "prompt", () => client.prompt("A prompt while streaming."), { settleMs: 0 });
-  await S("waitForIdle#queued", "waitForIdle", () => idle);
+  await S("prompt#slow", "prompt", () => client.prompt("SLOW-STEER: take your time."), { settleMs: 0, group: "queue" });
+  await S("wait#streaming", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0, group: "queue" });
+  await S("steer#streaming", "steer", () => client.steer("Steering message."), { settleMs: 0, group: "queue" });
+  await S("followUp#streaming", "followUp", () => client.followUp("Follow-up message."), { settleMs: 0, group: "queue" });
+  await S("prompt#streaming", "prompt", () => client.prompt("A prompt while streaming."), { settleMs: 0, group: "queue" });
+  await S("waitForIdle#queued", "waitForIdle", () => idle, { group: "queue" });
   await S("getMessages#after-queue", "getMessages", async () => {
     const ms = await client.getMessages();
     return ms.map((m) => `${m.role}:${typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? c.type).join("")}`.slice(0, 60));
@@ -166,10 +166,10 @@ try {
   // abort while streaming
   idle = client.waitForIdle(30000);
   firstUpdate = rec.waitEvent(isUpdate);
-  await S("prompt#slow-abort", "prompt", () => client.prompt("SLOW-ABORT: a long answer."), { settleMs: 0 });
-  await S("wait#streaming-abort", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0 });
-  await S("abort#streaming", "abort", () => client.abort(), { settleMs: 0 });
-  await S("waitForIdle#aborted", "waitForIdle", () => idle);
+  await S("prompt#slow-abort", "prompt", () => client.prompt("SLOW-ABORT: a long answer."), { settleMs: 0, group: "abort" });
+  await S("wait#streaming-abort", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0, group: "abort" });
+  await S("abort#streaming", "abort", () => client.abort(), { settleMs: 0, group: "abort" });
+  await S("waitForIdle#aborted", "waitForIdle", () => idle, { group: "abort" });
   await S("getLastAssistantText#after-abort", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 
   // ---- bash -------------------------------------------------------------------------------------

@@ -121,28 +121,66 @@ fn is_env_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Commands already run in this process and what they gave.
-fn command_cache() -> &'static Mutex<HashMap<String, Option<String>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+/// One slot per command: what it gave, once it ran.
+type CommandSlot = Arc<OnceLock<Option<String>>>;
+
+/// Commands run (or running) in this process.
+fn command_cache() -> &'static Mutex<HashMap<String, CommandSlot>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, CommandSlot>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// Runs `command` once per process; later calls get the first answer. The cache is held while a
-/// command runs, so a key command (a password manager, say) never runs twice at once.
+/// Runs `command` once per process; later calls get the first answer, and a call made while it
+/// runs waits for it (a key command, a password manager say, never runs twice at once). Other
+/// commands are not held up: the cache is only locked to find the command's slot. On the
+/// runtime's worker threads the wait is announced to tokio, so other tasks move on meanwhile.
 fn run_command(command: &str) -> Option<String> {
     if command.is_empty() {
         return None;
     }
-    let mut cache = command_cache().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(hit) = cache.get(command) {
-        return hit.clone();
+    let slot = command_cache()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .entry(command.to_owned())
+        .or_default()
+        .clone();
+    if let Some(done) = slot.get() {
+        return done.clone();
     }
-    let value = execute(command, COMMAND_TIMEOUT);
-    if value.is_none() {
-        tracing::warn!("config value command failed or produced no output");
+    let run = || {
+        slot.get_or_init(|| {
+            let value = execute(command, COMMAND_TIMEOUT);
+            if value.is_none() {
+                tracing::warn!("config value command failed or produced no output");
+            }
+            value
+        })
+        .clone()
+    };
+    let on_worker = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if on_worker { tokio::task::block_in_place(run) } else { run() }
+}
+
+/// Starts the `!command` values among `raw_values` on a thread of their own, so their answers
+/// are ready (or on their way) when the first request needs a key: start-up does not wait.
+pub fn prefetch_commands<I: IntoIterator<Item = String>>(raw_values: I) {
+    let commands: Vec<String> = raw_values
+        .into_iter()
+        .filter_map(|raw| raw.strip_prefix('!').map(|c| c.trim().to_owned()))
+        .filter(|c| !c.is_empty())
+        .collect();
+    if commands.is_empty() {
+        return;
     }
-    cache.insert(command.to_owned(), value.clone());
-    value
+    let spawned = std::thread::Builder::new().name("rho-key-commands".into()).spawn(move || {
+        for command in commands {
+            run_command(&command);
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start the key commands early: {e}");
+    }
 }
 
 /// Runs `command` in its own process group; the whole group is killed on timeout.
@@ -283,6 +321,11 @@ impl ApiKeys {
         self.configured.insert(provider.to_owned(), raw.into());
     }
 
+    /// Starts every `!command` key of the auth file and models.json in the background.
+    pub fn prefetch(&self) {
+        prefetch_commands(self.auth_file.values().chain(self.configured.values()).cloned());
+    }
+
     /// Resolves `provider`'s key now. Runs a `!command` value (once per process).
     pub fn resolve(&self, provider: &str) -> Option<String> {
         let env = self.env.as_ref();
@@ -331,6 +374,29 @@ mod tests {
         assert_eq!(resolve_config_value("EMPTY", env).as_deref(), Some("EMPTY"));
         assert_eq!(resolve_config_value("$EMPTY", env), None);
         assert_eq!(resolve_config_value("", env), None);
+    }
+
+    /// Two key commands that each wait for the other to have started: they only both answer
+    /// when neither holds the other up (a cache locked while a command runs would make both
+    /// time out).
+    #[test]
+    fn different_commands_run_side_by_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let wait_for = |mine: &std::path::Path, other: &std::path::Path, answer: &str| {
+            format!(
+                "!touch {}; i=0; while [ ! -f {} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; [ -f {} ] && echo {answer}",
+                mine.display(),
+                other.display(),
+                other.display()
+            )
+        };
+        let first = wait_for(&a, &b, "A");
+        let second = wait_for(&b, &a, "B");
+        let env = env();
+        let other = std::thread::spawn(move || resolve_config_value(&second, process_env().as_ref()));
+        assert_eq!(resolve_config_value(&first, env.as_ref()).as_deref(), Some("A"));
+        assert_eq!(other.join().unwrap().as_deref(), Some("B"));
     }
 
     #[test]

@@ -78,6 +78,7 @@ impl ModelRegistry {
             Err(e) => errors.push(e),
         }
         registry.models_json = Some(models_json);
+        registry.keys.prefetch();
         (registry, errors)
     }
 

@@ -1,0 +1,637 @@
+#!/usr/bin/env python3
+"""Runs the reference agents' own RPC client libraries against rho and against the references.
+
+    python3 bench/compare/clients/run.py [--build] [--only pi|omp] [--report FILE]
+
+Two clients, each over every public method of its RpcClient class:
+
+  pi_client.mjs  pi 0.73.1's RpcClient (@mariozechner/pi-coding-agent, Node)  -> pi, then rho
+  omp_client.ts  omp 18.2.3's RpcClient (@oh-my-pi/pi-coding-agent, Bun)      -> omp, then rho
+
+Each run gets its own rho-mock-llm (SCRIPT below), a fresh agent dir with a models.json (omp:
+models.yml) custom provider `mock` pointing at it, a fresh HOME and working directory. The
+results (one record per step: resolved/threw, the returned value, the error, the frames the
+client's listeners got, the raw responses) are normalized (paths, ids, timestamps, ports) and
+compared step by step: outcome, error text, the returned value's shape, selected values, the
+response lines (success/error/data presence) and the event types seen.
+
+Every difference must be listed in KNOWN (with its reason) for the exit status to be 0. The
+markdown table goes to stdout (and to --report). Raw results: out/ next to this file (gitignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+COMPARE = HERE.parent
+REPO = COMPARE.parent.parent
+sys.path.insert(0, str(COMPARE))
+
+from runner import MockServer  # noqa: E402
+
+PI_VERSION = "0.73.1"
+PI_PINNED = {f"@mariozechner/{p}": PI_VERSION for p in ("pi-coding-agent", "pi-ai", "pi-agent-core", "pi-tui")}
+OMP_VERSION = "18.2.3"
+BUN_VERSION = "1.4.5"
+OMP_PINNED = {"@oh-my-pi/pi-coding-agent": OMP_VERSION, "bun": BUN_VERSION}
+
+MODELS = [
+    {"id": "mock-model", "name": "Mock Model", "reasoning": False, "input": ["text"], "contextWindow": 200000,
+     "maxTokens": 8192, "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}},
+    {"id": "mock-think", "name": "Mock Think", "reasoning": True, "input": ["text"], "contextWindow": 200000,
+     "maxTokens": 8192, "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}},
+]
+
+# The scripted model. Markers in the prompts pick the special turns (first unconsumed match wins,
+# so a marker still in the history later falls through to the plain reply); everything else,
+# compaction summaries and the handoff document included, gets "Mock reply.".
+SCRIPT = {"turns": [
+    {"match": {"bodyContains": "SLOW-STEER"}, "text": "A slow reply that streams for a while. " * 6,
+     "chunkSize": 4, "chunkDelayMs": 30},
+    {"match": {"bodyContains": "SLOW-ABORT"}, "text": "A long reply that gets aborted. " * 12,
+     "chunkSize": 4, "chunkDelayMs": 60},
+    {"match": {"bodyContains": "SLOW-AP"}, "text": "A long reply that gets aborted and replaced. " * 12,
+     "chunkSize": 4, "chunkDelayMs": 60},
+    {"match": {"bodyContains": "HOST-TOOL"}, "text": "Calling the host tool.",
+     "toolCalls": [{"name": "host_echo", "arguments": {"text": "ping"}}]},
+    {"text": "Mock reply.", "repeat": 1000},
+]}
+
+
+# --------------------------------------------------------------------------------------------
+# Known, documented differences. A difference is explained when client, step label, aspect and
+# detail all match (regular expressions, searched). Keep the reason precise: it is the report.
+# --------------------------------------------------------------------------------------------
+
+KNOWN: list[dict[str, str]] = [
+]
+
+
+def log(msg: str) -> None:
+    print(f"[clients] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Installing the references, building rho
+# --------------------------------------------------------------------------------------------
+
+def _versions(root: Path, pins: dict[str, str]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for p in pins:
+        f = root / "node_modules" / p / "package.json"
+        out[p] = json.loads(f.read_text()).get("version") if f.exists() else None
+    return out
+
+
+def ensure_npm(root: Path, pins: dict[str, str], what: str) -> None:
+    if _versions(root, pins) == pins:
+        return
+    npm = shutil.which("npm")
+    if not npm:
+        sys.exit(f"clients: npm is needed to install {what}")
+    log(f"installing {what} into {root}")
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / "package.json").exists():
+        (root / "package.json").write_text('{"name": "rho-compare-ref", "private": true}\n')
+    subprocess.run([npm, "install", "--no-audit", "--no-fund", *(f"{p}@{v}" for p, v in pins.items())],
+                   cwd=root, check=True, stdout=sys.stderr)
+    got = _versions(root, pins)
+    if got != pins:
+        sys.exit(f"clients: {what}: installed {got}, wanted {pins}")
+
+
+def build() -> None:
+    log("cargo build --release --locked -p rho-coding-agent -p rho-mock-llm")
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rho-coding-agent", "-p", "rho-mock-llm"],
+                   cwd=REPO, check=True, stdout=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------------
+# One run: a client against a target
+# --------------------------------------------------------------------------------------------
+
+def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdir: Path) -> dict[str, Any]:
+    root = tmp / f"{client}-{target}"
+    cwd, agent, home, mockdir = root / "work", root / "agent", root / "home", root / "mock"
+    for d in (cwd, agent, home, mockdir):
+        d.mkdir(parents=True)
+    mock = MockServer(a.mock, SCRIPT, mockdir)
+    models = {"providers": {"mock": {"baseUrl": mock.url, "api": "anthropic-messages", "apiKey": "test-key",
+                                     "models": MODELS}}}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+    }
+    if target == "rho":
+        env["RHO_CODING_AGENT_DIR"] = str(agent)
+        (agent / "models.json").write_text(json.dumps(models, indent=2))
+    elif target == "pi":
+        env["PI_CODING_AGENT_DIR"] = str(agent)
+        env["PI_OFFLINE"] = "1"
+        (agent / "models.json").write_text(json.dumps(models, indent=2))
+    else:  # omp: models.yml (JSON is YAML); no session titles (they would take model turns)
+        env["PI_CODING_AGENT_DIR"] = str(agent)
+        env["PI_NO_TITLE"] = "1"
+        (agent / "models.yml").write_text(json.dumps(models, indent=2))
+    result_path = root / "result.json"
+    cfg: dict[str, Any] = {"target": target, "cwd": str(cwd), "provider": "mock", "model": "mock-model",
+                           "args": [], "out": str(result_path)}
+    bun = a.omp_dir / "node_modules" / ".bin" / "bun"
+    if client == "pi":
+        cfg["pkg"] = str(a.pi_dir / "node_modules" / "@mariozechner" / "pi-coding-agent")
+        if target == "pi":
+            cfg["cliPath"] = str(Path(cfg["pkg"]) / "dist" / "cli.js")
+        else:
+            cfg["executable"] = str(a.rho)
+        argv = ["node", str(HERE / "pi_client.mjs"), str(root / "config.json")]
+    else:
+        cfg["pkg"] = str(a.omp_dir / "node_modules" / "@oh-my-pi" / "pi-coding-agent")
+        cfg["command"] = ([str(bun), str(Path(cfg["pkg"]) / "dist" / "cli.js")] if target == "omp" else [str(a.rho)])
+        argv = [str(bun), str(HERE / "omp_client.ts"), str(root / "config.json")]
+    (root / "config.json").write_text(json.dumps(cfg, indent=2))
+    log(f"{client} client -> {target}")
+    with open(root / "client.stderr.txt", "wb") as err:
+        try:
+            proc = subprocess.run(argv, cwd=cwd, env=env, stdout=err, stderr=err, timeout=a.timeout)
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+    mock.stop()
+    requests = mock.requests()
+    if result_path.exists():
+        res = json.loads(result_path.read_text())
+    else:
+        res = {"fatal": f"the client wrote no result (exit {status}); see {outdir}/{client}-{target}.stderr.txt",
+               "steps": [], "uncovered": [], "methods": []}
+    res["exit"] = status
+    res["modelRequests"] = len(requests)
+    res["paths"] = {"root": str(root), "cwd": str(cwd), "agent": str(agent), "home": str(home), "mock": mock.url}
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / f"{client}-{target}.json").write_text(json.dumps(res, indent=1))
+    shutil.copy(root / "client.stderr.txt", outdir / f"{client}-{target}.stderr.txt")
+    with open(outdir / f"{client}-{target}.requests.jsonl", "w") as fh:
+        for r in requests:
+            fh.write(json.dumps(r) + "\n")
+    return res
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization
+# --------------------------------------------------------------------------------------------
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d[:-]\d\d[:-]\d\d(?:[.-]\d+)?Z?")
+PORT = re.compile(r"127\.0\.0\.1:\d+")
+TIME_KEYS = {"timestamp", "lastUpdate", "duration", "ttft", "durationMs", "elapsedMs", "createdAt", "updatedAt",
+             "startedAt", "endedAt", "tokensPerSecond"}
+ID_VALUE = re.compile(r"^(?:[0-9a-f]{6,}|[0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]{10,}|toolu_\w+|call_\w+|req_\d+)$")
+
+
+class Scrub:
+    def __init__(self, paths: dict[str, str]):
+        subs = []
+        for key, ph in (("cwd", "<CWD>"), ("agent", "<AGENT>"), ("home", "<HOME>"), ("root", "<ROOT>")):
+            p = paths.get(key)
+            if p:
+                subs.append((p, ph))
+                rp = os.path.realpath(p)
+                if rp != p:
+                    subs.append((rp, ph))
+        subs.sort(key=lambda s: -len(s[0]))
+        self.subs = subs
+        self.mock = paths.get("mock", "")
+
+    def text(self, s: str) -> str:
+        if self.mock:
+            s = s.replace(self.mock, "<MOCK>")
+        for p, ph in self.subs:
+            s = s.replace(p, ph)
+        s = UUID.sub("<UUID>", s)
+        s = ISO.sub("<TS>", s)
+        s = PORT.sub("127.0.0.1:<PORT>", s)
+        return s
+
+    def value(self, v: Any, key: str = "") -> Any:
+        if isinstance(v, dict):
+            return {k: self.value(x, k) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self.value(x, key) for x in v]
+        if key in TIME_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return "<TIME>"
+        if isinstance(v, float):
+            return float(f"{v:.12g}")
+        if isinstance(v, str):
+            if (key == "id" or key.endswith("Id") or key == "cursor" or key == "nextCursor") and ID_VALUE.match(v):
+                return "<ID>"
+            return self.text(v)
+        return v
+
+
+def error_text(msg: str | None) -> str | None:
+    """The client's own error text, without the stderr tail some client errors append."""
+    if msg is None:
+        return None
+    return msg.split(". Stderr:")[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------------------------
+
+def shape(v: Any) -> Any:
+    if v == "$undefined":
+        return "undefined"
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "function" if v == "$function" else "string"
+    if isinstance(v, dict):
+        return {k: shape(x) for k, x in v.items()}
+    # arrays: element shapes grouped by their discriminator (role, else type), merged per group
+    groups: dict[str, Any] = {}
+    for x in v:
+        tag = "*"
+        if isinstance(x, dict):
+            if isinstance(x.get("role"), str):
+                tag = f"role={x['role']}"
+            elif isinstance(x.get("type"), str):
+                tag = f"type={x['type']}"
+        s = shape(x)
+        groups[tag] = merge(groups[tag], s) if tag in groups else s
+    return {"[]": groups}
+
+
+def merge(a: Any, b: Any) -> Any:
+    if isinstance(a, dict) and isinstance(b, dict) and ("[]" in a) == ("[]" in b):
+        if "[]" in a:
+            g = dict(a["[]"])
+            for k, s in b["[]"].items():
+                g[k] = merge(g[k], s) if k in g else s
+            return {"[]": g}
+        out = {}
+        for k in list(a) + [k for k in b if k not in a]:
+            if k in a and k in b:
+                out[k] = merge(a[k], b[k])
+            else:
+                s = a.get(k, b.get(k))
+                out[k] = s if isinstance(s, str) and s.endswith("?") else (f"{s}?" if isinstance(s, str) else s)
+        return out
+    if a == b:
+        return a
+    sa = a if isinstance(a, str) else "object"
+    sb = b if isinstance(b, str) else "object"
+    return "|".join(sorted(set(sa.split("|")) | set(sb.split("|"))))
+
+
+def shape_diff(a: Any, b: Any, path: str = "") -> list[str]:
+    """Differences between two shapes: `missing`/`extra` keys in the second, `type` changes."""
+    out: list[str] = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        if ("[]" in a) != ("[]" in b):
+            return [f"type {path or '.'}: {brief_shape(a)} vs {brief_shape(b)}"]
+        if "[]" in a:
+            ga, gb = a["[]"], b["[]"]
+            for k in ga:
+                if k in gb:
+                    out += shape_diff(ga[k], gb[k], f"{path}[{k}]")
+                else:
+                    out.append(f"missing {path}[{k}]")
+            for k in gb:
+                if k not in ga:
+                    out.append(f"extra {path}[{k}]")
+            return out
+        for k in a:
+            p = f"{path}.{k}" if path else k
+            if k in b:
+                out += shape_diff(a[k], b[k], p)
+            else:
+                out.append(f"missing {p}")
+        for k in b:
+            if k not in a:
+                out.append(f"extra {(path + '.') if path else ''}{k}")
+        return out
+    if a != b:
+        out.append(f"type {path or '.'}: {brief_shape(a)} vs {brief_shape(b)}")
+    return out
+
+
+def brief_shape(s: Any, depth: int = 0, width: int = 70) -> str:
+    if isinstance(s, str):
+        return s
+    if "[]" in s:
+        g = s["[]"]
+        if not g:
+            return "[]"
+        inner = " | ".join(f"{k}:{brief_shape(v, depth + 1)}" if k != "*" else brief_shape(v, depth + 1) for k, v in g.items())
+        return f"[{inner}]" if len(inner) < width else f"[{len(g)} kinds]"
+    if depth >= 1 and len(s) > 4:
+        return "{" + ",".join(list(s)[:4]) + ",…}"
+    inner = ",".join(f"{k}:{brief_shape(v, depth + 1)}" for k, v in s.items())
+    if len(inner) > width:
+        keys = list(s)
+        inner = ",".join(keys[:8]) + (f",…+{len(keys) - 8}" if len(keys) > 8 else "")
+    return "{" + inner + "}"
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing two results of one client
+# --------------------------------------------------------------------------------------------
+
+def event_types(events: list[dict]) -> list[str]:
+    """Event types a step saw, message_update dropped, repeats collapsed (timing-independent)."""
+    out: list[str] = []
+    for e in events:
+        f = e.get("frame", {})
+        t = f.get("type", "?") if isinstance(f, dict) else "?"
+        if t == "response":
+            t = f"response({f.get('command')}{',id' if 'id' in f else ''})"
+        if t == "message_update":
+            continue
+        if not out or out[-1] != t:
+            out.append(t)
+    return out
+
+
+def types_of(value: Any) -> list[str]:
+    out: list[str] = []
+    for e in value if isinstance(value, list) else []:
+        t = e.get("type") if isinstance(e, dict) else "?"
+        if t == "message_update":
+            continue
+        if not out or out[-1] != t:
+            out.append(t)
+    return out
+
+
+def response_sig(scrub: Scrub, r: dict) -> str:
+    cmd = r["command"].get("type", "?")
+    resp = r["response"]
+    if resp is None:
+        return f"{cmd}: no response with its id"
+    if resp.get("success"):
+        return f"{cmd}: ok" + (" +data" if "data" in resp else "")
+    code = f" [code {resp['code']}]" if "code" in resp else ""
+    return f"{cmd}: error {scrub.text(str(resp.get('error')))!r}{code}"
+
+
+def summarize(step: dict | None, scrub: Scrub) -> str:
+    if step is None:
+        return "(not run)"
+    if step["outcome"] == "resolved":
+        v = scrub.value(step.get("value"))
+        if step.get("cmp") and "value" in step["cmp"]:
+            t = json.dumps(v, ensure_ascii=False)
+            if len(t) <= 60:
+                return f"ok `{t}`"
+        return f"ok {brief_shape(shape(v), width=50)}"
+    e = step.get("error") or {}
+    code = f" [{e['code']}]" if e.get("code") else ""
+    return f"{step['outcome']}: {scrub.text(error_text(e.get('message')) or '')[:110]}{code}"
+
+
+def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
+    rs, hs = Scrub(ref.get("paths", {})), Scrub(rho.get("paths", {}))
+    rsteps = {s["label"]: s for s in ref.get("steps", [])}
+    hsteps = {s["label"]: s for s in rho.get("steps", [])}
+    labels = list(rsteps) + [k for k in hsteps if k not in rsteps]
+    rows, diffs = [], []
+
+    def add(label: str, aspect: str, detail: str, a: str, b: str) -> None:
+        d = {"client": client, "label": label, "aspect": aspect, "detail": detail, "ref": a, "rho": b}
+        d["known"] = explain(d)
+        diffs.append(d)
+
+    # run-level checks
+    for name, res in ((refname, ref), ("rho", rho)):
+        if res.get("fatal"):
+            add("(run)", "fatal", f"{name} run aborted", res["fatal"][:300] if name == refname else "",
+                res["fatal"][:300] if name == "rho" else "")
+        if res.get("uncovered"):
+            add("(run)", "coverage", f"{name}: methods not called: {', '.join(res['uncovered'])}", "", "")
+        if res.get("dtsMismatch"):
+            add("(run)", "coverage", f"{name}: declared vs prototype methods differ: {res['dtsMismatch']}", "", "")
+    ri = [response_sig(rs, {"command": {"type": f.get("command")}, "response": f}) for f in ref.get("idlessResponses", [])]
+    hi = [response_sig(hs, {"command": {"type": f.get("command")}, "response": f}) for f in rho.get("idlessResponses", [])]
+    if ri != hi:
+        add("(run)", "idless", "responses without an id (no client call can match them)", json.dumps(ri), json.dumps(hi))
+    rr, hr = ref.get("ready"), rho.get("ready")
+    if (rr is None) != (hr is None) or (rr and hr and shape(rr) != shape(hr)):
+        add("(run)", "ready", "ready frame", json.dumps(rr), json.dumps(hr))
+    elif rr and hr and rs.value(rr) != hs.value(hr):
+        add("(run)", "ready", "ready frame values", json.dumps(rr), json.dumps(hr))
+
+    for label in labels:
+        a, b = rsteps.get(label), hsteps.get(label)
+        n0 = len(diffs)
+        if a is None or b is None:
+            add(label, "outcome", "step ran on one side only", summarize(a, rs), summarize(b, hs))
+        else:
+            if a["outcome"] != b["outcome"]:
+                add(label, "outcome", f"{a['outcome']} vs {b['outcome']}", summarize(a, rs), summarize(b, hs))
+            elif a["outcome"] != "resolved":
+                ea = rs.text(error_text((a.get("error") or {}).get("message")) or "")
+                eb = hs.text(error_text((b.get("error") or {}).get("message")) or "")
+                if ea != eb:
+                    add(label, "error", "error text", ea, eb)
+                ca, cb = (a.get("error") or {}).get("code"), (b.get("error") or {}).get("code")
+                if ca != cb:
+                    add(label, "error", "error code", str(ca), str(cb))
+            else:
+                va, vb = rs.value(a.get("value")), hs.value(b.get("value"))
+                for d in shape_diff(shape(va), shape(vb)):
+                    add(label, "shape", d, "", "")
+                cmp = set(a.get("cmp") or []) | set(b.get("cmp") or [])
+                if "value" in cmp and va != vb:
+                    add(label, "value", "value", json.dumps(va, ensure_ascii=False)[:600],
+                        json.dumps(vb, ensure_ascii=False)[:600])
+                if "len" in cmp and isinstance(va, list) and isinstance(vb, list) and len(va) != len(vb):
+                    add(label, "len", "array length", str(len(va)), str(len(vb)))
+                if "types" in cmp and types_of(va) != types_of(vb):
+                    add(label, "types", "event types returned", " ".join(types_of(va)), " ".join(types_of(vb)))
+            sa = [response_sig(rs, r) for r in a.get("responses", [])]
+            sb = [response_sig(hs, r) for r in b.get("responses", [])]
+            if sa != sb:
+                for i in range(max(len(sa), len(sb))):
+                    x = sa[i] if i < len(sa) else "(none)"
+                    y = sb[i] if i < len(sb) else "(none)"
+                    if x != y:
+                        add(label, "response", "response line", x, y)
+            ta, tb = event_types(a.get("events", [])), event_types(b.get("events", []))
+            if ta != tb:
+                add(label, "events", "events seen during the step", " ".join(ta), " ".join(tb))
+        mine = diffs[n0:]
+        if not mine:
+            verdict = "same"
+        elif all(d["known"] for d in mine):
+            verdict = "known: " + "; ".join(sorted({d["known"]["id"] for d in mine}))
+        else:
+            verdict = "**DIFFERENT**"
+        methods = ", ".join((a or b)["method"])
+        rows.append({"label": label, "methods": methods, "ref": summarize(a, rs), "rho": summarize(b, hs),
+                     "verdict": verdict})
+    return {"rows": rows, "diffs": diffs}
+
+
+def explain(d: dict) -> dict | None:
+    for k in KNOWN:
+        if k.get("client", d["client"]) != d["client"]:
+            continue
+        if not re.search(k.get("label", ""), d["label"]):
+            continue
+        if not re.search(k.get("aspect", ""), d["aspect"]):
+            continue
+        if not re.search(k.get("detail", ""), d["detail"]):
+            continue
+        if "ref" in k and not re.search(k["ref"], d["ref"]):
+            continue
+        if "rho" in k and not re.search(k["rho"], d["rho"]):
+            continue
+        return k
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+def cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def render(results: dict[str, dict], meta: dict) -> str:
+    out = [f"# rho against the reference RPC clients", "",
+           f"Run {meta['date']}, rho {meta['rho_version']} at commit `{meta['commit']}`; "
+           f"{meta['clients']}. Generated by `python3 bench/compare/clients/run.py`.", ""]
+    total_unexplained = 0
+    for client, r in results.items():
+        ref = "pi" if client == "pi" else "omp"
+        cmp = r["cmp"]
+        unexplained = [d for d in cmp["diffs"] if not d["known"]]
+        total_unexplained += len(unexplained)
+        same = sum(1 for row in cmp["rows"] if row["verdict"] == "same")
+        known = sum(1 for row in cmp["rows"] if row["verdict"].startswith("known"))
+        out += [f"## {r['title']}", "",
+                f"{len(cmp['rows'])} steps over {len(r['ref'].get('methods', []))} client methods: {same} same, "
+                f"{known} with known differences only, {len(cmp['rows']) - same - known} different "
+                f"({len(unexplained)} unexplained differences). Model requests: {ref} "
+                f"{r['ref'].get('modelRequests')}, rho {r['rho'].get('modelRequests')}.", "",
+                f"| step | method | {ref} | rho | verdict |", "| --- | --- | --- | --- | --- |"]
+        for row in cmp["rows"]:
+            out.append(f"| {cell(row['label'])} | {cell(row['methods'])} | {cell(row['ref'])} | {cell(row['rho'])} "
+                       f"| {cell(row['verdict'])} |")
+        out.append("")
+        if cmp["diffs"]:
+            out += [f"### Differences ({client} client)", "",
+                    f"| step | aspect | detail | {ref} | rho | explained by |", "| --- | --- | --- | --- | --- | --- |"]
+            for d in cmp["diffs"]:
+                k = d["known"]
+                why = f"`{k['id']}`" if k else "**unexplained**"
+                out.append(f"| {cell(d['label'])} | {d['aspect']} | {cell(d['detail'])} | {cell(d['ref'][:300])} "
+                           f"| {cell(d['rho'][:300])} | {why} |")
+            out.append("")
+    used = sorted({d["known"]["id"] for r in results.values() for d in r["cmp"]["diffs"] if d["known"]})
+    if used:
+        out += ["## Known differences that fired", "", "| id | reason |", "| --- | --- |"]
+        for k in KNOWN:
+            if k["id"] in used:
+                out.append(f"| `{k['id']}` | {cell(k['reason'])} |")
+        out.append("")
+    out.append(f"Unexplained differences: {total_unexplained}.")
+    return "\n".join(out) + "\n"
+
+
+def git_commit() -> str:
+    try:
+        h = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                           check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock"], cwd=REPO,
+                               capture_output=True, text=True).stdout.strip()
+        return h + ("+uncommitted changes in crates/" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", action="store_true", help="cargo build --release --locked rho and rho-mock-llm first")
+    ap.add_argument("--only", choices=["pi", "omp"], action="append", help="run one client (repeatable)")
+    ap.add_argument("--rho", type=Path, default=REPO / "target" / "release" / "rho")
+    ap.add_argument("--mock", type=Path, default=REPO / "target" / "release" / "rho-mock-llm")
+    ap.add_argument("--commit", default=None, help="the rho commit named in the report (default: git HEAD)")
+    ap.add_argument("--pi-dir", type=Path,
+                    default=Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi")))
+    ap.add_argument("--omp-dir", type=Path,
+                    default=Path(os.environ.get("OMP_REF_DIR", Path.home() / ".cache" / "rho-compare" / "omp")))
+    ap.add_argument("--out", type=Path, default=HERE / "out", help="raw results (default: out/ here, gitignored)")
+    ap.add_argument("--report", type=Path, help="also write the markdown report here")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds per client run")
+    a = ap.parse_args()
+
+    if a.build:
+        build()
+    for b in (a.rho, a.mock):
+        if not b.exists():
+            sys.exit(f"clients: {b} is missing (run with --build)")
+    clients = a.only or ["pi", "omp"]
+    if "pi" in clients:
+        if not shutil.which("node"):
+            sys.exit("clients: node (>= 20.6) is needed for pi's client")
+        ensure_npm(a.pi_dir, PI_PINNED, f"pi {PI_VERSION}")
+    if "omp" in clients:
+        ensure_npm(a.omp_dir, OMP_PINNED, f"omp {OMP_VERSION} and bun {BUN_VERSION}")
+
+    tmp = Path(tempfile.mkdtemp(prefix="rho-clients-"))
+    results: dict[str, dict] = {}
+    try:
+        for client in clients:
+            refname = client
+            ref = run_client(client, refname, a, tmp, a.out)
+            rho = run_client(client, "rho", a, tmp, a.out)
+            title = (f"pi {PI_VERSION}'s RpcClient: pi vs rho" if client == "pi"
+                     else f"omp {OMP_VERSION}'s RpcClient (Bun {BUN_VERSION}): omp vs rho")
+            results[client] = {"title": title, "ref": ref, "rho": rho, "cmp": compare(ref, rho, client, refname)}
+    finally:
+        if a.keep:
+            log(f"run directories kept in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    rho_version = subprocess.run([str(a.rho), "--version"], capture_output=True, text=True).stdout.strip()
+    meta = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": a.commit or git_commit(),
+        "rho_version": rho_version or "?",
+        "clients": ", ".join(f"{c}: {results[c]['ref'].get('clientPackage')} {results[c]['ref'].get('clientVersion')}"
+                             for c in results),
+    }
+    report = render(results, meta)
+    print(report)
+    if a.report:
+        a.report.write_text(report)
+        log(f"report written to {a.report}")
+    unexplained = sum(1 for r in results.values() for d in r["cmp"]["diffs"] if not d["known"])
+    log(f"{unexplained} unexplained difference(s); raw results in {a.out}")
+    return 0 if unexplained == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
