@@ -5,6 +5,7 @@ What it measures (medians over --runs runs, peak RSS from /proc/<pid>/status VmH
   - `rho --version` and `rho --help`: wall time from spawn to exit;
   - RPC start-up: spawn to the `get_state` response (the first command a host sends);
   - idle peak RSS after that response;
+  - SIGTERM to an idle process: time until it has exited;
   - a 5,000-delta streamed reply (5,000 x 20-char deltas from rho-mock-llm): first
     `message_update` to `agent_end`, peak RSS, stdout bytes, and deltas per second through the
     RPC writer (with a reader that keeps up, and with a slow reader, where deltas merge).
@@ -123,6 +124,33 @@ def rpc_startup(runs, mock_url):
     return statistics.median(times), statistics.median(rss)
 
 
+def sigterm_exit(runs, mock_url):
+    """Spawn, wait for the `get_state` answer, SIGTERM the idle process: time until it exited."""
+    import signal
+
+    times = []
+    for _ in range(runs):
+        env, work = agent_env(mock_url)
+        proc = subprocess.Popen(
+            [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=work,
+            env=env,
+        )
+        proc.stdin.write(b'{"id":"s","type":"get_state"}\n')
+        proc.stdin.flush()
+        for line in proc.stdout:
+            if b'"id":"s"' in line:
+                break
+        start = time.perf_counter()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def stream(mock_url, slow_reader):
     env, work = agent_env(mock_url)
     proc = subprocess.Popen(
@@ -196,6 +224,7 @@ def main():
     help_ = time_command(["--help"], args.runs)
     idle_mock = Mock({"turns": []})
     startup, idle_rss = rpc_startup(args.runs, idle_mock.url)
+    sigterm = sigterm_exit(args.runs, idle_mock.url)
     idle_mock.close()
 
     flood = {"turns": [{"flood": {"count": 5000, "size": 20}, "repeat": 1000}]}
@@ -209,6 +238,7 @@ def main():
         ("`rho --help`", f"{help_ * 1000:.1f} ms"),
         ("RPC spawn to `get_state` response", f"{startup * 1000:.1f} ms"),
         ("idle peak RSS", f"{idle_rss / 1024:.1f} MB"),
+        ("SIGTERM when idle to exit", f"{sigterm * 1000:.1f} ms"),
     ]
     for name, run in (("reader keeps up", fast), ("slow reader", slow)):
         rate = 5000 / run["seconds"]
