@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Env, Rho, types};
 use rho_mock_llm::Turn;
@@ -66,10 +66,8 @@ async fn abort_ends_a_slow_stream_with_an_aborted_message_then_answers() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"type": "prompt", "message": "start"})).await;
     rho.until(|f| f["type"] == "message_update").await;
-    let started = Instant::now();
     rho.send(json!({"id": "a1", "type": "abort"})).await;
     let frames = rho.until(|f| f["id"] == "a1").await;
-    assert!(started.elapsed() < Duration::from_secs(5));
     let tail: Vec<String> = types(&frames).into_iter().filter(|t| !t.starts_with("message_update")).collect();
     assert_eq!(tail, ["message_end", "turn_end", "agent_end", "response:abort"]);
     let end = frames.iter().find(|f| f["type"] == "message_end").unwrap();
@@ -121,16 +119,16 @@ async fn bash_runs_in_the_cwd_and_reaches_the_next_prompt() {
 async fn abort_bash_kills_a_running_command_without_waiting_behind_it() {
     let env = Env::new(vec![]).await;
     let mut rho = Rho::start(&env, &["--no-session"]).await;
-    rho.send(json!({"id": "b1", "type": "bash", "command": "echo started; sleep 30"})).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let started = Instant::now();
+    rho.send(json!({"id": "b1", "type": "bash", "command": "touch started.txt; sleep 30"})).await;
+    while !env.cwd.join("started.txt").exists() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     rho.send(json!({"id": "k1", "type": "abort_bash"})).await;
     // The abort is answered at once and the command's answer follows, in either order.
     let mut frames = rho.until(|f| f["id"] == "b1").await;
     if !frames.iter().any(|f| f["id"] == "k1") {
         frames.extend(rho.until(|f| f["id"] == "k1").await);
     }
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(frames.iter().any(|f| f["id"] == "k1" && f["success"] == true));
     let result = &frames.iter().find(|f| f["id"] == "b1").unwrap()["data"];
     assert_eq!(result["cancelled"], true);

@@ -2,7 +2,7 @@
 //! mock server, a priced test model, a checker for the shape of an event stream, and the
 //! behaviours shared by all four APIs.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rho_ai::model::{InputKind, ModelCost};
 use rho_ai::stream::ABORTED_MESSAGE;
@@ -403,7 +403,8 @@ pub async fn malformed_data_is_a_decode_error(wire: Wire) {
     assert_eq!(error.kind(), ErrorKind::Other);
 }
 
-/// Cancelling mid-stream ends the stream at once with `aborted`.
+/// Cancelling mid-stream ends the stream at once with `aborted`: no later delta of the slow
+/// reply arrives (each is 200 ms apart), only the closing error.
 pub async fn abort_stops_promptly(wire: Wire) {
     let server = serve(json!([{
         "text": "a slow reply that takes a long time to arrive in full",
@@ -422,13 +423,12 @@ pub async fn abort_stops_promptly(wire: Wire) {
             break;
         }
     }
-    let cancelled = Instant::now();
+    let before = events.len();
     cancel.cancel();
     while let Some(event) = stream.next().await {
         events.push(event);
     }
-    let elapsed = cancelled.elapsed();
-    assert!(elapsed < Duration::from_millis(100), "abort took {elapsed:?}");
+    assert_eq!(types(&events[before..]), ["error"], "the stream went on after the abort");
     check_shape(&events);
     let E::Error { reason, error, failure } = events.last().unwrap() else { panic!("{:?}", types(&events)) };
     assert_eq!(*reason, StopReason::Aborted);
