@@ -70,8 +70,10 @@ def _startswith(prefix: str) -> Callable:
 _MSG = r"(message|messages\[\*\]|toolResults\[\*\]|data\.messages\[\*\])"
 
 RULES: list[Rule] = [
-    Rule("ready", "D2 (rpc-protocol.md §1.4)",
-         "rho writes {type:ready, version} as its first line; pi writes no start-up frame.",
+    Rule("ready", "D2 (rpc-protocol.md §1.4); omp 18.2.3",
+         "rho writes {type:ready, version, protocolVersion, supportedProtocolVersions, maxFrameBytes, "
+         "maxReassembledFrameBytes} as its first line (xcsh's frame with omp's protocol fields); pi writes "
+         "no start-up frame.",
          when("frame-extra", sig="ready")),
     Rule("attribution", "rpc-protocol.md §4.2, §11 Q2",
          "rho marks user messages with attribution:\"user\" (xcsh's field); pi 0.73 has no attribution.",
@@ -83,11 +85,17 @@ RULES: list[Rule] = [
          "rho adds isWarning to tool_execution_end and toolResult messages (xcsh's field).",
          any_of(when("extra", ftype="tool_execution_end", path="isWarning"),
                 when("extra", path=_MSG + r"\.isWarning"))),
-    Rule("get_state-extras", "D1, D14, rpc-protocol.md §2.3",
+    Rule("get_state-extras", "D1, D14, rpc-protocol.md §2.3; omp 18.2.3",
          "get_state carries interruptMode (D1), queuedMessageCount beside pi's pendingMessageCount (D14), "
-         "todoPhases, systemPrompt and dumpTools (xcsh's payload, §2.3).",
+         "todoPhases, systemPrompt and dumpTools (xcsh's payload, §2.3), and omp 18's contextUsage, "
+         "fastModeEnabled, fastModeActive and tokensPerSecond.",
          when("extra", sig=r"response:get_state:ok(:.*)?",
-              path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools)")),
+              path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools"
+                   r"|contextUsage|fastModeEnabled|fastModeActive|tokensPerSecond)")),
+    Rule("available-commands", "omp 18.2.3 (DIFFERENCES.md: where rho follows pi 0.73 and omp 18)",
+         "rho sends omp's available_commands_update once after ready (and after a session change); "
+         "pi 0.73 has no such event and passes unknown events to its listeners.",
+         when("frame-extra", sig="available_commands_update")),
     Rule("start-usage", "rpc-protocol.md §7.5; pi bug: late-serialized snapshots",
          "The assistant message_start precedes the HTTP request, so rho's usage there is zero (§7.5). "
          "pi pushes the same mutable message object through an async queue and serializes it after "
@@ -159,11 +167,6 @@ RULES: list[Rule] = [
          "Automatic compactions: rho emits the seeds' auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",
          when("frame-extra", sig="auto_compaction_(start|end)")),
-    Rule("tool-text-edit", "tools.md §3 edit (pi 0.58.3 text); pi 0.73 multi-edit",
-         "edit's success text: rho follows tools.md (`Successfully replaced text in <path>.`); pi 0.73 "
-         "rewrote edit around edits[] and says `Successfully replaced 1 block(s) in <path>.`.",
-         when("value", path=r".*content\[\*\]\.text", pi=_startswith("Successfully replaced "),
-              rho=_startswith("Successfully replaced text in "))),
 ]
 
 RULES += [
