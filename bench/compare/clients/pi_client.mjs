@@ -94,7 +94,7 @@ const client = cfg.executable
   : new RecordingClient({ ...options, cliPath: cfg.cliPath });
 
 const S = rec.step.bind(rec);
-const isUpdate = (e) => e.type === "message_update";
+const isTextDelta = (e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta";
 let fatal = null;
 
 try {
@@ -110,8 +110,10 @@ try {
   await S("getForkMessages#empty", "getForkMessages", () => client.getForkMessages(), { cmp: ["value"] });
   await S("getSessionStats#fresh", "getSessionStats", () => client.getSessionStats());
   await S("getAvailableModels", "getAvailableModels", () => client.getAvailableModels(), { cmp: ["value"] });
-  await S("compact#empty", "compact", () => client.compact());
   await S("clone#empty", "clone", () => client.clone());
+  await S("compact#empty", "compact", () => client.compact());
+  // a fresh session again, so that what compact#empty did (or not) does not carry over
+  await S("newSession#reset", "newSession", () => client.newSession(), { cmp: ["value"] });
 
   // ---- models and thinking ----------------------------------------------------------------------
   await S("setModel(mock/mock-think)", "setModel", () => client.setModel("mock", "mock-think"));
@@ -151,7 +153,7 @@ try {
 
   // steer and followUp while a slow reply streams; then a prompt with no streamingBehavior
   idle = client.waitForIdle(60000);
-  let firstUpdate = rec.waitEvent(isUpdate);
+  let firstUpdate = rec.waitEvent(isTextDelta);
   await S("prompt#slow", "prompt", () => client.prompt("SLOW-STEER: take your time."), { settleMs: 0, group: "queue" });
   await S("wait#streaming", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0, group: "queue" });
   await S("steer#streaming", "steer", () => client.steer("Steering message."), { settleMs: 0, group: "queue" });
@@ -165,7 +167,7 @@ try {
 
   // abort while streaming
   idle = client.waitForIdle(30000);
-  firstUpdate = rec.waitEvent(isUpdate);
+  firstUpdate = rec.waitEvent(isTextDelta);
   await S("prompt#slow-abort", "prompt", () => client.prompt("SLOW-ABORT: a long answer."), { settleMs: 0, group: "abort" });
   await S("wait#streaming-abort", "onEvent", () => firstUpdate.then((e) => e.type), { settleMs: 0, group: "abort" });
   await S("abort#streaming", "abort", () => client.abort(), { settleMs: 0, group: "abort" });
@@ -174,12 +176,13 @@ try {
 
   // ---- bash -------------------------------------------------------------------------------------
   await S("bash(echo)", "bash", () => client.bash("echo bash-output; echo err >&2; exit 3"), { cmp: ["value"] });
+  await S("bash(no output)", "bash", () => client.bash("true"), { cmp: ["value"] });
   await S("bash+abortBash", ["bash", "abortBash"], async () => {
     const running = client.bash("sleep 5; echo late");
     await sleep(400);
     await client.abortBash();
     return running;
-  });
+  }, { cmp: ["value"] });
 
   // ---- session data -----------------------------------------------------------------------------
   await S("getMessages", "getMessages", () => client.getMessages(), { cmp: ["len"] });
@@ -221,6 +224,14 @@ try {
   }, { cmp: ["value"] });
   await S("switchSession(new path)", "switchSession", () => client.switchSession(join(cfg.cwd, "more-sessions", "new.jsonl")), { cmp: ["value"] });
   await S("getState#end", "getState", () => client.getState());
+  // last, in the fresh session switched to: a reply of blanks (omp answers it with a nudge and a new run)
+  await S("promptAndWait#blank-reply", "promptAndWait", async () => {
+    await client.promptAndWait("BLANK-REPLY: answer with spaces only.");
+    // another run may follow on its own (omp nudges a model that stopped without output)
+    const again = await rec.waitEvent((e) => e.type === "agent_end", 3000).then(() => 1, () => 0);
+    return { extraRuns: again };
+  }, { cmp: ["value"] });
+  await S("getLastAssistantText#blank", "getLastAssistantText", () => client.getLastAssistantText(), { cmp: ["value"] });
 } catch (e) {
   fatal = String(e?.stack ?? e);
   console.error("FATAL", fatal);

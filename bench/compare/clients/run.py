@@ -63,6 +63,7 @@ SCRIPT = {"turns": [
      "chunkSize": 4, "chunkDelayMs": 60},
     {"match": {"bodyContains": "SLOW-AP"}, "text": "A long reply that gets aborted and replaced. " * 12,
      "chunkSize": 4, "chunkDelayMs": 60},
+    {"match": {"bodyContains": "BLANK-REPLY"}, "text": "   "},
     {"match": {"bodyContains": "HOST-TOOL"}, "text": "Calling the host tool.",
      "toolCalls": [{"name": "host_echo", "arguments": {"text": "ping"}}]},
     {"text": "Mock reply.", "repeat": 1000},
@@ -74,7 +75,141 @@ SCRIPT = {"turns": [
 # detail all match (regular expressions, searched). Keep the reason precise: it is the report.
 # --------------------------------------------------------------------------------------------
 
-KNOWN: list[dict[str, str]] = [
+OMP_MODEL_META = r"(isOAuth|identity|requiresGlyphTokenization|compat|supportsComputerUse|thinking)$"
+OMP_MESSAGE_META = (r"(responseId|completedAt|contextSnapshot|errorId|steering|isTerminal|shortSummary|tokensAfter"
+                    r"|method)$")
+OMP_FRAMES = ["ready", "available_commands_update", "model_changed"]
+
+KNOWN: list[dict[str, Any]] = [
+    # ---- both clients --------------------------------------------------------------------------
+    {"id": "ready-frame", "label": r"^\(run\)$", "aspect": "^ready$",
+     "rho": r'^\{"type": "ready", "version": "[^"]+", "protocolVersion": 1, "supportedProtocolVersions": \[1, 2\], '
+            r'"maxFrameBytes": 1048576, "maxReassembledFrameBytes": 67108864\}$',
+     "reason": "rho writes a `ready` frame first (DIFFERENCES.md `ready`, D2): omp 18's frame plus `version`; "
+               "pi 0.73.1 writes none. Both clients accept it (omp's client checks only "
+               "supportedProtocolVersions and the two byte limits, and negotiates protocol 2 with rho)."},
+
+    # ---- pi's client ---------------------------------------------------------------------------
+    {"id": "omp-frames-to-pi", "client": "pi", "aspect": "^events$", "drop": {"rho": OMP_FRAMES},
+     "reason": "rho sends omp 18's frames to every host: `ready` and `available_commands_update` at start, "
+               "`available_commands_update` after new_session/switch_session, `model_changed` before the "
+               "set_model/cycle_model answer. pi 0.73.1 sends none of them; pi's RpcClient hands them to "
+               "onEvent listeners as events of unknown types (its own helpers ignore them)."},
+    {"id": "get_state-extras", "client": "pi", "label": r"^getState", "aspect": "^shape$",
+     "detail": r"^extra (interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools|fastModeEnabled"
+               r"|fastModeActive|tokensPerSecond|contextUsage)$",
+     "reason": "get_state carries the union of the family's fields (DIFFERENCES.md `get_state-extras`, and "
+               "omp 18's fastModeEnabled/fastModeActive/tokensPerSecond/contextUsage): extra keys only."},
+    {"id": "stats-premiumRequests", "client": "pi", "label": r"^getSessionStats", "aspect": "^shape$",
+     "detail": r"^extra premiumRequests$",
+     "reason": "get_session_stats adds omp 18's `premiumRequests` (0 in rho): an extra key only."},
+    {"id": "bash-omp-counters", "client": "pi", "label": r"^bash", "aspect": "^shape$",
+     "detail": r"^extra (totalLines|totalBytes|outputLines|outputBytes)$",
+     "reason": "rho's bash result adds omp 18's totalLines/totalBytes/outputLines/outputBytes to pi's "
+               "{output, exitCode, cancelled, truncated}; everything else is equal."},
+    {"id": "message-extras", "client": "pi", "aspect": "^shape$",
+     "label": r"^(promptAndWait|collectEvents|getMessages)",
+     "detail": r"^(extra .*\.(attribution|duration|ttft)|missing .*\.content\[type=text\]\.index)$",
+     "reason": "DIFFERENCES.md `attribution`, `duration-ttft` (extra xcsh fields) and `partial-bookkeeping` "
+               "(pi's partial blocks carry `index` until they close; rho never sends it)."},
+    {"id": "queue-drain-timing", "client": "pi", "label": r"^waitForIdle#queued$", "aspect": "^events$",
+     "drop": {"rho": OMP_FRAMES},
+     "sub": {"rho": [(r"turn_end queue_update turn_start", "turn_end turn_start queue_update")]},
+     "reason": "DIFFERENCES.md `queue-drain-timing` (D16): the queue_update that delivers a queued message "
+               "comes right after turn_end in rho, after the next turn_start in pi; same payload."},
+    {"id": "pi-clone-unsaved", "client": "pi", "label": r"^clone#empty$", "aspect": "^(outcome|response)$",
+     "ref": r"Entry [0-9a-f]+ not found", "rho": r"^(ok \{cancelled:bool\}|clone: ok \+data)$",
+     "reason": "pi 0.73.1 bug: clone before the first assistant reply re-opens the session file, which pi "
+               "has not written yet, and then cannot find the leaf entry (`Entry <id> not found`). rho "
+               "clones the in-memory branch and answers {cancelled:false}."},
+
+    # ---- omp's client --------------------------------------------------------------------------
+    {"id": "omp-model-metadata", "client": "omp", "aspect": "^shape$",
+     "detail": r"^missing (model\.|\[\*\]\.)?" + OMP_MODEL_META,
+     "reason": "omp 18's Model objects carry its own catalog metadata (compat, identity, isOAuth, "
+               "requiresGlyphTokenization, supportsComputerUse, thinking); rho sends pi's Model object "
+               "(id, name, api, provider, baseUrl, reasoning, input, cost, contextWindow, maxTokens)."},
+    {"id": "omp-message-metadata", "client": "omp", "aspect": "^shape$",
+     "label": r"^(promptAndWait|collectEvents|getMessages|compact$)",
+     "detail": r"^missing [^ ]*" + OMP_MESSAGE_META,
+     "reason": "omp 18 adds its own bookkeeping to messages and events (responseId already in "
+               "message_start, completedAt, contextSnapshot, errorId, user `steering`, agent_end "
+               "`isTerminal`, compaction shortSummary/tokensAfter/method); rho's messages are pi's."},
+    {"id": "isWarning", "client": "omp", "aspect": "^shape$", "detail": r"^extra .*\[role=toolResult\]\.isWarning$",
+     "reason": "DIFFERENCES.md `isWarning`: rho marks tool results with isWarning:false."},
+    {"id": "pi-thinking-level", "client": "omp", "aspect": "^shape$",
+     "label": r"^(getState#(fresh|modes|before-branch|end)|cycleModel)$",
+     "detail": r"^(extra thinkingLevel|type thinkingLevel: undefined vs string)$",
+     "reason": "rho reports a non-reasoning model's thinking level as `off`, as pi 0.73.1 does; omp 18 "
+               "leaves thinkingLevel out (undefined) for such a model."},
+    {"id": "pi-thinking-level-value", "client": "omp", "label": r"^getState#modes$", "aspect": "^value$",
+     "detail": r"^value\.thinkingLevel$", "ref": r'^"\$undefined"$', "rho": r'^"off"$',
+     "reason": "as `pi-thinking-level`: `off` in rho and pi, absent in omp 18 (non-reasoning model)."},
+    {"id": "pi-thinking-cycle", "client": "omp", "label": r"^(cycleThinkingLevel#reasoning|cycleModel)$",
+     "aspect": "^(value|events)$",
+     "ref": r'^("xhigh"|model_changed thinking_level_changed)$', "rho": r'^("off"|model_changed)$',
+     "reason": "rho offers pi 0.73.1's levels for a custom reasoning model, off..high (xhigh needs a "
+               "thinkingLevelMap entry), so cycling from high wraps to off; omp 18 also offers xhigh. "
+               "Hence omp's later cycle_model to the non-reasoning model changes the level (event) and "
+               "rho's does not (already off)."},
+    {"id": "pi-thinking-on-set-model", "client": "omp", "label": r"^setModel\(mock/mock-think\)$",
+     "aspect": "^events$", "drop": {"rho": ["thinking_level_changed"]},
+     "reason": "switching to a reasoning model re-applies the saved level with a thinking_level_changed "
+               "event in rho, as in pi 0.73.1 (pi-rpc notes b); omp 18 emits it only when the level "
+               "changes."},
+    {"id": "pi-state-extras", "client": "omp", "label": r"^getState", "aspect": "^shape$",
+     "detail": r"^extra pendingMessageCount$",
+     "reason": "get_state carries pi's pendingMessageCount next to omp's queuedMessageCount (D14)."},
+    {"id": "tool-examples", "client": "omp", "label": r"^getState", "aspect": "^shape$",
+     "detail": r"^missing dumpTools\[\*\]\.examples$",
+     "reason": "dumpTools lists each agent's own tools; omp's optional `examples` has no rho counterpart."},
+    {"id": "no-builtin-slash-commands", "client": "omp", "label": r"^getAvailableCommands$", "aspect": "^shape$",
+     "detail": r"^missing \[\*\]$",
+     "reason": "get_available_commands lists rho's prompt templates and skills; rho has no built-in slash "
+               "commands (omp 18 lists its 41 builtins first) and this run configures none, so []."},
+    {"id": "no-oauth", "client": "omp", "label": r"^(getLoginProviders|login\(unknown provider\))$",
+     "aspect": "^(shape|error|response)$",
+     "rho": r"^(|Unknown command: login|login: error 'Unknown command: login')$",
+     "reason": "rho has no OAuth logins yet (keys come from the environment, auth.json and models.json): "
+               "get_login_providers answers an empty list and login is an unknown command (answered with "
+               "its id, so the client's call fails at once instead of timing out)."},
+    {"id": "pi-compaction", "client": "omp", "label": r"^compact#empty$", "aspect": "^(outcome|response)$",
+     "ref": r"Nothing to compact \(session too small\)",
+     "reason": "rho compacts like pi 0.73.1, which summarizes whatever the session holds (an empty one "
+               "too); omp 18 refuses when nothing lies before the kept tail: `Nothing to compact (session "
+               "too small)`."},
+    {"id": "pi-context-usage", "client": "omp", "aspect": "^shape$",
+     "detail": r"^type contextUsage\.(tokens|percent): number vs null$",
+     "reason": "right after a compaction rho reports contextUsage {tokens:null, percent:null}, as pi 0.73.1 "
+               "does (pi-rpc notes a); omp 18 estimates a number."},
+    {"id": "no-service-tiers", "client": "omp", "label": r"^setFastMode\((true|false)\)$",
+     "aspect": "^(outcome|response|events)$",
+     "rho": r"^(threw: Fast mode is unavailable for the current model\.|set_fast_mode: error 'Fast mode is "
+            r"unavailable for the current model\.'|notice)$",
+     "reason": "rho asks no provider for a priority service tier, so no model has fast mode "
+               "(modes/rpc/omp_commands.rs): set_fast_mode emits omp's notice `The current model has no "
+               "service-tier control for /fast to toggle.` and answers enabled:true with omp's error `Fast "
+               "mode is unavailable for the current model.`. omp 18 gives every anthropic-messages model "
+               "the anthropic tier: {enabled:true, active:false}."},
+    {"id": "omp-cancel-notice", "client": "omp", "label": r"^bash\+abortBash$", "aspect": "^value$",
+     "detail": r"^value\.output$", "ref": r'^"\[Command cancelled\]\\n"$', "rho": r'^""$',
+     "reason": "a cancelled bash: omp 18 appends the notice `[Command cancelled]` to the output, rho keeps "
+               "the output as it was (empty here), as pi 0.73.1 does."},
+    {"id": "omp-xdev-mount", "client": "omp", "label": r"^(setCustomTools\(\[host_echo\]\)|promptAndWait#host-tool)$",
+     "aspect": "^events$", "drop": {"ref": ["notice", "message_start:custom", "message_end:custom"]},
+     "reason": "omp 18 mounts host tools as xd:// devices: a `notice` (source xdev) on set_host_tools and a "
+               "custom `xdev-mount-notice` message before the next prompt. The tool call, its arguments "
+               "and result are the same."},
+    {"id": "interrupt-mode", "client": "omp", "label": r"^(waitForIdle#queued|getMessages#after-queue)$",
+     "aspect": "^(events|value)$", "ref": r'(agent_end agent_start|"assistant:", "user:Steering message\.")',
+     "reason": "D1: rho's interruptMode is `wait` (get_state says so): a steer waits for the streaming "
+               "reply to finish. omp 18's default is `immediate`: the steer cuts the reply (stopReason "
+               "error, empty text), ends the run and starts a new one."},
+    {"id": "omp-empty-reply-nudge", "client": "omp",
+     "label": r"^(promptAndWait#blank-reply|getLastAssistantText#blank)$", "aspect": "^(value|events)$",
+     "rho": r'^(\{"extraRuns": 0\}|"\$undefined"|.*agent_end)$', "ref": r'(extraRuns": 1|"Mock reply\.|turn_end agent_start)',
+     "reason": "omp 18 answers a reply without output with a developer nudge and runs again, so its last "
+               "assistant text is the second reply's; rho (like pi) stops after the blank reply."},
 ]
 
 
@@ -147,6 +282,14 @@ def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdi
         env["PI_CODING_AGENT_DIR"] = str(agent)
         env["PI_NO_TITLE"] = "1"
         (agent / "models.yml").write_text(json.dumps(models, indent=2))
+    if client == "omp":
+        # omp 18 compacts (and hands off) only what lies beyond keepRecentTokens (default 20000):
+        # keep almost nothing so that compact and handoff have something to summarize. pi 0.73.1
+        # and rho summarize whatever is there, so pi's runs keep the default.
+        if target == "omp":
+            (agent / "config.yml").write_text("compaction:\n  keepRecentTokens: 1\n")
+        else:
+            (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}, indent=2))
     result_path = root / "result.json"
     cfg: dict[str, Any] = {"target": target, "cwd": str(cwd), "provider": "mock", "model": "mock-model",
                            "args": [], "out": str(result_path)}
@@ -264,7 +407,7 @@ def shape(v: Any) -> Any:
     if isinstance(v, str):
         return "function" if v == "$function" else "string"
     if isinstance(v, dict):
-        return {k: shape(x) for k, x in v.items()}
+        return {k: (tools_shape(x) if k == "dumpTools" else shape(x)) for k, x in v.items()}
     # arrays: element shapes grouped by their discriminator (role, else type), merged per group
     groups: dict[str, Any] = {}
     for x in v:
@@ -279,6 +422,18 @@ def shape(v: Any) -> Any:
     return {"[]": groups}
 
 
+def tools_shape(v: Any) -> Any:
+    """get_state's dumpTools: each agent has its own tools, so their schemas are not compared."""
+    if not isinstance(v, list):
+        return shape(v)
+    return shape([{k: ("<schema>" if k == "parameters" else x) for k, x in t.items()} if isinstance(t, dict) else t
+                  for t in v])
+
+
+def opt(s: Any) -> Any:
+    return s if not isinstance(s, str) or s.endswith("?") else f"{s}?"
+
+
 def merge(a: Any, b: Any) -> Any:
     if isinstance(a, dict) and isinstance(b, dict) and ("[]" in a) == ("[]" in b):
         if "[]" in a:
@@ -291,14 +446,16 @@ def merge(a: Any, b: Any) -> Any:
             if k in a and k in b:
                 out[k] = merge(a[k], b[k])
             else:
-                s = a.get(k, b.get(k))
-                out[k] = s if isinstance(s, str) and s.endswith("?") else (f"{s}?" if isinstance(s, str) else s)
+                out[k] = opt(a.get(k, b.get(k)))
         return out
     if a == b:
         return a
     sa = a if isinstance(a, str) else "object"
     sb = b if isinstance(b, str) else "object"
-    return "|".join(sorted(set(sa.split("|")) | set(sb.split("|"))))
+    optional = sa.endswith("?") or sb.endswith("?")
+    kinds = set(sa.rstrip("?").split("|")) | set(sb.rstrip("?").split("|"))
+    out = "|".join(sorted(kinds))
+    return f"{out}?" if optional else out
 
 
 def shape_diff(a: Any, b: Any, path: str = "") -> list[str]:
@@ -328,7 +485,9 @@ def shape_diff(a: Any, b: Any, path: str = "") -> list[str]:
             if k not in a:
                 out.append(f"extra {(path + '.') if path else ''}{k}")
         return out
-    if a != b:
+    # Whether a key is present in every element of an array (optional "?") depends on the run's
+    # content, not on the protocol: optionality is not compared.
+    if not (isinstance(a, str) and isinstance(b, str) and a.rstrip("?") == b.rstrip("?")) and a != b:
         out.append(f"type {path or '.'}: {brief_shape(a)} vs {brief_shape(b)}")
     return out
 
@@ -365,8 +524,32 @@ def event_types(events: list[dict]) -> list[str]:
             t = f"response({f.get('command')}{',id' if 'id' in f else ''})"
         if t == "message_update":
             continue
+        if t in ("message_start", "message_end") and isinstance(f.get("message"), dict):
+            t = f"{t}:{f['message'].get('role')}"
         if not out or out[-1] != t:
             out.append(t)
+    return out
+
+
+def collapse(seq: list[str]) -> list[str]:
+    out: list[str] = []
+    for t in seq:
+        if not out or out[-1] != t:
+            out.append(t)
+    return out
+
+
+def grouped_events(steps: list[dict]) -> dict[str, list[dict]]:
+    """Events to compare per step label: a group's events all go to its last step."""
+    out: dict[str, list[dict]] = {}
+    acc: list[dict] = []
+    for i, s in enumerate(steps):
+        g = s.get("group")
+        acc = acc + s.get("events", [])
+        nxt = steps[i + 1].get("group") if i + 1 < len(steps) else None
+        if g is None or nxt != g:
+            out[s["label"]] = acc
+            acc = []
     return out
 
 
@@ -411,12 +594,13 @@ def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
     rs, hs = Scrub(ref.get("paths", {})), Scrub(rho.get("paths", {}))
     rsteps = {s["label"]: s for s in ref.get("steps", [])}
     hsteps = {s["label"]: s for s in rho.get("steps", [])}
+    rev, hev = grouped_events(ref.get("steps", [])), grouped_events(rho.get("steps", []))
     labels = list(rsteps) + [k for k in hsteps if k not in rsteps]
     rows, diffs = [], []
 
-    def add(label: str, aspect: str, detail: str, a: str, b: str) -> None:
+    def add(label: str, aspect: str, detail: str, a: str, b: str, raw: tuple[Any, Any] | None = None) -> None:
         d = {"client": client, "label": label, "aspect": aspect, "detail": detail, "ref": a, "rho": b}
-        d["known"] = explain(d)
+        d["known"] = explain(d, raw)
         diffs.append(d)
 
     # run-level checks
@@ -460,8 +644,15 @@ def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
                     add(label, "shape", d, "", "")
                 cmp = set(a.get("cmp") or []) | set(b.get("cmp") or [])
                 if "value" in cmp and va != vb:
-                    add(label, "value", "value", json.dumps(va, ensure_ascii=False)[:600],
-                        json.dumps(vb, ensure_ascii=False)[:600])
+                    if isinstance(va, dict) and isinstance(vb, dict):
+                        # key by key; a key on one side only is a shape difference, reported above
+                        for key in va:
+                            if key in vb and va[key] != vb[key]:
+                                add(label, "value", f"value.{key}", json.dumps(va[key], ensure_ascii=False)[:600],
+                                    json.dumps(vb[key], ensure_ascii=False)[:600], (va[key], vb[key]))
+                    else:
+                        add(label, "value", "value", json.dumps(va, ensure_ascii=False)[:600],
+                            json.dumps(vb, ensure_ascii=False)[:600], (va, vb))
                 if "len" in cmp and isinstance(va, list) and isinstance(vb, list) and len(va) != len(vb):
                     add(label, "len", "array length", str(len(va)), str(len(vb)))
                 if "types" in cmp and types_of(va) != types_of(vb):
@@ -474,9 +665,12 @@ def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
                     y = sb[i] if i < len(sb) else "(none)"
                     if x != y:
                         add(label, "response", "response line", x, y)
-            ta, tb = event_types(a.get("events", [])), event_types(b.get("events", []))
-            if ta != tb:
-                add(label, "events", "events seen during the step", " ".join(ta), " ".join(tb))
+            if label in rev and label in hev:
+                ta, tb = event_types(rev[label]), event_types(hev[label])
+                if ta != tb:
+                    what = f"events seen during the steps of group {a['group']!r}" if a.get("group") else \
+                        "events seen during the step"
+                    add(label, "events", what, " ".join(ta), " ".join(tb), (ta, tb))
         mine = diffs[n0:]
         if not mine:
             verdict = "same"
@@ -490,7 +684,13 @@ def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
     return {"rows": rows, "diffs": diffs}
 
 
-def explain(d: dict) -> dict | None:
+def explain(d: dict, raw: tuple[Any, Any] | None = None) -> dict | None:
+    """The KNOWN entry that explains a difference, if any.
+
+    Beyond the regular expressions (label, aspect, detail, ref, rho), an entry may say exactly
+    what it explains: `drop` (event types to remove from one side's sequence) and `sub`
+    (substitutions on one side's joined sequence) must make the two event sequences equal.
+    """
     for k in KNOWN:
         if k.get("client", d["client"]) != d["client"]:
             continue
@@ -504,6 +704,18 @@ def explain(d: dict) -> dict | None:
             continue
         if "rho" in k and not re.search(k["rho"], d["rho"]):
             continue
+        if ("drop" in k or "sub" in k) and d["aspect"] == "events":
+            if raw is None:
+                continue
+            seqs = []
+            for side, seq in zip(("ref", "rho"), raw):
+                seq = collapse([t for t in seq if t not in k.get("drop", {}).get(side, [])])
+                text = " ".join(seq)
+                for pat, repl in k.get("sub", {}).get(side, []):
+                    text = re.sub(pat, repl, text)
+                seqs.append(text)
+            if seqs[0] != seqs[1]:
+                continue
         return k
     return None
 
@@ -518,7 +730,7 @@ def cell(s: str) -> str:
 
 def render(results: dict[str, dict], meta: dict) -> str:
     out = [f"# rho against the reference RPC clients", "",
-           f"Run {meta['date']}, rho {meta['rho_version']} at commit `{meta['commit']}`; "
+           f"Run {meta['date']}, {meta['rho_version']} (`rho --version`) at commit `{meta['commit']}`; "
            f"{meta['clients']}. Generated by `python3 bench/compare/clients/run.py`.", ""]
     total_unexplained = 0
     for client, r in results.items():
@@ -538,18 +750,28 @@ def render(results: dict[str, dict], meta: dict) -> str:
             out.append(f"| {cell(row['label'])} | {cell(row['methods'])} | {cell(row['ref'])} | {cell(row['rho'])} "
                        f"| {cell(row['verdict'])} |")
         out.append("")
-        if cmp["diffs"]:
-            out += [f"### Differences ({client} client)", "",
-                    f"| step | aspect | detail | {ref} | rho | explained by |", "| --- | --- | --- | --- | --- | --- |"]
-            for d in cmp["diffs"]:
-                k = d["known"]
-                why = f"`{k['id']}`" if k else "**unexplained**"
-                out.append(f"| {cell(d['label'])} | {d['aspect']} | {cell(d['detail'])} | {cell(d['ref'][:300])} "
-                           f"| {cell(d['rho'][:300])} | {why} |")
+        if unexplained:
+            out += [f"### Unexplained differences ({client} client)", "",
+                    f"| step | aspect | detail | {ref} | rho |", "| --- | --- | --- | --- | --- |"]
+            for d in unexplained:
+                out.append(f"| {cell(d['label'])} | {d['aspect']} | {cell(d['detail'])} | {cell(d['ref'][:400])} "
+                           f"| {cell(d['rho'][:400])} |")
+            out.append("")
+        known_diffs = [d for d in cmp["diffs"] if d["known"]]
+        if known_diffs:
+            out += [f"### Known differences ({client} client)", "",
+                    "| explained by | step | what |", "| --- | --- | --- |"]
+            grouped: dict[tuple[str, str], list[dict]] = {}
+            for d in known_diffs:
+                grouped.setdefault((d["known"]["id"], d["label"]), []).append(d)
+            for (kid, label), ds in grouped.items():
+                what = "; ".join(d["detail"] if d["aspect"] == "shape" else
+                                 f"{d['aspect']}: {d['ref'][:120]} → {d['rho'][:120]}" for d in ds)
+                out.append(f"| `{kid}` | {cell(label)} | {cell(what[:700])} |")
             out.append("")
     used = sorted({d["known"]["id"] for r in results.values() for d in r["cmp"]["diffs"] if d["known"]})
     if used:
-        out += ["## Known differences that fired", "", "| id | reason |", "| --- | --- |"]
+        out += ["## The known differences (KNOWN in run.py)", "", "| id | reason |", "| --- | --- |"]
         for k in KNOWN:
             if k["id"] in used:
                 out.append(f"| `{k['id']}` | {cell(k['reason'])} |")
@@ -584,14 +806,19 @@ def main() -> int:
     ap.add_argument("--report", type=Path, help="also write the markdown report here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per client run")
+    ap.add_argument("--rejudge", action="store_true",
+                    help="run nothing: compare the results already in --out again (after editing KNOWN)")
     a = ap.parse_args()
 
+    clients = a.only or ["pi", "omp"]
+    if a.rejudge:
+        return judge(a, clients, {c: (json.loads((a.out / f"{c}-{c}.json").read_text()),
+                                      json.loads((a.out / f"{c}-rho.json").read_text())) for c in clients})
     if a.build:
         build()
     for b in (a.rho, a.mock):
         if not b.exists():
             sys.exit(f"clients: {b} is missing (run with --build)")
-    clients = a.only or ["pi", "omp"]
     if "pi" in clients:
         if not shutil.which("node"):
             sys.exit("clients: node (>= 20.6) is needed for pi's client")
@@ -600,26 +827,34 @@ def main() -> int:
         ensure_npm(a.omp_dir, OMP_PINNED, f"omp {OMP_VERSION} and bun {BUN_VERSION}")
 
     tmp = Path(tempfile.mkdtemp(prefix="rho-clients-"))
-    results: dict[str, dict] = {}
+    runs: dict[str, tuple[dict, dict]] = {}
     try:
         for client in clients:
-            refname = client
-            ref = run_client(client, refname, a, tmp, a.out)
-            rho = run_client(client, "rho", a, tmp, a.out)
-            title = (f"pi {PI_VERSION}'s RpcClient: pi vs rho" if client == "pi"
-                     else f"omp {OMP_VERSION}'s RpcClient (Bun {BUN_VERSION}): omp vs rho")
-            results[client] = {"title": title, "ref": ref, "rho": rho, "cmp": compare(ref, rho, client, refname)}
+            runs[client] = (run_client(client, client, a, tmp, a.out), run_client(client, "rho", a, tmp, a.out))
     finally:
         if a.keep:
             log(f"run directories kept in {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-
     rho_version = subprocess.run([str(a.rho), "--version"], capture_output=True, text=True).stdout.strip()
-    meta = {
+    (a.out / "meta.json").write_text(json.dumps({
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": a.commit or git_commit(),
-        "rho_version": rho_version or "?",
+        "commit": a.commit or git_commit(), "rho_version": rho_version or "?"}))
+    return judge(a, clients, runs)
+
+
+def judge(a: argparse.Namespace, clients: list[str], runs: dict[str, tuple[dict, dict]]) -> int:
+    results: dict[str, dict] = {}
+    for client in clients:
+        ref, rho = runs[client]
+        title = (f"pi {PI_VERSION}'s RpcClient: pi vs rho" if client == "pi"
+                 else f"omp {OMP_VERSION}'s RpcClient (Bun {BUN_VERSION}): omp vs rho")
+        results[client] = {"title": title, "ref": ref, "rho": rho, "cmp": compare(ref, rho, client, client)}
+    saved = json.loads((a.out / "meta.json").read_text()) if (a.out / "meta.json").exists() else {}
+    meta = {
+        "date": saved.get("date", "?"),
+        "commit": saved.get("commit", "?"),
+        "rho_version": saved.get("rho_version", "?"),
         "clients": ", ".join(f"{c}: {results[c]['ref'].get('clientPackage')} {results[c]['ref'].get('clientVersion')}"
                              for c in results),
     }
