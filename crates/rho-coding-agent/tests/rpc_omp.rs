@@ -171,3 +171,19 @@ async fn context_usage_says_how_full_the_window_is() {
     let state = rho.data(json!({"type": "get_state"})).await;
     assert_eq!(state["contextUsage"], stats["contextUsage"]);
 }
+
+#[tokio::test]
+async fn small_shapes_as_pi_and_omp_write_them() {
+    let env = Env::new(vec![Turn::text("")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    // No output is no lines; the command says where it ran.
+    let quiet = rho.data(json!({"type": "bash", "command": "true"})).await;
+    assert_eq!((quiet["totalLines"].as_u64(), quiet["outputLines"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(quiet["workingDir"], json!(env.cwd.to_string_lossy()));
+    // `fromByte: null` is there and is not a number.
+    let null = rho.request(json!({"type": "get_subagent_messages", "subagentId": "x", "fromByte": null})).await;
+    assert_eq!(null["error"], "fromByte must be a finite number");
+    // A blank reply has no text.
+    converse(&mut rho, &["say nothing"]).await;
+    assert_eq!(rho.data(json!({"type": "get_last_assistant_text"})).await, json!({}));
+}

@@ -76,7 +76,7 @@ async fn new_session_switch_session_and_a_missing_path() {
 }
 
 #[tokio::test]
-async fn branch_and_fork_continue_from_before_a_user_message() {
+async fn branch_continues_from_before_a_user_message_in_a_new_file() {
     let env = Env::new(answers(3)).await;
     let mut rho = Rho::start(&env, &[]).await;
     for text in ["first question", "second question"] {
@@ -91,14 +91,19 @@ async fn branch_and_fork_continue_from_before_a_user_message() {
     );
     let second_id = entries[1]["entryId"].clone();
 
+    // omp's branch, like pi's fork, continues in a new file holding the branch so far.
+    let before = rho.data(json!({"type": "get_state"})).await;
     let branched = rho.data(json!({"type": "branch", "entryId": second_id})).await;
     assert_eq!(branched, json!({"text": "second question", "cancelled": false}));
-    assert_eq!(rho.data(json!({"type": "get_state"})).await["messageCount"], 2);
+    let after = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(after["messageCount"], 2);
+    assert_ne!(after["sessionFile"], before["sessionFile"]);
     rho.send(json!({"type": "prompt", "message": "another way"})).await;
     rho.until_agent_end().await;
-    // Both branches are in the file; the listing covers all of them.
+    // The listing covers the new file: its first question, then the new one.
     let listed = rho.data(json!({"type": "get_fork_messages"})).await;
-    assert_eq!(listed["messages"].as_array().unwrap().len(), 3);
+    let texts: Vec<&str> = listed["messages"].as_array().unwrap().iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["first question", "another way"]);
 
     let bad = rho.request(json!({"type": "branch", "entryId": "nope"})).await;
     assert_eq!(bad["error"], "Invalid entry ID for branching");

@@ -165,7 +165,12 @@ pub enum RpcCommand {
         subagent_id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_file: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// `null` is a value here (and not a finite number), as omp reads it.
+        #[serde(
+            default,
+            deserialize_with = "crate::response::present_or_null",
+            skip_serializing_if = "Option::is_none"
+        )]
         #[schemars(with = "Option<u64>")]
         from_byte: Option<Value>,
     },

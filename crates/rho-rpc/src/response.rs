@@ -34,7 +34,8 @@ pub struct RpcResponse {
     pub code: Option<String>,
 }
 
-fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+/// Reads a present key as `Some`, `null` included (serde's `Option` would make it `None`).
+pub(crate) fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 

@@ -80,6 +80,9 @@ pub struct BashResult {
     /// The untruncated output, spilled to a file (pi's field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output_path: Option<String>,
+    /// omp: where the command ran (absent for a command that never ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -35,6 +35,7 @@ impl AgentSession {
                 output_bytes: 0,
                 artifact_id: None,
                 full_output_path: None,
+                working_dir: None,
             });
         }
         let token = CancellationToken::new();
@@ -61,17 +62,20 @@ impl AgentSession {
             exclude_from_context: None,
         });
         self.record_bash(message);
+        // No output is no lines (omp's counting; the tool's truncation calls it one empty line).
+        let lines = |n: usize, bytes: usize| if bytes == 0 { 0 } else { n as u64 };
         Ok(BashResult {
+            total_lines: lines(result.total_lines, result.total_bytes),
+            output_lines: lines(result.output_lines, result.output_bytes),
             output: result.output,
             exit_code: result.exit_code,
             cancelled: result.cancelled,
             truncated: result.truncated,
-            total_lines: result.total_lines as u64,
             total_bytes: result.total_bytes as u64,
-            output_lines: result.output_lines as u64,
             output_bytes: result.output_bytes as u64,
             artifact_id: None,
             full_output_path: result.full_output_path,
+            working_dir: Some(self.inner.paths.cwd.to_string_lossy().into_owned()),
         })
     }
 

@@ -77,29 +77,10 @@ impl AgentSession {
         Ok(())
     }
 
-    /// `branch` (omp, xcsh): continues from just before the user message `entry_id` in the
-    /// same file; returns that message's text (for the host's editor).
-    pub async fn branch(&self, entry_id: &str) -> Result<String, SessionCommandError> {
-        self.stop().await;
-        let (text, messages) = {
-            let mut session = self.session();
-            let (text, parent) = user_message_at(&session, entry_id)?;
-            match parent {
-                Some(parent) => session.branch(parent.as_str())?,
-                None => session.reset_leaf()?,
-            }
-            (text, session.build_context().messages)
-        };
-        self.inner.agent.state().messages = messages;
-        self.inner.agent.clear_queues();
-        self.restore_todos();
-        self.restore_ttsr();
-        Ok(text)
-    }
-
-    /// pi 0.73's `fork`: the branch up to just before the user message `entry_id` copied into a
-    /// new session file (header `parentSession` = the current file), which becomes the current
-    /// session; in memory, the copy stays in memory. Returns that message's text.
+    /// `branch` (omp) and `fork` (pi 0.73): the branch up to just before the user message
+    /// `entry_id` copied into a new session file (header `parentSession` = the current file),
+    /// which becomes the current session; in memory, the copy stays in memory. Returns that
+    /// message's text (for the host's editor).
     pub async fn fork(&self, entry_id: &str) -> Result<String, SessionCommandError> {
         self.stop().await;
         let (text, forked) = {
@@ -162,6 +143,8 @@ impl AgentSession {
             .filter_map(AgentMessage::as_assistant)
             .find(|a| !(a.stop_reason == rho_ai::types::StopReason::Aborted && a.content.is_empty()))
             .map(|a| a.text().trim().to_owned())
+            // A blank reply has no text (pi and omp: `text.trim() || undefined`).
+            .filter(|t| !t.is_empty())
     }
 
     /// `get_session_stats`, over the in-memory context.

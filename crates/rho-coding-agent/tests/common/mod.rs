@@ -251,7 +251,8 @@ impl Rho {
     }
 }
 
-/// Fails the test when `frame` is not an outbound frame of `rho-rpc/schema/rpc-protocol.schema.json`.
+/// Fails the test when `frame` is not an outbound frame of `rho-rpc/schema/rpc-protocol.schema.json`,
+/// or not one rho-rpc's own types read.
 pub fn check_outbound(frame: &Value) {
     static OUTBOUND: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     let validator = OUTBOUND.get_or_init(|| {
@@ -263,6 +264,10 @@ pub fn check_outbound(frame: &Value) {
     });
     if let Err(error) = validator.validate(frame) {
         panic!("a frame outside the protocol schema ({error} at {}): {frame:.300}", error.instance_path());
+    }
+    // The schema leaves messages open; the typed reading a Rust host does checks them too.
+    if let Err(error) = rho_rpc::OutFrame::from_value(frame.clone()) {
+        panic!("a frame rho-rpc's types cannot read ({error}): {frame:.300}");
     }
 }
 

@@ -283,10 +283,10 @@ impl Dispatcher {
         reply
     }
 
-    /// `branch` continues in the same file; pi's `fork` in a new one.
+    /// omp's `branch` and pi's `fork`: both continue in a new file; omp's hosts also get the
+    /// commands again.
     async fn branch(&self, entry_id: &str, fork: bool) -> Reply {
-        let outcome = if fork { self.session.fork(entry_id).await } else { self.session.branch(entry_id).await };
-        match outcome {
+        match self.session.fork(entry_id).await {
             Ok(text) if fork => data(&BranchData { text, cancelled: false }),
             Ok(text) => self.session_changed(data(&BranchData { text, cancelled: false })),
             Err(SessionCommandError::InvalidBranchEntry) if fork => Reply::Err("Invalid entry ID for forking".into()),
