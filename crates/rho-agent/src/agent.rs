@@ -32,22 +32,31 @@ pub enum AgentError {
     NothingToContinue,
 }
 
-/// Everything a run reads, guarded by the agent's lock.
-pub struct AgentState {
-    pub system_prompt: String,
-    pub model: Model,
-    pub thinking_level: ThinkingLevel,
-    pub tools: Vec<Arc<dyn Tool>>,
-    pub messages: Vec<AgentMessage>,
-    pub steering: MessageQueue,
-    pub follow_up: MessageQueue,
-    pub steering_mode: QueueMode,
-    pub follow_up_mode: QueueMode,
-    pub interrupt_mode: InterruptMode,
+/// Everything a run reads, guarded by the agent's lock. Private to the loop: the application
+/// reads and changes it through [`Agent`]'s methods.
+pub(crate) struct AgentState {
+    pub(crate) system_prompt: String,
+    pub(crate) model: Model,
+    pub(crate) thinking_level: ThinkingLevel,
+    pub(crate) tools: Vec<Arc<dyn Tool>>,
+    pub(crate) messages: Vec<AgentMessage>,
+    pub(crate) steering: MessageQueue,
+    pub(crate) follow_up: MessageQueue,
+    pub(crate) steering_mode: QueueMode,
+    pub(crate) follow_up_mode: QueueMode,
+    pub(crate) interrupt_mode: InterruptMode,
     /// Why the last request of the last run failed, if it did.
-    pub last_failure: Option<Arc<ProviderError>>,
+    pub(crate) last_failure: Option<Arc<ProviderError>>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) running: bool,
+}
+
+/// How the queues are drained and what a steering message does to running tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueModes {
+    pub steering: QueueMode,
+    pub follow_up: QueueMode,
+    pub interrupt: InterruptMode,
 }
 
 impl std::fmt::Debug for AgentState {
@@ -122,8 +131,107 @@ impl Agent {
     }
 
     /// The state, locked. Keep the guard short-lived and never across an await.
-    pub fn state(&self) -> MutexGuard<'_, AgentState> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, AgentState> {
         self.shared.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The conversation, copied.
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.state().messages.clone()
+    }
+
+    /// Reads the conversation without copying it (the lock is held while `read` runs).
+    pub fn read_messages<R>(&self, read: impl FnOnce(&[AgentMessage]) -> R) -> R {
+        read(&self.state().messages)
+    }
+
+    pub fn message_count(&self) -> usize {
+        self.state().messages.len()
+    }
+
+    /// Replaces the conversation (a session loaded, rebuilt after a compaction).
+    pub fn replace_messages(&self, messages: Vec<AgentMessage>) {
+        self.state().messages = messages;
+    }
+
+    /// Adds a message to the conversation outside a run.
+    pub fn push_message(&self, message: AgentMessage) {
+        self.state().messages.push(message);
+    }
+
+    /// Removes the last message `matches` accepts and everything after it; false when there
+    /// is none.
+    pub fn truncate_from_last(&self, matches: impl Fn(&AgentMessage) -> bool) -> bool {
+        let mut s = self.state();
+        match s.messages.iter().rposition(matches) {
+            Some(index) => {
+                s.messages.truncate(index);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn model(&self) -> Model {
+        self.state().model.clone()
+    }
+
+    /// Reads the model without copying it.
+    pub fn read_model<R>(&self, read: impl FnOnce(&Model) -> R) -> R {
+        read(&self.state().model)
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.state().thinking_level
+    }
+
+    /// Sets the model and the thinking level together (the level is the caller's, already
+    /// clamped to the model).
+    pub fn set_model(&self, model: Model, thinking_level: ThinkingLevel) {
+        let mut s = self.state();
+        s.model = model;
+        s.thinking_level = thinking_level;
+    }
+
+    pub fn set_thinking_level(&self, level: ThinkingLevel) {
+        self.state().thinking_level = level;
+    }
+
+    pub fn system_prompt(&self) -> String {
+        self.state().system_prompt.clone()
+    }
+
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.state().tools.clone()
+    }
+
+    /// Sets the tools and the system prompt that describes them, together.
+    pub fn set_tools(&self, tools: Vec<Arc<dyn Tool>>, system_prompt: String) {
+        let mut s = self.state();
+        s.tools = tools;
+        s.system_prompt = system_prompt;
+    }
+
+    pub fn queue_modes(&self) -> QueueModes {
+        let s = self.state();
+        QueueModes { steering: s.steering_mode, follow_up: s.follow_up_mode, interrupt: s.interrupt_mode }
+    }
+
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        self.state().steering_mode = mode;
+    }
+
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        self.state().follow_up_mode = mode;
+    }
+
+    pub fn set_interrupt_mode(&self, mode: InterruptMode) {
+        self.state().interrupt_mode = mode;
+    }
+
+    /// Why the last request of the last run failed, if it did.
+    pub fn last_failure(&self) -> Option<Arc<ProviderError>> {
+        self.state().last_failure.clone()
     }
 
     pub fn is_running(&self) -> bool {

@@ -13,7 +13,7 @@ pub mod tool;
 mod tool_exec;
 pub mod validate;
 
-pub use agent::{Agent, AgentConfig, AgentError, AgentState, RequestOptionsFn};
+pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};
 pub use message::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,

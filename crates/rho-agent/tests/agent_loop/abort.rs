@@ -68,7 +68,7 @@ async fn abort_while_streaming_a_tool_call_ends_the_run_and_the_next_prompt_work
     assert_eq!(replies.len(), 1);
     assert_eq!(replies[0].stop_reason, StopReason::Stop);
     assert_eq!(replies[0].text(), "Fresh answer.");
-    let messages = h.agent.state().messages.clone();
+    let messages = h.agent.messages();
     assert_calls_paired(&messages);
     // The aborted reply and its synthesized result stay in the conversation but are not sent.
     let sent = &h.requests()[1].body;
@@ -125,7 +125,7 @@ async fn abort_kills_a_running_bash_command() {
     assert_eq!(replies[1].stop_reason, StopReason::Aborted);
     assert_eq!(h.requests().len(), 1);
     assert_eq!(type_names(&events).last(), Some(&"agent_end"));
-    assert_calls_paired(&h.agent.state().messages);
+    assert_calls_paired(&h.agent.messages());
 }
 
 #[tokio::test]
@@ -143,7 +143,7 @@ async fn abort_leaves_queued_steering_for_the_next_run() {
         {"text": "Steered."}
     ]))
     .await;
-    h.agent.state().interrupt_mode = rho_agent::InterruptMode::Wait;
+    h.agent.set_interrupt_mode(rho_agent::InterruptMode::Wait);
     let run = h.spawn_prompt("Wait a while.");
     h.wait_for_pid("sleep.pid").await;
     h.steer("Change of plan.");

@@ -46,7 +46,7 @@ async fn a_two_turn_tool_run_emits_the_protocol_sequence() {
         "[].content[].id" => "[id]",
         "[].toolCallId" => "[id]",
     });
-    assert_eq!(h.agent.state().messages, *messages);
+    assert_eq!(h.agent.messages(), *messages);
 
     // The second request carried the call and its result in Anthropic's form.
     let requests = h.requests();
@@ -76,7 +76,7 @@ async fn a_two_turn_tool_run_works_over_every_api() {
         assert_eq!(requests.len(), 2, "{}", wire.api);
         assert!(body_mentions(&requests[1], "hello from the file"), "{}: {}", wire.api, requests[1].body);
 
-        let messages = h.agent.state().messages.clone();
+        let messages = h.agent.messages();
         let roles: Vec<&str> = messages.iter().map(AgentMessage::role).collect();
         assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"], "{}", wire.api);
         let AgentMessage::Assistant(last) = &messages[3] else { unreachable!() };

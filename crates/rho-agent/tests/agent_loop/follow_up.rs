@@ -15,7 +15,7 @@ async fn run_with_queued(mode: QueueMode, replies: usize, queue: impl FnOnce(&Ha
     let mut turns = vec![json!({"toolCalls": [{"name": "bash", "arguments": {"command": command, "timeout": 10}}]})];
     turns.extend((1..=replies).map(|n| json!({"text": format!("reply {n}")})));
     let h = Harness::start(json!(turns)).await;
-    h.agent.state().follow_up_mode = mode;
+    h.agent.set_follow_up_mode(mode);
     let run = h.spawn_prompt("Start.");
     h.wait_for_tool_starts(1).await;
     queue(&h);
@@ -85,7 +85,7 @@ async fn all_delivers_every_follow_up_at_the_first_stop() {
 #[tokio::test]
 async fn steering_is_delivered_before_follow_ups() {
     let h = run_with_queued(QueueMode::OneAtATime, 2, |h| {
-        h.agent.state().interrupt_mode = InterruptMode::Wait;
+        h.agent.set_interrupt_mode(InterruptMode::Wait);
         h.follow_up("later");
         h.steer("now");
     })

@@ -61,8 +61,7 @@ async fn results_are_reported_in_call_order_whatever_order_tools_finish_in() {
     // The conversation and the next request hold them in call order too.
     let results: Vec<String> = h
         .agent
-        .state()
-        .messages
+        .messages()
         .iter()
         .filter_map(|m| match m {
             AgentMessage::ToolResult(r) => Some(r.tool_call_id.clone()),

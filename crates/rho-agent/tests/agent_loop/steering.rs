@@ -29,7 +29,7 @@ fn batch_script(others: &str) -> serde_json::Value {
 /// and returns the harness after the run with the pids read.
 async fn steer_during_batch(mode: InterruptMode, others: &str, pid_files: &[&str]) -> (Harness, Vec<i32>) {
     let h = Harness::start(batch_script(others)).await;
-    h.agent.state().interrupt_mode = mode;
+    h.agent.set_interrupt_mode(mode);
     let run = h.spawn_prompt("Do the slow thing.");
     h.wait_for_tool_starts(3).await;
     let mut pids = Vec::new();
@@ -81,7 +81,7 @@ async fn immediate_mode_skips_the_remaining_calls_and_steers_the_next_turn() {
     assert_eq!(requests.len(), 2);
     assert!(body_mentions(&requests[1], SKIPPED));
     assert!(body_mentions(&requests[1], STEER));
-    assert_calls_paired(&h.agent.state().messages);
+    assert_calls_paired(&h.agent.messages());
     assert_eq!(h.agent.queued_count(), 0);
 }
 
@@ -139,7 +139,7 @@ async fn steering_modes_take_one_or_all() {
             {"text": "reply 3"}
         ]))
         .await;
-        h.agent.state().steering_mode = mode;
+        h.agent.set_steering_mode(mode);
         let run = h.spawn_prompt("Start.");
         h.wait_for_tool_starts(1).await;
         h.steer("S1");

@@ -95,16 +95,14 @@ impl AgentSession {
             return;
         }
         drop(flags);
-        self.persist(&message);
-        self.inner.agent.state().messages.push(message);
+        self.record(message);
     }
 
     /// Adds the commands run during the last run to the conversation.
     pub(crate) fn flush_pending_bash(&self) {
         let pending = std::mem::take(&mut self.flags().pending_bash);
         for message in pending {
-            self.persist(&message);
-            self.inner.agent.state().messages.push(message);
+            self.record(message);
         }
     }
 }

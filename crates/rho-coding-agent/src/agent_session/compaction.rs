@@ -4,7 +4,6 @@
 //! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the
 //! seeds' events); every run reports pi 0.73's `compaction_start/end`.
 
-use rho_agent::AgentMessage;
 use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
 use rho_session::{SessionEntry, iso_to_ms};
 use tokio_util::sync::CancellationToken;
@@ -154,7 +153,7 @@ impl AgentSession {
         if !*lock(&self.inner.has_model) {
             return Err(SessionCommandError::NoModel);
         }
-        let model = self.inner.agent.state().model.clone();
+        let model = self.inner.agent.model();
         if !self.inner.registry.can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.provider.clone()));
         }
@@ -176,12 +175,8 @@ impl AgentSession {
             tokens_before: output.tokens_before,
             details: Some(output.details.clone()),
         };
-        let messages = {
-            let mut session = self.session();
-            session.append_compaction(output.into_new_compaction())?;
-            session.build_context().messages
-        };
-        self.inner.agent.state().messages = messages;
+        self.session().append_compaction(output.into_new_compaction())?;
+        self.inner.transcript.rebuild();
         Ok(result)
     }
 
@@ -200,12 +195,11 @@ impl AgentSession {
             SessionEntry::Compaction(c) => Some(iso_to_ms(&c.timestamp).unwrap_or(i64::MAX)),
             _ => None,
         });
-        let state = self.inner.agent.state();
-        let window = state.model.context_window;
+        let window = self.inner.agent.read_model(|m| m.context_window);
         if window == 0 {
             return false;
         }
-        let Some(last) = state.messages.iter().rev().find_map(AgentMessage::as_assistant) else {
+        let Some(last) = self.last_assistant() else {
             return false;
         };
         // A reply from before the last compaction describes the context that compaction replaced.

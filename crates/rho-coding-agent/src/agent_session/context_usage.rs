@@ -21,10 +21,8 @@ impl AgentSession {
         if !*lock(&self.inner.has_model) {
             return None;
         }
-        let (window, estimate) = {
-            let state = self.inner.agent.state();
-            (state.model.context_window, estimate_context_tokens(&state.messages).tokens)
-        };
+        let window = self.inner.agent.read_model(|m| m.context_window);
+        let estimate = self.inner.agent.read_messages(|messages| estimate_context_tokens(messages).tokens);
         let known = !self.compacted_since_last_measure();
         ContextUsage::new(known.then_some(estimate), window)
     }
@@ -48,9 +46,10 @@ impl AgentSession {
 
     /// Output tokens per second of the last reply; `None` when it is unknown or too short.
     pub fn tokens_per_second(&self) -> Option<f64> {
-        let state = self.inner.agent.state();
-        let last = state.messages.iter().rev().find_map(AgentMessage::as_assistant)?;
-        let duration = last.duration.filter(|d| *d >= MIN_RATE_MS)?;
-        (last.usage.output > 0).then(|| last.usage.output as f64 / (duration as f64 / 1000.0))
+        self.inner.agent.read_messages(|messages| {
+            let last = messages.iter().rev().find_map(AgentMessage::as_assistant)?;
+            let duration = last.duration.filter(|d| *d >= MIN_RATE_MS)?;
+            (last.usage.output > 0).then(|| last.usage.output as f64 / (duration as f64 / 1000.0))
+        })
     }
 }

@@ -170,16 +170,11 @@ impl AgentSession {
     /// Removes the last assistant reply that ended with `stop` and everything after it from the
     /// model's context (the session file keeps them).
     pub(crate) fn drop_last_reply(&self, stop: StopReason) {
-        let mut state = self.inner.agent.state();
-        if let Some(index) =
-            state.messages.iter().rposition(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == stop))
-        {
-            state.messages.truncate(index);
-        }
+        self.inner.transcript.drop_last_reply(stop);
     }
 
     /// The newest assistant reply in the context.
     pub(crate) fn last_assistant(&self) -> Option<AssistantMessage> {
-        self.inner.agent.state().messages.iter().rev().find_map(AgentMessage::as_assistant).cloned()
+        self.inner.agent.read_messages(|messages| messages.iter().rev().find_map(AgentMessage::as_assistant).cloned())
     }
 }

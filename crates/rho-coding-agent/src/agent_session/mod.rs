@@ -22,6 +22,7 @@ mod sink;
 mod state;
 mod todos;
 mod tools;
+mod transcript;
 mod ttsr;
 
 use std::path::{Path, PathBuf};
@@ -104,7 +105,8 @@ pub(crate) struct Inner {
     pub registry: Arc<ModelRegistry>,
     pub scope: Vec<ScopedModel>,
     pub has_model: Mutex<bool>,
-    pub session: Mutex<Session>,
+    /// The session file and the agent's messages, kept in step.
+    pub transcript: transcript::Transcript,
     pub resources: Resources,
     pub tools: Mutex<tools::ToolSet>,
     /// The todo list (todo_write, set_todos, get_state).
@@ -182,9 +184,9 @@ impl AgentSession {
         });
         if session.entries().is_empty() && has_model {
             // A new session starts by recording the model and level it runs with, as pi does.
-            let s = agent.state();
-            let _ = session.append_model_change(&s.model.provider, &s.model.id);
-            let _ = session.append_thinking_level_change(s.thinking_level);
+            let model = agent.model();
+            let _ = session.append_model_change(&model.provider, &model.id);
+            let _ = session.append_thinking_level_change(agent.thinking_level());
         }
         let flags = Flags {
             auto_compaction: settings.compaction().enabled,
@@ -193,6 +195,7 @@ impl AgentSession {
         };
         let (streaming_tx, _) = watch::channel(false);
         let budget = BudgetTracker::new(settings.task().budget, sink.clone());
+        let transcript = transcript::Transcript::new(session, agent.clone());
         let this = Self {
             inner: Arc::new(Inner {
                 agent,
@@ -204,7 +207,7 @@ impl AgentSession {
                 registry,
                 scope,
                 has_model: Mutex::new(has_model),
-                session: Mutex::new(session),
+                transcript,
                 resources,
                 tools: Mutex::new(tool_set),
                 todos,
@@ -251,11 +254,11 @@ impl AgentSession {
 
     /// The session file, unless the session lives in memory only.
     pub fn session_file(&self) -> Option<PathBuf> {
-        lock(&self.inner.session).session_file().map(Path::to_path_buf)
+        self.session().session_file().map(Path::to_path_buf)
     }
 
     pub fn session_id(&self) -> String {
-        lock(&self.inner.session).session_id().to_owned()
+        self.session().session_id().to_owned()
     }
 
     /// True from a prompt's acceptance until its run and post-run work are finished.
@@ -271,7 +274,7 @@ impl AgentSession {
 
     /// The whole in-memory conversation.
     pub fn messages(&self) -> Vec<AgentMessage> {
-        self.inner.agent.state().messages.clone()
+        self.inner.agent.messages()
     }
 
     pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
@@ -297,7 +300,7 @@ impl AgentSession {
     }
 
     pub(crate) fn session(&self) -> MutexGuard<'_, Session> {
-        lock(&self.inner.session)
+        self.inner.transcript.session()
     }
 
     /// Marks the start of a prompt lifecycle; false when one is already running. A lifecycle

@@ -20,11 +20,11 @@ pub struct CycledModel {
 impl AgentSession {
     /// The selected model, if any.
     pub fn model(&self) -> Option<Model> {
-        (*lock(&self.inner.has_model)).then(|| self.inner.agent.state().model.clone())
+        (*lock(&self.inner.has_model)).then(|| self.inner.agent.model())
     }
 
     pub fn thinking_level(&self) -> ThinkingLevel {
-        self.inner.agent.state().thinking_level
+        self.inner.agent.thinking_level()
     }
 
     /// Every model with credentials, in registry order.
@@ -76,14 +76,14 @@ impl AgentSession {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
         let (model_changed, old_level, new_level) = {
-            let state = self.inner.agent.state();
-            let old = state.thinking_level;
-            let wanted = level.unwrap_or(if old == ThinkingLevel::Off && !state.model.reasoning {
+            let old = self.inner.agent.thinking_level();
+            let (reasoning, changed) =
+                self.inner.agent.read_model(|m| (m.reasoning, m.provider != model.provider || m.id != model.id));
+            let wanted = level.unwrap_or(if old == ThinkingLevel::Off && !reasoning {
                 self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium)
             } else {
                 old
             });
-            let changed = state.model.provider != model.provider || state.model.id != model.id;
             (changed || !*lock(&self.inner.has_model), old, model.clamp_thinking(wanted))
         };
         {
@@ -93,11 +93,7 @@ impl AgentSession {
                 session.append_thinking_level_change(new_level)?;
             }
         }
-        {
-            let mut state = self.inner.agent.state();
-            state.model = model.clone();
-            state.thinking_level = new_level;
-        }
+        self.inner.agent.set_model(model.clone(), new_level);
         *lock(&self.inner.has_model) = true;
         if model_changed {
             self.emit(SessionEvent::ModelChanged);
@@ -118,13 +114,14 @@ impl AgentSession {
     /// when that write fails) and announced when the level changes.
     pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<(), SessionCommandError> {
         let (clamped, current, reasoning) = {
-            let state = self.inner.agent.state();
-            let clamped = if *lock(&self.inner.has_model) { state.model.clamp_thinking(level) } else { level };
-            (clamped, state.thinking_level, state.model.reasoning)
+            let has_model = *lock(&self.inner.has_model);
+            let (clamped, reasoning) =
+                self.inner.agent.read_model(|m| (if has_model { m.clamp_thinking(level) } else { level }, m.reasoning));
+            (clamped, self.inner.agent.thinking_level(), reasoning)
         };
         if clamped != current {
             self.session().append_thinking_level_change(clamped)?;
-            self.inner.agent.state().thinking_level = clamped;
+            self.inner.agent.set_thinking_level(clamped);
             self.emit_thinking_level(clamped);
         }
         if (reasoning || clamped != ThinkingLevel::Off)
@@ -144,13 +141,8 @@ impl AgentSession {
     /// `cycle_thinking_level`: off, then each level the model supports, then off again.
     /// `None` when the model has no reasoning.
     pub fn cycle_thinking_level(&self) -> Option<ThinkingLevel> {
-        let (levels, current) = {
-            let state = self.inner.agent.state();
-            if !state.model.reasoning {
-                return None;
-            }
-            (state.model.thinking_levels(), state.thinking_level)
-        };
+        let levels = self.inner.agent.read_model(|m| m.reasoning.then(|| m.thinking_levels()))?;
+        let current = self.inner.agent.thinking_level();
         let position = levels.iter().position(|l| *l == current).unwrap_or(0);
         let next = levels[(position + 1) % levels.len()];
         self.set_thinking_level(next).ok()?;

@@ -228,7 +228,7 @@ impl AgentSession {
         if !*lock(&self.inner.has_model) {
             return Err(PromptRejection::NoModel { agent_dir });
         }
-        let provider = self.inner.agent.state().model.provider.clone();
+        let provider = self.inner.agent.read_model(|m| m.provider.clone());
         if !self.inner.registry.can_authenticate(&provider) {
             let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();
             return Err(PromptRejection::NoApiKey { provider, env_hint, agent_dir });

@@ -28,7 +28,7 @@ impl AgentSession {
         if message.stop_reason != StopReason::Error {
             return false;
         }
-        let failure = self.inner.agent.state().last_failure.clone();
+        let failure = self.inner.agent.last_failure();
         match failure {
             Some(f) => f.is_retryable(),
             None => message.error_message.as_deref().is_some_and(rho_ai::error::is_retryable_message),
@@ -39,16 +39,16 @@ impl AgentSession {
     /// reports more input than the window holds ("silent" overflow). Only replies of the current
     /// model count.
     pub(crate) fn is_overflow(&self, message: &AssistantMessage) -> bool {
-        let state = self.inner.agent.state();
-        if message.provider != state.model.provider || message.model != state.model.id {
+        let (same_model, window) = self
+            .inner
+            .agent
+            .read_model(|m| (message.provider == m.provider && message.model == m.id, m.context_window));
+        if !same_model {
             return false;
         }
         match message.stop_reason {
             StopReason::Error => message.error_message.as_deref().is_some_and(rho_ai::error::is_context_overflow),
-            StopReason::Stop => {
-                let window = state.model.context_window;
-                window > 0 && message.usage.input + message.usage.cache_read > window
-            }
+            StopReason::Stop => window > 0 && message.usage.input + message.usage.cache_read > window,
             _ => false,
         }
     }
@@ -67,7 +67,7 @@ impl AgentSession {
             flags.retry_attempt += 1;
             flags.retry_attempt
         };
-        let server_delay = self.inner.agent.state().last_failure.as_ref().and_then(|f| f.retry_after());
+        let server_delay = self.inner.agent.last_failure().and_then(|f| f.retry_after());
         let too_long = server_delay.is_some_and(|d| d.as_millis() > u128::from(settings.max_delay_ms));
         if attempt > max_attempts || too_long {
             self.flags().retry_attempt = 0;

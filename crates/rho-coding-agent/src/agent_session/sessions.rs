@@ -135,16 +135,16 @@ impl AgentSession {
 
     /// `get_last_assistant_text`: the newest assistant reply with content, its text trimmed.
     pub fn last_assistant_text(&self) -> Option<String> {
-        let state = self.inner.agent.state();
-        state
-            .messages
-            .iter()
-            .rev()
-            .filter_map(AgentMessage::as_assistant)
-            .find(|a| !(a.stop_reason == rho_ai::types::StopReason::Aborted && a.content.is_empty()))
-            .map(|a| a.text().trim().to_owned())
-            // A blank reply has no text (pi and omp: `text.trim() || undefined`).
-            .filter(|t| !t.is_empty())
+        self.inner.agent.read_messages(|messages| {
+            messages
+                .iter()
+                .rev()
+                .filter_map(AgentMessage::as_assistant)
+                .find(|a| !(a.stop_reason == rho_ai::types::StopReason::Aborted && a.content.is_empty()))
+                .map(|a| a.text().trim().to_owned())
+                // A blank reply has no text (pi and omp: `text.trim() || undefined`).
+                .filter(|t| !t.is_empty())
+        })
     }
 
     /// `get_session_stats`, over the in-memory context.
@@ -178,29 +178,26 @@ impl AgentSession {
 
     /// Makes `session` the current one: the agent takes its context, model and level; queues
     /// and todos are cleared. A new session records the model and level it starts with.
-    fn install_session(&self, mut session: Session, fresh: bool) {
-        let context = session.build_context();
-        self.inner.agent.clear_queues();
-        {
-            let mut state = self.inner.agent.state();
-            state.messages = context.messages;
-            if let Some(model_ref) = &context.model
-                && let Some(model) = self.inner.registry.find(&model_ref.provider, &model_ref.model_id)
-                && self.inner.registry.is_available(model)
-            {
-                state.model = model.clone();
-                *lock(&self.inner.has_model) = true;
-            }
-            if let Some(level) = context.thinking_level {
-                state.thinking_level = state.model.clamp_thinking(level);
-            }
-            if fresh && *lock(&self.inner.has_model) {
-                let _ = session.append_model_change(&state.model.provider, &state.model.id);
-                let _ = session.append_thinking_level_change(state.thinking_level);
-            }
-        }
+    fn install_session(&self, session: Session, fresh: bool) {
         *lock(&self.inner.cache_key) = session.session_id().to_owned();
-        *self.session() = session;
+        self.inner.agent.clear_queues();
+        let context = self.inner.transcript.replace(session);
+        let agent = &self.inner.agent;
+        let mut model = agent.model();
+        if let Some(model_ref) = &context.model
+            && let Some(found) = self.inner.registry.find(&model_ref.provider, &model_ref.model_id)
+            && self.inner.registry.is_available(found)
+        {
+            model = found.clone();
+            *lock(&self.inner.has_model) = true;
+        }
+        let level = context.thinking_level.map_or(agent.thinking_level(), |level| model.clamp_thinking(level));
+        if fresh && *lock(&self.inner.has_model) {
+            let mut session = self.session();
+            let _ = session.append_model_change(&model.provider, &model.id);
+            let _ = session.append_thinking_level_change(level);
+        }
+        agent.set_model(model, level);
         if fresh {
             self.inner.todos.clear();
         } else {

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rho_agent::{AgentEvent, AgentEventSink, AgentMessage, Backpressure};
 use rho_ai::types::StopReason;
 use rho_rpc::{NotifyType, SessionEvent};
-use rho_session::NewCustomMessage;
 
 use super::AgentSession;
 
@@ -66,25 +65,22 @@ impl AgentEventSink for RunSink {
 }
 
 impl AgentSession {
-    /// Appends a finished message to the session file. When the write fails (a full disk) the
-    /// run goes on, the message waits to be written before the next entry, and the host gets
-    /// a `notice` (omp's shape, `source: "session-persistence"`).
+    /// Writes a message the run already holds to the session file. When the write fails (a
+    /// full disk) the run goes on, the message waits to be written before the next entry, and
+    /// the host gets a `notice` (omp's shape, `source: "session-persistence"`).
     pub(crate) fn persist(&self, message: &AgentMessage) {
-        let mut session = self.session();
-        let result = match message {
-            AgentMessage::Custom(c) | AgentMessage::HookMessage(c) => session
-                .append_custom_message(NewCustomMessage {
-                    custom_type: c.custom_type.clone(),
-                    content: c.content.clone(),
-                    display: c.display,
-                    details: c.details.clone(),
-                    attribution: c.attribution,
-                })
-                .map(drop),
-            AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) => Ok(()),
-            other => session.append_message(other).map(drop),
-        };
-        match result {
+        let written = self.inner.transcript.write(message);
+        self.report_write(written);
+    }
+
+    /// Adds a message outside a run: to the file and the conversation in one step.
+    pub(crate) fn record(&self, message: AgentMessage) {
+        let written = self.inner.transcript.append(message);
+        self.report_write(written);
+    }
+
+    fn report_write(&self, written: Result<(), rho_session::SessionError>) {
+        match written {
             Ok(()) => {}
             // Kept and retried before the next entry: the host must know the file lags.
             Err(e @ rho_session::SessionError::Unsaved { .. }) => {

@@ -12,18 +12,11 @@ impl AgentSession {
     /// The `get_state` payload.
     pub fn state(&self) -> RpcSessionState {
         let has_model = *lock(&self.inner.has_model);
-        let (model, thinking_level, steering, follow_up, interrupt, message_count, system_prompt) = {
-            let s = self.inner.agent.state();
-            (
-                has_model.then(|| s.model.clone()),
-                has_model.then_some(s.thinking_level),
-                s.steering_mode,
-                s.follow_up_mode,
-                s.interrupt_mode,
-                s.messages.len(),
-                s.system_prompt.clone(),
-            )
-        };
+        let agent = &self.inner.agent;
+        let model = has_model.then(|| agent.model());
+        let thinking_level = has_model.then(|| agent.thinking_level());
+        let modes = agent.queue_modes();
+        let (message_count, system_prompt) = (agent.message_count(), agent.system_prompt());
         let queued = self.queued_count();
         let (session_file, session_id, session_name) = {
             let session = self.session();
@@ -40,9 +33,9 @@ impl AgentSession {
             thinking_level,
             is_streaming: flags.streaming,
             is_compacting: flags.is_compacting,
-            steering_mode: steering.as_str().to_owned(),
-            follow_up_mode: follow_up.as_str().to_owned(),
-            interrupt_mode: interrupt.as_str().to_owned(),
+            steering_mode: modes.steering.as_str().to_owned(),
+            follow_up_mode: modes.follow_up.as_str().to_owned(),
+            interrupt_mode: modes.interrupt.as_str().to_owned(),
             session_file,
             session_id,
             session_name,
@@ -61,17 +54,17 @@ impl AgentSession {
     }
 
     pub fn set_steering_mode(&self, mode: QueueMode) {
-        self.inner.agent.state().steering_mode = mode;
+        self.inner.agent.set_steering_mode(mode);
         self.save_setting("steeringMode", mode.as_str());
     }
 
     pub fn set_follow_up_mode(&self, mode: QueueMode) {
-        self.inner.agent.state().follow_up_mode = mode;
+        self.inner.agent.set_follow_up_mode(mode);
         self.save_setting("followUpMode", mode.as_str());
     }
 
     pub fn set_interrupt_mode(&self, mode: InterruptMode) {
-        self.inner.agent.state().interrupt_mode = mode;
+        self.inner.agent.set_interrupt_mode(mode);
         self.save_setting("interruptMode", mode.as_str());
     }
 

@@ -79,8 +79,7 @@ impl AgentSession {
             max_attempts: reminder.max_attempts,
         });
         let message = reminder_message(reminder.text, now_ms());
-        self.persist(&message);
-        self.inner.agent.state().messages.push(message);
+        self.record(message);
         true
     }
 }

@@ -138,17 +138,13 @@ impl TaskHost for SessionTaskHost {
         if !*lock(&inner.has_model) {
             return None;
         }
-        let state = inner.agent.state();
-        Some(ParentModel {
-            provider: state.model.provider.clone(),
-            id: state.model.id.clone(),
-            thinking: state.thinking_level,
-        })
+        let (provider, id) = inner.agent.read_model(|m| (m.provider.clone(), m.id.clone()));
+        Some(ParentModel { provider, id, thinking: inner.agent.thinking_level() })
     }
 
     fn session_file(&self) -> Option<PathBuf> {
         let inner = self.0.upgrade()?;
-        lock(&inner.session).session_file().map(std::path::Path::to_path_buf)
+        inner.transcript.session().session_file().map(std::path::Path::to_path_buf)
     }
 }
 
@@ -204,17 +200,14 @@ impl AgentSession {
             let set = lock(&self.inner.tools);
             (set.active_tools(), set.system_prompt(&self.inner.paths, &self.inner.resources))
         };
-        let mut state = self.inner.agent.state();
-        state.tools = tools;
-        state.system_prompt = prompt;
+        self.inner.agent.set_tools(tools, prompt);
     }
 
     /// The active tools as `get_state.dumpTools` lists them.
     pub fn dump_tools(&self) -> Vec<DumpTool> {
         self.inner
             .agent
-            .state()
-            .tools
+            .tools()
             .iter()
             .map(|t| DumpTool {
                 name: t.name().to_owned(),
@@ -225,6 +218,6 @@ impl AgentSession {
     }
 
     pub fn system_prompt(&self) -> String {
-        self.inner.agent.state().system_prompt.clone()
+        self.inner.agent.system_prompt()
     }
 }

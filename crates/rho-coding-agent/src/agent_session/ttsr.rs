@@ -98,8 +98,7 @@ impl AgentSession {
             }
         }
         let message = injection_message(&rules, now_ms());
-        self.persist(&message);
-        self.inner.agent.state().messages.push(message);
+        self.record(message);
         if let Some(matcher) = lock(&self.inner.ttsr).matcher.as_mut() {
             matcher.mark_injected(rules.iter().map(|r| r.name.as_str()));
         }
