@@ -18,9 +18,11 @@ pub enum StreamingBehavior {
     FollowUp,
 }
 
-/// A command, discriminated by `type`. Unknown extra fields are ignored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// A command, discriminated by `type`. Unknown extra fields are ignored. Its names (`name()`,
+/// [`COMMAND_NAMES`]) come from the variants, as serde's tags do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantNames)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[strum(serialize_all = "snake_case")]
 pub enum RpcCommand {
     Prompt {
         message: String,
@@ -184,106 +186,12 @@ pub enum RpcCommand {
 }
 
 /// Every command name, for telling an unknown command from a malformed one.
-pub const COMMAND_NAMES: &[&str] = &[
-    "prompt",
-    "steer",
-    "follow_up",
-    "abort",
-    "abort_and_prompt",
-    "new_session",
-    "get_state",
-    "set_todos",
-    "set_host_tools",
-    "set_model",
-    "cycle_model",
-    "get_available_models",
-    "set_thinking_level",
-    "cycle_thinking_level",
-    "set_steering_mode",
-    "set_follow_up_mode",
-    "set_interrupt_mode",
-    "compact",
-    "set_auto_compaction",
-    "set_auto_retry",
-    "abort_retry",
-    "bash",
-    "abort_bash",
-    "get_session_stats",
-    "export_html",
-    "switch_session",
-    "branch",
-    "fork",
-    "clone",
-    "get_branch_messages",
-    "get_fork_messages",
-    "get_last_assistant_text",
-    "set_session_name",
-    "get_messages",
-    "get_commands",
-    "set_locale",
-    "get_integrations",
-    "negotiate_protocol",
-    "get_available_commands",
-    "get_messages_page",
-    "set_fast_mode",
-    "set_subagent_subscription",
-    "get_subagents",
-    "get_subagent_messages",
-    "get_login_providers",
-    "handoff",
-];
+pub const COMMAND_NAMES: &[&str] = <RpcCommand as strum::VariantNames>::VARIANTS;
 
 impl RpcCommand {
     /// The command's `type` string.
     pub fn name(&self) -> &'static str {
-        match self {
-            Self::Prompt { .. } => "prompt",
-            Self::Steer { .. } => "steer",
-            Self::FollowUp { .. } => "follow_up",
-            Self::Abort => "abort",
-            Self::AbortAndPrompt { .. } => "abort_and_prompt",
-            Self::NewSession { .. } => "new_session",
-            Self::GetState => "get_state",
-            Self::SetTodos { .. } => "set_todos",
-            Self::SetHostTools { .. } => "set_host_tools",
-            Self::SetModel { .. } => "set_model",
-            Self::CycleModel => "cycle_model",
-            Self::GetAvailableModels => "get_available_models",
-            Self::SetThinkingLevel { .. } => "set_thinking_level",
-            Self::CycleThinkingLevel => "cycle_thinking_level",
-            Self::SetSteeringMode { .. } => "set_steering_mode",
-            Self::SetFollowUpMode { .. } => "set_follow_up_mode",
-            Self::SetInterruptMode { .. } => "set_interrupt_mode",
-            Self::Compact { .. } => "compact",
-            Self::SetAutoCompaction { .. } => "set_auto_compaction",
-            Self::SetAutoRetry { .. } => "set_auto_retry",
-            Self::AbortRetry => "abort_retry",
-            Self::Bash { .. } => "bash",
-            Self::AbortBash => "abort_bash",
-            Self::GetSessionStats => "get_session_stats",
-            Self::ExportHtml { .. } => "export_html",
-            Self::SwitchSession { .. } => "switch_session",
-            Self::Branch { .. } => "branch",
-            Self::Fork { .. } => "fork",
-            Self::Clone => "clone",
-            Self::GetBranchMessages => "get_branch_messages",
-            Self::GetForkMessages => "get_fork_messages",
-            Self::GetLastAssistantText => "get_last_assistant_text",
-            Self::SetSessionName { .. } => "set_session_name",
-            Self::GetMessages => "get_messages",
-            Self::GetCommands => "get_commands",
-            Self::SetLocale { .. } => "set_locale",
-            Self::GetIntegrations => "get_integrations",
-            Self::NegotiateProtocol { .. } => "negotiate_protocol",
-            Self::GetAvailableCommands => "get_available_commands",
-            Self::GetMessagesPage { .. } => "get_messages_page",
-            Self::SetFastMode { .. } => "set_fast_mode",
-            Self::SetSubagentSubscription { .. } => "set_subagent_subscription",
-            Self::GetSubagents => "get_subagents",
-            Self::GetSubagentMessages { .. } => "get_subagent_messages",
-            Self::GetLoginProviders => "get_login_providers",
-            Self::Handoff { .. } => "handoff",
-        }
+        self.into()
     }
 
     /// Commands that interrupt or complete work act at once, never queued behind a slow
@@ -539,5 +447,30 @@ mod tests {
             invalid(r#"{"type":"host_tool_result","id":"h1","result":{"content":"nope"}}"#),
             r#"{"id":"h1","type":"response","command":"host_tool_result","success":false,"error":"Unknown command: host_tool_result"}"#
         );
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    /// strum's names are serde's tags: every name parses as the command of that name.
+    #[test]
+    fn every_name_is_the_serde_tag() {
+        assert!(COMMAND_NAMES.len() >= 45, "{} names", COMMAND_NAMES.len());
+        for name in COMMAND_NAMES {
+            // A body with every field a command may need; unknown fields are ignored.
+            let body = serde_json::json!({"type": name, "message": "m", "mode": "all", "level": "low", "enabled": true,
+                "provider": "p", "modelId": "m", "command": "c", "sessionPath": "s", "entryId": "e", "name": "n",
+                "locale": "en", "phases": [], "tools": [], "protocolVersion": 2});
+            match parse_value(body) {
+                Inbound::Command { command, .. } => assert_eq!(command.name(), *name),
+                // Known, with a field this body gets wrong for it: still not an unknown command.
+                Inbound::Invalid(r) if r.command.as_deref() == Some(name) => {
+                    assert!(!r.error.unwrap_or_default().starts_with("Unknown command"), "{name}");
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
     }
 }
