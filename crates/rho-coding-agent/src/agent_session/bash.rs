@@ -3,7 +3,8 @@
 //! `bashExecution` message — held back while a run streams, so a tool call and its result are
 //! never split, and added before the next prompt.
 
-use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_ai::types::now_ms;
@@ -13,10 +14,57 @@ use tokio_util::sync::CancellationToken;
 use super::tools::tool_options;
 use super::{AgentSession, lock};
 
+/// The user shell's own state: the command running, how many `abort_bash` came, and the
+/// commands run during a run, waiting to be recorded after it.
+#[derive(Default)]
+pub(crate) struct UserShell {
+    running: Mutex<Option<CancellationToken>>,
+    aborts: AtomicU64,
+    held: Mutex<Vec<AgentMessage>>,
+}
+
+impl UserShell {
+    /// Registers a command starting now (a command still running is killed).
+    fn start(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Some(previous) = lock(&self.running).replace(token.clone()) {
+            previous.cancel();
+        }
+        token
+    }
+
+    fn finished(&self, token: &CancellationToken) {
+        let mut slot = lock(&self.running);
+        if slot.as_ref().is_some_and(|t| t.eq(token)) {
+            *slot = None;
+        }
+    }
+
+    fn abort(&self) {
+        self.aborts.fetch_add(1, Ordering::AcqRel);
+        if let Some(token) = lock(&self.running).as_ref() {
+            token.cancel();
+        }
+    }
+
+    fn hold(&self, message: AgentMessage) {
+        lock(&self.held).push(message);
+    }
+
+    fn take_held(&self) -> Vec<AgentMessage> {
+        std::mem::take(&mut lock(&self.held))
+    }
+
+    /// A new conversation: what was held belongs to the old one.
+    pub fn forget_held(&self) {
+        lock(&self.held).clear();
+    }
+}
+
 impl AgentSession {
     /// How many `abort_bash` came so far: a command read before the latest one never runs.
     pub fn bash_epoch(&self) -> u64 {
-        self.inner.bash_aborts.load(Ordering::Acquire)
+        self.inner.shell.aborts.load(Ordering::Acquire)
     }
 
     /// Runs `command` until it ends or `abort_bash` kills it. `read_at` is the
@@ -38,18 +86,10 @@ impl AgentSession {
                 working_dir: None,
             });
         }
-        let token = CancellationToken::new();
-        if let Some(previous) = lock(&self.inner.bash_cancel).replace(token.clone()) {
-            previous.cancel();
-        }
+        let token = self.inner.shell.start();
         let options = tool_options(&self.inner.paths, &self.settings());
         let outcome = rho_tools::run_user_bash(command, &self.inner.paths.cwd, &options, token.clone()).await;
-        {
-            let mut slot = lock(&self.inner.bash_cancel);
-            if slot.as_ref().is_some_and(|t| t.eq(&token)) {
-                *slot = None;
-            }
-        }
+        self.inner.shell.finished(&token);
         let result = outcome.map_err(|e| e.to_string())?;
         let message = AgentMessage::BashExecution(BashExecutionMessage {
             command: command.to_owned(),
@@ -82,26 +122,20 @@ impl AgentSession {
     /// `abort_bash`: kills the running command's process group; commands read before it and
     /// still waiting their turn will not run.
     pub fn abort_bash(&self) {
-        self.inner.bash_aborts.fetch_add(1, Ordering::AcqRel);
-        if let Some(token) = lock(&self.inner.bash_cancel).as_ref() {
-            token.cancel();
-        }
+        self.inner.shell.abort();
     }
 
     fn record_bash(&self, message: AgentMessage) {
-        let mut flags = self.flags();
-        if flags.streaming {
-            flags.pending_bash.push(message);
-            return;
+        if self.is_streaming() {
+            self.inner.shell.hold(message);
+        } else {
+            self.record(message);
         }
-        drop(flags);
-        self.record(message);
     }
 
     /// Adds the commands run during the last run to the conversation.
     pub(crate) fn flush_pending_bash(&self) {
-        let pending = std::mem::take(&mut self.flags().pending_bash);
-        for message in pending {
+        for message in self.inner.shell.take_held() {
             self.record(message);
         }
     }

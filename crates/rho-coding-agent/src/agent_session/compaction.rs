@@ -4,6 +4,8 @@
 //! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the
 //! seeds' events); every run reports pi 0.73's `compaction_start/end`.
 
+use std::sync::Mutex;
+
 use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
 use rho_session::{SessionEntry, iso_to_ms};
 use tokio_util::sync::CancellationToken;
@@ -27,6 +29,71 @@ const HANDOFF_FOCUS: &str = "Write the summary as a handoff document for an engi
                              now: the goal, what is done, what is in progress, the decisions made and why, the \
                              files involved, and the exact next steps.";
 
+#[derive(Default)]
+struct State {
+    auto: bool,
+    running: bool,
+    /// One compact-and-retry per user message on context overflow.
+    overflow_recovery_attempted: bool,
+    /// Cancels a compaction the host asked for (`compact`, `handoff`).
+    cancel: Option<CancellationToken>,
+}
+
+/// Compaction's own state: automatic compaction on or off, one in progress, the overflow
+/// recovery already used for this prompt, and what cancels a requested one.
+#[derive(Default)]
+pub(crate) struct CompactionState {
+    state: Mutex<State>,
+}
+
+impl CompactionState {
+    pub fn new(auto: bool) -> Self {
+        Self { state: Mutex::new(State { auto, ..State::default() }) }
+    }
+
+    pub fn auto(&self) -> bool {
+        lock(&self.state).auto
+    }
+
+    pub fn set_auto(&self, auto: bool) {
+        lock(&self.state).auto = auto;
+    }
+
+    pub fn is_running(&self) -> bool {
+        lock(&self.state).running
+    }
+
+    fn set_running(&self, running: bool) {
+        lock(&self.state).running = running;
+    }
+
+    /// A new prompt: its overflow may be recovered from once again.
+    pub fn new_prompt(&self) {
+        lock(&self.state).overflow_recovery_attempted = false;
+    }
+
+    /// Takes this prompt's one overflow recovery; false when it was already used.
+    pub fn take_overflow_recovery(&self) -> bool {
+        !std::mem::replace(&mut lock(&self.state).overflow_recovery_attempted, true)
+    }
+
+    /// A token for a requested compaction, cancelled by [`cancel`](Self::cancel).
+    fn requested(&self) -> CancellationToken {
+        lock(&self.state).cancel.insert(CancellationToken::new()).clone()
+    }
+
+    fn request_done(&self) {
+        lock(&self.state).cancel = None;
+    }
+
+    /// Cancels a requested compaction in progress.
+    pub fn cancel(&self) {
+        if let Some(token) = &lock(&self.state).cancel {
+            token.cancel();
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AutoCompaction {
     Done,
@@ -40,10 +107,9 @@ impl AgentSession {
     pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionCommandError> {
         self.stop().await;
         self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
-        let token = CancellationToken::new();
-        *lock(&self.inner.compaction_cancel) = Some(token.clone());
+        let token = self.inner.compaction.requested();
         let outcome = self.run_compaction(custom_instructions, token).await;
-        *lock(&self.inner.compaction_cancel) = None;
+        self.inner.compaction.request_done();
         let (result, aborted, error_message) = match &outcome {
             Ok(result) => (Some(result.clone()), false, None),
             Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (None, true, None),
@@ -80,10 +146,9 @@ impl AgentSession {
             Some(custom) => format!("{HANDOFF_FOCUS} {custom}"),
             None => HANDOFF_FOCUS.to_owned(),
         };
-        let token = CancellationToken::new();
-        *lock(&self.inner.compaction_cancel) = Some(token.clone());
+        let token = self.inner.compaction.requested();
         let outcome = self.run_compaction(Some(&focus), token).await;
-        *lock(&self.inner.compaction_cancel) = None;
+        self.inner.compaction.request_done();
         match outcome {
             Ok(_) => Ok(()),
             Err(SessionCommandError::Compaction(
@@ -162,11 +227,11 @@ impl AgentSession {
             let session = self.session();
             prepare_compaction(&session.branch_entries(), settings)?.ok_or(CompactionError::AlreadyCompacted)?
         };
-        self.flags().is_compacting = true;
+        self.inner.compaction.set_running(true);
         let mut options = (self.inner.request_options)(&model);
         options.cancel = cancel;
         let output = compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;
-        self.flags().is_compacting = false;
+        self.inner.compaction.set_running(false);
         let output: CompactionOutput = output?;
         let result = CompactionResult {
             summary: output.summary.clone(),
@@ -187,7 +252,7 @@ impl AgentSession {
 
     /// Whether the last good reply says the context passed the compaction threshold.
     pub(crate) fn needs_threshold_compaction(&self) -> bool {
-        if !self.flags().auto_compaction || !*lock(&self.inner.has_model) {
+        if !self.inner.compaction.auto() || !*lock(&self.inner.has_model) {
             return false;
         }
         let settings = self.settings().compaction();
@@ -235,17 +300,17 @@ impl AgentSession {
     }
 
     pub fn set_auto_compaction(&self, enabled: bool) {
-        self.flags().auto_compaction = enabled;
+        self.inner.compaction.set_auto(enabled);
         if let Err(e) = self.settings().set_global("compaction.enabled", serde_json::Value::Bool(enabled)) {
             tracing::warn!("could not save compaction.enabled: {e}");
         }
     }
 
     pub fn is_compacting(&self) -> bool {
-        self.flags().is_compacting
+        self.inner.compaction.is_running()
     }
 
     pub fn auto_compaction_enabled(&self) -> bool {
-        self.flags().auto_compaction
+        self.inner.compaction.auto()
     }
 }

@@ -32,7 +32,7 @@ enum NextStep {
 
 impl AgentSession {
     pub(crate) async fn run_lifecycle(self, prompt: Vec<AgentMessage>) {
-        self.flags().overflow_recovery_attempted = false;
+        self.inner.compaction.new_prompt();
         lock(&self.inner.todo_reminders).reset();
         self.flush_pending_bash();
         let sink = Arc::new(RunSink::new(self.clone()));
@@ -147,10 +147,10 @@ impl AgentSession {
     /// Compacts once after a context overflow and drops the failed reply; false when the
     /// conversation cannot go on (second overflow, compaction failed or disabled).
     async fn recover_from_overflow(&self) -> bool {
-        if !self.flags().auto_compaction {
+        if !self.inner.compaction.auto() {
             return false;
         }
-        if std::mem::replace(&mut self.flags().overflow_recovery_attempted, true) {
+        if !self.inner.compaction.take_overflow_recovery() {
             self.report_second_overflow();
             return false;
         }

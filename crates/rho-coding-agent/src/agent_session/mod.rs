@@ -17,6 +17,7 @@ mod lifecycle;
 mod models;
 mod prompting;
 mod retry;
+mod run_control;
 mod sessions;
 mod sink;
 mod state;
@@ -31,7 +32,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rho_agent::{Agent, AgentConfig, AgentMessage, RequestOptionsFn};
 use rho_ai::{Model, ModelRegistry, ScopedModel, StreamOptions, ThinkingLevel};
 use rho_session::Session;
-use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::BudgetTracker;
@@ -77,22 +77,6 @@ pub struct SessionOptions {
     pub ui: Option<Arc<dyn Ui>>,
 }
 
-/// Mutable flags of the session (not of the agent).
-#[derive(Debug, Default)]
-pub(crate) struct Flags {
-    pub auto_compaction: bool,
-    pub auto_retry: bool,
-    pub is_compacting: bool,
-    /// A prompt lifecycle is in progress (the run and its post-run work).
-    pub streaming: bool,
-    /// `bash` commands run while streaming, recorded before the next prompt.
-    pub pending_bash: Vec<AgentMessage>,
-    /// The current retry chain's attempt (0: none).
-    pub retry_attempt: u32,
-    /// One compact-and-retry per user message on context overflow.
-    pub overflow_recovery_attempted: bool,
-}
-
 pub(crate) struct Inner {
     pub agent: Agent,
     /// API key, headers and budgets for a request (summaries use it too).
@@ -114,21 +98,12 @@ pub(crate) struct Inner {
     pub todo_reminders: Mutex<TodoReminders>,
     pub todo_auto_clear: Mutex<Option<AutoClear>>,
     pub ttsr: Mutex<ttsr::TtsrState>,
-    pub flags: Mutex<Flags>,
-    pub streaming_tx: watch::Sender<bool>,
-    /// Cancels the current prompt's lifecycle: its runs and their post-run work (retry sleeps,
-    /// auto-compaction).
-    pub lifecycle_cancel: Mutex<CancellationToken>,
-    /// Which prompts an abort reaches (those read before it, started or not).
-    pub abort_gate: Arc<abort_gate::AbortGate>,
-    /// Cancels the wait before a retry (`abort_retry`).
-    pub retry_cancel: Mutex<Option<CancellationToken>>,
-    /// Cancels the running `bash` command.
-    pub bash_cancel: Mutex<Option<CancellationToken>>,
-    /// How many `abort_bash` came so far.
-    pub bash_aborts: std::sync::atomic::AtomicU64,
-    /// Cancels the running manual compaction.
-    pub compaction_cancel: Mutex<Option<CancellationToken>>,
+    /// A prompt's lifecycle: running or not, what stops it, which prompts an abort reaches.
+    pub run: run_control::RunControl,
+    pub retry: retry::RetryChain,
+    pub compaction: compaction::CompactionState,
+    /// The user's own shell commands (`bash`).
+    pub shell: bash::UserShell,
     /// `task.budget.*`: present when a limit is set.
     pub budget: Option<Arc<BudgetTracker>>,
 }
@@ -188,13 +163,9 @@ impl AgentSession {
             let _ = session.append_model_change(&model.provider, &model.id);
             let _ = session.append_thinking_level_change(agent.thinking_level());
         }
-        let flags = Flags {
-            auto_compaction: settings.compaction().enabled,
-            auto_retry: settings.retry().enabled,
-            ..Flags::default()
-        };
-        let (streaming_tx, _) = watch::channel(false);
         let budget = BudgetTracker::new(settings.task().budget, sink.clone());
+        let retry = retry::RetryChain::new(settings.retry().enabled);
+        let compaction = compaction::CompactionState::new(settings.compaction().enabled);
         let transcript = transcript::Transcript::new(session, agent.clone());
         let this = Self {
             inner: Arc::new(Inner {
@@ -214,14 +185,10 @@ impl AgentSession {
                 todo_reminders: Mutex::new(TodoReminders::new()),
                 todo_auto_clear: Mutex::new(None),
                 ttsr: Mutex::new(ttsr::TtsrState { matcher, ..ttsr::TtsrState::default() }),
-                flags: Mutex::new(flags),
-                streaming_tx,
-                lifecycle_cancel: Mutex::new(CancellationToken::new()),
-                abort_gate: Arc::default(),
-                retry_cancel: Mutex::new(None),
-                bash_cancel: Mutex::new(None),
-                bash_aborts: Default::default(),
-                compaction_cancel: Mutex::new(None),
+                run: run_control::RunControl::default(),
+                retry,
+                compaction,
+                shell: bash::UserShell::default(),
                 budget,
             }),
         };
@@ -263,13 +230,12 @@ impl AgentSession {
 
     /// True from a prompt's acceptance until its run and post-run work are finished.
     pub fn is_streaming(&self) -> bool {
-        lock(&self.inner.flags).streaming
+        self.inner.run.is_running()
     }
 
     /// Resolves when no prompt lifecycle is in progress.
     pub async fn wait_idle(&self) {
-        let mut rx = self.inner.streaming_tx.subscribe();
-        let _ = rx.wait_for(|streaming| !streaming).await;
+        self.inner.run.wait_idle().await;
     }
 
     /// The whole in-memory conversation.
@@ -295,10 +261,6 @@ impl AgentSession {
         self.emit(rho_rpc::SessionEvent::AvailableCommandsUpdate { commands: self.available_commands() });
     }
 
-    pub(crate) fn flags(&self) -> MutexGuard<'_, Flags> {
-        lock(&self.inner.flags)
-    }
-
     pub(crate) fn session(&self) -> MutexGuard<'_, Session> {
         self.inner.transcript.session()
     }
@@ -306,53 +268,39 @@ impl AgentSession {
     /// Marks the start of a prompt lifecycle; false when one is already running. A lifecycle
     /// whose prompt was read before an abort starts cancelled.
     pub(crate) fn begin_streaming(&self, ticket: &PromptTicket) -> bool {
-        let mut flags = self.flags();
-        if flags.streaming {
-            return false;
-        }
-        flags.streaming = true;
-        let token = CancellationToken::new();
-        if ticket.is_stale() {
-            token.cancel();
-        }
-        *lock(&self.inner.lifecycle_cancel) = token;
-        self.inner.streaming_tx.send_replace(true);
-        true
+        self.inner.run.begin(ticket)
     }
 
     /// A ticket for a prompt read now (see [`PromptTicket`]): an abort read later reaches it.
     pub fn prompt_ticket(&self) -> PromptTicket {
-        self.inner.abort_gate.ticket()
+        self.inner.run.ticket()
     }
 
     /// The abort epoch now: commands read now belong to it.
     pub fn abort_epoch(&self) -> AbortEpoch {
-        self.inner.abort_gate.epoch()
+        self.inner.run.epoch()
     }
 
     /// Resolves once every prompt read before the abort that began `epoch` is over: refused,
     /// queued, or its run (started cancelled, if it had not started) ended.
     pub async fn settled(&self, epoch: AbortEpoch) {
-        self.inner.abort_gate.settled(epoch).await;
+        self.inner.run.settled(epoch).await;
     }
 
     /// The lifecycle is over as far as `get_state` and new prompts go. Waiters of
     /// [`wait_idle`](Self::wait_idle) are woken by [`notify_idle`](Self::notify_idle), once the
     /// lifecycle's last event is queued.
     pub(crate) fn mark_idle(&self) {
-        self.flags().streaming = false;
+        self.inner.run.mark_idle();
     }
 
     /// Wakes [`wait_idle`](Self::wait_idle) waiters, unless a new lifecycle began meanwhile.
     pub(crate) fn notify_idle(&self) {
-        let flags = self.flags();
-        if !flags.streaming {
-            self.inner.streaming_tx.send_replace(false);
-        }
+        self.inner.run.notify_idle();
     }
 
     pub(crate) fn lifecycle_token(&self) -> CancellationToken {
-        lock(&self.inner.lifecycle_cancel).clone()
+        self.inner.run.token()
     }
 }
 

@@ -146,12 +146,7 @@ impl AgentSession {
     /// The first half of [`abort`](Self::abort), without waiting: also reaches the prompts read
     /// before now. Returns the epoch to wait for with [`settled`](Self::settled).
     pub fn interrupt(&self) -> AbortEpoch {
-        let epoch = {
-            // Under the lock `begin_streaming` takes: a lifecycle starts either before this (and
-            // its token is cancelled below) or after (and sees its ticket is stale).
-            let _flags = self.flags();
-            self.inner.abort_gate.advance()
-        };
+        let epoch = self.inner.run.interrupt();
         self.cancel_current();
         epoch
     }
@@ -166,10 +161,8 @@ impl AgentSession {
 
     /// Cancels the current lifecycle (its run and post-run work) and a manual compaction.
     fn cancel_current(&self) {
-        self.lifecycle_token().cancel();
-        if let Some(token) = lock(&self.inner.compaction_cancel).as_ref() {
-            token.cancel();
-        }
+        self.inner.run.cancel();
+        self.inner.compaction.cancel();
         self.inner.agent.abort();
     }
 

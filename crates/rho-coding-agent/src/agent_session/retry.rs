@@ -3,6 +3,7 @@
 //! attempts, `auto_retry_start` / `auto_retry_end` around the wait, and a wait that `abort` or
 //! `abort_retry` cancels.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use rho_ai::types::{AssistantMessage, StopReason};
@@ -14,6 +15,61 @@ use super::{AgentSession, lock};
 
 /// The `finalError` of a retry chain cut short by `abort` or `abort_retry`.
 pub const RETRY_CANCELLED: &str = "Retry cancelled";
+
+#[derive(Default)]
+struct Chain {
+    enabled: bool,
+    /// The current chain's attempt (0: no chain).
+    attempt: u32,
+    /// Cancels the wait before the next attempt (`abort_retry`).
+    wait: Option<CancellationToken>,
+}
+
+/// Auto-retry's own state: on or off, the attempt of the chain in progress, and its wait.
+#[derive(Default)]
+pub(crate) struct RetryChain {
+    chain: Mutex<Chain>,
+}
+
+impl RetryChain {
+    pub fn new(enabled: bool) -> Self {
+        Self { chain: Mutex::new(Chain { enabled, ..Chain::default() }) }
+    }
+
+    pub fn set_enabled(&self, enabled: bool) {
+        lock(&self.chain).enabled = enabled;
+    }
+
+    /// Counts one more attempt; `None` when retrying is off.
+    fn next_attempt(&self) -> Option<u32> {
+        let mut chain = lock(&self.chain);
+        chain.enabled.then(|| {
+            chain.attempt += 1;
+            chain.attempt
+        })
+    }
+
+    /// Ends the chain; returns how many attempts it made (0: there was none).
+    pub fn close(&self) -> u32 {
+        std::mem::take(&mut lock(&self.chain).attempt)
+    }
+
+    /// The token that cancels the coming wait, made when the retry is announced.
+    fn arm(&self) -> CancellationToken {
+        lock(&self.chain).wait.get_or_insert_with(CancellationToken::new).clone()
+    }
+
+    fn disarm(&self) {
+        lock(&self.chain).wait = None;
+    }
+
+    /// `abort_retry`: cancels the wait in progress, if any.
+    pub fn cancel_wait(&self) {
+        if let Some(token) = &lock(&self.chain).wait {
+            token.cancel();
+        }
+    }
+}
 
 pub(crate) enum RetryDecision {
     /// Retry after this delay (the attempt is already counted and announced).
@@ -59,18 +115,13 @@ impl AgentSession {
         let settings = self.settings().retry();
         let error_message = failed.error_message.clone().unwrap_or_default();
         let max_attempts = u32::try_from(settings.max_retries).unwrap_or(u32::MAX);
-        let attempt = {
-            let mut flags = self.flags();
-            if !flags.auto_retry {
-                return RetryDecision::GiveUp(None);
-            }
-            flags.retry_attempt += 1;
-            flags.retry_attempt
+        let Some(attempt) = self.inner.retry.next_attempt() else {
+            return RetryDecision::GiveUp(None);
         };
         let server_delay = self.inner.agent.last_failure().and_then(|f| f.retry_after());
         let too_long = server_delay.is_some_and(|d| d.as_millis() > u128::from(settings.max_delay_ms));
         if attempt > max_attempts || too_long {
-            self.flags().retry_attempt = 0;
+            self.inner.retry.close();
             if attempt == 1 {
                 // No retry was announced, so there is no chain to close.
                 return RetryDecision::GiveUp(None);
@@ -88,7 +139,7 @@ impl AgentSession {
         let backoff = settings.base_delay_ms.saturating_mul(1u64 << (attempt - 1).min(30));
         let delay_ms = server_delay.map_or(backoff, |d| backoff.max(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
         // Cancellable from the moment the host hears of the retry.
-        *lock(&self.inner.retry_cancel) = Some(CancellationToken::new());
+        self.inner.retry.arm();
         self.emit(SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, error_message });
         RetryDecision::Wait(Duration::from_millis(delay_ms))
     }
@@ -98,15 +149,15 @@ impl AgentSession {
     pub(crate) async fn wait_for_retry(&self, delay: Duration, run_sink: &RunSink) -> bool {
         self.drop_failed_reply();
         let lifecycle = self.lifecycle_token();
-        let retry = lock(&self.inner.retry_cancel).get_or_insert_with(CancellationToken::new).clone();
+        let retry = self.inner.retry.arm();
         let cancelled = tokio::select! {
             () = tokio::time::sleep(delay) => false,
             () = lifecycle.cancelled() => true,
             () = retry.cancelled() => true,
         };
-        *lock(&self.inner.retry_cancel) = None;
+        self.inner.retry.disarm();
         if cancelled {
-            let attempt = std::mem::take(&mut self.flags().retry_attempt);
+            let attempt = self.inner.retry.close();
             run_sink.finish();
             self.emit(SessionEvent::AutoRetryEnd {
                 success: false,
@@ -120,13 +171,11 @@ impl AgentSession {
 
     /// `abort_retry`: cancels a retry wait in progress (a run streaming is not aborted).
     pub fn abort_retry(&self) {
-        if let Some(token) = lock(&self.inner.retry_cancel).as_ref() {
-            token.cancel();
-        }
+        self.inner.retry.cancel_wait();
     }
 
     pub fn set_auto_retry(&self, enabled: bool) {
-        self.flags().auto_retry = enabled;
+        self.inner.retry.set_enabled(enabled);
         if let Err(e) = self.settings().set_global("retry.enabled", serde_json::Value::Bool(enabled)) {
             tracing::warn!("could not save retry.enabled: {e}");
         }

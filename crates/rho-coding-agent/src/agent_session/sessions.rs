@@ -205,9 +205,8 @@ impl AgentSession {
         }
         self.restore_ttsr();
         lock(&self.inner.todo_reminders).reset();
-        let mut flags = self.flags();
-        flags.pending_bash.clear();
-        flags.retry_attempt = 0;
+        self.inner.shell.forget_held();
+        self.inner.retry.close();
     }
 }
 

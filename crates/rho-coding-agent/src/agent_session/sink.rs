@@ -97,7 +97,7 @@ impl AgentSession {
 
     /// Emits `auto_retry_end {success:true}` when a retry chain is running.
     pub(crate) fn close_retry_chain(&self) {
-        let attempt = std::mem::take(&mut self.flags().retry_attempt);
+        let attempt = self.inner.retry.close();
         if attempt > 0 {
             self.emit(SessionEvent::AutoRetryEnd { success: true, attempt, final_error: None });
         }

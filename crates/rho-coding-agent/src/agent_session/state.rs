@@ -27,19 +27,18 @@ impl AgentSession {
             )
         };
         let (tokens_per_second, context_usage) = (self.tokens_per_second(), self.context_usage());
-        let flags = self.flags();
         RpcSessionState {
             model,
             thinking_level,
-            is_streaming: flags.streaming,
-            is_compacting: flags.is_compacting,
+            is_streaming: self.is_streaming(),
+            is_compacting: self.is_compacting(),
             steering_mode: modes.steering.as_str().to_owned(),
             follow_up_mode: modes.follow_up.as_str().to_owned(),
             interrupt_mode: modes.interrupt.as_str().to_owned(),
             session_file,
             session_id,
             session_name,
-            auto_compaction_enabled: flags.auto_compaction,
+            auto_compaction_enabled: self.auto_compaction_enabled(),
             message_count,
             queued_message_count: queued,
             pending_message_count: queued,

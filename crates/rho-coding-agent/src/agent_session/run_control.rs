@@ -1,0 +1,111 @@
+//! Whether a prompt's lifecycle (its runs and their post-run work) is in progress, the token
+//! that stops it, and which prompts an abort reaches ([`AbortGate`]).
+//!
+//! The flag and the token live under one lock with the abort epoch, so a lifecycle starts
+//! either before an abort (and the abort cancels its token) or after (and sees that its prompt
+//! was read before the abort, and starts cancelled): never in between.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::abort_gate::{AbortEpoch, AbortGate, PromptTicket};
+use super::lock;
+
+#[derive(Default)]
+struct Lifecycle {
+    running: bool,
+    token: CancellationToken,
+}
+
+pub(crate) struct RunControl {
+    lifecycle: Mutex<Lifecycle>,
+    /// `running` as waiters see it: lowered once the lifecycle's last event is out.
+    busy: watch::Sender<bool>,
+    gate: Arc<AbortGate>,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        Self { lifecycle: Mutex::default(), busy: watch::Sender::new(false), gate: Arc::default() }
+    }
+}
+
+impl RunControl {
+    fn lock(&self) -> MutexGuard<'_, Lifecycle> {
+        lock(&self.lifecycle)
+    }
+
+    /// Starts a lifecycle; false when one is running. A prompt read before an abort starts its
+    /// lifecycle cancelled.
+    pub fn begin(&self, ticket: &PromptTicket) -> bool {
+        let mut lifecycle = self.lock();
+        if lifecycle.running {
+            return false;
+        }
+        lifecycle.running = true;
+        lifecycle.token = CancellationToken::new();
+        if ticket.is_stale() {
+            lifecycle.token.cancel();
+        }
+        self.busy.send_replace(true);
+        true
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.lock().running
+    }
+
+    /// Over, as far as `get_state` and new prompts go; [`wait_idle`](Self::wait_idle) waiters
+    /// are woken by [`notify_idle`](Self::notify_idle).
+    pub fn mark_idle(&self) {
+        self.lock().running = false;
+    }
+
+    /// Wakes the waiters, unless a new lifecycle began meanwhile.
+    pub fn notify_idle(&self) {
+        let lifecycle = self.lock();
+        if !lifecycle.running {
+            self.busy.send_replace(false);
+        }
+    }
+
+    pub async fn wait_idle(&self) {
+        let mut rx = self.busy.subscribe();
+        let _ = rx.wait_for(|busy| !busy).await;
+    }
+
+    /// The current lifecycle's token (runs and post-run work take child tokens of it).
+    pub fn token(&self) -> CancellationToken {
+        self.lock().token.clone()
+    }
+
+    /// Cancels the current lifecycle.
+    pub fn cancel(&self) {
+        self.lock().token.cancel();
+    }
+
+    /// An abort: every prompt read so far is reached, the current lifecycle cancelled. Returns
+    /// the epoch to wait for with [`settled`](Self::settled).
+    pub fn interrupt(&self) -> AbortEpoch {
+        let lifecycle = self.lock();
+        let epoch = self.gate.advance();
+        lifecycle.token.cancel();
+        epoch
+    }
+
+    /// A ticket for a prompt read now.
+    pub fn ticket(&self) -> PromptTicket {
+        self.gate.ticket()
+    }
+
+    pub fn epoch(&self) -> AbortEpoch {
+        self.gate.epoch()
+    }
+
+    /// Resolves once no prompt read before the abort that began `epoch` is left.
+    pub async fn settled(&self, epoch: AbortEpoch) {
+        self.gate.settled(epoch).await;
+    }
+}
