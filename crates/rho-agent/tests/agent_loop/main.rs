@@ -10,6 +10,7 @@
 mod common;
 
 mod abort;
+mod edges;
 mod events;
 mod follow_up;
 mod parallel;
