@@ -1,5 +1,6 @@
-//! Where rho looks for its files: the agent dir (`~/.rho/agent`, or `RHO_CODING_AGENT_DIR`), the
-//! project dirs (`<cwd>/.rho`, and pi's `<cwd>/.pi` for compatibility) and the home directory.
+//! Where rho looks for its files: the agent dir (`~/.rho/agent`, or `RHO_CODING_AGENT_DIR`; a pi
+//! user's `~/.pi/agent` or `PI_CODING_AGENT_DIR` when rho has none of its own), the project dirs
+//! (`<cwd>/.rho`, and pi's `<cwd>/.pi` for compatibility) and the home directory.
 //!
 //! Everything home-relative goes through [`ConfigPaths::home`], so tests build a `ConfigPaths`
 //! over temporary directories and never read the real home.
@@ -8,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// The environment variable that moves the agent dir.
 pub const AGENT_DIR_ENV: &str = "RHO_CODING_AGENT_DIR";
+
+/// pi's variable for its agent dir, read when rho has no agent dir of its own.
+pub const PI_AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
 
 /// rho's config folder name, in the home directory and in a project.
 pub const CONFIG_DIR_NAME: &str = ".rho";
@@ -37,12 +41,15 @@ impl ConfigPaths {
         Self { home, agent_dir: absolutize(agent_dir), cwd: absolutize(cwd) }
     }
 
-    /// The real roots: home from the OS, the agent dir from `RHO_CODING_AGENT_DIR` (with `~`
-    /// expanded) or `~/.rho/agent`.
+    /// The real roots: home from the OS and the agent dir [`choose_agent_dir`] picks. When it
+    /// is pi's, stderr says so once.
     pub fn from_env(cwd: PathBuf) -> Self {
         let home = dirs::home_dir();
-        let override_dir = std::env::var_os(AGENT_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let agent_dir = agent_dir_from(home.as_deref(), override_dir.as_deref());
+        let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let (agent_dir, source) = choose_agent_dir(home.as_deref(), env, |p| p.is_dir());
+        if source == AgentDirSource::Pi {
+            eprintln!("rho: using pi's agent directory {} (rho has none of its own)", agent_dir.display());
+        }
         Self::new(home, agent_dir, cwd)
     }
 
@@ -93,6 +100,35 @@ impl ConfigPaths {
         let expanded = expand_tilde(raw.trim(), self.home.as_deref());
         if expanded.is_absolute() { expanded } else { self.cwd.join(expanded) }
     }
+}
+
+/// Whose agent dir is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentDirSource {
+    Rho,
+    /// A pi user's: pi's sessions, settings, models and keys are read (and written in pi's own
+    /// formats, so pi reads them back).
+    Pi,
+}
+
+/// The agent dir: `RHO_CODING_AGENT_DIR`; else `~/.rho/agent` when it exists; else a pi
+/// user's own (`PI_CODING_AGENT_DIR`, or `~/.pi/agent` when it exists); else `~/.rho/agent`.
+pub fn choose_agent_dir(
+    home: Option<&Path>,
+    env: impl Fn(&str) -> Option<PathBuf>,
+    exists: impl Fn(&Path) -> bool,
+) -> (PathBuf, AgentDirSource) {
+    let rho = agent_dir_from(home, env(AGENT_DIR_ENV).as_deref());
+    if env(AGENT_DIR_ENV).is_some() || exists(&rho) {
+        return (rho, AgentDirSource::Rho);
+    }
+    if let Some(dir) = env(PI_AGENT_DIR_ENV) {
+        return (expand_tilde(&dir.to_string_lossy(), home), AgentDirSource::Pi);
+    }
+    if let Some(pi) = home.map(|h| h.join(PI_CONFIG_DIR_NAME).join("agent")).filter(|p| exists(p)) {
+        return (pi, AgentDirSource::Pi);
+    }
+    (rho, AgentDirSource::Rho)
 }
 
 /// The agent dir for a home directory and an optional override (the value of
@@ -149,6 +185,29 @@ mod tests {
         assert_eq!(dir, PathBuf::from("/home/u/custom/agent"));
         let dir = agent_dir_from(Some(Path::new("/home/u")), Some(Path::new("/abs/agent")));
         assert_eq!(dir, PathBuf::from("/abs/agent"));
+    }
+
+    #[test]
+    fn a_pi_users_agent_dir_is_used_when_rho_has_none() {
+        let home = Some(Path::new("/home/u"));
+        let none = |_: &str| None;
+        let only = |dirs: &'static [&'static str]| move |p: &Path| dirs.iter().any(|d| p == Path::new(d));
+        // rho's own wins when it exists, pi's when only pi's does.
+        assert_eq!(
+            choose_agent_dir(home, none, only(&["/home/u/.rho/agent", "/home/u/.pi/agent"])),
+            (PathBuf::from("/home/u/.rho/agent"), AgentDirSource::Rho)
+        );
+        assert_eq!(
+            choose_agent_dir(home, none, only(&["/home/u/.pi/agent"])),
+            (PathBuf::from("/home/u/.pi/agent"), AgentDirSource::Pi)
+        );
+        // Neither: rho's, to be created.
+        assert_eq!(choose_agent_dir(home, none, only(&[])), (PathBuf::from("/home/u/.rho/agent"), AgentDirSource::Rho));
+        // The variables: rho's first, then pi's.
+        let pi_env = |name: &str| (name == PI_AGENT_DIR_ENV).then(|| PathBuf::from("~/pi-agent"));
+        assert_eq!(choose_agent_dir(home, pi_env, only(&[])), (PathBuf::from("/home/u/pi-agent"), AgentDirSource::Pi));
+        let both = |name: &str| Some(PathBuf::from(if name == AGENT_DIR_ENV { "/rho" } else { "/pi" }));
+        assert_eq!(choose_agent_dir(home, both, only(&[])), (PathBuf::from("/rho"), AgentDirSource::Rho));
     }
 
     #[test]
