@@ -86,27 +86,38 @@ async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
 }
 
 #[tokio::test]
-async fn files_and_piped_stdin_and_each_message_as_its_own_prompt() {
-    let env = Env::new(vec![Turn::text("First."), Turn::text("Second."), Turn::text("Third.")]).await;
+async fn piped_stdin_files_and_the_first_message_are_one_prompt_and_each_later_message_its_own() {
+    let env = Env::new(vec![Turn::text("First."), Turn::text("Second.")]).await;
     std::fs::write(env.cwd.join("notes.txt"), "remember the milk").unwrap();
     let out =
         run(&env, &["-p", "--model", "mock/mock-model", "@notes.txt", "summarize", "and again"], Some("piped text\n"))
             .await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "Third.\n");
+    assert_eq!(stdout(&out), "Second.\n");
     let bodies = env.request_bodies();
-    assert_eq!(bodies.len(), 3);
+    assert_eq!(bodies.len(), 2, "stdin and the first message went in one request");
     let first = bodies[0]["messages"][0]["content"][0]["text"].as_str().unwrap();
     let path = env.cwd.join("notes.txt");
-    assert_eq!(first, format!("<file name=\"{}\">\nremember the milk\n</file>\npiped text", path.display()));
-    let users: Vec<&str> = bodies[2]["messages"]
+    assert_eq!(
+        first,
+        format!("piped text\n\n<file name=\"{}\">\nremember the milk\n</file>\nsummarize", path.display())
+    );
+    let users: Vec<&str> = bodies[1]["messages"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|m| m["role"] == "user")
         .map(|m| m["content"][0]["text"].as_str().unwrap())
         .collect();
-    assert_eq!(users[1..], ["summarize", "and again"]);
+    assert_eq!(users[1..], ["and again"]);
+
+    // `git diff | rho -p "write a commit message"`: one request.
+    let env = Env::new(vec![Turn::text("feat: x")]).await;
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "write a commit message"], Some("diff --git a b\n")).await;
+    assert_eq!(stdout(&out), "feat: x\n");
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 1);
+    assert_eq!(bodies[0]["messages"][0]["content"][0]["text"], "diff --git a b\n\nwrite a commit message");
 }
 
 #[tokio::test]

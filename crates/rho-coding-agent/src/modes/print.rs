@@ -98,19 +98,29 @@ fn collect_prompts(
 ) -> Result<(Vec<String>, Vec<ImageContent>), String> {
     let files = read_file_args(&cli.file_args(), cwd)?;
     let mut messages: Vec<String> = cli.messages().into_iter().map(str::to_owned).collect();
+    // The first prompt is piped stdin, then the @file blocks, then the first message: one
+    // prompt, as pi builds it (`git diff | rho -p "write a commit message"` is one request).
+    let mut first = String::new();
     if stdin_piped {
         let mut piped = String::new();
         std::io::stdin().read_to_string(&mut piped).map_err(|e| format!("Error: cannot read stdin: {e}"))?;
-        let piped = piped.trim();
-        if !piped.is_empty() {
-            messages.insert(0, piped.to_owned());
-        }
+        first.push_str(piped.trim());
     }
     if !files.text.is_empty() {
-        match messages.first_mut() {
-            Some(first) => first.insert_str(0, &files.text),
-            None => messages.push(files.text),
+        if !first.is_empty() {
+            first.push_str("\n\n");
         }
+        first.push_str(&files.text);
+    }
+    if !messages.is_empty() {
+        let message = messages.remove(0);
+        if !first.is_empty() && !first.ends_with('\n') {
+            first.push_str("\n\n");
+        }
+        first.push_str(&message);
+    }
+    if !first.is_empty() {
+        messages.insert(0, first);
     }
     if messages.is_empty() {
         return Err("Error: no message given (pass it as an argument or on stdin)".into());
