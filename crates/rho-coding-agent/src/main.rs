@@ -11,7 +11,7 @@ use rho_coding_agent::startup::{self, StartupError};
 use rho_coding_agent::{AgentSession, modes};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(rho_coding_agent::cli::normalize_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -28,15 +28,19 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(run(cli));
-    // Background tasks (the blocked stdin read, a stream being torn down) must not hold the
-    // exit: every mode has stopped its work and written its last line by now.
-    runtime.shutdown_background();
+    // Work still winding down (a tool's process group being killed, a stream being torn down)
+    // gets a moment; stdin is read on a thread of its own, so an idle process exits at once.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     rho_tools::remove_spill_files();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 async fn run(cli: Cli) -> i32 {
     survive_file_size_limit();
+    if let Some(message) = cli.unsupported() {
+        eprintln!("{message}");
+        return 2;
+    }
     if let Some(args) = &cli.export {
         return export(args);
     }

@@ -94,7 +94,7 @@ where
         })
     };
 
-    let mut lines = reader::lines(tokio::io::stdin());
+    let mut lines = reader::lines(std::io::stdin())?;
     let signal = termination_signal();
     tokio::pin!(signal);
     loop {
