@@ -23,10 +23,12 @@ pub enum Mode {
     disable_version_flag = true,
     about = "rho, a coding agent",
     long_about = "rho, a coding agent. Give it a task as a message; files as @path arguments.\n\n\
-                  Each message runs as its own prompt, in order. Piped stdin becomes the first message.",
+                  Piped stdin, the @files and the first message are one prompt; each further message runs as\n\
+                  its own prompt, in order. pi's flags are understood (-nc, -nt, -nbt, -ns, -np, --fork, …).",
     after_help = "Examples:\n  rho -p \"fix the failing test\"\n  rho --model anthropic/claude-sonnet-4-5:high -p @src/main.rs \"explain this\"\n  git diff | rho -p \"write a commit message\"\n  rho --mode rpc --no-session        (drive rho from another program)\n\n\
                   Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, … (one per provider);\n\
-                  RHO_CODING_AGENT_DIR moves the agent directory (default ~/.rho/agent)."
+                  RHO_CODING_AGENT_DIR moves the agent directory (default ~/.rho/agent; a pi user's ~/.pi/agent\n\
+                  or PI_CODING_AGENT_DIR when rho has none)."
 )]
 pub struct Cli {
     /// Print the final answer and exit (non-interactive)
@@ -58,12 +60,44 @@ pub struct Cli {
     pub api_key: Option<String>,
 
     /// Only these built-in tools (comma-separated: read, bash, edit, write, grep, find, ls)
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(short = 't', long, value_name = "LIST", value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
 
     /// No built-in tools
     #[arg(long)]
     pub no_tools: bool,
+
+    /// No built-in tools (read, bash, edit, …); rho's own tools stay (pi: -nbt)
+    #[arg(long)]
+    pub no_builtin_tools: bool,
+
+    /// Do not read AGENTS.md / CLAUDE.md context files (pi: -nc)
+    #[arg(long)]
+    pub no_context_files: bool,
+
+    /// Continue from a copy of a session (a path or an id prefix) in a new session file
+    #[arg(long, value_name = "PATH|ID")]
+    pub fork: Option<String>,
+
+    /// Accepted for pi's command line; rho does nothing online at start-up
+    #[arg(long)]
+    pub offline: bool,
+
+    /// pi extensions (not supported by rho yet)
+    #[arg(short = 'e', long = "extension", value_name = "PATH", action = ArgAction::Append)]
+    pub extensions: Vec<String>,
+
+    /// Accepted for pi's command line (rho loads no extensions) (pi: -ne)
+    #[arg(long)]
+    pub no_extensions: bool,
+
+    /// The interactive mode's theme (rho has no interactive mode yet)
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+
+    /// Accepted for pi's command line (pi: --no-themes)
+    #[arg(long)]
+    pub no_themes: bool,
 
     /// Replace the system prompt (text, or a file to read it from)
     #[arg(long, value_name = "TEXT|FILE")]
@@ -150,7 +184,54 @@ pub struct Cli {
     pub args: Vec<String>,
 }
 
+/// pi's multi-letter short flags (`-nc`, `-nt`, …), which no argument parser reads as one
+/// flag: each becomes its long form. Everything after `--` is left alone.
+pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    for arg in args {
+        let long = match arg.to_str() {
+            _ if rest => None,
+            Some("--") => {
+                rest = true;
+                None
+            }
+            Some("-nt") => Some("--no-tools"),
+            Some("-nbt") => Some("--no-builtin-tools"),
+            Some("-nc") => Some("--no-context-files"),
+            Some("-ns") => Some("--no-skills"),
+            Some("-np") => Some("--no-prompt-templates"),
+            Some("-ne") => Some("--no-extensions"),
+            _ => None,
+        };
+        out.push(long.map_or(arg, Into::into));
+    }
+    out
+}
+
+/// pi's package subcommands, which rho does not have: a clear answer instead of a prompt.
+pub const PI_SUBCOMMANDS: &[&str] = &["install", "remove", "uninstall", "update", "list"];
+
 impl Cli {
+    /// Why this command line cannot run as given, for flags and subcommands of pi's that rho
+    /// does not support.
+    pub fn unsupported(&self) -> Option<String> {
+        if !self.extensions.is_empty() {
+            return Some(
+                "Error: rho has no extension system yet: --extension/-e is not supported (drop it, or use pi for extensions)"
+                    .to_owned(),
+            );
+        }
+        match self.args.first().map(String::as_str) {
+            Some(command) if PI_SUBCOMMANDS.contains(&command) && !self.print && self.mode.is_none() => Some(format!(
+                "Error: `rho {command}` is pi's package manager, which rho does not have (skills and prompt \
+                 templates are plain files in ~/.rho/agent or .rho/). To send \"{command}\" as a message, give it \
+                 with other words."
+            )),
+            _ => None,
+        }
+    }
+
     /// The effective mode: `--mode`, else text when `-p` was given or stdin is piped, else
     /// none (interactive, which rho does not have yet).
     pub fn mode(&self, stdin_piped: bool) -> Option<Mode> {

@@ -113,7 +113,8 @@ async fn piped_stdin_files_and_the_first_message_are_one_prompt_and_each_later_m
 
     // `git diff | rho -p "write a commit message"`: one request.
     let env = Env::new(vec![Turn::text("feat: x")]).await;
-    let out = run(&env, &["-p", "--model", "mock/mock-model", "write a commit message"], Some("diff --git a b\n")).await;
+    let out =
+        run(&env, &["-p", "--model", "mock/mock-model", "write a commit message"], Some("diff --git a b\n")).await;
     assert_eq!(stdout(&out), "feat: x\n");
     let bodies = env.request_bodies();
     assert_eq!(bodies.len(), 1);
@@ -196,4 +197,39 @@ async fn version_and_help() {
     ] {
         assert!(text.contains(flag), "help lacks {flag}");
     }
+}
+
+#[tokio::test]
+async fn pi_flags_and_subcommands_get_clear_answers() {
+    let env = Env::new(vec![Turn::text("No context."), Turn::text("Forked.")]).await;
+    std::fs::write(env.cwd.join("AGENTS.md"), "PROJECT-RULES").unwrap();
+    // pi's multi-letter short flags: -nc leaves AGENTS.md out, -nt every tool.
+    let out = run(&env, &["-p", "-nc", "-nt", "--offline", "--model", "mock/mock-model", "hi"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sent = &env.request_bodies()[0];
+    assert!(!sent.to_string().contains("PROJECT-RULES"));
+    assert!(sent.get("tools").is_none_or(|t| t.as_array().unwrap().is_empty()), "{}", sent["tools"]);
+
+    // --fork copies a session into a new file that names its parent.
+    let first = env.session_files()[0].clone();
+    let out = run(&env, &["-p", "--fork", first.to_str().unwrap(), "--model", "mock/mock-model", "go on"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Forked.\n");
+    let files = env.session_files();
+    assert_eq!(files.len(), 2);
+    let forked = files.iter().find(|f| **f != first).unwrap();
+    assert_eq!(common::read_jsonl(forked)[0]["parentSession"], first.to_str().unwrap());
+    assert_eq!(env.request_bodies()[1]["messages"].as_array().unwrap().len(), 3, "the copy's history went along");
+
+    for (args, expected) in [
+        (vec!["install", "npm:pkg"], "Error: `rho install` is pi's package manager"),
+        (vec!["list"], "Error: `rho list` is pi's package manager"),
+        (vec!["-e", "ext.ts", "-p", "hi"], "Error: rho has no extension system yet"),
+    ] {
+        let out = run(&env, &args, None).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).starts_with(expected), "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+    }
+    assert_eq!(env.request_bodies().len(), 2, "none of them reached the model");
 }

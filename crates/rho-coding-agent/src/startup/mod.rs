@@ -113,6 +113,9 @@ fn tool_selection(cli: &Cli) -> ToolSelection {
     if cli.no_tools {
         return ToolSelection::None;
     }
+    if cli.no_builtin_tools {
+        return ToolSelection::Only(Vec::new());
+    }
     match &cli.tools {
         None => ToolSelection::Default,
         Some(names) => {
@@ -132,7 +135,8 @@ fn tool_selection(cli: &Cli) -> ToolSelection {
 /// Context files, skills, templates and the prompt texts; problems are printed.
 fn load_resources(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Resources {
     let to_strings = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
-    let (context_files, mut diagnostics) = load_context_files(paths);
+    let (context_files, mut diagnostics) =
+        if cli.no_context_files { (Vec::new(), Vec::new()) } else { load_context_files(paths) };
     let (skills, d) = load_skills(
         paths,
         &ResourcePaths { skip_defaults: cli.no_skills, settings: settings.skill_paths(), cli: to_strings(&cli.skills) },

@@ -30,6 +30,9 @@ fn choose(cli: &Cli, paths: &ConfigPaths) -> Result<Session, StartupError> {
     if let Some(arg) = &cli.session {
         return open_named(arg, &dir, paths);
     }
+    if let Some(arg) = &cli.fork {
+        return fork_named(arg, &dir, paths);
+    }
     if (cli.continue_session || cli.resume)
         && let Some(path) = most_recent_session(&dir)
     {
@@ -59,6 +62,25 @@ fn open_named(arg: &str, dir: &Path, paths: &ConfigPaths) -> Result<Session, Sta
         return Ok(session);
     }
     open(&found.info.path)
+}
+
+/// `--fork`: a session (a path, or an id prefix of any project's) copied into a new file of
+/// this directory, its header naming the original as `parentSession`.
+fn fork_named(arg: &str, dir: &Path, paths: &ConfigPaths) -> Result<Session, StartupError> {
+    let source = if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
+        let path = paths.resolve(arg);
+        if !path.exists() {
+            return Err(StartupError::new(format!("Error: Session file not found: {}", path.display()), 1));
+        }
+        path
+    } else {
+        find_session_by_id_prefix(&paths.agent_dir, dir, arg)
+            .map(|found| found.info.path)
+            .ok_or_else(|| StartupError::new(format!("No session found matching '{arg}'"), 1))?
+    };
+    let (session, warnings) = Session::fork_from(&source, dir, &paths.cwd).map_err(|e| failed(&source, e))?;
+    report(&source, &warnings);
+    Ok(session)
 }
 
 fn open(path: &Path) -> Result<Session, StartupError> {
