@@ -151,3 +151,18 @@ async fn prompt_images_follow_the_text_to_the_model() {
     assert_eq!(sent[1]["type"], "image");
     assert_eq!(sent[1]["source"]["data"], png);
 }
+
+#[tokio::test]
+async fn bash_environment_from_the_settings_reaches_every_shell_command() {
+    let env =
+        Env::new(vec![Turn::tool_call("bash", json!({"command": "echo tool:$GREETING"})), Turn::text("ok")]).await;
+    std::fs::create_dir_all(env.cwd.join(".rho")).unwrap();
+    std::fs::write(env.cwd.join(".rho/settings.json"), r#"{"bash": {"environment": {"GREETING": "hello"}}}"#).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let result = rho.data(json!({"type": "bash", "command": "echo user:$GREETING"})).await;
+    assert_eq!(result["output"], "user:hello\n");
+    rho.send(json!({"type": "prompt", "message": "greet"})).await;
+    let frames = rho.until_agent_end().await;
+    let end = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
+    assert_eq!(end["result"]["content"][0]["text"], "tool:hello\n");
+}

@@ -164,7 +164,13 @@ impl BashTool {
         let full_command = with_prefix(&self.options, command);
         let mut sink = UpdateSink { output: OutputBuffer::new(), ctx, dirty: false, last_update: None };
         let ending = run_shell(
-            ShellCommand { shell: &shell, command: &full_command, cwd, path_env: shell_path_env(&self.options) },
+            ShellCommand {
+                shell: &shell,
+                command: &full_command,
+                cwd,
+                path_env: shell_path_env(&self.options),
+                env: &self.options.environment,
+            },
             &mut sink,
             &ctx.cancel,
             timeout.and_then(|t| Duration::try_from_secs_f64(t).ok()),

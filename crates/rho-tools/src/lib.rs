@@ -66,6 +66,8 @@ pub struct ToolOptions {
     pub agent_dir: Option<PathBuf>,
     /// The settings file named in the error for a missing `shellPath`.
     pub settings_path: Option<PathBuf>,
+    /// Settings `bash.environment`: variables set for every shell command.
+    pub environment: Vec<(String, String)>,
 }
 
 impl Default for ToolOptions {
@@ -78,6 +80,7 @@ impl Default for ToolOptions {
             block_images: false,
             agent_dir: None,
             settings_path: None,
+            environment: Vec::new(),
         }
     }
 }

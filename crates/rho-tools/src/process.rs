@@ -55,6 +55,8 @@ pub struct ShellCommand<'a> {
     pub cwd: &'a Path,
     /// Replaces `PATH` when set.
     pub path_env: Option<OsString>,
+    /// Set in the command's environment (settings `bash.environment`).
+    pub env: &'a [(String, String)],
 }
 
 /// Sends SIGKILL to the process group `pgid` (falling back to the leader alone).
@@ -103,6 +105,7 @@ pub async fn run_shell(
         if let Some(path) = &cmd.path_env {
             command.env("PATH", path);
         }
+        command.envs(cmd.env.iter().map(|(k, v)| (k, v)));
         command.spawn()?
         // `command` (holding our copies of the pipe's write end) is dropped here, so the pipe
         // reaches end of file once the command's processes close it.
@@ -182,7 +185,7 @@ mod tests {
     }
 
     fn sh(command: &str) -> ShellCommand<'_> {
-        ShellCommand { shell: Path::new("/bin/sh"), command, cwd: Path::new("/"), path_env: None }
+        ShellCommand { shell: Path::new("/bin/sh"), command, cwd: Path::new("/"), path_env: None, env: &[] }
     }
 
     #[tokio::test]

@@ -168,7 +168,13 @@ pub async fn run_user_bash(
     }
     let full_command = with_prefix(options, command);
     let ending = run_shell(
-        ShellCommand { shell: &shell, command: &full_command, cwd, path_env: shell_path_env(options) },
+        ShellCommand {
+            shell: &shell,
+            command: &full_command,
+            cwd,
+            path_env: shell_path_env(options),
+            env: &options.environment,
+        },
         &mut sink,
         &cancel,
         None,

@@ -125,6 +125,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         block_images: images.block_images,
         agent_dir: Some(paths.agent_dir.clone()),
         settings_path: settings.global_file().map(std::path::Path::to_path_buf),
+        environment: settings.bash_environment(),
     }
 }
 

@@ -57,6 +57,9 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
     for d in diagnostics {
         eprintln!("{d}");
     }
+    for warning in settings.without_effect() {
+        eprintln!("Warning: {warning}");
+    }
     let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
     for e in errors {
         eprintln!("Warning: {e}");

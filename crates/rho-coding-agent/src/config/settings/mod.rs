@@ -14,6 +14,7 @@ mod diagnostic;
 mod flatten;
 mod schema;
 mod typed;
+mod without_effect;
 mod write;
 
 use std::collections::BTreeMap;

@@ -425,6 +425,11 @@ impl Settings {
         AsyncSettings { enabled: self.flag("async.enabled"), max_jobs: self.count("async.maxJobs") }
     }
 
+    /// `bash.environment`: variables set for every shell command (`bash` tool and RPC `bash`).
+    pub fn bash_environment(&self) -> Vec<(String, String)> {
+        self.get_as::<BTreeMap<String, String>>("bash.environment").unwrap_or_default().into_iter().collect()
+    }
+
     pub fn bash_auto_background(&self) -> AutoBackgroundSettings {
         AutoBackgroundSettings {
             enabled: self.flag("bash.autoBackground.enabled"),

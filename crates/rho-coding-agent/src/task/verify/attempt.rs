@@ -186,6 +186,7 @@ impl AttemptEnv<'_> {
                     command: &text,
                     cwd: self.cwd,
                     path_env: rho_tools::shell::shell_path_env(self.shell),
+                    env: &self.shell.environment,
                 };
                 let timeout = command.timeout_ms.map(Duration::from_millis);
                 run_shell(cmd, &mut output, self.cancel, timeout).await
