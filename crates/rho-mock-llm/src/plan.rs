@@ -68,6 +68,16 @@ impl PlanBuilder {
         self.pieces.push(Piece::Event(bytes));
     }
 
+    /// `data` written into the body as is, pretty-printed over several lines and without SSE
+    /// framing (how Gemini reports an error once its stream has started).
+    pub fn unframed(&mut self, data: &Value) {
+        let eol = self.framing.eol();
+        let text = serde_json::to_string_pretty(data).unwrap_or_else(|_| data.to_string());
+        let mut out = text.replace('\n', eol);
+        out.push_str(eol);
+        self.pieces.push(Piece::Event(Bytes::from(out)));
+    }
+
     pub fn flood(&mut self, template: FloodTemplate) {
         if template.count > 0 {
             self.pieces.push(Piece::Flood(template));
@@ -227,7 +237,10 @@ mod tests {
             .collect();
         assert_eq!(bodies[0], b"event: ping\ndata: {\"type\":\"ping\"}\n\n");
         assert_eq!(bodies[1], b"data: [DONE]\n\n");
-        let crlf = PlanBuilder::new(Framing::Crlf);
+        let mut crlf = PlanBuilder::new(Framing::Crlf);
+        crlf.unframed(&json!({"error": {"code": 429}}));
+        let Some(Piece::Event(unframed)) = crlf.pieces.pop() else { unreachable!() };
+        assert_eq!(unframed.as_ref(), b"{\r\n  \"error\": {\r\n    \"code\": 429\r\n  }\r\n}\r\n");
         let bad = crlf.malformed_event(None);
         assert!(bad.ends_with(b"\r\n\r\n"));
         assert!(serde_json::from_slice::<Value>(&bad[6..bad.len() - 4]).is_err());

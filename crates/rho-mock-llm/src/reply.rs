@@ -67,6 +67,8 @@ pub struct CallReply {
     /// is not JSON.
     pub arguments_value: Value,
     pub deltas: Vec<String>,
+    /// Gemini: the `thoughtSignature` on the call's part.
+    pub thought_signature: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -80,6 +82,12 @@ pub struct Reply<'a> {
     pub stop: StopReason,
     /// When set, the stream ends with this error instead of its normal end.
     pub stream_error: Option<&'a StreamError>,
+    /// Responses: the output message's `phase`.
+    pub phase: Option<&'a str>,
+    /// Responses: thinking as `reasoning_text` content instead of a summary.
+    pub reasoning_text: bool,
+    /// Gemini: the prompt is refused with this reason.
+    pub block_reason: Option<&'a str>,
 }
 
 impl<'a> Reply<'a> {
@@ -115,6 +123,7 @@ impl<'a> Reply<'a> {
                     deltas: chunks(&arguments, size).into_iter().map(str::to_owned).collect(),
                     arguments,
                     arguments_value,
+                    thought_signature: call.thought_signature.clone(),
                 }
             })
             .collect();
@@ -126,6 +135,9 @@ impl<'a> Reply<'a> {
             usage: turn.usage.unwrap_or_default(),
             stop: turn.effective_stop_reason(),
             stream_error: turn.stream_error.as_ref(),
+            phase: turn.phase.as_deref(),
+            reasoning_text: turn.reasoning_text,
+            block_reason: turn.block_reason.as_deref(),
         }
     }
 }

@@ -3,7 +3,9 @@
 //! Every field is optional and camelCase in JSON; unknown fields are rejected so a typo in a
 //! script fails loudly instead of silently serving a different reply. A turn is either a reply
 //! (`thinking`, `text` or `flood`, `toolCalls`, in that order) or a fault (`error`); a reply may
-//! end in a `streamError`, be cut by `disconnectAfter` or corrupted by `malformed`. The
+//! end in a `streamError`, be cut by `disconnectAfter` or corrupted by `malformed`. A few
+//! fields shape one API's rendering only (`phase` and `reasoningText` for Responses,
+//! `blockReason` and a call's `thoughtSignature` for Gemini); the other APIs ignore them. The
 //! builders at the bottom are the Rust spelling of the same thing.
 
 use serde::{Deserialize, Serialize};
@@ -89,6 +91,17 @@ pub struct Turn {
     /// A text reply of `count` deltas of `size` ASCII bytes, in place of `text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flood: Option<Flood>,
+    /// Responses: the `phase` of the output message (`commentary`, `final_answer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Responses: the thinking streams as raw `reasoning_text` content, as gpt-oss servers send
+    /// it, instead of a reasoning summary.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_text: bool,
+    /// Gemini: the prompt is refused with this `promptFeedback.blockReason` (`SAFETY`,
+    /// `PROHIBITED_CONTENT`, …) and nothing else is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_reason: Option<String>,
 }
 
 /// A tool call the model makes.
@@ -103,6 +116,9 @@ pub struct ToolCall {
     /// can send arguments that are not valid JSON).
     #[serde(default = "empty_object")]
     pub arguments: Value,
+    /// Gemini: the `thoughtSignature` on the call's `functionCall` part (Gemini 3 signs calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
 }
 
 fn empty_object() -> Value {
@@ -179,11 +195,18 @@ pub struct StreamError {
     pub kind: String,
     #[serde(default = "overloaded")]
     pub message: String,
+    /// The API's error JSON written straight into the body, pretty-printed and without SSE
+    /// framing, as Gemini aborts a stream (and some proxies report errors).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unframed: bool,
+    /// Responses: an `error` event (`code`, `message` at the top) instead of `response.failed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error_event: bool,
 }
 
 impl Default for StreamError {
     fn default() -> Self {
-        Self { kind: overloaded_error(), message: overloaded() }
+        Self { kind: overloaded_error(), message: overloaded(), unframed: false, error_event: false }
     }
 }
 
@@ -281,13 +304,39 @@ impl Turn {
     }
 
     pub fn with_tool_call(mut self, name: &str, arguments: Value) -> Self {
-        self.tool_calls.push(ToolCall { id: None, name: name.to_owned(), arguments });
+        self.tool_calls.push(ToolCall { id: None, name: name.to_owned(), arguments, thought_signature: None });
         self
     }
 
     pub fn with_tool_call_id(mut self, id: &str, name: &str, arguments: Value) -> Self {
-        self.tool_calls.push(ToolCall { id: Some(id.to_owned()), name: name.to_owned(), arguments });
+        let id = Some(id.to_owned());
+        self.tool_calls.push(ToolCall { id, name: name.to_owned(), arguments, thought_signature: None });
         self
+    }
+
+    /// Gemini: signs the last tool call added.
+    pub fn with_call_signature(mut self, signature: &str) -> Self {
+        if let Some(call) = self.tool_calls.last_mut() {
+            call.thought_signature = Some(signature.to_owned());
+        }
+        self
+    }
+
+    /// Responses: the output message's `phase`.
+    pub fn with_phase(mut self, phase: &str) -> Self {
+        self.phase = Some(phase.to_owned());
+        self
+    }
+
+    /// Responses: thinking as `reasoning_text` content instead of a summary.
+    pub fn with_reasoning_text(mut self) -> Self {
+        self.reasoning_text = true;
+        self
+    }
+
+    /// Gemini: a prompt refused with `reason`.
+    pub fn blocked(reason: &str) -> Self {
+        Self { block_reason: Some(reason.to_owned()), ..Self::default() }
     }
 
     pub fn with_usage(mut self, usage: Usage) -> Self {
@@ -349,7 +398,24 @@ impl Turn {
     }
 
     pub fn with_stream_error(mut self, kind: &str, message: &str) -> Self {
-        self.stream_error = Some(StreamError { kind: kind.to_owned(), message: message.to_owned() });
+        let error = StreamError { kind: kind.to_owned(), message: message.to_owned(), ..StreamError::default() };
+        self.stream_error = Some(error);
+        self
+    }
+
+    /// Writes the stream error without SSE framing.
+    pub fn unframed(mut self) -> Self {
+        if let Some(error) = &mut self.stream_error {
+            error.unframed = true;
+        }
+        self
+    }
+
+    /// Responses: the stream error as an `error` event.
+    pub fn as_error_event(mut self) -> Self {
+        if let Some(error) = &mut self.stream_error {
+            error.error_event = true;
+        }
         self
     }
 
@@ -396,11 +462,14 @@ mod tests {
     fn parses_every_field() {
         let script = Script::from_value(json!({"turns": [
             {"thinking": "hmm", "thinkingSignature": "sig", "text": "hi",
-             "toolCalls": [{"name": "read", "arguments": {"path": "a"}}, {"id": "x", "name": "ls"}],
+             "toolCalls": [{"name": "read", "arguments": {"path": "a"}, "thoughtSignature": "c2ln"},
+                           {"id": "x", "name": "ls"}],
              "usage": {"input": 1, "cacheRead": 2}, "stopReason": "length", "chunkSize": 3,
              "delayMs": 4, "chunkDelayMs": 5, "match": {"bodyContains": "needle"}, "repeat": 2,
-             "streamError": {"type": "api_error"}, "disconnectAfter": 6, "malformed": true,
-             "flood": {"count": 7, "size": 8}},
+             "streamError": {"type": "api_error", "unframed": true, "errorEvent": true},
+             "disconnectAfter": 6, "malformed": true,
+             "flood": {"count": 7, "size": 8}, "phase": "commentary", "reasoningText": true,
+             "blockReason": "SAFETY"},
             {"error": {"status": 429, "retryAfter": 1.5, "retryAfterMs": 10, "body": {"x": 1}}},
             {"malformed": 9}
         ]}))
@@ -408,10 +477,14 @@ mod tests {
         let t = &script.turns[0];
         assert_eq!(t.tool_calls[1].arguments, json!({}));
         assert_eq!(t.tool_calls[1].id.as_deref(), Some("x"));
+        assert_eq!(t.tool_calls[0].thought_signature.as_deref(), Some("c2ln"));
         let usage = t.usage.unwrap();
         assert_eq!((usage.input, usage.output, usage.cache_read), (1, 50, 2));
         assert_eq!(t.stop_reason, Some(StopReason::Length));
         assert_eq!(t.stream_error.as_ref().unwrap().message, "Overloaded");
+        assert!(t.stream_error.as_ref().is_some_and(|e| e.unframed && e.error_event));
+        assert_eq!((t.phase.as_deref(), t.reasoning_text), (Some("commentary"), true));
+        assert_eq!(t.block_reason.as_deref(), Some("SAFETY"));
         assert_eq!(t.malformed.and_then(Malformed::after), Some(3));
         assert_eq!(script.turns[2].malformed.and_then(Malformed::after), Some(9));
         assert_eq!(script.turns[1].error.as_ref().unwrap().retry_after, Some(1.5));

@@ -125,6 +125,45 @@ async fn stream_error_is_an_error_chunk_after_the_content() {
     );
 }
 
+/// Google aborts a started stream by writing its error JSON, pretty-printed, into the body
+/// without `data:`.
+#[tokio::test]
+async fn an_unframed_stream_error_is_pretty_json_without_data() {
+    let turn = Turn::text("partial").with_stream_error("rate_limit_error", "Resource exhausted").unframed();
+    let body = common::one_raw(GEMINI, turn).await;
+    let (events, rest) = body.rsplit_once("\r\n\r\n").unwrap();
+    assert!(events.starts_with("data: "));
+    assert!(rest.starts_with("{\r\n  \"error\": {\r\n"), "{rest:?}");
+    assert!(!rest.contains("data:"));
+    let error: Value = serde_json::from_str(rest).unwrap();
+    assert_eq!(error, json!({"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}));
+}
+
+/// A refused prompt is one chunk with the block reason and the prompt's usage, no candidate.
+#[tokio::test]
+async fn a_blocked_prompt_is_prompt_feedback_without_candidates() {
+    let reply = one(GEMINI, Turn::blocked("PROHIBITED_CONTENT").with_text("never sent")).await;
+    let events = reply.jsons();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["promptFeedback"], json!({"blockReason": "PROHIBITED_CONTENT"}));
+    assert_eq!(events[0]["usageMetadata"]["promptTokenCount"], 100);
+    assert_eq!(events[0].get("candidates"), None);
+}
+
+/// A call's own signature is on its `functionCall` part.
+#[tokio::test]
+async fn a_signed_call_carries_its_thought_signature() {
+    let turn =
+        Turn::tool_call("read", json!({"path": "a"})).with_call_signature("c2ln").with_tool_call("ls", json!({}));
+    let events = one(GEMINI, turn).await.jsons();
+    let parts = &events.last().unwrap()["candidates"][0]["content"]["parts"];
+    assert_eq!(
+        parts,
+        &json!([{"functionCall": {"name": "read", "args": {"path": "a"}}, "thoughtSignature": "c2ln"},
+                {"functionCall": {"name": "ls", "args": {}}}])
+    );
+}
+
 #[tokio::test]
 async fn disconnect_after_cuts_the_body() {
     let reply = one(GEMINI, Turn::text("a long reply that goes on").disconnect_after(2)).await;

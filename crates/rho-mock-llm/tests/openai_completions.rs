@@ -142,6 +142,17 @@ async fn stream_error_is_a_chunk_with_error_and_no_done() {
 }
 
 #[tokio::test]
+async fn an_unframed_stream_error_is_json_without_data() {
+    let turn = Turn::text("partial").with_stream_error("server_error", "Upstream failed").unframed();
+    let body = common::one_raw(COMPLETIONS, turn).await;
+    let (events, rest) = body.rsplit_once("\n\n").unwrap();
+    assert!(!events.contains("[DONE]"));
+    assert!(rest.starts_with("{\n"), "{rest:?}");
+    let error: Value = serde_json::from_str(rest).unwrap();
+    assert_eq!(error["error"]["message"], "Upstream failed");
+}
+
+#[tokio::test]
 async fn disconnect_after_cuts_the_body() {
     let reply = one(COMPLETIONS, Turn::text("a long reply that goes on").disconnect_after(2)).await;
     assert_eq!(reply.events.len(), 2);

@@ -120,6 +120,43 @@ async fn stream_error_is_response_failed() {
 }
 
 #[tokio::test]
+async fn stream_error_as_an_error_event_or_unframed() {
+    let turn = Turn::text("partial").with_stream_error("rate_limit_exceeded", "Slow down").as_error_event();
+    let reply = one(RESPONSES, turn).await;
+    assert_eq!(reply.names().last(), Some(&"error"));
+    let last = reply.jsons().pop().unwrap();
+    assert_eq!((&last["code"], &last["message"]), (&json!("rate_limit_exceeded"), &json!("Slow down")));
+    let turn = Turn::text("partial").with_stream_error("server_error", "Upstream failed").unframed();
+    let body = common::one_raw(RESPONSES, turn).await;
+    let (_, rest) = body.rsplit_once("\n\n").unwrap();
+    let error: Value = serde_json::from_str(rest).unwrap();
+    assert_eq!(error["error"]["message"], "Upstream failed");
+}
+
+/// gpt-oss servers stream raw reasoning as `reasoning_text` content.
+#[tokio::test]
+async fn reasoning_text_streams_as_content_of_the_reasoning_item() {
+    let turn = Turn::text("Answer.").with_thinking("Raw thoughts.").with_reasoning_text().with_chunk_size(4);
+    let events = one(RESPONSES, turn).await.jsons();
+    assert_eq!(concat(&events, "response.reasoning_text.delta"), "Raw thoughts.");
+    assert!(events.iter().all(|e| e["type"] != "response.reasoning_summary_text.delta"));
+    let part = events.iter().find(|e| e["type"] == "response.content_part.added").unwrap();
+    assert_eq!(part["part"], json!({"type": "reasoning_text", "text": ""}));
+    let done = events.iter().find(|e| e["type"] == "response.output_item.done").unwrap();
+    assert_eq!(done["item"]["content"], json!([{"type": "reasoning_text", "text": "Raw thoughts."}]));
+    assert_eq!(done["item"]["summary"], json!([]));
+}
+
+/// A turn's phase is on its message item, added and done.
+#[tokio::test]
+async fn the_message_item_carries_the_phase() {
+    let events = one(RESPONSES, Turn::text("Checking.").with_phase("commentary")).await.jsons();
+    let items: Vec<&Value> = events.iter().filter_map(|e| e.get("item")).collect();
+    assert!(items.iter().all(|i| i["phase"] == "commentary"), "{items:?}");
+    assert_eq!(items.len(), 2);
+}
+
+#[tokio::test]
 async fn disconnect_after_cuts_the_body() {
     let reply = one(RESPONSES, Turn::text("a long reply").disconnect_after(5)).await;
     assert_eq!(reply.events.len(), 5);

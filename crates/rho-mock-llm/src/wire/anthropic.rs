@@ -71,7 +71,8 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
     let mut b = blocks.b;
     match reply.stream_error {
         Some(error) => {
-            b.event(Some("error"), &json!({"type": "error", "error": {"type": error.kind, "message": error.message}}))
+            let body = json!({"type": "error", "error": {"type": error.kind, "message": error.message}});
+            if error.unframed { b.unframed(&body) } else { b.event(Some("error"), &body) }
         }
         None => {
             let stop = match reply.stop {

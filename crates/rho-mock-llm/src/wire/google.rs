@@ -3,8 +3,10 @@
 //! `responseId`), lines ended with `\r\n` as Google's servers do. Thinking streams as parts with
 //! `thought: true` (the last one carries the `thoughtSignature`), text as text parts, and tool
 //! calls as whole `functionCall` parts in one chunk (Gemini streams no arguments and sends no
-//! call ids). The last chunk carries `finishReason` and the full usage; there is no end marker.
-//! An in-stream failure is a chunk holding only `error`.
+//! call ids; a call's `thoughtSignature` is on its part). The last chunk carries `finishReason`
+//! and the full usage; there is no end marker. An in-stream failure is a chunk holding only
+//! `error`, or that JSON written pretty-printed without framing, as Google aborts a stream. A
+//! refused prompt is one chunk with `promptFeedback.blockReason` and no candidate.
 
 use serde_json::{Value, json};
 
@@ -18,6 +20,12 @@ enum Chunk {
 }
 
 pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
+    if let Some(reason) = reply.block_reason {
+        let mut b = PlanBuilder::new(Framing::Crlf);
+        b.event(None, &blocked(reply, ex, reason));
+        let malformed = b.malformed_event(None);
+        return b.finish(malformed);
+    }
     let mut chunks: Vec<Chunk> = Vec::new();
     if let Some((_, deltas)) = &reply.thinking {
         let last = deltas.len().saturating_sub(1);
@@ -66,7 +74,8 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
     match reply.stream_error {
         Some(error) => {
             let (code, status) = status_for_kind(&error.kind);
-            b.event(None, &json!({"error": {"code": code, "message": error.message, "status": status}}));
+            let body = json!({"error": {"code": code, "message": error.message, "status": status}});
+            if error.unframed { b.unframed(&body) } else { b.event(None, &body) }
         }
         None if count == 0 => b.event(None, &response(reply, ex, Vec::new(), finish)),
         None => {}
@@ -77,6 +86,9 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
 
 /// The non-streaming `generateContent` answer: every part in one response.
 pub fn whole(reply: &Reply<'_>, ex: &Exchange) -> Value {
+    if let Some(reason) = reply.block_reason {
+        return blocked(reply, ex, reason);
+    }
     let mut parts = Vec::new();
     if let Some((full, _)) = &reply.thinking {
         parts.push(json!({"text": full, "thought": true, "thoughtSignature": reply.signature}));
@@ -89,7 +101,28 @@ pub fn whole(reply: &Reply<'_>, ex: &Exchange) -> Value {
 }
 
 fn function_calls(reply: &Reply<'_>) -> Vec<Value> {
-    reply.tool_calls.iter().map(|c| json!({"functionCall": {"name": c.name, "args": c.arguments_value}})).collect()
+    reply
+        .tool_calls
+        .iter()
+        .map(|c| {
+            let mut part = json!({"functionCall": {"name": c.name, "args": c.arguments_value}});
+            if let Some(signature) = &c.thought_signature {
+                part["thoughtSignature"] = json!(signature);
+            }
+            part
+        })
+        .collect()
+}
+
+/// A refused prompt: `promptFeedback.blockReason`, the prompt's usage, and no candidate.
+fn blocked(reply: &Reply<'_>, ex: &Exchange, reason: &str) -> Value {
+    let prompt = reply.usage.input + reply.usage.cache_read;
+    json!({
+        "promptFeedback": {"blockReason": reason},
+        "usageMetadata": {"promptTokenCount": prompt, "totalTokenCount": prompt},
+        "modelVersion": ex.model,
+        "responseId": format!("mock-{}", ex.seq),
+    })
 }
 
 fn finish_reason(stop: StopReason) -> &'static str {

@@ -3,7 +3,8 @@
 //! `tool_calls[i]` deltas (id, type and name first, then `function.arguments` pieces), a chunk
 //! with the `finish_reason`, the usage chunk (empty `choices`) only when the request asked with
 //! `stream_options.include_usage`, and `data: [DONE]`. An in-stream failure is a chunk carrying
-//! `error`, after which the body ends without `[DONE]`. The Responses API shares the error JSON.
+//! `error` (or that JSON without framing, when the turn asks), after which the body ends
+//! without `[DONE]`. The Responses API shares the error JSON.
 
 use serde_json::{Map, Value, json};
 
@@ -45,12 +46,10 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
         }
     }
     match reply.stream_error {
-        Some(error) => b.event(
-            None,
-            &json!({"error": {
-                "message": error.message, "type": error.kind, "param": null, "code": null,
-            }}),
-        ),
+        Some(error) => {
+            let body = json!({"error": {"message": error.message, "type": error.kind, "param": null, "code": null}});
+            if error.unframed { b.unframed(&body) } else { b.event(None, &body) }
+        }
         None => {
             let finish = match reply.stop {
                 StopReason::Stop => "stop",

@@ -5,7 +5,10 @@
 //! `function_call` item per call (`function_call_arguments` deltas) — each opened by
 //! `response.output_item.added` and closed by `response.output_item.done`; then
 //! `response.completed` (or `response.incomplete` for a length stop) with the usage. An
-//! in-stream failure is `response.failed` carrying the error.
+//! in-stream failure is `response.failed` carrying the error, an `error` event, or the error
+//! JSON without framing, as the turn asks. With `reasoningText` the reasoning item streams raw
+//! `reasoning_text` content (`response.reasoning_text.delta`s) as gpt-oss servers do, and a
+//! turn's `phase` is on its message item.
 
 use serde_json::{Value, json};
 
@@ -22,7 +25,28 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
     let mut output: Vec<Value> = Vec::new();
     let item_id = |kind: &str, index: usize| format!("{kind}_mock_{}_{index}", ex.seq);
 
-    if let Some((full, deltas)) = &reply.thinking {
+    if let (Some((full, deltas)), true) = (&reply.thinking, reply.reasoning_text) {
+        let oi = output.len();
+        let rs_id = item_id("rs", oi);
+        let at = json!({"item_id": rs_id, "output_index": oi, "content_index": 0});
+        let part = |text: &str| json!({"type": "reasoning_text", "text": text});
+        s.send(
+            "response.output_item.added",
+            json!({"output_index": oi, "item": {"id": rs_id, "type": "reasoning", "summary": []}}),
+        );
+        s.send("response.content_part.added", with(&at, json!({"part": part("")})));
+        for d in deltas {
+            s.send("response.reasoning_text.delta", with(&at, json!({"delta": d})));
+        }
+        s.send("response.reasoning_text.done", with(&at, json!({"text": full})));
+        s.send("response.content_part.done", with(&at, json!({"part": part(full)})));
+        let item = json!({
+            "id": rs_id, "type": "reasoning", "summary": [], "content": [part(full)],
+            "encrypted_content": reply.signature,
+        });
+        s.send("response.output_item.done", json!({"output_index": oi, "item": item}));
+        output.push(item);
+    } else if let Some((full, deltas)) = &reply.thinking {
         let oi = output.len();
         let at = json!({"item_id": item_id("rs", oi), "output_index": oi, "summary_index": 0});
         s.send(
@@ -49,12 +73,12 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
         let msg_id = item_id("msg", oi);
         let at = json!({"item_id": msg_id, "output_index": oi, "content_index": 0});
         let part = |t: &str| json!({"type": "output_text", "annotations": [], "logprobs": [], "text": t});
-        s.send(
-            "response.output_item.added",
-            json!({"output_index": oi, "item": {
-                "id": msg_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant",
-            }}),
-        );
+        let mut added =
+            json!({"id": msg_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"});
+        if let Some(phase) = reply.phase {
+            added["phase"] = json!(phase);
+        }
+        s.send("response.output_item.added", json!({"output_index": oi, "item": added}));
         s.send("response.content_part.added", with(&at, json!({"part": part("")})));
         match text {
             TextBody::Deltas(_, deltas) => {
@@ -73,10 +97,13 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
         let full = text.full();
         s.send("response.output_text.done", with(&at, json!({"text": full, "logprobs": []})));
         s.send("response.content_part.done", with(&at, json!({"part": part(&full)})));
-        let item = json!({
+        let mut item = json!({
             "id": msg_id, "type": "message", "status": "completed",
             "content": [part(&full)], "role": "assistant",
         });
+        if let Some(phase) = reply.phase {
+            item["phase"] = json!(phase);
+        }
         s.send("response.output_item.done", json!({"output_index": oi, "item": item}));
         output.push(item);
     }
@@ -106,6 +133,13 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
 
     let usage = usage(reply);
     match reply.stream_error {
+        Some(error) if error.unframed => {
+            let body = json!({"error": {"message": error.message, "type": error.kind, "param": null, "code": null}});
+            s.b.unframed(&body);
+        }
+        Some(error) if error.error_event => {
+            s.send("error", json!({"code": error.kind, "message": error.message, "param": null}));
+        }
         Some(error) => {
             let mut failed = response(ex, "failed", &output, Some(usage));
             failed["error"] = json!({"code": error.kind, "message": error.message});

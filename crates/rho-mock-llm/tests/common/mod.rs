@@ -120,3 +120,12 @@ pub async fn one(path: &str, turn: Turn) -> Reply {
     let server = serve(vec![turn]).await;
     post(&server, path, &body_for(path, "hello")).await
 }
+
+/// Serves one turn and returns the raw body of the answer to one request (for what an SSE
+/// decoder would drop: text written without framing).
+pub async fn one_raw(path: &str, turn: Turn) -> String {
+    let server = serve(vec![turn]).await;
+    let url = format!("{}{path}", server.url());
+    let response = client().post(&url).body(body_for(path, "hello").to_string()).send().await.expect("request sent");
+    response.text().await.expect("body")
+}
