@@ -5,6 +5,12 @@
 //! The body is then read with [`SseStream`], which decodes events with `eventsource-stream`,
 //! stops when the cancellation token fires (dropping the connection), and fails when no byte
 //! arrives within the idle timeout.
+//!
+//! Some servers write an error into a stream without SSE framing: Gemini aborts a stream that
+//! already started (a quota `RESOURCE_EXHAUSTED`, an overload) by writing its error JSON, often
+//! pretty-printed over several lines, straight into the body; some OpenAI-compatible proxies do
+//! the same. Such a payload is passed on as one `data:` event, so each provider reads it like
+//! an in-stream error chunk instead of the decoder dropping it as unknown fields.
 
 use std::pin::Pin;
 use std::sync::OnceLock;
@@ -212,12 +218,24 @@ struct Lines<S> {
     bytes: S,
     ready: std::collections::VecDeque<Bytes>,
     partial: BytesMut,
+    /// Lines outside SSE framing gathered so far: the start of a JSON payload written straight
+    /// into the body (see the module docs).
+    stray: BytesMut,
     done: bool,
 }
 
+/// The most stray text gathered while waiting for it to become whole JSON.
+const MAX_STRAY: usize = 1024 * 1024;
+
 impl<S> Lines<S> {
     fn new(bytes: S) -> Self {
-        Self { bytes, ready: std::collections::VecDeque::new(), partial: BytesMut::new(), done: false }
+        Self {
+            bytes,
+            ready: std::collections::VecDeque::new(),
+            partial: BytesMut::new(),
+            stray: BytesMut::new(),
+            done: false,
+        }
     }
 
     /// Takes the whole lines out of `chunk`, keeping an unfinished one for later.
@@ -225,20 +243,78 @@ impl<S> Lines<S> {
         while let Some(end) = memchr_newline(&chunk) {
             let line = chunk.split_to(end + 1);
             if self.partial.is_empty() {
-                self.ready.push_back(line);
+                self.route(line);
             } else {
                 self.partial.extend_from_slice(&line);
-                self.ready.push_back(self.partial.split().freeze());
+                let line = self.partial.split().freeze();
+                self.route(line);
             }
         }
         if !chunk.is_empty() {
             self.partial.extend_from_slice(&chunk);
         }
     }
+
+    /// Passes an SSE line on, or gathers a line that opens or continues JSON written without
+    /// framing. An SSE line (a field, a comment, a blank line) ends a gathering that never
+    /// became JSON, and is passed on.
+    fn route(&mut self, line: Bytes) {
+        let gathering = !self.stray.is_empty();
+        if (!gathering && !opens_json(&line)) || (gathering && is_sse_line(&line)) {
+            self.stray.clear();
+            self.ready.push_back(line);
+            return;
+        }
+        self.stray.extend_from_slice(&line);
+        self.settle_stray(false);
+    }
+
+    /// Once the gathered text is whole JSON carrying an `error`, queues it as one `data:`
+    /// event; other JSON, text that cannot become JSON, and too much text are dropped (as the
+    /// SSE decoder would have dropped the lines).
+    fn settle_stray(&mut self, at_end: bool) {
+        match serde_json::from_slice::<serde_json::Value>(&self.stray) {
+            Ok(value) => {
+                self.stray.clear();
+                if let Some(error) = error_payload(value) {
+                    self.ready.push_back(Bytes::from(format!("data: {error}\n")));
+                    self.ready.push_back(Bytes::from_static(b"\n"));
+                }
+            }
+            Err(e) if e.is_eof() && !at_end && self.stray.len() <= MAX_STRAY => {}
+            Err(_) => self.stray.clear(),
+        }
+    }
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|b| *b == b'\n')
+}
+
+/// A line whose first visible character opens a JSON object or array: never an SSE field.
+fn opens_json(line: &[u8]) -> bool {
+    matches!(line.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
+}
+
+/// A blank line, a comment or one of the SSE fields.
+fn is_sse_line(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.is_empty()
+        || line.starts_with(b":")
+        || [&b"data"[..], b"event", b"id", b"retry"]
+            .iter()
+            .any(|field| line.strip_prefix(*field).is_some_and(|rest| rest.is_empty() || rest.starts_with(b":")))
+}
+
+/// The error object of a stray payload: `{"error": …}`, or the first element of an array of
+/// them (Google wraps errors in an array on its non-SSE streaming endpoint).
+fn error_payload(value: serde_json::Value) -> Option<serde_json::Value> {
+    let value = match value {
+        serde_json::Value::Array(items) => items.into_iter().next()?,
+        other => other,
+    };
+    value.get("error").is_some().then_some(value)
 }
 
 impl<S, E> Stream for Lines<S>
@@ -264,7 +340,10 @@ where
                     self.done = true;
                     if !self.partial.is_empty() {
                         let rest = self.partial.split().freeze();
-                        self.ready.push_back(rest);
+                        self.route(rest);
+                    }
+                    if !self.stray.is_empty() {
+                        self.settle_stray(true);
                     }
                 }
             }
@@ -317,6 +396,28 @@ mod tests {
             out.push((event.event, event.data));
         }
         out
+    }
+
+    /// Error JSON written into the body without framing (pretty-printed, as Gemini writes it when
+    /// it aborts a stream) becomes one `data:` event, wherever the reads cut it; JSON without
+    /// an `error` and text that never becomes JSON are dropped as before, and a field line ends
+    /// a gathering that went nowhere.
+    #[tokio::test]
+    async fn error_json_without_framing_becomes_one_event() {
+        let body: &'static [u8] = b"data: {\"n\":1}\r\n\r\n{\n  \"error\": {\n    \"code\": 429,\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n";
+        let expected = vec![
+            ("message".to_owned(), "{\"n\":1}".to_owned()),
+            ("message".to_owned(), r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}"#.to_owned()),
+        ];
+        assert_eq!(decode(vec![body]).await, expected);
+        for cut in 1..body.len() {
+            assert_eq!(decode(vec![&body[..cut], &body[cut..]]).await, expected, "cut at {cut}");
+        }
+        // No newline at the very end, and Google's array wrapping.
+        let wrapped = decode(vec![b"[{\"error\": {\"code\": 503}}]"]).await;
+        assert_eq!(wrapped, [("message".to_owned(), r#"{"error":{"code":503}}"#.to_owned())]);
+        let other = decode(vec![b"{\"note\": 1}\n{ not json\ndata: x\n\n{\"error\"\n"]).await;
+        assert_eq!(other, [("message".to_owned(), "x".to_owned())]);
     }
 
     /// Many events in one read, events cut anywhere across reads, CRLF and multi-line data all

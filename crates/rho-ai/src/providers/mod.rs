@@ -134,6 +134,28 @@ fn generated_tool_call_id(name: &str) -> String {
     format!("{name}_{}_{n}", crate::types::now_ms())
 }
 
+/// An error payload that is none of the API's own events: `{"error": …}` sent by a proxy, or
+/// error JSON a server wrote without SSE framing (which the SSE layer passes on as data).
+/// `None` when `data` is not that shape, so the caller reports its own decode error.
+fn raw_error(data: &str) -> Option<ProviderError> {
+    #[derive(serde::Deserialize)]
+    struct Raw {
+        error: Value,
+    }
+    let error = serde_json::from_str::<Raw>(data).ok()?.error;
+    let text = |key: &str| match error.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let message = match &error {
+        Value::String(s) => s.clone(),
+        _ => text("message").unwrap_or_else(|| error.to_string()),
+    };
+    let error_type = text("type").or_else(|| text("code")).or_else(|| text("status")).unwrap_or_default();
+    Some(ProviderError::Stream { error_type, message })
+}
+
 /// The images of a tool result.
 fn tool_result_images(result: &ToolResultMessage) -> impl Iterator<Item = &crate::ImageContent> {
     result.content.iter().filter_map(|c| match c {

@@ -142,7 +142,11 @@ pub(crate) async fn consume(
         if event.data.trim().is_empty() {
             continue;
         }
-        match parse_data::<Event>(&event)? {
+        let parsed = match parse_data::<Event>(&event) {
+            Ok(parsed) => parsed,
+            Err(e) => return Err(crate::providers::raw_error(&event.data).unwrap_or(e).into()),
+        };
+        match parsed {
             Event::MessageStart { message } => {
                 if let Some(id) = message.id {
                     emitter.set_response_id(id);
