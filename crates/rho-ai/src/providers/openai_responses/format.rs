@@ -3,7 +3,13 @@
 //! Requests are stateless (`store: false`): the whole conversation goes in `input` every turn.
 //! A thinking block of this model carries the reasoning item it came from, serialized with its
 //! `encrypted_content`, as its signature; it is replayed as that item, so the model's reasoning
-//! carries across turns without server-side state. Text blocks carry their output message's id.
+//! carries across turns without server-side state. Text blocks carry their output message's id
+//! and `phase` (`commentary` / `final_answer`), which go back on the replayed message item, as
+//! OpenAI asks for from gpt-5.3-codex on.
+//!
+//! Thinking `off` on a reasoning model is said on the request, as the reference says it: the
+//! GPT-5 family, whose lowest level is `minimal`, gets that level; other reasoning models get
+//! `reasoning.effort: "none"`.
 
 use serde_json::{Map, Value, json};
 
@@ -16,9 +22,6 @@ use crate::types::{AssistantContent, AssistantMessage, Context, Message, TextCon
 /// The longest id an input item may have.
 const MAX_ID: usize = 64;
 
-/// Turns reasoning off on GPT-5 models, which otherwise reason at their default effort.
-const NO_REASONING_HINT: &str = "# Juice: 0 !important";
-
 pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let messages = transform_messages(&context.messages, model);
     let mut input = Vec::with_capacity(messages.len() + 2);
@@ -27,14 +30,6 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
         input.push(json!({"role": role, "content": system}));
     }
     convert_messages(model, &messages, &mut input);
-
-    let thinking = requested_thinking(model, options);
-    if thinking.is_none() && model.reasoning && model.id.starts_with("gpt-5") {
-        input.push(json!({
-            "role": "developer",
-            "content": [{"type": "input_text", "text": NO_REASONING_HINT}]
-        }));
-    }
 
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
@@ -54,12 +49,42 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     if let ToolChoice::Tool(name) = &options.tool_choice {
         body.insert("tool_choice".into(), json!({"type": "function", "name": name}));
     }
-    if let Some(level) = thinking {
-        let level = if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
-        body.insert("reasoning".into(), json!({"effort": level.as_str(), "summary": "auto"}));
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    match reasoning(model, options) {
+        Reasoning::Level(level) => {
+            body.insert("reasoning".into(), json!({"effort": level.as_str(), "summary": "auto"}));
+            body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        }
+        Reasoning::Off => {
+            body.insert("reasoning".into(), json!({"effort": "none"}));
+        }
+        Reasoning::Unsaid => {}
     }
     Value::Object(body)
+}
+
+/// What the request says about reasoning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reasoning {
+    /// Reason at this effort, with a summary and the encrypted item to replay.
+    Level(ThinkingLevel),
+    /// `effort: "none"`.
+    Off,
+    /// Nothing: not a reasoning model, or a provider that takes no `off`.
+    Unsaid,
+}
+
+fn reasoning(model: &Model, options: &StreamOptions) -> Reasoning {
+    if !model.reasoning {
+        return Reasoning::Unsaid;
+    }
+    let level = match requested_thinking(model, options) {
+        Some(level) => level,
+        // The GPT-5 family cannot turn reasoning off; its lowest level stands in for `off`.
+        None if model.id.starts_with("gpt-5") => ThinkingLevel::Minimal,
+        None if model.provider == "github-copilot" => return Reasoning::Unsaid,
+        None => return Reasoning::Off,
+    };
+    Reasoning::Level(if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level })
 }
 
 fn convert_tool(tool: &ToolSpec) -> Value {
@@ -146,16 +171,24 @@ fn assistant_items(model: &Model, message: &AssistantMessage, input: &mut Vec<Va
                 if t.text.trim().is_empty() {
                     continue;
                 }
-                // A message of this API goes back as the output item it was, with its id;
-                // any other text as a plain assistant message.
-                match message_id(t) {
-                    Some(id) => input.push(json!({
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": t.text, "annotations": []}],
-                        "status": "completed",
-                        "id": id,
-                    })),
+                // A message of this API goes back as the output item it was, with its id and
+                // phase; any other text as a plain assistant message.
+                match message_signature(t) {
+                    Some((id, phase)) => {
+                        let mut item = Map::new();
+                        item.insert("type".into(), json!("message"));
+                        item.insert("role".into(), json!("assistant"));
+                        item.insert(
+                            "content".into(),
+                            json!([{"type": "output_text", "text": t.text, "annotations": []}]),
+                        );
+                        item.insert("status".into(), json!("completed"));
+                        item.insert("id".into(), json!(id));
+                        if let Some(phase) = phase {
+                            item.insert("phase".into(), json!(phase));
+                        }
+                        input.push(Value::Object(item));
+                    }
                     None => input.push(json!({"role": "assistant", "content": t.text})),
                 }
             }
@@ -181,18 +214,26 @@ fn reasoning_item(signature: &str) -> Option<Value> {
     (item.get("type")? == "reasoning").then_some(item)
 }
 
-/// The output message id kept in `textSignature` (plain, or pi's `{"v":1,"id":…}`); one too
-/// long for the API is replaced by a hash of it.
-fn message_id(text: &TextContent) -> Option<String> {
+/// The output message id and phase kept in `textSignature`: the versioned
+/// `{"v":1,"id":…,"phase":…}` (a phase other than `commentary` / `final_answer` is dropped), or
+/// a plain id as older sessions hold it. An id too long for the API is replaced by a hash of it.
+fn message_signature(text: &TextContent) -> Option<(String, Option<String>)> {
     let signature = text.text_signature.as_deref()?;
-    let id = serde_json::from_str::<Value>(signature)
-        .ok()
-        .and_then(|v| v.get("id")?.as_str().map(str::to_owned))
-        .unwrap_or_else(|| signature.to_owned());
+    let versioned = signature
+        .starts_with('{')
+        .then(|| serde_json::from_str::<Value>(signature).ok())
+        .flatten()
+        .filter(|v| v.get("v") == Some(&json!(1)))
+        .and_then(|v| {
+            let id = v.get("id")?.as_str()?.to_owned();
+            let phase = v.get("phase").and_then(Value::as_str).filter(|p| matches!(*p, "commentary" | "final_answer"));
+            Some((id, phase.map(str::to_owned)))
+        });
+    let (id, phase) = versioned.unwrap_or_else(|| (signature.to_owned(), None));
     match id.len() {
         0 => None,
-        n if n <= MAX_ID => Some(id),
-        _ => Some(format!("msg_{:016x}", fnv1a(&id))),
+        n if n <= MAX_ID => Some((id, phase)),
+        _ => Some((format!("msg_{:016x}", fnv1a(&id)), phase)),
     }
 }
 

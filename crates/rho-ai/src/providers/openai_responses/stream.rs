@@ -3,8 +3,13 @@
 //! Each output item (message, reasoning, function call) is one content block, opened by
 //! `response.output_item.added` and closed by `response.output_item.done`, whose final item is
 //! kept: a reasoning item whole (with `encrypted_content`) as the thinking block's signature, a
-//! message's id as the text block's signature. A reply ends at `response.completed` or
-//! `response.incomplete`; a body that ends before either was cut short.
+//! message's id and `phase` as the text block's signature, in the reference's versioned form
+//! `{"v":1,"id":…,"phase":…}`. Reasoning streams as summary text (OpenAI) or as raw
+//! `reasoning_text` (gpt-oss servers); both are thinking. A reply ends at `response.completed`
+//! or `response.incomplete`; a body that ends before either was cut short.
+//!
+//! Failures read as the reference shows them, the server's code first: `server_error: …` for
+//! `response.failed`, `Error Code …: …` for an `error` event.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,8 +40,8 @@ enum Event {
         #[serde(default)]
         item_id: Option<String>,
     },
-    #[serde(rename = "response.reasoning_summary_text.delta")]
-    SummaryTextDelta {
+    #[serde(rename = "response.reasoning_summary_text.delta", alias = "response.reasoning_text.delta")]
+    ReasoningDelta {
         #[serde(default)]
         item_id: Option<String>,
         delta: String,
@@ -130,7 +135,11 @@ pub(crate) async fn consume(
         if event.data.trim().is_empty() {
             continue;
         }
-        match parse_data::<Event>(&event)? {
+        let parsed = match parse_data::<Event>(&event) {
+            Ok(parsed) => parsed,
+            Err(e) => return Err(crate::providers::raw_error(&event.data).unwrap_or(e).into()),
+        };
+        match parsed {
             Event::Created { response } => {
                 if let Some(id) = response.id {
                     emitter.set_response_id(id);
@@ -156,7 +165,7 @@ pub(crate) async fn consume(
                     item.summary_parts += 1;
                 }
             }
-            Event::SummaryTextDelta { item_id, delta } => {
+            Event::ReasoningDelta { item_id, delta } => {
                 if let Some(item) = find(&mut items, item_id.as_deref(), Kind::Reasoning) {
                     item.streamed = true;
                     emitter.thinking_delta(item.index, &delta).await;
@@ -209,10 +218,10 @@ pub(crate) async fn consume(
             }
             Event::Failed { response } => {
                 apply_usage(emitter, response.usage.as_ref());
-                return Err(error_from(response.error.as_ref(), None, None).into());
+                return Err(failed_error(&response).into());
             }
             Event::Error { code, message, error } => {
-                return Err(error_from(error.as_ref(), code.as_ref(), message).into());
+                return Err(event_error(code.as_ref(), message, error.as_ref()).into());
             }
             Event::Other => {}
         }
@@ -270,19 +279,26 @@ async fn finish_item(emitter: &mut Emitter, open: &Item, item: Value) {
                 emitter.text_delta(open.index, &text).await;
             }
             if !open.id.is_empty() {
-                emitter.set_text_signature(open.index, open.id.clone()).await;
+                let phase = item.get("phase").and_then(Value::as_str).filter(|p| !p.is_empty());
+                emitter.set_text_signature(open.index, text_signature(&open.id, phase)).await;
             }
         }
         Kind::Reasoning => {
             if !open.streamed {
-                let summary: Vec<&str> = item
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|part| part.get("text")?.as_str())
-                    .collect();
-                emitter.thinking_delta(open.index, &summary.join("\n\n")).await;
+                // The summary, else the raw reasoning text (gpt-oss servers).
+                let texts = |key: &str| -> String {
+                    let parts: Vec<&str> = item
+                        .get(key)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|part| part.get("text")?.as_str())
+                        .collect();
+                    parts.join("\n\n")
+                };
+                let summary = texts("summary");
+                let thinking = if summary.is_empty() { texts("content") } else { summary };
+                emitter.thinking_delta(open.index, &thinking).await;
             }
             emitter.replace_thinking_signature(open.index, item.to_string());
         }
@@ -309,20 +325,57 @@ fn apply_usage(emitter: &mut Emitter, wire: Option<&WireUsage>) {
     usage.output = wire.output_tokens.unwrap_or(0);
 }
 
-/// A failure from `response.failed` (`response.error`) or an `error` event (fields at the top
-/// or nested under `error`).
-fn error_from(error: Option<&Value>, code: Option<&Value>, message: Option<String>) -> ProviderError {
-    let text = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => Some(s.clone()),
+/// A text block's signature: the output message's id and phase, in the reference's
+/// versioned form.
+fn text_signature(id: &str, phase: Option<&str>) -> String {
+    let mut signature = serde_json::Map::new();
+    signature.insert("v".into(), Value::from(1));
+    signature.insert("id".into(), Value::from(id));
+    if let Some(phase) = phase {
+        signature.insert("phase".into(), Value::from(phase));
+    }
+    Value::Object(signature).to_string()
+}
+
+/// A string or number field as text.
+fn text_of(value: Option<&Value>) -> Option<String> {
+    match value {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
-    };
-    let error_type = text(code)
-        .or_else(|| text(error.and_then(|e| e.get("code"))))
-        .or_else(|| text(error.and_then(|e| e.get("type"))))
-        .unwrap_or_default();
-    let message = message
-        .or_else(|| text(error.and_then(|e| e.get("message"))))
-        .unwrap_or_else(|| "The response failed without an error message".into());
-    ProviderError::Stream { error_type, message }
+    }
+}
+
+/// `response.failed`: `code: message` from `response.error`, else the reason it is incomplete.
+fn failed_error(response: &Response) -> ProviderError {
+    if let Some(error) = response.error.as_ref().filter(|e| e.is_object()) {
+        let code = text_of(error.get("code")).or_else(|| text_of(error.get("type")));
+        let message = text_of(error.get("message")).unwrap_or_else(|| "no message".into());
+        let error_type = code.clone().unwrap_or_default();
+        let code = code.unwrap_or_else(|| "unknown".into());
+        return ProviderError::Stream { error_type, message: format!("{code}: {message}") };
+    }
+    match text_of(response.incomplete_details.as_ref().and_then(|d| d.get("reason"))) {
+        Some(reason) => ProviderError::Stream { message: format!("incomplete: {reason}"), error_type: reason },
+        None => ProviderError::Stream {
+            error_type: String::new(),
+            message: "Unknown error (no error details in response)".into(),
+        },
+    }
+}
+
+/// An `error` event: `Error Code <code>: <message>` when its fields are at the top; an error
+/// nested under `error` reads as its message alone, as the reference's client reports it.
+fn event_error(code: Option<&Value>, message: Option<String>, nested: Option<&Value>) -> ProviderError {
+    let code = text_of(code);
+    if let (Some(nested), None) = (nested.filter(|e| e.is_object()), &message) {
+        let error_type = text_of(nested.get("code")).or_else(|| text_of(nested.get("type"))).unwrap_or_default();
+        let message = text_of(nested.get("message")).unwrap_or_else(|| nested.to_string());
+        return ProviderError::Stream { error_type, message };
+    }
+    let message = message.filter(|m| !m.is_empty()).unwrap_or_else(|| "Unknown error".into());
+    match code {
+        Some(code) => ProviderError::Stream { message: format!("Error Code {code}: {message}"), error_type: code },
+        None => ProviderError::Stream { error_type: String::new(), message },
+    }
 }

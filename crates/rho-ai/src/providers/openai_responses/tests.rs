@@ -80,6 +80,8 @@ fn message_ids_and_unpaired_function_call_ids() {
     signed.text_signature = Some("msg_abc".into());
     let mut v1 = TextContent::new("Versioned.");
     v1.text_signature = Some(r#"{"v":1,"id":"msg_v1","phase":"final_answer"}"#.into());
+    let mut odd_phase = TextContent::new("Odd phase.");
+    odd_phase.text_signature = Some(r#"{"v":1,"id":"msg_odd","phase":"draft"}"#.into());
     let mut long = TextContent::new("Long.");
     long.text_signature = Some("m".repeat(80));
     let context = Context {
@@ -91,6 +93,7 @@ fn message_ids_and_unpaired_function_call_ids() {
                 vec![
                     AssistantContent::Text(signed),
                     AssistantContent::Text(v1),
+                    AssistantContent::Text(odd_phase),
                     AssistantContent::Text(long),
                     // Reasoning lost to an interrupted stream: the call's item id must go.
                     AssistantContent::Thinking(ThinkingContent {
@@ -108,12 +111,23 @@ fn message_ids_and_unpaired_function_call_ids() {
     let ids: Vec<Value> =
         input.as_array().unwrap().iter().map(|i| i.get("id").cloned().unwrap_or(Value::Null)).collect();
     assert_eq!(ids[1], json!("msg_abc"));
-    assert_eq!(ids[2], json!("msg_v1"));
-    let hashed = ids[3].as_str().unwrap();
+    assert_eq!(input[1].get("phase"), None);
+    // The phase goes back on the message item.
+    assert_eq!(
+        input[2],
+        json!({"type": "message", "role": "assistant",
+               "content": [{"type": "output_text", "text": "Versioned.", "annotations": []}],
+               "status": "completed", "id": "msg_v1", "phase": "final_answer"})
+    );
+    assert_eq!((&input[3]["id"], input[3].get("phase")), (&json!("msg_odd"), None));
+    let hashed = ids[4].as_str().unwrap();
     assert!(hashed.starts_with("msg_") && hashed.len() <= 64, "{hashed}");
-    assert_eq!(input[4], json!({"type": "function_call", "call_id": "call_9", "name": "read", "arguments": "{}"}));
+    assert_eq!(input[5], json!({"type": "function_call", "call_id": "call_9", "name": "read", "arguments": "{}"}));
 }
 
+/// Thinking off is said as the reference says it: the GPT-5 family's lowest level (it cannot
+/// turn reasoning off), `effort: "none"` for other reasoning models, nothing on Copilot; never an
+/// extra developer message.
 #[test]
 fn thinking_off_and_levels() {
     let context = Context { messages: vec![user("hi")], ..Default::default() };
@@ -122,22 +136,25 @@ fn thinking_off_and_levels() {
         build_body(m, &context, &options)
     };
     let off = body(&gpt("gpt-5"), ThinkingLevel::Off);
-    assert_eq!(off.get("reasoning"), None);
-    assert_eq!(off.get("include"), None);
+    assert_eq!(off["reasoning"], json!({"effort": "minimal", "summary": "auto"}));
+    assert_eq!(off["include"], json!(["reasoning.encrypted_content"]));
+    assert_eq!(off["input"], json!([{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]));
     assert_eq!(off.get("prompt_cache_key"), None);
-    assert_eq!(
-        off["input"][1],
-        json!({"role": "developer", "content": [{"type": "input_text", "text": "# Juice: 0 !important"}]})
-    );
     assert_eq!(off["tool_choice"], json!({"type": "function", "name": "read"}));
+    assert_eq!(body(&gpt("gpt-5.3-codex"), ThinkingLevel::Off)["reasoning"]["effort"], json!("minimal"));
+    let o3 = body(&gpt("o3"), ThinkingLevel::Off);
+    assert_eq!(o3["reasoning"], json!({"effort": "none"}));
+    assert_eq!(o3.get("include"), None);
+    assert_eq!(o3["input"].as_array().unwrap().len(), 1);
+    let mut copilot = gpt("claude-sonnet-4");
+    copilot.provider = "github-copilot".into();
+    assert_eq!(body(&copilot, ThinkingLevel::Off).get("reasoning"), None);
     assert_eq!(body(&gpt("gpt-5"), ThinkingLevel::Xhigh)["reasoning"], json!({"effort": "high", "summary": "auto"}));
     assert_eq!(body(&gpt("gpt-5.2"), ThinkingLevel::Xhigh)["reasoning"], json!({"effort": "xhigh", "summary": "auto"}));
-    let o3 = body(&gpt("o3"), ThinkingLevel::Off);
-    assert_eq!(o3["input"].as_array().unwrap().len(), 1);
     let mut plain = gpt("gpt-4.1");
     plain.reasoning = false;
-    let body = body(&plain, ThinkingLevel::High);
-    assert_eq!(body.get("reasoning"), None);
+    assert_eq!(body(&plain, ThinkingLevel::High).get("reasoning"), None);
+    assert_eq!(body(&plain, ThinkingLevel::Off).get("reasoning"), None);
 }
 
 /// An event as `data:` only: the client reads the type from the data, not the event name.
@@ -202,7 +219,7 @@ async fn reasoning_text_and_a_function_call() {
     assert_eq!(message.response_id.as_deref(), Some("resp_1"));
     assert_eq!(message.stop_reason, StopReason::ToolUse);
     let mut hi = TextContent::new("Hi");
-    hi.text_signature = Some("msg_1".into());
+    hi.text_signature = Some(r#"{"v":1,"id":"msg_1"}"#.into());
     assert_eq!(
         message.content,
         vec![
@@ -235,10 +252,83 @@ async fn endings_and_failures() {
     ]);
     let events = decode(&m, &failed).await;
     assert_eq!(failure(&events).kind(), ErrorKind::Retryable);
-    assert_eq!(final_message(&events).error_message.as_deref(), Some("The server had an error"));
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("server_error: The server had an error"));
     let error = sse_body(&[ev(json!({"type": "error", "code": "context_length_exceeded",
         "message": "Your input exceeds the context window of this model."}))]);
-    assert_eq!(failure(&decode(&m, &error).await).kind(), ErrorKind::ContextOverflow);
-    let cut = sse_body(&[created]);
+    let events = decode(&m, &error).await;
+    assert_eq!(failure(&events).kind(), ErrorKind::ContextOverflow);
+    assert_eq!(
+        final_message(&events).error_message.as_deref(),
+        Some("Error Code context_length_exceeded: Your input exceeds the context window of this model.")
+    );
+    let cut = sse_body(std::slice::from_ref(&created));
     assert!(matches!(failure(&decode(&m, &cut).await), crate::ProviderError::StreamEnded(_)));
+    // A failed response without an error says why it is incomplete, or that nothing says why.
+    let failed =
+        |response: Value| sse_body(&[created.clone(), ev(json!({"type": "response.failed", "response": response}))]);
+    for (response, text) in [
+        (json!({"incomplete_details": {"reason": "max_output_tokens"}}), "incomplete: max_output_tokens"),
+        (json!({"error": null}), "Unknown error (no error details in response)"),
+        (json!({"error": {"message": "boom"}}), "unknown: boom"),
+    ] {
+        let events = decode(&m, &failed(response)).await;
+        assert_eq!(final_message(&events).error_message.as_deref(), Some(text));
+    }
+    // An error nested under `error`, and a bare error object, read as their message.
+    let nested = sse_body(&[ev(json!({"type": "error", "error": {"type": "server_error", "message": "Try again"}}))]);
+    let events = decode(&m, &nested).await;
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("Try again"));
+    assert_eq!(failure(&events).kind(), ErrorKind::Retryable);
+    let bare = sse_body(&[created, ev(json!({"error": {"message": "Upstream overloaded", "code": 503}}))]);
+    let events = decode(&m, &bare).await;
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("Upstream overloaded"));
+    assert_eq!(failure(&events).kind(), ErrorKind::Retryable);
+}
+
+/// gpt-oss servers stream raw reasoning (`reasoning_text`) instead of a summary; a reasoning
+/// item that streamed nothing is read from its `content` parts.
+#[tokio::test]
+async fn reasoning_text_is_thinking() {
+    let m = gpt("gpt-oss-120b");
+    let streamed = sse_body(&[
+        ev(json!({"type": "response.created", "response": {"id": "r"}})),
+        ev(json!({"type": "response.output_item.added", "item": {"id": "rs_1", "type": "reasoning", "summary": []}})),
+        ev(json!({"type": "response.content_part.added", "item_id": "rs_1",
+            "part": {"type": "reasoning_text", "text": ""}})),
+        ev(json!({"type": "response.reasoning_text.delta", "item_id": "rs_1", "delta": "Let me "})),
+        ev(json!({"type": "response.reasoning_text.delta", "item_id": "rs_1", "delta": "think."})),
+        ev(json!({"type": "response.output_item.done", "item": {"id": "rs_1", "type": "reasoning", "summary": [],
+            "content": [{"type": "reasoning_text", "text": "Let me think."}]}})),
+        ev(json!({"type": "response.completed", "response": {"id": "r", "status": "completed"}})),
+    ]);
+    let events = decode(&m, &streamed).await;
+    assert_eq!(types(&events), ["start", "thinking_start", "thinking_delta", "thinking_delta", "thinking_end", "done"]);
+    let AssistantContent::Thinking(t) = &final_message(&events).content[0] else { panic!() };
+    assert_eq!(t.thinking, "Let me think.");
+    let item_only = sse_body(&[
+        ev(json!({"type": "response.output_item.added", "item": {"id": "rs_2", "type": "reasoning"}})),
+        ev(json!({"type": "response.output_item.done", "item": {"id": "rs_2", "type": "reasoning", "summary": [],
+            "content": [{"type": "reasoning_text", "text": "One."}, {"type": "reasoning_text", "text": "Two."}]}})),
+        ev(json!({"type": "response.completed", "response": {"status": "completed"}})),
+    ]);
+    let events = decode(&m, &item_only).await;
+    let AssistantContent::Thinking(t) = &final_message(&events).content[0] else { panic!() };
+    assert_eq!(t.thinking, "One.\n\nTwo.");
+}
+
+/// A message's `phase` is kept in the versioned text signature.
+#[tokio::test]
+async fn the_message_phase_is_kept_in_the_signature() {
+    let m = gpt("gpt-5.3-codex");
+    let body = sse_body(&[
+        ev(json!({"type": "response.output_item.added", "item": {"id": "msg_9", "type": "message",
+            "phase": "commentary", "content": []}})),
+        ev(json!({"type": "response.output_text.delta", "item_id": "msg_9", "delta": "Checking."})),
+        ev(json!({"type": "response.output_item.done", "item": {"id": "msg_9", "type": "message",
+            "phase": "commentary", "content": [{"type": "output_text", "text": "Checking."}]}})),
+        ev(json!({"type": "response.completed", "response": {"status": "completed"}})),
+    ]);
+    let events = decode(&m, &body).await;
+    let AssistantContent::Text(t) = &final_message(&events).content[0] else { panic!() };
+    assert_eq!(t.text_signature.as_deref(), Some(r#"{"v":1,"id":"msg_9","phase":"commentary"}"#));
 }
