@@ -1,5 +1,6 @@
 //! `openai-completions` against the mock's Chat Completions wire format. The mock listens on
-//! loopback, so the model gets the local-server dialect unless its `compat` says otherwise.
+//! loopback; a local server gets OpenAI's own dialect (`developer`, `max_completion_tokens`,
+//! `store: false`) as the reference sends it, unless the model's `compat` says otherwise.
 
 use pretty_assertions::assert_eq;
 use rho_ai::{AssistantContent, ThinkingLevel};
@@ -38,7 +39,7 @@ async fn the_request_carries_system_tools_thinking_and_history() {
         json!({
             "model": "gpt-5-mini",
             "messages": [
-                {"role": "system", "content": "You are terse."},
+                {"role": "developer", "content": "You are terse."},
                 {"role": "user", "content": "Read a.txt"},
                 {"role": "assistant", "content": null, "reasoning_content": "I need the file.",
                  "tool_calls": [{"id": "call_7", "type": "function",
@@ -47,7 +48,8 @@ async fn the_request_carries_system_tools_thinking_and_history() {
             ],
             "stream": true,
             "stream_options": {"include_usage": true},
-            "max_tokens": 32000,
+            "store": false,
+            "max_completion_tokens": 32000,
             "tools": [{"type": "function", "function": {
                 "name": "read", "description": "Read a file",
                 "parameters": read_tool().parameters, "strict": false
@@ -62,9 +64,9 @@ async fn compat_flags_choose_the_dialect_and_no_key_sends_no_bearer() {
     let server = serve(json!([{"text": "ok"}, {"text": "ok"}])).await;
     let mut m = model(WIRE, &server);
     m.compat = Some(json!({
-        "supportsDeveloperRole": true,
-        "supportsStore": true,
-        "maxTokensField": "max_completion_tokens",
+        "supportsDeveloperRole": false,
+        "supportsStore": false,
+        "maxTokensField": "max_tokens",
         "supportsUsageInStreaming": false
     }));
     let mut opts = options();
@@ -74,9 +76,37 @@ async fn compat_flags_choose_the_dialect_and_no_key_sends_no_bearer() {
     assert_eq!(final_message(&events).text(), "ok");
     let request = server.last_request().unwrap();
     assert_eq!(request.header("authorization"), None);
-    assert_eq!(request.body["messages"][0]["role"], json!("developer"));
-    assert_eq!(request.body["store"], json!(false));
-    assert_eq!(request.body["max_completion_tokens"], json!(32000));
+    assert_eq!(request.body["messages"][0]["role"], json!("system"));
+    assert_eq!(request.body.get("store"), None);
+    assert_eq!(request.body["max_tokens"], json!(32000));
+    assert_eq!(request.body.get("max_completion_tokens"), None);
     assert_eq!(request.body.get("stream_options"), None);
     assert_eq!(request.body.get("reasoning_effort"), None);
+}
+
+/// A provider the reference knows to take `max_tokens` and no `store` (Moonshot) gets them
+/// without any `compat`.
+#[tokio::test]
+async fn a_known_provider_gets_its_own_dialect() {
+    let server = serve(json!([{"text": "ok"}])).await;
+    let mut m = model(WIRE, &server);
+    m.provider = "moonshotai".into();
+    collect(&m, &prompt("hi"), options()).await;
+    let body = server.last_request().unwrap().body;
+    assert_eq!((body.get("store"), &body["max_tokens"]), (None, &json!(32000)));
+    assert_eq!(body["messages"][0]["role"], json!("system"));
+}
+
+/// An error a server writes into the stream without SSE framing fails the reply with its
+/// message, instead of reading as a stream cut short.
+#[tokio::test]
+async fn an_unframed_error_shows_its_message() {
+    let server = serve(json!([{"text": "partial",
+        "streamError": {"type": "server_error", "message": "Upstream model failed", "unframed": true}}]))
+    .await;
+    let events = collect(&model(WIRE, &server), &prompt("hi"), options()).await;
+    let message = final_message(&events);
+    assert_eq!(message.error_message.as_deref(), Some("Upstream model failed"));
+    assert_eq!(message.text(), "partial");
+    assert_eq!(failure(&events).kind(), rho_ai::ErrorKind::Retryable);
 }

@@ -1,7 +1,10 @@
 //! What an OpenAI-compatible server accepts. Chat Completions is spoken by many servers that
 //! differ in details (the system role's name, the output-cap field, how thinking is switched,
 //! whether usage is streamed); these flags say which dialect a model gets. Known providers are
-//! recognised from the provider name or base URL, and `model.compat` overrides any flag.
+//! recognised from the provider name or base URL, as the reference recognises them, and
+//! `model.compat` overrides any flag. Any other server (a local llama.cpp, vLLM or Ollama
+//! included) gets OpenAI's own dialect — `developer` role for reasoning models,
+//! `max_completion_tokens`, `store: false` — unless its `compat` says otherwise.
 
 use serde_json::{Map, Value};
 
@@ -18,6 +21,8 @@ pub(crate) enum ThinkingFormat {
     Qwen,
     /// `chat_template_kwargs.enable_thinking` (Qwen served by vLLM / SGLang).
     QwenChatTemplate,
+    /// OpenRouter's `reasoning: {effort}`, `effort: "none"` when thinking is off.
+    OpenRouter,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +91,7 @@ impl Compat {
             Some("qwen-chat-template") => {
                 compat.thinking_format = ThinkingFormat::QwenChatTemplate;
             }
+            Some("openrouter") => compat.thinking_format = ThinkingFormat::OpenRouter,
             _ => {}
         }
         let object = |key: &str| model.compat.as_ref()?.get(key)?.as_object().cloned();
@@ -98,9 +104,7 @@ impl Compat {
         compat
     }
 
-    /// The flags known providers need. Local servers (llama.cpp, Ollama, LM Studio, vLLM on
-    /// loopback) get the most widely understood dialect: a `system` message, `max_tokens`, no
-    /// `store`.
+    /// The flags known providers need; the rest get OpenAI's dialect.
     fn detect(model: &Model) -> Self {
         let provider = model.provider.as_str();
         let url = model.base_url.to_ascii_lowercase();
@@ -109,12 +113,16 @@ impl Compat {
         let xai = is("xai", "api.x.ai");
         let mistral = is("mistral", "mistral.ai");
         let chutes = url.contains("chutes.ai");
-        let local = ["://localhost", "://127.", "://0.0.0.0", "://[::1]"].iter().any(|h| url.contains(h));
+        let moonshot = provider == "moonshotai" || provider == "moonshotai-cn" || url.contains("api.moonshot.");
+        let cloudflare_workers = is("cloudflare-workers-ai", "api.cloudflare.com");
+        let cloudflare_gateway = is("cloudflare-ai-gateway", "gateway.ai.cloudflare.com");
         let non_standard = zai
             || xai
             || mistral
             || chutes
-            || local
+            || moonshot
+            || cloudflare_workers
+            || cloudflare_gateway
             || is("cerebras", "cerebras.ai")
             || is("deepseek", "deepseek.com")
             || is("opencode", "opencode.ai");
@@ -127,10 +135,10 @@ impl Compat {
         Self {
             supports_store: !non_standard,
             supports_developer_role: !non_standard,
-            supports_reasoning_effort: !xai && !zai,
+            supports_reasoning_effort: !xai && !zai && !moonshot && !cloudflare_gateway,
             reasoning_effort_map,
             supports_usage_in_streaming: true,
-            max_tokens_field: if chutes || mistral || local {
+            max_tokens_field: if chutes || mistral || moonshot || cloudflare_gateway {
                 MaxTokensField::MaxTokens
             } else {
                 MaxTokensField::MaxCompletionTokens
@@ -139,8 +147,14 @@ impl Compat {
             requires_assistant_after_tool_result: false,
             requires_thinking_as_text: mistral,
             requires_mistral_tool_ids: mistral,
-            thinking_format: if zai { ThinkingFormat::Zai } else { ThinkingFormat::OpenAi },
-            supports_strict_mode: true,
+            thinking_format: if zai {
+                ThinkingFormat::Zai
+            } else if is("openrouter", "openrouter.ai") {
+                ThinkingFormat::OpenRouter
+            } else {
+                ThinkingFormat::OpenAi
+            },
+            supports_strict_mode: !moonshot && !cloudflare_gateway,
             open_router_routing: None,
         }
     }

@@ -64,11 +64,7 @@ fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, 
             let Some(level) = level.filter(|_| compat.supports_reasoning_effort) else {
                 return;
             };
-            let level =
-                if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
-            let effort =
-                compat.reasoning_effort_map.get(level.as_str()).cloned().unwrap_or_else(|| json!(level.as_str()));
-            body.insert("reasoning_effort".into(), effort);
+            body.insert("reasoning_effort".into(), effort(model, compat, level));
         }
         ThinkingFormat::Zai | ThinkingFormat::Qwen => {
             body.insert("enable_thinking".into(), json!(level.is_some()));
@@ -76,7 +72,20 @@ fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, 
         ThinkingFormat::QwenChatTemplate => {
             body.insert("chat_template_kwargs".into(), json!({"enable_thinking": level.is_some()}));
         }
+        ThinkingFormat::OpenRouter => {
+            let effort = match level {
+                Some(level) => effort(model, compat, level),
+                None => json!("none"),
+            };
+            body.insert("reasoning".into(), json!({"effort": effort}));
+        }
     }
+}
+
+/// The effort a level is sent as: `xhigh` only where the model has it, then `reasoningEffortMap`.
+fn effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Value {
+    let level = if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
+    compat.reasoning_effort_map.get(level.as_str()).cloned().unwrap_or_else(|| json!(level.as_str()))
 }
 
 fn convert_tool(tool: &ToolSpec, compat: &Compat) -> Value {

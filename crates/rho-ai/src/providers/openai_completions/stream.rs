@@ -250,10 +250,16 @@ fn map_finish_reason(reason: &str) -> Result<StopReason, ProviderError> {
     }
 }
 
-/// An `error` object inside a chunk (OpenRouter and others report mid-stream failures so).
+/// An `error` object inside a chunk (OpenRouter and others report mid-stream failures so, and
+/// servers that write their error JSON without SSE framing). OpenRouter's upstream details
+/// (`metadata.raw`) follow the message on a line of their own, as the reference shows them.
 fn stream_error(error: &Value) -> ProviderError {
-    let message =
+    let mut message =
         error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).unwrap_or("Unknown error").to_owned();
+    if let Some(raw) = error.pointer("/metadata/raw").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+        message.push('\n');
+        message.push_str(raw);
+    }
     let error_type = ["type", "code"]
         .iter()
         .find_map(|k| match error.get(*k) {

@@ -69,23 +69,69 @@ fn a_full_conversation_for_openai() {
     );
 }
 
+/// A local server is spoken to in OpenAI's own dialect, as the reference does; its `compat`
+/// asks for the plainer one.
 #[test]
-fn a_local_server_gets_the_plain_dialect() {
-    let m = gpt("qwen3", "http://127.0.0.1:8080/v1");
+fn a_local_server_gets_openais_dialect_unless_its_compat_says_otherwise() {
+    let mut m = gpt("qwen3", "http://127.0.0.1:8080/v1");
     let body = build_body(&m, &hi(), &options(ThinkingLevel::Off));
     assert_eq!(
         body,
         json!({
             "model": "qwen3",
             "messages": [
-                {"role": "system", "content": "Be brief."},
+                {"role": "developer", "content": "Be brief."},
                 {"role": "user", "content": "hi"}
             ],
             "stream": true,
             "stream_options": {"include_usage": true},
-            "max_tokens": 32000
+            "store": false,
+            "max_completion_tokens": 32000
         })
     );
+    m.compat = Some(json!({"supportsDeveloperRole": false, "supportsStore": false, "maxTokensField": "max_tokens"}));
+    let body = build_body(&m, &hi(), &options(ThinkingLevel::Off));
+    assert_eq!(body["messages"][0]["role"], json!("system"));
+    assert_eq!(body.get("store"), None);
+    assert_eq!(body.get("max_completion_tokens"), None);
+    assert_eq!(body["max_tokens"], json!(32000));
+}
+
+/// The providers the reference knows to speak a narrower dialect.
+#[test]
+fn known_non_standard_providers() {
+    let body = |provider: &str, url: &str| {
+        let mut m = gpt("m", url);
+        m.provider = provider.into();
+        build_body(&m, &hi(), &options(ThinkingLevel::High))
+    };
+    for (provider, url) in [("moonshotai", "https://api.moonshot.ai/v1"), ("cloudflare-ai-gateway", "https://x/v1")] {
+        let b = body(provider, url);
+        assert_eq!(b.get("store"), None, "{provider}");
+        assert_eq!(b["max_tokens"], json!(32000), "{provider}");
+        assert_eq!(b.get("reasoning_effort"), None, "{provider}");
+        assert_eq!(b["messages"][0]["role"], json!("system"), "{provider}");
+    }
+    let workers = body("cloudflare-workers-ai", "https://api.cloudflare.com/client/v4");
+    assert_eq!(workers.get("store"), None);
+    assert_eq!(workers["max_completion_tokens"], json!(32000));
+    assert_eq!(workers["reasoning_effort"], json!("high"));
+    let deepseek = body("deepseek", "https://api.deepseek.com");
+    assert_eq!((deepseek.get("store"), &deepseek["max_completion_tokens"]), (None, &json!(32000)));
+}
+
+/// OpenRouter takes `reasoning: {effort}`, and `none` turns reasoning off.
+#[test]
+fn openrouter_reasoning_object() {
+    let m = gpt("openai/gpt-5.2", "https://openrouter.ai/api/v1");
+    let body = |level| build_body(&m, &hi(), &options(level));
+    assert_eq!(body(ThinkingLevel::High)["reasoning"], json!({"effort": "high"}));
+    assert_eq!(body(ThinkingLevel::Xhigh)["reasoning"], json!({"effort": "xhigh"}));
+    assert_eq!(body(ThinkingLevel::Off)["reasoning"], json!({"effort": "none"}));
+    assert_eq!(body(ThinkingLevel::High).get("reasoning_effort"), None);
+    let mut plain = m.clone();
+    plain.reasoning = false;
+    assert_eq!(build_body(&plain, &hi(), &options(ThinkingLevel::Off)).get("reasoning"), None);
 }
 
 #[test]
