@@ -105,8 +105,29 @@ pub async fn a_json_answer_instead_of_a_stream_is_named(wire: Wire) {
     );
 }
 
+/// Error JSON a server writes into a started stream without SSE framing (as Gemini does when it
+/// aborts one) fails the reply with its message and its kind, instead of reading as a stream
+/// cut short; what arrived before it is kept.
+pub async fn an_unframed_stream_error_shows_its_message(wire: Wire) {
+    let server = serve(json!([{"text": "partial",
+        "streamError": {"type": "overloaded_error", "message": "Overloaded", "unframed": true}}]))
+    .await;
+    let events = collect(&model(wire, &server), &prompt("hi"), options()).await;
+    let error = failure(&events);
+    assert!(!matches!(error, ProviderError::StreamEnded(_) | ProviderError::Decode(_)), "{error:?}");
+    assert_eq!(error.kind(), ErrorKind::Retryable, "{error:?}");
+    let message = final_message(&events);
+    assert!(message.error_message.as_deref().unwrap().ends_with("Overloaded"), "{:?}", message.error_message);
+    assert_eq!(message.text(), "partial");
+}
+
 macro_rules! error_tests {
     ($wire:expr) => {
+        #[tokio::test]
+        async fn an_unframed_stream_error_shows_its_message() {
+            crate::errors::an_unframed_stream_error_shows_its_message($wire).await;
+        }
+
         #[tokio::test]
         async fn huge_error_bodies_are_capped() {
             crate::errors::huge_error_bodies_are_capped($wire).await;

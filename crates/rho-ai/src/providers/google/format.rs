@@ -3,7 +3,15 @@
 //! Roles are `user` and `model`. Thinking of this model goes back as `thought: true` parts and
 //! every part keeps its `thoughtSignature` (Gemini 3 rejects a function call without one, so a
 //! call that never had one — from another model — gets the documented placeholder). The results
-//! of one turn's calls go back together in one user turn of `functionResponse` parts.
+//! of one turn's calls go back together in one user turn of `functionResponse` parts. A tool
+//! result's images go inside its `functionResponse` (`parts`) where the model takes multimodal
+//! function responses (Gemini 3 on); older Gemini models get them as a user turn of their own
+//! after the result, as the reference sends them.
+//!
+//! Thinking `off` on a reasoning model is said on the request, since Gemini models think by
+//! default: `thinkingBudget: 0` on Gemini 2.x, the lowest `thinkingLevel` on Gemini 3 (which
+//! cannot turn thinking off), and without `includeThoughts`, so no thought comes back. Gemini
+//! 2.5 Pro cannot turn it off either: it gets its lowest budget, 128 (Google rejects 0).
 
 use serde_json::{Map, Value, json};
 
@@ -12,7 +20,7 @@ use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ThinkingBudgets, ToolChoice};
 use crate::transform::transform_messages;
-use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolSpec, UserContent};
+use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
 
 /// Lets a function call without a signature through Gemini 3's signature check.
 const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
@@ -54,29 +62,69 @@ fn convert_tool(tool: &ToolSpec) -> Value {
     })
 }
 
-/// Which Gemini 3 family `id` belongs to (`gemini-3-pro…`, `gemini-3.1-flash…`), if any.
-fn gemini3_family(id: &str) -> Option<&str> {
-    let rest = &id[id.find("gemini-3")? + "gemini-3".len()..];
-    let rest = match rest.strip_prefix('.') {
-        Some(minor) => minor.trim_start_matches(|c: char| c.is_ascii_digit()),
-        None => rest,
+/// The model lines whose thinking is set by level rather than by budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// `gemini-3-pro…`, `gemini-3.1-pro…`: `LOW` or `HIGH` only.
+    Gemini3Pro,
+    /// `gemini-3-flash…`, `gemini-3.1-flash…`.
+    Gemini3Flash,
+    /// `gemma-4…`: `MINIMAL` or `HIGH` only.
+    Gemma4,
+    /// Budget-based (Gemini 2.x and anything else).
+    Budget,
+}
+
+fn family(id: &str) -> Family {
+    let gemini3 = |line: &str| {
+        id.match_indices("gemini-3").any(|(at, m)| {
+            let rest = &id[at + m.len()..];
+            let rest = match rest.strip_prefix('.') {
+                Some(minor) if minor.starts_with(|c: char| c.is_ascii_digit()) => {
+                    minor.trim_start_matches(|c: char| c.is_ascii_digit())
+                }
+                Some(_) => return false,
+                None => rest,
+            };
+            rest.strip_prefix('-').is_some_and(|r| r.starts_with(line))
+        })
     };
-    ["pro", "flash"].into_iter().find(|family| rest.strip_prefix('-').is_some_and(|r| r.starts_with(family)))
+    if gemini3("pro") {
+        Family::Gemini3Pro
+    } else if gemini3("flash") {
+        Family::Gemini3Flash
+    } else if id.contains("gemma4") || id.contains("gemma-4") {
+        Family::Gemma4
+    } else {
+        Family::Budget
+    }
 }
 
 fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
-    let level = requested_thinking(model, options)?;
+    if !model.reasoning {
+        return None;
+    }
     let id = model.id.to_ascii_lowercase();
+    let family = family(&id);
+    let Some(level) = requested_thinking(model, options) else {
+        return Some(match family {
+            Family::Gemini3Pro => json!({"thinkingLevel": "LOW"}),
+            Family::Gemini3Flash | Family::Gemma4 => json!({"thinkingLevel": "MINIMAL"}),
+            Family::Budget if id.contains("2.5-pro") => json!({"thinkingBudget": 128}),
+            Family::Budget => json!({"thinkingBudget": 0}),
+        });
+    };
     let high = matches!(level, ThinkingLevel::High | ThinkingLevel::Xhigh);
-    let thinking_level = match gemini3_family(&id) {
-        Some("pro") => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "LOW" }),
-        Some(_) => Some(match level {
+    let thinking_level = match family {
+        Family::Gemini3Pro => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "LOW" }),
+        Family::Gemma4 => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "MINIMAL" }),
+        Family::Gemini3Flash => Some(match level {
             ThinkingLevel::Off | ThinkingLevel::Minimal => "MINIMAL",
             ThinkingLevel::Low => "LOW",
             ThinkingLevel::Medium => "MEDIUM",
             ThinkingLevel::High | ThinkingLevel::Xhigh => "HIGH",
         }),
-        None => None,
+        Family::Budget => None,
     };
     if let Some(thinking_level) = thinking_level {
         return Some(json!({"includeThoughts": true, "thinkingLevel": thinking_level}));
@@ -86,6 +134,8 @@ fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
         options.thinking_budgets.for_level(level) as i64
     } else if id.contains("2.5-pro") {
         table(128, 32_768).for_level(level) as i64
+    } else if id.contains("2.5-flash-lite") {
+        table(512, 24_576).for_level(level) as i64
     } else if id.contains("2.5-flash") {
         table(128, 24_576).for_level(level) as i64
     } else {
@@ -93,6 +143,21 @@ fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
     };
     Some(json!({"includeThoughts": true, "thinkingBudget": budget}))
 }
+
+/// Whether the model takes images inside a `functionResponse` (Gemini 3 on, and models that
+/// are not Gemini); Gemini 1.x and 2.x take them only in a user turn.
+fn multimodal_function_responses(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    let Some(rest) = id.strip_prefix("gemini-") else {
+        return true;
+    };
+    let rest = rest.strip_prefix("live-").unwrap_or(rest);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<u32>().map_or(true, |major| major >= 3)
+}
+
+/// Introduces a tool result's images sent as a user turn of their own.
+const TOOL_RESULT_IMAGE: &str = "Tool result image:";
 
 fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -113,27 +178,46 @@ fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Value> {
                 }
                 i += 1;
             }
-            Message::ToolResult(_) => {
-                let mut parts = Vec::new();
-                let mut images = Vec::new();
-                while let Some(Message::ToolResult(r)) = messages.get(i) {
-                    let mut text = r.text();
-                    if text.is_empty() && tool_result_images(r).next().is_some() {
-                        text = IMAGE_ONLY_RESULT.into();
-                    }
-                    let key = if r.is_error { "error" } else { "output" };
-                    parts.push(json!({
-                        "functionResponse": {"name": r.tool_name, "response": {key: text}}
-                    }));
-                    images.extend(tool_result_images(r).map(inline_data));
-                    i += 1;
-                }
-                parts.extend(images);
-                out.push(json!({"role": "user", "parts": parts}));
+            Message::ToolResult(r) => {
+                tool_result(model, r, &mut out);
+                i += 1;
             }
         }
     }
     out
+}
+
+/// A tool result as a `functionResponse` part: added to the user turn of the results before it
+/// (one turn answers all of a reply's calls), else a turn of its own; images inside it or in a
+/// user turn after it.
+fn tool_result(model: &Model, result: &ToolResultMessage, out: &mut Vec<Value>) {
+    let images: Vec<Value> = tool_result_images(result).map(inline_data).collect();
+    let mut text = result.text();
+    if text.is_empty() && !images.is_empty() {
+        text = IMAGE_ONLY_RESULT.into();
+    }
+    let key = if result.is_error { "error" } else { "output" };
+    let mut response = Map::new();
+    response.insert("name".into(), json!(result.tool_name));
+    response.insert("response".into(), json!({key: text}));
+    let inside = multimodal_function_responses(&model.id);
+    if inside && !images.is_empty() {
+        response.insert("parts".into(), Value::Array(images.clone()));
+    }
+    let part = json!({"functionResponse": response});
+    let last_answers = out.last().is_some_and(|turn| {
+        turn["role"] == "user"
+            && turn["parts"].as_array().is_some_and(|parts| parts.iter().any(|p| p.get("functionResponse").is_some()))
+    });
+    match out.last_mut().and_then(|turn| turn["parts"].as_array_mut()).filter(|_| last_answers) {
+        Some(parts) => parts.push(part),
+        None => out.push(json!({"role": "user", "parts": [part]})),
+    }
+    if !inside && !images.is_empty() {
+        let mut parts = vec![json!({"text": TOOL_RESULT_IMAGE})];
+        parts.extend(images);
+        out.push(json!({"role": "user", "parts": parts}));
+    }
 }
 
 fn inline_data(image: &crate::ImageContent) -> Value {

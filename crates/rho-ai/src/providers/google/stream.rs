@@ -1,8 +1,15 @@
 //! Gemini's streamed `GenerateContentResponse` chunks to [`Emitter`] calls.
 //!
 //! Parts carry text (`thought: true` for thinking) or whole function calls; a `thoughtSignature`
-//! on any part is kept on the block it belongs to. Gemini sends no end marker: the chunk with a
-//! `finishReason` is the last, and a body that ends before one was cut short.
+//! on any part is kept on the block it belongs to (a call's is on it from its `toolcall_end`
+//! on). Gemini sends no end marker: the chunk with a `finishReason` is the last, and a body that
+//! ends before one was cut short.
+//!
+//! A prompt Gemini refuses comes back as a chunk with `promptFeedback.blockReason` and no
+//! candidate: it fails the message with that reason, and retrying would be refused the same
+//! way. An error chunk carries the HTTP status it stands for (`code: 429`,
+//! `RESOURCE_EXHAUSTED`), so it is classified as that status would be; Gemini writes one
+//! without SSE framing when it aborts a stream, which the SSE layer passes on as data.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,6 +32,17 @@ struct Chunk {
     response_id: Option<String>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    prompt_feedback: Option<PromptFeedback>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    #[serde(default)]
+    block_reason: Option<String>,
+    #[serde(default)]
+    block_reason_message: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,6 +123,9 @@ pub(crate) async fn consume(
             apply_usage(emitter.usage_mut(), usage);
         }
         let Some(candidate) = chunk.candidates.into_iter().next() else {
+            if let Some(blocked) = chunk.prompt_feedback.and_then(blocked_prompt) {
+                return Err(blocked.into());
+            }
             continue;
         };
         for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
@@ -133,10 +154,15 @@ async fn apply_part(emitter: &mut Emitter, part: Part) {
             Some(Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        let index = emitter.tool_call(id, name, arguments).await;
+        // A whole call: start, its signature, one delta, end (so `toolcall_end` carries it).
+        emitter.close_all().await;
+        let index = emitter.open_tool_call(id, name).await;
         if let Some(signature) = signature {
             emitter.set_thought_signature(index, signature);
         }
+        let raw = Value::Object(arguments).to_string();
+        emitter.tool_call_delta(index, &raw).await;
+        emitter.close(index).await;
         return;
     }
     let Some(text) = part.text else {
@@ -185,14 +211,35 @@ fn map_finish_reason(reason: &str) -> Result<StopReason, ProviderError> {
     }
 }
 
-/// An `error` object in the stream (`{code, message, status}`).
+/// An `error` object in the stream (`{code, message, status}`). Its `code` is the HTTP status
+/// the error stands for, so it fails the message as that status would (a 429 is retried, a 400
+/// may be a context overflow); the text keeps the status name first, as the reference shows it.
 fn stream_error(error: &Value) -> ProviderError {
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("Unknown error").to_owned();
-    let error_type = error
-        .get("status")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| error.get("code").map(|c| c.to_string()))
-        .unwrap_or_default();
-    ProviderError::Stream { error_type, message }
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("Unknown error");
+    let status_name = error.get("status").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let code = error.get("code").and_then(|c| c.as_u64().or_else(|| c.as_str()?.parse().ok()));
+    let text = match status_name {
+        Some(name) => format!("{name}: {message}"),
+        None => message.to_owned(),
+    };
+    match code.and_then(|c| u16::try_from(c).ok()).filter(|c| (400..600).contains(c)) {
+        Some(status) => ProviderError::Http { status, message: text, retry_after: None },
+        None => ProviderError::Stream {
+            error_type: status_name.map(str::to_owned).or_else(|| code.map(|c| c.to_string())).unwrap_or_default(),
+            message: text,
+        },
+    }
+}
+
+/// The failure for a prompt Gemini refused (`promptFeedback.blockReason`); `None` when it was
+/// not refused.
+fn blocked_prompt(feedback: PromptFeedback) -> Option<ProviderError> {
+    let reason = feedback.block_reason.filter(|r| !r.is_empty())?;
+    let mut message = format!("Prompt blocked by the provider: {reason}");
+    if let Some(detail) = feedback.block_reason_message.filter(|m| !m.is_empty()) {
+        message.push_str(" (");
+        message.push_str(&detail);
+        message.push(')');
+    }
+    Some(ProviderError::Stream { error_type: format!("blocked_{}", reason.to_ascii_lowercase()), message })
 }

@@ -9,7 +9,9 @@ use crate::error::ErrorKind;
 use crate::model::{Model, ThinkingLevel, api};
 use crate::providers::test_fixtures::*;
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::types::{AssistantContent, Context, StopReason, TextContent, ThinkingContent, ToolCall};
+use crate::types::{
+    AssistantContent, Context, ImageContent, StopReason, TextContent, ThinkingContent, ToolCall, UserContent,
+};
 
 fn gemini(id: &str) -> Model {
     model(api::GOOGLE_GENERATIVE_AI, "google", id, "https://generativelanguage.googleapis.com/v1beta")
@@ -39,7 +41,11 @@ fn a_full_conversation() {
                 ]},
                 {"role": "user", "parts": [
                     {"functionResponse": {"name": "read", "response": {"output": "hello"}}},
-                    {"functionResponse": {"name": "read", "response": {"error": "(see attached image)"}}},
+                    {"functionResponse": {"name": "read", "response": {"error": "(see attached image)"}}}
+                ]},
+                // Gemini 2.x takes a tool result's images only in a user turn of their own.
+                {"role": "user", "parts": [
+                    {"text": "Tool result image:"},
                     {"inlineData": {"mimeType": "image/jpeg", "data": "aW1n"}}
                 ]},
                 {"role": "model", "parts": [{"text": "Other thoughts."}, {"text": "It says hello."}]},
@@ -67,13 +73,76 @@ fn a_full_conversation() {
 }
 
 #[test]
+fn tool_result_images_go_inside_the_response_on_gemini_3_and_in_a_turn_of_their_own_before() {
+    let image = || UserContent::Image(ImageContent { data: "aW1n".into(), mime_type: "image/png".into() });
+    let inline = json!({"inlineData": {"mimeType": "image/png", "data": "aW1n"}});
+    let context = |m: &Model| Context {
+        messages: vec![
+            user("look"),
+            assistant(m, vec![call("a", "shot", json!({})), call("b", "read", json!({}))]),
+            result("a", "shot", vec![UserContent::text("Screenshot:"), image()], false),
+            result("b", "read", vec![UserContent::text("text")], false),
+        ],
+        ..Default::default()
+    };
+    let contents = |id: &str| {
+        let m = gemini(id);
+        build_body(&m, &context(&m), &options(ThinkingLevel::Off))["contents"].clone()
+    };
+    // Gemini 3: one turn answers both calls, the image inside its response.
+    assert_eq!(
+        contents("gemini-3-pro-preview")[2],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "shot", "response": {"output": "Screenshot:"}, "parts": [inline]}},
+            {"functionResponse": {"name": "read", "response": {"output": "text"}}}
+        ]})
+    );
+    // Gemini 2.5: the image turn follows its result, and the next result starts a turn.
+    let older = contents("gemini-2.5-flash");
+    assert_eq!(
+        older.as_array().unwrap()[2..],
+        [
+            json!({"role": "user", "parts": [
+                {"functionResponse": {"name": "shot", "response": {"output": "Screenshot:"}}}
+            ]}),
+            json!({"role": "user", "parts": [{"text": "Tool result image:"}, inline]}),
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "text"}}}]}),
+        ]
+    );
+    assert_eq!(contents("gemini-live-2.5-flash").as_array().unwrap().len(), 5);
+    assert_eq!(contents("gemini-3.1-flash-lite-preview").as_array().unwrap().len(), 3);
+    assert_eq!(contents("gemma-3-27b-it").as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn thinking_off_is_said_as_each_model_allows() {
+    let context = Context { messages: vec![user("hi")], ..Default::default() };
+    let off = |id: &str| {
+        build_body(&gemini(id), &context, &options(ThinkingLevel::Off))["generationConfig"]
+            .get("thinkingConfig")
+            .cloned()
+    };
+    assert_eq!(off("gemini-2.5-flash"), Some(json!({"thinkingBudget": 0})));
+    assert_eq!(off("gemini-2.5-flash-lite"), Some(json!({"thinkingBudget": 0})));
+    // 2.5 Pro cannot stop thinking: its lowest budget.
+    assert_eq!(off("gemini-2.5-pro"), Some(json!({"thinkingBudget": 128})));
+    assert_eq!(off("gemini-3-pro-preview"), Some(json!({"thinkingLevel": "LOW"})));
+    assert_eq!(off("gemini-3.1-pro-preview"), Some(json!({"thinkingLevel": "LOW"})));
+    assert_eq!(off("gemini-3-flash-preview"), Some(json!({"thinkingLevel": "MINIMAL"})));
+    assert_eq!(off("gemma-4-31b-it"), Some(json!({"thinkingLevel": "MINIMAL"})));
+    let mut plain = gemini("gemini-2.0-flash");
+    plain.reasoning = false;
+    let body = build_body(&plain, &context, &options(ThinkingLevel::Off));
+    assert_eq!(body["generationConfig"].get("thinkingConfig"), None);
+}
+
+#[test]
 fn thinking_levels_per_model_family() {
     let context = Context { messages: vec![user("hi")], ..Default::default() };
     let config = |id: &str, opts: &StreamOptions| {
         build_body(&gemini(id), &context, opts)["generationConfig"].get("thinkingConfig").cloned()
     };
     let level = |id: &str, level| config(id, &options(level));
-    assert_eq!(level("gemini-2.5-pro", ThinkingLevel::Off), None);
     assert_eq!(
         level("gemini-2.5-pro", ThinkingLevel::Minimal),
         Some(json!({"includeThoughts": true, "thinkingBudget": 128}))
@@ -86,6 +155,13 @@ fn thinking_levels_per_model_family() {
         level("gemini-2.5-flash", ThinkingLevel::Xhigh),
         Some(json!({"includeThoughts": true, "thinkingBudget": 24576}))
     );
+    assert_eq!(
+        level("gemini-2.5-flash-lite", ThinkingLevel::Minimal),
+        Some(json!({"includeThoughts": true, "thinkingBudget": 512}))
+    );
+    let gemma = |l| level("gemma-4-31b-it", l).map(|c| c["thinkingLevel"].clone());
+    assert_eq!(gemma(ThinkingLevel::Low), Some(json!("MINIMAL")));
+    assert_eq!(gemma(ThinkingLevel::Medium), Some(json!("HIGH")));
     assert_eq!(
         level("gemini-2.0-flash-thinking", ThinkingLevel::Low),
         Some(json!({"includeThoughts": true, "thinkingBudget": -1}))
@@ -226,6 +302,16 @@ async fn thoughts_text_and_whole_function_calls() {
     assert_eq!(calls[0].name, "read");
     assert_eq!(calls[0].arguments, json!({"path": "a"}).as_object().cloned().unwrap());
     assert_eq!(calls[0].thought_signature.as_deref(), Some("Zm4="));
+    // The signature is on the call from its end event on.
+    let ends: Vec<&ToolCall> = events
+        .iter()
+        .filter_map(|e| match e {
+            crate::AssistantMessageEvent::ToolCallEnd { tool_call, .. } => Some(tool_call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends[0].thought_signature.as_deref(), Some("Zm4="));
+    assert_eq!(ends[1].thought_signature, None);
     assert!(calls[0].id.starts_with("read_"));
     assert_ne!(calls[0].id, calls[1].id);
     assert_eq!((message.usage.input, message.usage.cache_read, message.usage.output), (60, 40, 25));
@@ -248,5 +334,32 @@ async fn endings_and_failures() {
     )]);
     let events = decode(&m, &error).await;
     assert_eq!(failure(&events).kind(), ErrorKind::Retryable);
-    assert_eq!(final_message(&events).error_message.as_deref(), Some("The model is overloaded."));
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("503 UNAVAILABLE: The model is overloaded."));
+}
+
+/// A quota error in the stream is a 429 like an HTTP one, whatever its wording; a refused
+/// prompt names its reason and is not retried.
+#[tokio::test]
+async fn quota_errors_retry_and_blocked_prompts_do_not() {
+    let m = gemini("gemini-2.5-flash");
+    let quota = sse_body(&[
+        chunk(json!([{"text": "a"}]), None, None),
+        (None, json!({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED"}})),
+    ]);
+    let events = decode(&m, &quota).await;
+    let error = failure(&events);
+    assert!(matches!(error, crate::ProviderError::Http { status: 429, .. }), "{error:?}");
+    assert_eq!(error.kind(), ErrorKind::Retryable);
+    assert_eq!(final_message(&events).error_message.as_deref(), Some("429 RESOURCE_EXHAUSTED: Resource exhausted."));
+    assert_eq!(final_message(&events).text(), "a");
+    let blocked = sse_body(&[(
+        None,
+        json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+               "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}}),
+    )]);
+    let events = decode(&m, &blocked).await;
+    assert_eq!(failure(&events).kind(), ErrorKind::Other);
+    let message = final_message(&events);
+    assert_eq!(message.error_message.as_deref(), Some("Prompt blocked by the provider: PROHIBITED_CONTENT"));
+    assert_eq!(message.usage.input, 12);
 }
