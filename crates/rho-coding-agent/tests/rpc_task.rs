@@ -521,7 +521,8 @@ async fn parallel_isolated_tasks_get_their_own_worktrees_and_both_patches_apply(
 
     let results = task_result(&frames)["details"]["results"].clone();
     for (i, file) in ["one.txt", "two.txt"].iter().enumerate() {
-        let patch = std::fs::read_to_string(results[i]["patchPath"].as_str().unwrap()).unwrap();
+        let path = results[i]["patchPath"].as_str().unwrap_or_else(|| panic!("no patch: {:#}", task_result(&frames)));
+        let patch = std::fs::read_to_string(path).unwrap();
         assert!(patch.contains(&format!("b/{file}")), "{patch}");
         assert!(!patch.contains(["two.txt", "one.txt"][i]), "each task sees only its own worktree: {patch}");
     }

@@ -17,6 +17,11 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+/// Held while `git worktree add`, `remove` or `prune` runs: git reads every worktree's
+/// administrative files while it adds one, and fails ("failed to read .git/worktrees/<other>/
+/// commondir") when another is half-written at that moment, so parallel tasks take turns.
+static WORKTREE_ADMIN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A git command that could not run or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -165,7 +170,9 @@ impl Worktree {
     /// `index_file` is a scratch path for the private index.
     pub async fn create(repo: &Repo, dir: PathBuf, index_file: PathBuf) -> Result<Self, GitError> {
         let s = OsStr::new;
+        let admin = WORKTREE_ADMIN.lock().await;
         git(&repo.root, &[s("worktree"), s("add"), s("--detach"), dir.as_os_str(), s(&repo.head)], &[]).await?;
+        drop(admin);
         let mut worktree =
             Self { repo_root: repo.root.clone(), dir, index_file, base_tree: String::new(), removed: false };
         worktree.apply_baseline(repo).await?;
@@ -231,6 +238,7 @@ impl Worktree {
     pub async fn remove(mut self) {
         self.removed = true;
         let s = OsStr::new;
+        let _admin = WORKTREE_ADMIN.lock().await;
         let _ = git(&self.repo_root, &[s("worktree"), s("remove"), s("--force"), self.dir.as_os_str()], &[]).await;
         if self.dir.exists() {
             let _ = std::fs::remove_dir_all(&self.dir);
@@ -245,6 +253,8 @@ impl Drop for Worktree {
         if self.removed {
             return;
         }
+        // A task torn down mid-flight: removal cannot wait for [`WORKTREE_ADMIN`] here, and a
+        // concurrent `add` that trips over it fails its own task with a clear error.
         let run = |args: &[&OsStr]| {
             let _ = std::process::Command::new("git")
                 .args(args)
