@@ -107,6 +107,15 @@ KNOWN: list[dict[str, Any]] = [
      "detail": r"^extra (totalLines|totalBytes|outputLines|outputBytes)$",
      "reason": "rho's bash result adds omp 18's totalLines/totalBytes/outputLines/outputBytes to pi's "
                "{output, exitCode, cancelled, truncated}; everything else is equal."},
+    {"id": "bash-workingDir", "client": "pi", "label": r"^bash", "aspect": "^shape$",
+     "detail": r"^extra workingDir$",
+     "reason": "a bash command that ran to its end reports omp 18's `workingDir` (where it ran); pi 0.73.1 "
+               "has no such key. A cancelled one carries none, as in omp."},
+    {"id": "busy-text", "client": "pi", "label": r"^prompt#streaming$", "aspect": "^response$",
+     "rho": r"Agent is already processing\. Use steer\(\) or followUp\(\) to queue messages, or wait for completion\.",
+     "reason": "a prompt while streaming without streamingBehavior fails with the text the spec fixes (D6, "
+               "the family's older wording, which hosts match on); pi 0.73.1 words it `Specify "
+               "streamingBehavior ('steer' or 'followUp') to queue the message.`. Both are errors."},
     {"id": "message-extras", "client": "pi", "aspect": "^shape$",
      "label": r"^(promptAndWait|collectEvents|getMessages)",
      "detail": r"^(extra .*\.(attribution|duration|ttft)|missing .*\.content\[type=text\]\.index)$",
@@ -191,6 +200,18 @@ KNOWN: list[dict[str, Any]] = [
                "service-tier control for /fast to toggle.` and answers enabled:true with omp's error `Fast "
                "mode is unavailable for the current model.`. omp 18 gives every anthropic-messages model "
                "the anthropic tier: {enabled:true, active:false}."},
+    {"id": "system-prompt-string", "client": "omp", "label": r"^getState", "aspect": "^shape$",
+     "detail": r"^type systemPrompt: \[string\] vs string$",
+     "reason": "get_state's systemPrompt is one string in rho (the prompt the model gets, as xcsh and the "
+               "spec give it); omp 18 sends its prompt as a list of sections."},
+    {"id": "no-reasoning-tokens", "client": "omp", "label": r"^getSessionStats", "aspect": "^shape$",
+     "detail": r"^missing tokens\.reasoning$",
+     "reason": "rho counts reasoning tokens inside `output`, as pi 0.73.1 does (its usage has no separate "
+               "reasoning count to report); omp 18 adds tokens.reasoning."},
+    {"id": "last-text-blank", "client": "omp", "label": r"^getLastAssistantText#blank$", "aspect": "^shape$",
+     "detail": r"^type \.: string vs undefined$",
+     "reason": "when the last assistant reply has no text, get_last_assistant_text answers {} (text "
+               "undefined), as pi 0.73.1 does; omp 18 looks further back and returns an older reply's text."},
     {"id": "omp-cancel-notice", "client": "omp", "label": r"^bash\+abortBash$", "aspect": "^value$",
      "detail": r"^value\.output$", "ref": r'^"\[Command cancelled\]\\n"$', "rho": r'^""$',
      "reason": "a cancelled bash: omp 18 appends the notice `[Command cancelled]` to the output, rho keeps "

@@ -115,7 +115,8 @@ impl AgentSession {
             output_bytes: result.output_bytes as u64,
             artifact_id: None,
             full_output_path: result.full_output_path,
-            working_dir: Some(self.inner.paths.cwd.to_string_lossy().into_owned()),
+            // omp reports where a command ran only when it ran to its end.
+            working_dir: (!result.cancelled).then(|| self.inner.paths.cwd.to_string_lossy().into_owned()),
         })
     }
 
