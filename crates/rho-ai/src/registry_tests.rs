@@ -26,9 +26,28 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
     assert!(registry.available().is_empty());
     assert_eq!(registry.default_model(None, None), None);
     assert_eq!(registry.api_key("anthropic"), None);
+    // pi's registry order: providers by name.
     assert_eq!(
         registry.providers(),
-        ["anthropic", "openai", "google", "openrouter", "xai", "groq", "cerebras", "mistral", "deepseek"]
+        [
+            "anthropic",
+            "cerebras",
+            "deepseek",
+            "google",
+            "groq",
+            "huggingface",
+            "kimi-coding",
+            "minimax",
+            "minimax-cn",
+            "mistral",
+            "openai",
+            "opencode",
+            "opencode-go",
+            "openrouter",
+            "vercel-ai-gateway",
+            "xai",
+            "zai",
+        ]
     );
     assert_eq!(registry.models_json_path(), Some(dir.path().join("models.json").as_path()));
 }
@@ -182,7 +201,7 @@ fn provider_default_falls_back_to_the_first_model() {
     );
     let (registry, _) = ModelRegistry::load_with_env(dir.path(), no_env());
     assert_eq!(registry.provider_default("local").unwrap().id, "first");
-    assert_eq!(registry.provider_default("xai").unwrap().id, "grok-4-fast-non-reasoning");
+    assert_eq!(registry.provider_default("xai").unwrap().id, "grok-4.20-0309-reasoning");
     assert!(registry.provider_default("nope").is_none());
 }
 

@@ -315,8 +315,9 @@ fn try_match<'a>(pattern: &str, models: &[&'a Model]) -> Option<&'a Model> {
         .collect();
     let aliases: Vec<&Model> = matches.iter().copied().filter(|m| is_alias(&m.id)).collect();
     let pool = if aliases.is_empty() { matches } else { aliases };
-    // The highest id; on a tie (one id at several providers) the first in registry order.
-    pool.into_iter().rev().max_by(|a, b| a.id.to_lowercase().cmp(&b.id.to_lowercase()))
+    // The highest id in pi's order (`localeCompare`: `~anthropic/…` is below `claude-…`); on a
+    // tie (one id at several providers) the first in registry order.
+    pool.into_iter().rev().max_by(|a, b| crate::catalog::locale_compare(&a.id, &b.id))
 }
 
 /// `claude-sonnet-4-5` and `mistral-large-latest` are aliases; `claude-sonnet-4-5-20250929` is

@@ -49,14 +49,18 @@ fn exact_ids_and_selectors_case_insensitive() {
 #[test]
 fn substrings_prefer_aliases_then_the_highest_id() {
     let r = builtin();
+    // Among the aliases, OpenRouter's `~anthropic/claude-sonnet-latest` sorts lowest (pi's
+    // `localeCompare` puts `~` before letters).
     assert_eq!(resolve(&r, "sonnet", None), sel("anthropic/claude-sonnet-4-6"));
-    assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-6"));
+    assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-7"));
     assert_eq!(resolve(&r, "sonnet-4-5", None), sel("anthropic/claude-sonnet-4-5"));
     // Only dated ids match: the dated one is taken.
     assert_eq!(resolve(&r, "4-5-2025", None), sel("anthropic/claude-sonnet-4-5-20250929"));
     // Names match too.
-    assert_eq!(resolve(&r, "Gemini 3.1 Pro", Some("google")), sel("google/gemini-3.1-pro-preview"));
-    assert_eq!(resolve(&r, "mistral-large", None), sel("mistral/mistral-large-latest"));
+    assert_eq!(resolve(&r, "Gemini 3.1 Pro", Some("google")), sel("google/gemini-3.1-pro-preview-customtools"));
+    assert_eq!(resolve(&r, "mistral-large", Some("mistral")), sel("mistral/mistral-large-latest"));
+    // `mistralai/…` sorts above `mistral-…`.
+    assert_eq!(resolve(&r, "mistral-large", None), sel("openrouter/mistralai/mistral-large-2512"));
 
     let dated = registry_with(
         env_from([("K", "k")]),
@@ -96,7 +100,7 @@ fn a_thinking_suffix_is_split_off() {
 #[test]
 fn the_provider_flag_restricts_and_is_checked() {
     let r = builtin();
-    assert_eq!(resolve(&r, "opus", Some("ANTHROPIC")), sel("anthropic/claude-opus-4-6"));
+    assert_eq!(resolve(&r, "opus", Some("ANTHROPIC")), sel("anthropic/claude-opus-4-7"));
     assert_eq!(
         resolve(&r, "anthropic/claude-haiku-4-5", Some("anthropic")),
         sel("anthropic/claude-haiku-4-5"),
@@ -116,23 +120,27 @@ fn an_unknown_id_of_a_known_provider_is_made_up_with_a_warning() {
         resolved.warning.as_deref(),
         Some("Model \"claude-opus-9\" not found for provider \"anthropic\". Using custom model id.")
     );
-    let mut expected = r.find("anthropic", "claude-opus-4-6").unwrap().clone();
+    // A copy of the provider's default model.
+    let mut expected = r.find("anthropic", "claude-opus-4-7").unwrap().clone();
     expected.id = "claude-opus-9".into();
     expected.name = "claude-opus-9".into();
     assert_eq!(resolved.model, expected);
     assert_eq!(resolved.thinking, None);
 
-    let resolved = resolve_model(&r, "grok-9:high", Some("xai")).unwrap();
-    assert_eq!(resolved.model.id, "grok-9");
+    let resolved = resolve_model(&r, "devstral-9:high", Some("mistral")).unwrap();
+    assert_eq!(resolved.model.id, "devstral-9");
     assert_eq!(resolved.thinking, Some(ThinkingLevel::High));
     assert!(resolved.model.reasoning, "asking for thinking makes the made-up model reason");
-    assert_eq!(resolved.model.base_url, "https://api.x.ai/v1");
+    assert_eq!(resolved.model.base_url, "https://api.mistral.ai/v1");
     assert_eq!(
         resolved.warning.as_deref(),
-        Some("Model \"grok-9\" not found for provider \"xai\". Using custom model id.")
+        Some("Model \"devstral-9\" not found for provider \"mistral\". Using custom model id.")
     );
-    let plain = resolve_model(&r, "grok-9", Some("xai")).unwrap();
-    assert!(!plain.model.reasoning, "cloned from grok-4-fast-non-reasoning");
+    let plain = resolve_model(&r, "devstral-9", Some("mistral")).unwrap();
+    assert!(!plain.model.reasoning, "cloned from devstral-medium-latest");
+    let grok = resolve_model(&r, "grok-9", Some("xai")).unwrap();
+    assert!(grok.model.reasoning, "cloned from grok-4.20-0309-reasoning");
+    assert_eq!(grok.model.base_url, "https://api.x.ai/v1");
 }
 
 #[test]
@@ -157,11 +165,14 @@ fn nothing_matches() {
 
 #[test]
 fn ids_several_providers_share() {
-    // `openai/` names a provider, but `openai/gpt-oss-120b` is an id at OpenRouter and Groq.
+    // `openai/` names a provider, but `openai/gpt-oss-120b` is an id at OpenRouter and Groq:
+    // the first in registry order without keys, else the one with a key.
     let r = builtin();
-    assert_eq!(resolve(&r, "openai/gpt-oss-120b", None), sel("openrouter/openai/gpt-oss-120b"));
+    assert_eq!(resolve(&r, "openai/gpt-oss-120b", None), sel("groq/openai/gpt-oss-120b"));
     let groq = registry_with(env_from([("GROQ_API_KEY", "g")]), None);
     assert_eq!(resolve(&groq, "openai/gpt-oss-120b", None), sel("groq/openai/gpt-oss-120b"));
+    let openrouter = registry_with(env_from([("OPENROUTER_API_KEY", "o")]), None);
+    assert_eq!(resolve(&openrouter, "openai/gpt-oss-120b", None), sel("openrouter/openai/gpt-oss-120b"));
 
     let two = r#"{"providers": {
         "a": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions", "apiKey": "$A_KEY", "models": [{"id": "shared"}]},
@@ -195,16 +206,25 @@ fn scopes_select_available_models_by_glob_and_pattern() {
     let got: Vec<(String, Option<ThinkingLevel>)> =
         scope.models.iter().map(|s| (s.model.selector(), s.thinking)).collect();
     let expected: Vec<(String, Option<ThinkingLevel>)> = [
-        ("anthropic/claude-opus-4-6", None),
-        ("anthropic/claude-opus-4-5", None),
-        ("anthropic/claude-opus-4-5-20251101", None),
+        ("anthropic/claude-opus-4-0", None),
         ("anthropic/claude-opus-4-1", None),
         ("anthropic/claude-opus-4-1-20250805", None),
-        // Its id `anthropic/claude-opus-4.6` matches the glob too.
+        ("anthropic/claude-opus-4-20250514", None),
+        ("anthropic/claude-opus-4-5", None),
+        ("anthropic/claude-opus-4-5-20251101", None),
+        ("anthropic/claude-opus-4-6", None),
+        ("anthropic/claude-opus-4-7", None),
+        // Their ids `anthropic/claude-opus-…` match the glob too.
+        ("openrouter/anthropic/claude-opus-4", None),
+        ("openrouter/anthropic/claude-opus-4.1", None),
+        ("openrouter/anthropic/claude-opus-4.5", None),
         ("openrouter/anthropic/claude-opus-4.6", None),
+        ("openrouter/anthropic/claude-opus-4.6-fast", None),
+        ("openrouter/anthropic/claude-opus-4.7", None),
         ("anthropic/claude-sonnet-4-6", Some(ThinkingLevel::High)),
         // `claude-opus-4-6:low` names a model already in scope: it keeps its first level.
-        ("openrouter/openai/gpt-5.4", None),
+        // No `gpt-5.4` is available (no OpenAI key): the highest alias containing it.
+        ("openrouter/openai/gpt-5.4-pro", None),
         ("anthropic/claude-haiku-4-5", None),
     ]
     .into_iter()
@@ -232,13 +252,26 @@ fn scope_globs_cross_slashes_and_skip_unavailable_models() {
     assert_eq!(scope.warnings, ["No models match pattern \"xai/*\"", "No models match pattern \"claude-opus-4-1\""]);
     let scope = resolve_scope(&r, &["*/anthropic/*:minimal", "  ", "*claude-haiku*"]);
     let got: Vec<_> = scope.models.iter().map(|s| (s.model.id.as_str(), s.thinking)).collect();
+    let minimal = Some(ThinkingLevel::Minimal);
     assert_eq!(
         got,
         [
-            ("anthropic/claude-opus-4.6", Some(ThinkingLevel::Minimal)),
-            ("anthropic/claude-sonnet-4.6", Some(ThinkingLevel::Minimal)),
-            ("anthropic/claude-sonnet-4.5", Some(ThinkingLevel::Minimal)),
-            ("anthropic/claude-haiku-4.5", Some(ThinkingLevel::Minimal)),
+            ("anthropic/claude-3-haiku", minimal),
+            ("anthropic/claude-3.5-haiku", minimal),
+            ("anthropic/claude-3.7-sonnet", minimal),
+            ("anthropic/claude-3.7-sonnet:thinking", minimal),
+            ("anthropic/claude-haiku-4.5", minimal),
+            ("anthropic/claude-opus-4", minimal),
+            ("anthropic/claude-opus-4.1", minimal),
+            ("anthropic/claude-opus-4.5", minimal),
+            ("anthropic/claude-opus-4.6", minimal),
+            ("anthropic/claude-opus-4.6-fast", minimal),
+            ("anthropic/claude-opus-4.7", minimal),
+            ("anthropic/claude-sonnet-4", minimal),
+            ("anthropic/claude-sonnet-4.5", minimal),
+            ("anthropic/claude-sonnet-4.6", minimal),
+            // `*claude-haiku*` adds the one haiku `*/anthropic/*` missed.
+            ("~anthropic/claude-haiku-latest", None),
         ],
         "a model already in scope keeps its first level"
     );
@@ -251,13 +284,26 @@ fn list_filter_is_fuzzy_and_ranked() {
     assert_eq!(filter_models(r.all(), "   ").len(), r.all().len());
     let opus: Vec<String> = filter_models(r.all(), "anthropic opus-4").iter().map(|m| m.selector()).collect();
     let whole = opus.iter().take_while(|s| s.contains("opus-4")).count();
-    assert_eq!(whole, 6, "the six ids containing opus-4 first: {opus:?}");
-    assert_eq!(opus[0], "anthropic/claude-opus-4-6", "ties keep registry order");
-    assert!(opus[whole..].iter().all(|s| s.contains("sonnet")), "then scattered matches: {opus:?}");
-    let scattered: Vec<String> = filter_models(r.all(), "dsrsnr").iter().map(|m| m.selector()).collect();
-    assert_eq!(scattered, ["deepseek/deepseek-reasoner"]);
+    assert_eq!(whole, 19, "the 19 ids containing opus-4 first (Anthropic, OpenRouter, Vercel): {opus:?}");
+    assert_eq!(opus[0], "anthropic/claude-opus-4-0", "ties keep registry order");
+    assert!(opus[whole..].contains(&"anthropic/claude-sonnet-4-6".to_owned()), "then scattered matches: {opus:?}");
+    assert!(opus[whole..].iter().all(|s| !s.contains("opus-4")), "{opus:?}");
+    let scattered: Vec<String> = filter_models(r.all(), "dsv4p").iter().map(|m| m.selector()).collect();
+    assert_eq!(
+        scattered,
+        [
+            "deepseek/deepseek-v4-pro",
+            "opencode-go/deepseek-v4-pro",
+            "openrouter/deepseek/deepseek-v4-pro",
+            "huggingface/deepseek-ai/DeepSeek-V4-Pro",
+            "vercel-ai-gateway/deepseek/deepseek-v4-pro",
+        ],
+        "fewest letters skipped first, then registry order"
+    );
     let ranked = filter_models(r.all(), "GROK-4");
-    assert!(ranked.iter().all(|m| m.id.contains("grok-4")), "substrings before scattered");
+    let substrings = ranked.iter().take_while(|m| m.id.contains("grok-4")).count();
+    assert_eq!(substrings, 25, "substrings before scattered");
+    assert!(ranked[substrings..].iter().all(|m| !m.id.contains("grok-4")));
     assert!(filter_models(r.all(), "no such thing at all").is_empty());
 }
 

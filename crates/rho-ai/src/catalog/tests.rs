@@ -1,0 +1,216 @@
+use std::collections::HashSet;
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+use crate::model::api;
+
+const APIS: [&str; 4] =
+    [api::ANTHROPIC_MESSAGES, api::OPENAI_COMPLETIONS, api::OPENAI_RESPONSES, api::GOOGLE_GENERATIVE_AI];
+
+/// pi-ai 0.73.1 rows whose output cap is above their context window, kept as pi has them.
+const CAP_ABOVE_WINDOW: [&str; 2] = ["openrouter/nex-agi/deepseek-v3.1-nex-n1", "openrouter/openai/gpt-3.5-turbo-0613"];
+
+#[test]
+fn every_model_is_usable() {
+    let mut seen = HashSet::new();
+    for model in models() {
+        let label = model.selector();
+        assert!(APIS.contains(&model.api.as_str()), "{label}: unknown api");
+        assert!(model.context_window > 0, "{label}: context window");
+        assert!(model.max_tokens > 0, "{label}: max tokens");
+        assert_eq!(
+            model.max_tokens > model.context_window,
+            CAP_ABOVE_WINDOW.contains(&label.as_str()),
+            "{label}: max tokens above the context window"
+        );
+        assert!(!model.name.is_empty(), "{label}: name");
+        assert!(model.base_url.starts_with("https://"), "{label}: base url");
+        assert!(!model.base_url.contains(['{', '}']), "{label}: base url placeholder");
+        let costs = [model.cost.input, model.cost.output, model.cost.cache_read, model.cost.cache_write];
+        assert!(costs.iter().all(|c| c.is_finite() && *c >= 0.0), "{label}: {costs:?}");
+        for name in model.headers.keys() {
+            let name = name.to_ascii_lowercase();
+            assert!(!["authorization", "x-api-key", "api-key"].contains(&name.as_str()), "{label}: {name}");
+        }
+        assert!(crate::auth::env_var_for(&model.provider).is_some(), "{label}: no key variable");
+        assert!(seen.insert(label.clone()), "{label}: duplicate");
+    }
+    assert_eq!(seen.len(), model_count());
+}
+
+#[test]
+fn every_provider_has_its_default_and_distinct_name() {
+    let mut names = HashSet::new();
+    for provider in PROVIDERS {
+        assert!(names.insert(provider.name), "{}: duplicate", provider.name);
+        assert!(
+            find(provider.name, provider.default_model).is_some(),
+            "{}: default model {} missing",
+            provider.name,
+            provider.default_model
+        );
+        let first = &provider.models[0];
+        assert_eq!((provider.api, provider.base_url), (first.api, first.base_url), "{}", provider.name);
+        let ids: Vec<_> = provider.models.iter().map(|m| m.id).collect();
+        assert!(ids.is_sorted(), "{}: models in pi's order, by id", provider.name);
+    }
+    let registry_order: Vec<_> = data::REGISTRY_ORDER.iter().map(|p| p.name).collect();
+    assert!(registry_order.is_sorted(), "{registry_order:?}");
+    let mut search_order: Vec<_> = PROVIDERS.iter().map(|p| p.name).collect();
+    search_order.sort_unstable();
+    assert_eq!(search_order, registry_order, "both orders hold every provider once");
+}
+
+#[test]
+fn providers_follow_pis_search_order_and_endpoints() {
+    let table: Vec<_> = PROVIDERS.iter().map(|p| (p.name, p.api, p.base_url, p.default_model)).collect();
+    assert_eq!(
+        table,
+        [
+            ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-4-7"),
+            ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-5.4"),
+            ("deepseek", "openai-completions", "https://api.deepseek.com", "deepseek-v4-pro"),
+            (
+                "google",
+                "google-generative-ai",
+                "https://generativelanguage.googleapis.com/v1beta",
+                "gemini-3.1-pro-preview"
+            ),
+            ("openrouter", "openai-completions", "https://openrouter.ai/api/v1", "moonshotai/kimi-k2.6"),
+            ("vercel-ai-gateway", "anthropic-messages", "https://ai-gateway.vercel.sh", "zai/glm-5.1"),
+            ("xai", "openai-completions", "https://api.x.ai/v1", "grok-4.20-0309-reasoning"),
+            ("groq", "openai-completions", "https://api.groq.com/openai/v1", "openai/gpt-oss-120b"),
+            ("cerebras", "openai-completions", "https://api.cerebras.ai/v1", "zai-glm-4.7"),
+            ("zai", "openai-completions", "https://api.z.ai/api/coding/paas/v4", "glm-5.1"),
+            ("mistral", "openai-completions", "https://api.mistral.ai/v1", "devstral-medium-latest"),
+            ("minimax", "anthropic-messages", "https://api.minimax.io/anthropic", "MiniMax-M2.7"),
+            ("minimax-cn", "anthropic-messages", "https://api.minimaxi.com/anthropic", "MiniMax-M2.7"),
+            ("huggingface", "openai-completions", "https://router.huggingface.co/v1", "moonshotai/Kimi-K2.6"),
+            ("opencode", "openai-completions", "https://opencode.ai/zen/v1", "kimi-k2.6"),
+            ("opencode-go", "openai-completions", "https://opencode.ai/zen/go/v1", "kimi-k2.6"),
+            ("kimi-coding", "anthropic-messages", "https://api.kimi.com/coding", "kimi-for-coding"),
+        ]
+    );
+}
+
+#[test]
+fn every_model_pi_lists_for_the_main_providers_is_there() {
+    let count = |name: &str| provider(name).map_or(0, |p| p.models.len());
+    assert_eq!(
+        [count("anthropic"), count("openai"), count("google"), count("openrouter")],
+        [23, 42, 27, 275],
+        "pi-ai 0.73.1's counts"
+    );
+    for (provider, id) in [
+        ("anthropic", "claude-opus-4-7"),
+        ("anthropic", "claude-opus-4-6"),
+        ("anthropic", "claude-sonnet-4-5-20250929"),
+        ("openai", "gpt-5.5"),
+        ("openai", "gpt-5.5-pro"),
+        ("google", "gemini-3.1-pro-preview"),
+        ("openrouter", "anthropic/claude-opus-4.7"),
+        ("mistral", "devstral-medium-latest"),
+    ] {
+        assert!(find(provider, id).is_some(), "{provider}/{id}");
+    }
+    assert_eq!(model_count(), 689);
+}
+
+#[test]
+fn one_million_token_models_have_their_full_window() {
+    for (provider, id, window) in [
+        ("anthropic", "claude-opus-4-7", 1_000_000),
+        ("anthropic", "claude-opus-4-6", 1_000_000),
+        ("anthropic", "claude-sonnet-4-6", 1_000_000),
+        ("anthropic", "claude-sonnet-4-5", 200_000),
+        ("openai", "gpt-5.5-pro", 1_050_000),
+        ("google", "gemini-2.5-pro", 1_048_576),
+        ("deepseek", "deepseek-v4-pro", 1_000_000),
+    ] {
+        assert_eq!(find(provider, id).unwrap().context_window, window, "{provider}/{id}");
+    }
+}
+
+#[test]
+fn compat_flags_and_headers_come_from_pi() {
+    let deepseek = find("deepseek", "deepseek-v4-pro").unwrap();
+    assert_eq!(
+        deepseek.compat,
+        Some(json!({"requiresReasoningContentOnAssistantMessages": true, "thinkingFormat": "deepseek"}))
+    );
+    let glm = find("zai", "glm-5.1").unwrap();
+    assert_eq!(glm.compat_str("thinkingFormat"), Some("zai"));
+    assert_eq!(glm.compat_bool("supportsDeveloperRole"), Some(false));
+    let devstral = find("mistral", "devstral-medium-latest").unwrap();
+    assert_eq!(
+        devstral.compat,
+        Some(json!({"supportsReasoningEffort": false})),
+        "rewritten from mistral-conversations"
+    );
+    assert_eq!(find("anthropic", "claude-opus-4-7").unwrap().compat, None);
+    let kimi = find("kimi-coding", "kimi-for-coding").unwrap();
+    assert_eq!(kimi.headers.get("User-Agent").map(String::as_str), Some("KimiCLI/1.5"));
+    assert!(find("anthropic", "claude-opus-4-7").unwrap().headers.is_empty());
+    let auto = find("openrouter", "openrouter/auto").unwrap();
+    assert_eq!((auto.cost.input, auto.cost.output), (0.0, 0.0), "pi's -1000000 placeholder is not a price");
+}
+
+#[test]
+fn thinking_levels_follow_pis_map() {
+    use ThinkingLevel::*;
+    let levels = |provider: &str, id: &str| entry(provider, id).unwrap().supported_thinking_levels();
+    assert_eq!(levels("anthropic", "claude-opus-4-7"), [Off, Minimal, Low, Medium, High, Xhigh]);
+    assert_eq!(entry("anthropic", "claude-opus-4-6").unwrap().thinking_level_map, [(Xhigh, Some("max"))]);
+    assert_eq!(levels("anthropic", "claude-sonnet-4-5"), [Off, Minimal, Low, Medium, High]);
+    assert_eq!(levels("openai", "gpt-5"), [Minimal, Low, Medium, High], "gpt-5 cannot be switched off");
+    assert_eq!(levels("openai", "gpt-5.5"), [Minimal, Low, Medium, High, Xhigh]);
+    assert_eq!(levels("google", "gemini-3.1-pro-preview"), [Low, High]);
+    assert_eq!(levels("deepseek", "deepseek-v4-pro"), [Off, High, Xhigh]);
+    assert_eq!(levels("openai", "gpt-4o"), [Off], "no reasoning");
+}
+
+#[test]
+fn a_model_is_built_with_its_provider_fields() {
+    let model = find("anthropic", "claude-sonnet-4-5").unwrap();
+    let json = crate::json::to_string(&model).unwrap();
+    assert_eq!(
+        json,
+        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000}"#
+    );
+    let opencode_gemini = find("opencode", "gemini-3.1-pro").unwrap();
+    assert_eq!(
+        (opencode_gemini.api.as_str(), opencode_gemini.base_url.as_str()),
+        ("google-generative-ai", "https://opencode.ai/zen/v1"),
+        "a model's own API and endpoint, not its provider's first"
+    );
+    assert!(find("anthropic", "no-such-model").is_none());
+    assert!(find("no-such-provider", "claude-sonnet-4-5").is_none());
+}
+
+#[test]
+fn models_come_in_pis_registry_order() {
+    let selectors: Vec<String> = models().map(|m| m.selector()).collect();
+    let first_of = |provider: &str| selectors.iter().position(|s| s.starts_with(&format!("{provider}/")));
+    assert_eq!(selectors[0], "anthropic/claude-3-5-haiku-20241022");
+    assert!(first_of("anthropic") < first_of("cerebras"));
+    assert!(first_of("openai") < first_of("opencode"));
+    assert!(first_of("vercel-ai-gateway") < first_of("xai"));
+    assert_eq!(selectors.last().map(String::as_str), Some("zai/glm-5v-turbo"));
+}
+
+#[test]
+fn the_data_file_says_where_it_comes_from() {
+    let data = include_str!("data.rs");
+    let header: Vec<&str> = data.lines().take_while(|l| l.starts_with("//")).collect();
+    let has = |needle: &str| header.iter().any(|l| l.contains(needle));
+    assert!(has("@generated by scripts/catalog/generate.mjs"), "{header:#?}");
+    assert!(has("Source: @mariozechner/pi-ai 0.73.1"), "{header:#?}");
+    assert!(has("@mariozechner/pi-coding-agent 0.73.1"), "{header:#?}");
+    assert!(has("Regenerate: node scripts/catalog/generate.mjs"), "{header:#?}");
+    let date = header.iter().find_map(|l| l.strip_prefix("// Generated: ")).unwrap_or_default();
+    let digits: Vec<bool> = date.chars().map(|c| c.is_ascii_digit()).collect();
+    assert_eq!(digits, [true, true, true, true, false, true, true, false, true, true], "{date}");
+    assert!(has("Skipped providers"), "{header:#?}");
+}
