@@ -1,0 +1,121 @@
+//! Opening one connection: the transport a [`Transport`] config asks for, then MCP's
+//! `initialize` handshake through rmcp.
+//!
+//! stdio servers run in a process group of their own, so closing the connection (or dropping
+//! it half-way) ends the whole group: `npx some-server` leaves no `node` behind. Their stderr
+//! goes to a log file or nowhere, never to rho's stdout (the protocol channel) or stderr.
+//!
+//! HTTP servers use rmcp's streamable HTTP client (reqwest 0.13 built without a crypto
+//! provider): the ring provider that rho already links is installed as rustls' process default
+//! when none is, the first time an HTTP server is connected.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::OpenOptions;
+use std::process::Stdio;
+
+use http::{HeaderName, HeaderValue};
+use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::{
+    StreamableHttpClientTransport, TokioChildProcess, streamable_http_client::StreamableHttpClientTransportConfig,
+};
+
+use crate::config::{StdioServer, Transport};
+use crate::handler::ClientEvents;
+use crate::name::sanitize;
+use crate::options::McpOptions;
+use crate::sse::SseTransport;
+
+pub(crate) type Running = RunningService<RoleClient, ClientEvents>;
+
+/// Whether a server's log file is started afresh (its first start in this manager) or continued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogMode {
+    Truncate,
+    Append,
+}
+
+/// Connects and initializes; the error is the reason to show.
+pub(crate) async fn connect(
+    name: &str,
+    transport: &Transport,
+    handler: ClientEvents,
+    options: &McpOptions,
+    log: LogMode,
+) -> Result<Running, String> {
+    match transport {
+        Transport::Stdio(stdio) => {
+            let child = spawn(name, stdio, options, log)?;
+            handler.serve(child).await.map_err(|e| e.to_string())
+        }
+        Transport::Http(remote) => {
+            install_crypto_provider();
+            let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
+                .custom_headers(headers(&remote.headers)?);
+            handler.serve(StreamableHttpClientTransport::from_config(config)).await.map_err(|e| e.to_string())
+        }
+        Transport::Sse(remote) => {
+            let transport = SseTransport::connect(&remote.url, &remote.headers).await?;
+            handler.serve(transport).await.map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn spawn(name: &str, stdio: &StdioServer, options: &McpOptions, log: LogMode) -> Result<TokioChildProcess, String> {
+    let mut command = tokio::process::Command::new(&stdio.command);
+    command.args(&stdio.args).envs(&stdio.env).current_dir(stdio.cwd.as_deref().unwrap_or(&options.cwd));
+    let mut wrapped = CommandWrap::from(command);
+    wrapped.wrap(ProcessGroup::leader());
+    let (child, _) = TokioChildProcess::builder(wrapped)
+        .stderr(stderr_target(name, options, log))
+        .spawn()
+        .map_err(|e| format!("cannot run `{}`: {e}", stdio.command))?;
+    Ok(child)
+}
+
+/// The log file path of server `name`, if logs are kept.
+pub(crate) fn log_path(name: &str, options: &McpOptions) -> Option<std::path::PathBuf> {
+    options.log_dir.as_ref().map(|dir| dir.join(format!("mcp-{}.log", sanitize(name))))
+}
+
+fn stderr_target(name: &str, options: &McpOptions, log: LogMode) -> Stdio {
+    let Some(path) = log_path(name, options) else { return Stdio::null() };
+    if let Some(dir) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        tracing::warn!("MCP server {name}: cannot create log directory {}: {e}", dir.display());
+        return Stdio::null();
+    }
+    let mut open = OpenOptions::new();
+    match log {
+        LogMode::Truncate => open.write(true).create(true).truncate(true),
+        LogMode::Append => open.append(true).create(true),
+    };
+    match open.open(&path) {
+        Ok(file) => Stdio::from(file),
+        Err(e) => {
+            tracing::warn!("MCP server {name}: cannot open log file {}: {e}", path.display());
+            Stdio::null()
+        }
+    }
+}
+
+pub(crate) fn headers(headers: &BTreeMap<String, String>) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let header =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("invalid header name \"{name}\""))?;
+            let value = HeaderValue::from_str(value).map_err(|_| format!("invalid value for header \"{name}\""))?;
+            Ok((header, value))
+        })
+        .collect()
+}
+
+/// reqwest 0.13 (rmcp's) is built without a provider; rho links ring already (reqwest 0.12).
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race to another installer is fine: a provider is installed either way.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}

@@ -1,0 +1,156 @@
+//! The manager: every configured server, started in parallel in the background, and what a host
+//! needs of them: the tools known so far, each server's status, the prompts, a change signal,
+//! the diagnostics, and shutdown.
+//!
+//! Nothing here blocks the caller: [`McpManager::start`] returns at once and tools appear as
+//! servers become ready; a host re-reads [`McpManager::tools`] when [`McpManager::subscribe`]
+//! fires (or awaits [`McpManager::settled`] once, as a print-mode run would before its prompt).
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use rho_agent::Tool;
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::McpConfig;
+use crate::diagnostic::Diagnostic;
+use crate::error::McpError;
+use crate::name::{cap, sanitize, unique};
+use crate::options::McpOptions;
+use crate::prompt::{McpPrompt, McpPromptMessage, messages};
+use crate::server::Server;
+use crate::shared::Shared;
+use crate::status::{ServerState, ServerStatus};
+use crate::tool::McpTool;
+
+/// The MCP servers of one session.
+pub struct McpManager {
+    /// Sorted by name (the config's order), so names are minted in a stable order.
+    servers: Vec<Arc<Server>>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for McpManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpManager").field("servers", &self.status()).finish()
+    }
+}
+
+impl McpManager {
+    /// Starts every enabled server in the background and returns at once. Must be called
+    /// within a tokio runtime.
+    pub fn start(config: McpConfig, options: McpOptions) -> Arc<Self> {
+        Self::start_with_diagnostics(config, options, Vec::new())
+    }
+
+    /// [`start`](Self::start), queueing `diagnostics` (those of [`McpConfig::load`]) ahead of
+    /// the servers' own, so a host drains one queue.
+    pub fn start_with_diagnostics(config: McpConfig, options: McpOptions, diagnostics: Vec<Diagnostic>) -> Arc<Self> {
+        let shared = Arc::new(Shared::new(options, diagnostics));
+        let servers: Vec<Arc<Server>> =
+            config.servers().iter().map(|server| Server::new(server.clone(), shared.clone())).collect();
+        for server in &servers {
+            server.start();
+        }
+        Arc::new(Self { servers, shared })
+    }
+
+    /// The tools of every server, as known now (a server still starting contributes none yet;
+    /// one that exited keeps its tools, which restart it when called). Names are
+    /// `mcp__<server>__<tool>`, unique across servers.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut taken = HashSet::new();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for server in &self.servers {
+            let defs = server.tools();
+            for def in defs.iter() {
+                let name = unique(crate::name::tool_name(server.name(), &def.name), &|n| taken.contains(n));
+                taken.insert(name.clone());
+                tools.push(Arc::new(McpTool::new(name, def.clone(), server.clone())));
+            }
+        }
+        tools
+    }
+
+    /// Every configured server (disabled ones included), sorted by name.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.servers.iter().map(|s| s.status()).collect()
+    }
+
+    /// The prompts of the ready servers (and of exited ones, which restart on use).
+    pub fn prompts(&self) -> Vec<McpPrompt> {
+        let mut taken = HashSet::new();
+        let mut out = Vec::new();
+        for server in &self.servers {
+            for prompt in server.prompts().iter() {
+                let base = cap(format!("mcp__{}__{}", sanitize(server.name()), sanitize(&prompt.name)));
+                let command = unique(base, &|n| taken.contains(n));
+                taken.insert(command.clone());
+                out.push(McpPrompt::new(command, server.name(), prompt));
+            }
+        }
+        out
+    }
+
+    /// Gets the prompt whose [`McpPrompt::command`] is `command`, with its arguments.
+    pub async fn get_prompt(
+        &self,
+        command: &str,
+        arguments: BTreeMap<String, String>,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<McpPromptMessage>, McpError> {
+        let prompt = self
+            .prompts()
+            .into_iter()
+            .find(|p| p.command == command)
+            .ok_or_else(|| McpError::UnknownPrompt(command.to_owned()))?;
+        let server = self.server(&prompt.server)?;
+        let arguments: Map<String, Value> = arguments.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        Ok(messages(server.get_prompt(&prompt.name, arguments, cancel).await?))
+    }
+
+    fn server(&self, name: &str) -> Result<&Arc<Server>, McpError> {
+        self.servers.iter().find(|s| s.name() == name).ok_or_else(|| McpError::UnknownServer(name.to_owned()))
+    }
+
+    /// Fires whenever a server's state, tools or prompts change, or a diagnostic is queued.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.shared.subscribe()
+    }
+
+    /// The problems found since the last call (config problems first), each returned once.
+    pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
+        self.shared.take_diagnostics()
+    }
+
+    /// Resolves once no server is starting: each is ready, failed or disabled.
+    pub async fn settled(&self) {
+        let mut changes = self.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if !self.servers.iter().any(|s| s.status().state == ServerState::Starting) {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Closes every connection and waits until each stdio server's process group is gone (rmcp
+    /// closes stdin, waits, then signals). Calls in flight end with [`McpError::ShutDown`].
+    pub async fn shutdown(&self) {
+        self.shared.shutdown.cancel();
+        futures::future::join_all(self.servers.iter().map(|s| s.shutdown())).await;
+    }
+}
+
+impl Drop for McpManager {
+    /// A manager dropped without [`shutdown`](McpManager::shutdown) still closes its connections
+    /// (in the background).
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+    }
+}
