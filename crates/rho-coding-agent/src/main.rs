@@ -56,9 +56,12 @@ async fn run(cli: Cli) -> i32 {
     let stdin_piped = !std::io::stdin().is_terminal();
     match cli.mode(stdin_piped) {
         Some(Mode::Rpc) => run_rpc(cli).await,
+        Some(Mode::Acp) => modes::acp::run(cli).await,
         Some(mode @ (Mode::Text | Mode::Json)) => modes::print::run(cli, mode, stdin_piped).await,
         None => {
-            eprintln!("rho has no interactive mode yet: give a message with -p, or use --mode json or --mode rpc");
+            eprintln!(
+                "rho has no interactive mode yet: give a message with -p, or use --mode json, --mode rpc or --mode acp"
+            );
             2
         }
     }

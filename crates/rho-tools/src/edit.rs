@@ -6,7 +6,8 @@
 //! ([`crate::edit_apply`]). Only the matched regions change, so a BOM, CRLF line endings and every
 //! untouched byte stay as they were. The result carries the compact diff and the first changed
 //! line; the write target is the resolved path with symlinks followed
-//! ([`crate::path::write_identity`]), so parallel edits of one file run one after another.
+//! ([`crate::path::write_identity`]), so parallel edits of one file run one after another. With a [`crate::FileAccess`], an existing
+//! text file is read and written through it (an editor's buffer); the matching is the same.
 
 use std::path::{Path, PathBuf};
 
@@ -16,12 +17,13 @@ use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 
 use crate::ToolOptions;
-use crate::abort::blocking;
+use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
 use crate::edit_apply::{EditError, Replacement, apply_edits};
 use crate::edit_args::{EditArgs, advertised_schema, prepare};
 use crate::edit_diff::generate_diff_string;
 use crate::edit_match::normalize_line_endings;
+use crate::file_access::is_text_file;
 use crate::os_error;
 use crate::path::{resolve_to_cwd, write_identity};
 
@@ -68,7 +70,21 @@ impl Tool for EditTool {
             let EditArgs { path, edits } = EditArgs::parse(&args)?;
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             let request = EditRequest { path, edits };
-            blocking(&ctx.cancel, move || request.run(&abs)).await
+            let Some(files) = self.options.file_access.clone() else {
+                return blocking(&ctx.cancel, move || request.run(&abs)).await;
+            };
+            let probe = abs.clone();
+            if !blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
+                return blocking(&ctx.cancel, move || request.run(&abs)).await;
+            }
+            abortable(&ctx.cancel, async move {
+                let describe = |e: std::io::Error| ToolError::new(os_error::describe(&e, "open", &abs));
+                let raw = files.read_text(abs.clone()).await.map_err(describe)?;
+                let (output, result) = request.apply(&raw)?;
+                files.write_text(abs.clone(), output).await.map_err(describe)?;
+                Ok(result)
+            })
+            .await
         })
     }
 }
@@ -87,9 +103,16 @@ impl EditRequest {
         }
         let raw = std::fs::read(abs).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
         let raw = String::from_utf8(raw).map_err(|_| EditError::NotUtf8 { path: self.path.clone() })?;
+        let (output, result) = self.apply(&raw)?;
+        std::fs::write(abs, output).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
+        Ok(result)
+    }
+
+    /// The file's new text and the tool's result, from its current text.
+    fn apply(&self, raw: &str) -> Result<(String, AgentToolResult), ToolError> {
         let (bom, body) = match raw.strip_prefix(BOM) {
             Some(rest) => (true, rest),
-            None => (false, raw.as_str()),
+            None => (false, raw),
         };
 
         let new_body = apply_edits(body, &self.edits, &self.path)?;
@@ -99,7 +122,6 @@ impl EditRequest {
             output.push(BOM);
         }
         output.push_str(&new_body);
-        std::fs::write(abs, output).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
 
         let diff = generate_diff_string(&normalize_line_endings(body), &normalize_line_endings(&new_body), 4);
         let mut details = json!({"diff": diff.diff});
@@ -107,6 +129,6 @@ impl EditRequest {
             details["firstChangedLine"] = json!(line);
         }
         let text = format!("Successfully replaced {} block(s) in {}.", self.edits.len(), self.path);
-        Ok(AgentToolResult::text(text).with_details(details))
+        Ok((output, AgentToolResult::text(text).with_details(details)))
     }
 }

@@ -21,6 +21,7 @@ mod edit_apply;
 mod edit_args;
 mod edit_diff;
 mod edit_match;
+mod file_access;
 mod find;
 mod grep;
 mod image_resize;
@@ -40,6 +41,7 @@ mod write;
 pub use bash::BashTool;
 pub use edit::EditTool;
 pub use edit_diff::{DiffResult, generate_diff_string};
+pub use file_access::FileAccess;
 pub use find::FindTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
@@ -68,6 +70,8 @@ pub struct ToolOptions {
     pub settings_path: Option<PathBuf>,
     /// Settings `bash.environment`: variables set for every shell command.
     pub environment: Vec<(String, String)>,
+    /// Where `read`, `edit` and `write` go for text files; `None` is the local file system.
+    pub file_access: Option<Arc<dyn FileAccess>>,
 }
 
 impl Default for ToolOptions {
@@ -81,6 +85,7 @@ impl Default for ToolOptions {
             agent_dir: None,
             settings_path: None,
             environment: Vec::new(),
+            file_access: None,
         }
     }
 }

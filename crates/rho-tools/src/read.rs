@@ -2,7 +2,8 @@
 //! `offset`/`limit`, cut at 2000 lines / 50 KiB with a notice saying how to continue; JPEG, PNG,
 //! GIF and WebP files (recognized by their magic bytes) come back as image blocks, shrunk to the
 //! providers' limits. Files with NUL bytes that are not images are refused as binary instead of
-//! being dumped into the context.
+//! being dumped into the context. With a [`crate::FileAccess`], an existing text file is read
+//! through it (an editor's unsaved buffer); the window and the cut are the same.
 
 use base64::Engine as _;
 use futures::future::BoxFuture;
@@ -11,8 +12,9 @@ use rho_ai::types::{ImageContent, UserContent};
 use serde_json::{Value, json};
 
 use crate::ToolOptions;
-use crate::abort::blocking;
+use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
+use crate::file_access::is_text_file;
 use crate::image_resize::{ResizeLimits, resize_image};
 use crate::js;
 use crate::os_error;
@@ -69,6 +71,20 @@ impl Tool for ReadTool {
                 block_images: self.options.block_images,
             };
             let cwd = self.options.cwd.clone();
+            if let Some(files) = self.options.file_access.clone() {
+                let abs = resolve_read_path(&request.path, &cwd);
+                let probe = abs.clone();
+                if blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
+                    let text = abortable(&ctx.cancel, async move {
+                        files
+                            .read_text(abs.clone())
+                            .await
+                            .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
+                    })
+                    .await?;
+                    return request.text_result(&text);
+                }
+            }
             blocking(&ctx.cancel, move || request.run(&cwd)).await
         })
     }

@@ -1,7 +1,8 @@
 //! The `write` tool: creates or overwrites a file with the given content as UTF-8, creating
 //! missing parent directories. The reported size is the real number of bytes written (the
 //! reference reports UTF-16 code units). Its write target is the resolved path with symlinks
-//! followed, so the agent loop never runs two writes to one file at once, however it is named.
+//! followed, so the agent loop never runs two writes to one file at once, however it is named. With a
+//! [`crate::FileAccess`] the content goes through it (the parent directories are still made here).
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +11,7 @@ use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 
 use crate::ToolOptions;
-use crate::abort::blocking;
+use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
 use crate::os_error;
 use crate::path::{resolve_to_cwd, write_identity};
@@ -68,7 +69,26 @@ impl Tool for WriteTool {
             let content = args::string(&args, "content")?;
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             let bytes = content.len();
-            blocking(&ctx.cancel, move || write_file(&abs, &content)).await?;
+            match self.options.file_access.clone() {
+                Some(files) => {
+                    let parent = abs.parent().map(Path::to_path_buf);
+                    if let Some(parent) = parent {
+                        blocking(&ctx.cancel, move || {
+                            std::fs::create_dir_all(&parent)
+                                .map_err(|e| ToolError::new(os_error::describe(&e, "mkdir", &parent)))
+                        })
+                        .await?;
+                    }
+                    abortable(&ctx.cancel, async move {
+                        files
+                            .write_text(abs.clone(), content)
+                            .await
+                            .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
+                    })
+                    .await?;
+                }
+                None => blocking(&ctx.cancel, move || write_file(&abs, &content)).await?,
+            }
             Ok(AgentToolResult::text(format!("Successfully wrote {bytes} bytes to {path}")))
         })
     }

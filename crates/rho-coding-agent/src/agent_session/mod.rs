@@ -75,6 +75,9 @@ pub struct SessionOptions {
     pub sink: Arc<dyn SessionEventSink>,
     /// The dialogs tools may open; `None` answers every dialog with its default.
     pub ui: Option<Arc<dyn Ui>>,
+    /// Where the file tools read and write text files (an editor's buffers in ACP mode);
+    /// `None` is the local file system.
+    pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
 }
 
 pub(crate) struct Inner {
@@ -134,6 +137,7 @@ impl AgentSession {
             tools: selection,
             sink,
             ui,
+            file_access,
         } = options;
         let registry = Arc::new(registry);
         let todos = TodoStore::new();
@@ -142,7 +146,7 @@ impl AgentSession {
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos);
+        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, file_access);
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));
         let request_options = request_options(registry.clone(), &settings, cache_key.clone());

@@ -50,8 +50,9 @@ impl ToolSet {
         selection: ToolSelection,
         ui: Option<Arc<dyn Ui>>,
         todos: &TodoStore,
+        file_access: Option<Arc<dyn rho_tools::FileAccess>>,
     ) -> Self {
-        let options = tool_options(paths, settings);
+        let options = ToolOptions { file_access, ..tool_options(paths, settings) };
         let builtin = match &selection {
             ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
             ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
@@ -126,6 +127,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         agent_dir: Some(paths.agent_dir.clone()),
         settings_path: settings.global_file().map(std::path::Path::to_path_buf),
         environment: settings.bash_environment(),
+        file_access: None,
     }
 }
 

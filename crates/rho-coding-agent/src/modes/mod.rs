@@ -1,6 +1,7 @@
 //! The ways rho runs: RPC mode (the protocol over stdio), and the pieces the modes share (the
 //! frame encoder and the one stdout writer).
 
+pub mod acp;
 mod bounded;
 pub mod encoder;
 pub mod file_args;

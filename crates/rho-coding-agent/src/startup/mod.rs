@@ -109,6 +109,7 @@ pub fn session_options(
         tools: tool_selection(cli),
         sink,
         ui,
+        file_access: None,
     })
 }
 

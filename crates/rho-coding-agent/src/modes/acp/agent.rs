@@ -1,0 +1,258 @@
+//! The agent side of the protocol: each request from the client becomes calls on the
+//! [`AgentSession`] of the session it names. Requests are answered in the SDK's dispatch loop
+//! and so must not wait on the client: a prompt takes its run and returns, and a task of its own
+//! answers it once the run is over (its `session/update`s are all out by then).
+//!
+//! What rho answers:
+//! - `initialize`: protocol v1; `loadSession`; images and embedded context in prompts; no auth
+//!   methods (rho reads its keys from the environment, auth.json and models.json, so there is
+//!   nothing to log in to); `session/close`.
+//! - `session/new`, `session/load`: see [`super::sessions`]; `mcpServers` are ignored for now.
+//! - `session/prompt`: the stop reason from the last reply (`end_turn`, `max_tokens`,
+//!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message.
+//! - `session/set_config_option`: model and thinking level ([`super::config`]).
+//! - `session/set_mode`: refused (rho has no modes); `authenticate`: nothing to do.
+//! - `session/cancel` (a notification): aborts the run ([`AgentSession::interrupt`]).
+//!
+//! rho asks no permission before running a tool, in this mode as in the others.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthenticateResponse, ClientCapabilities, ClientNotification, ClientRequest,
+    CloseSessionResponse, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionCapabilities, SessionCloseCapabilities, SessionId, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, StopReason,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error, ErrorCode};
+use rho_agent::AgentMessage;
+use rho_ai::types::StopReason as RhoStopReason;
+
+use super::sessions::{AcpSession, ClientSide, Open};
+use super::{config, prompt, replay, sessions};
+use crate::agent_session::{PromptOptions, PromptOutcome, lock};
+use crate::cli::Cli;
+
+/// How long shutdown waits for runs to stop.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(800);
+
+/// The agent: the command line every session is built from, and the sessions.
+pub(super) struct AcpAgent {
+    cli: Cli,
+    client: Mutex<ClientCapabilities>,
+    sessions: Mutex<HashMap<SessionId, Arc<AcpSession>>>,
+}
+
+/// Answers with a typed response (the SDK's catch-all request type answers JSON).
+fn answer<T: serde::Serialize>(responder: Responder, result: Result<T, Error>) -> Result<(), Error> {
+    responder.respond_with_result(result.and_then(|r| serde_json::to_value(r).map_err(Error::into_internal_error)))
+}
+
+fn invalid_params(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::INVALID_PARAMS, message)
+}
+
+impl AcpAgent {
+    pub fn new(cli: Cli) -> Self {
+        Self { cli, client: Mutex::new(ClientCapabilities::default()), sessions: Mutex::new(HashMap::new()) }
+    }
+
+    fn session(&self, id: &SessionId) -> Result<Arc<AcpSession>, Error> {
+        lock(&self.sessions).get(id).cloned().ok_or_else(|| invalid_params(format!("Unknown session: {}", id.0)))
+    }
+
+    /// Answers one request (a prompt is answered when its run ends).
+    pub fn request(
+        &self,
+        request: ClientRequest,
+        responder: Responder,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        match request {
+            ClientRequest::InitializeRequest(r) => answer(responder, Ok(self.initialize(r))),
+            ClientRequest::AuthenticateRequest(_) => answer(responder, Ok(AuthenticateResponse::new())),
+            ClientRequest::NewSessionRequest(r) => self.new_session(r, responder, cx),
+            ClientRequest::LoadSessionRequest(r) => self.load_session(r, responder, cx),
+            ClientRequest::PromptRequest(r) => self.prompt(r, responder),
+            ClientRequest::SetSessionConfigOptionRequest(r) => answer(responder, self.set_config_option(r)),
+            ClientRequest::CloseSessionRequest(r) => {
+                if let Some(acp) = lock(&self.sessions).remove(&r.session_id) {
+                    acp.session.interrupt();
+                }
+                answer(responder, Ok(CloseSessionResponse::new()))
+            }
+            ClientRequest::SetSessionModeRequest(_) => responder.respond_with_error(Error::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "rho has no session modes; use the config options",
+            )),
+            other => responder.respond_with_error(Error::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Not supported by rho: {}", other.method()),
+            )),
+        }
+    }
+
+    /// `session/cancel`; other notifications are ignored.
+    pub fn notification(&self, notification: ClientNotification) {
+        if let ClientNotification::CancelNotification(cancel) = notification
+            && let Ok(acp) = self.session(&cancel.session_id)
+        {
+            acp.cancelled.store(true, Ordering::Release);
+            acp.session.interrupt();
+        }
+    }
+
+    fn initialize(&self, request: InitializeRequest) -> InitializeResponse {
+        *lock(&self.client) = request.client_capabilities;
+        let prompts = PromptCapabilities::new().image(true).embedded_context(true);
+        let capabilities = AgentCapabilities::new()
+            .load_session(true)
+            .prompt_capabilities(prompts)
+            .session_capabilities(SessionCapabilities::new().close(SessionCloseCapabilities::new()));
+        InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(capabilities)
+            .auth_methods(Vec::new())
+            .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")).title("rho".to_owned()))
+    }
+
+    fn client_side<'a>(
+        &self,
+        cx: &'a ConnectionTo<Client>,
+        fs: &'a agent_client_protocol::v1::schema::FileSystemCapabilities,
+    ) -> ClientSide<'a> {
+        ClientSide { connection: cx, fs }
+    }
+
+    fn new_session(
+        &self,
+        request: NewSessionRequest,
+        responder: Responder,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        if !request.mcp_servers.is_empty() {
+            tracing::info!("ACP: the session's {} MCP server(s) are ignored", request.mcp_servers.len());
+        }
+        let fs = lock(&self.client).fs.clone();
+        let (id, acp) = match sessions::open(&self.cli, &request.cwd, &Open::New, &self.client_side(cx, &fs)) {
+            Ok(opened) => opened,
+            Err(message) => return responder.respond_with_error(invalid_params(message)),
+        };
+        let response = NewSessionResponse::new(id.clone()).config_options(Some(config::options(&acp.session)));
+        let acp = Arc::new(acp);
+        lock(&self.sessions).insert(id, acp.clone());
+        answer(responder, Ok(response))?;
+        acp.session.announce_commands();
+        Ok(())
+    }
+
+    /// Replays the history, then answers, then announces the commands.
+    fn load_session(
+        &self,
+        request: LoadSessionRequest,
+        responder: Responder,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let existing = lock(&self.sessions).get(&request.session_id).cloned();
+        let acp = match existing {
+            Some(acp) => acp,
+            None => {
+                let fs = lock(&self.client).fs.clone();
+                let how = Open::Load(&request.session_id.0);
+                match sessions::open(&self.cli, &request.cwd, &how, &self.client_side(cx, &fs)) {
+                    Ok((id, acp)) => {
+                        let acp = Arc::new(acp);
+                        lock(&self.sessions).insert(id, acp.clone());
+                        acp
+                    }
+                    Err(message) => return responder.respond_with_error(invalid_params(message)),
+                }
+            }
+        };
+        let history = acp.session.messages();
+        for update in replay::replay(acp.session.cwd(), &history, &acp.session.todo_phases()) {
+            acp.updates.send(update);
+        }
+        let response = LoadSessionResponse::new().config_options(Some(config::options(&acp.session)));
+        answer(responder, Ok(response))?;
+        acp.session.announce_commands();
+        Ok(())
+    }
+
+    fn prompt(&self, request: PromptRequest, responder: Responder) -> Result<(), Error> {
+        let acp = match self.session(&request.session_id) {
+            Ok(acp) => acp,
+            Err(e) => return responder.respond_with_error(e),
+        };
+        let input = match prompt::build(request.prompt, acp.session.cwd()) {
+            Ok(input) => input,
+            Err(message) => return responder.respond_with_error(invalid_params(message)),
+        };
+        acp.cancelled.store(false, Ordering::Release);
+        acp.updates.take_refusal();
+        let options = PromptOptions { images: input.images, ..PromptOptions::default() };
+        match acp.session.prompt(&input.text, options) {
+            Ok(PromptOutcome::Started(run)) => {
+                let handle = run.start();
+                tokio::spawn(async move {
+                    let _ = handle.await;
+                    if let Err(e) = answer(responder, stop_reason(&acp).map(PromptResponse::new)) {
+                        tracing::debug!("session/prompt not answered: {e}");
+                    }
+                });
+                Ok(())
+            }
+            // Only with a streaming behaviour, which ACP prompts never carry.
+            Ok(PromptOutcome::Queued) => answer(responder, Ok(PromptResponse::new(StopReason::EndTurn))),
+            Err(rejection) => {
+                responder.respond_with_error(Error::new(ErrorCode::INVALID_REQUEST, rejection.to_string()))
+            }
+        }
+    }
+
+    fn set_config_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let acp = self.session(&request.session_id)?;
+        config::set(&acp.session, &request.config_id.0, &request.value).map_err(invalid_params)?;
+        Ok(SetSessionConfigOptionResponse::new(config::options(&acp.session)))
+    }
+
+    /// Stops every run and waits (briefly) for the session files to be complete.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<Arc<AcpSession>> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        for acp in &sessions {
+            acp.session.interrupt();
+            acp.session.abort_bash();
+        }
+        let stopped = futures::future::join_all(sessions.iter().map(|acp| acp.session.abort()));
+        if tokio::time::timeout(SHUTDOWN_GRACE, stopped).await.is_err() {
+            tracing::warn!("shutdown: a run did not stop in time");
+        }
+    }
+}
+
+/// The stop reason of the run that just ended, from its last reply.
+fn stop_reason(acp: &AcpSession) -> Result<StopReason, Error> {
+    if acp.cancelled.load(Ordering::Acquire) {
+        return Ok(StopReason::Cancelled);
+    }
+    let last = acp.session.agent().read_messages(|messages| {
+        messages.iter().rev().find_map(AgentMessage::as_assistant).map(|a| (a.stop_reason, a.error_message.clone()))
+    });
+    match last {
+        Some((RhoStopReason::Length, _)) => Ok(StopReason::MaxTokens),
+        Some((RhoStopReason::Aborted, _)) => Ok(StopReason::Cancelled),
+        Some((RhoStopReason::Error, _)) if acp.updates.take_refusal() => Ok(StopReason::Refusal),
+        Some((RhoStopReason::Error, message)) => {
+            Err(Error::new(ErrorCode::INTERNAL_ERROR, message.unwrap_or_else(|| "The model request failed".to_owned())))
+        }
+        _ => Ok(StopReason::EndTurn),
+    }
+}

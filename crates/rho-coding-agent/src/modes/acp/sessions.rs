@@ -1,0 +1,103 @@
+//! Making the `AgentSession` behind an ACP session: `session/new` starts a new session file for
+//! the request's working directory, `session/load` opens one of rho's sessions by its file path
+//! or its id (a prefix will do, as `--session` takes it). Each is built the way every mode
+//! builds its session ([`startup::session_options`] from the command line and the settings of
+//! that directory), with this mode's event sink and, when the client offers them, its files.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{FileSystemCapabilities, SessionId};
+use rho_ai::ModelRegistry;
+
+use super::files::ClientFiles;
+use super::updates::UpdateSink;
+use crate::agent_session::AgentSession;
+use crate::cli::Cli;
+use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
+use crate::startup::{self, Prepared};
+
+/// One ACP session.
+pub(super) struct AcpSession {
+    pub session: AgentSession,
+    pub updates: Arc<UpdateSink>,
+    /// `session/cancel` arrived for the prompt in flight: it ends `cancelled`.
+    pub cancelled: AtomicBool,
+}
+
+/// Which session to open.
+pub(super) enum Open<'a> {
+    New,
+    /// A session file path or a session id (prefix).
+    Load(&'a str),
+}
+
+/// What the client offers that the session uses.
+pub(super) struct ClientSide<'a> {
+    pub connection: &'a ConnectionTo<Client>,
+    pub fs: &'a FileSystemCapabilities,
+}
+
+/// Builds the session for `cwd`; the error is the reason, for the client.
+pub(super) fn open(
+    cli: &Cli,
+    cwd: &Path,
+    how: &Open<'_>,
+    client: &ClientSide<'_>,
+) -> Result<(SessionId, AcpSession), String> {
+    if !cwd.is_absolute() || !cwd.is_dir() {
+        return Err(format!("cwd must be an absolute path to a directory: {}", cwd.display()));
+    }
+    let mut cli = cli.clone();
+    cli.continue_session = false;
+    cli.resume = false;
+    cli.fork = None;
+    cli.session = match how {
+        Open::New => None,
+        Open::Load(id) => {
+            let looks_like_path = id.contains('/') || id.contains('\\') || id.ends_with(".jsonl");
+            if looks_like_path && !Path::new(id).is_file() {
+                return Err(format!("Session not found: {id}"));
+            }
+            Some((*id).to_owned())
+        }
+    };
+    let prepared = prepare(&cli, cwd)?;
+    let id_cell = Arc::new(OnceLock::new());
+    let updates = Arc::new(UpdateSink::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
+    let mut options =
+        startup::session_options(&cli, prepared, updates.clone(), None).map_err(|e| e.message.trim().to_owned())?;
+    options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
+    let session = AgentSession::new(options);
+    let id = match how {
+        Open::New => SessionId::new(session.session_id()),
+        Open::Load(id) => SessionId::new(*id),
+    };
+    let _ = id_cell.set(id.clone());
+    Ok((id, AcpSession { session, updates, cancelled: AtomicBool::new(false) }))
+}
+
+/// [`startup::prepare`] for another working directory than the process's: settings (global and
+/// that project's) and the model registry. Problems with the user's files are warnings on
+/// stderr; a malformed `--setting` is an error.
+fn prepare(cli: &Cli, cwd: &Path) -> Result<Prepared, String> {
+    let paths = ConfigPaths::from_env(cwd.to_path_buf());
+    let mut overrides = Vec::with_capacity(cli.settings.len());
+    for raw in &cli.settings {
+        let parsed: SettingOverride = raw.parse().map_err(|e| format!("Error: {e}"))?;
+        overrides.push(parsed);
+    }
+    let rpc_mode = crate::task::depth_from_env() > 0;
+    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode });
+    for d in diagnostics {
+        eprintln!("{d}");
+    }
+    let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
+    for e in errors {
+        eprintln!("Warning: {e}");
+    }
+    Ok(Prepared { paths, settings, registry })
+}
