@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::{Agent, queue_event};
 use crate::event::{AgentEvent, AgentEventSink};
 use crate::message::{AgentMessage, convert_to_llm};
-use crate::tool::AgentToolResult;
+use crate::tool::{AgentToolResult, Tool};
 use crate::tool_exec;
 
 pub(crate) async fn run(
@@ -45,7 +45,7 @@ pub(crate) async fn run(
                 add_message(agent, &*sink, message, &mut new_messages);
             }
 
-            let assistant = stream_assistant(agent, &cancel, &*sink).await;
+            let (assistant, tools) = stream_assistant(agent, &cancel, &*sink).await;
             new_messages.push(AgentMessage::Assistant(assistant.clone()));
             let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
 
@@ -59,7 +59,7 @@ pub(crate) async fn run(
             let mut steering = None;
             let mut results = Vec::new();
             if more_tool_calls {
-                let outcome = tool_exec::execute(agent, &calls, &cancel, &sink).await;
+                let outcome = tool_exec::execute(agent, &tools, &calls, &cancel, &sink).await;
                 for result in &outcome.results {
                     new_messages.push(AgentMessage::ToolResult(result.clone()));
                 }
@@ -119,16 +119,22 @@ pub(crate) fn poll_steering(agent: &Agent, sink: &dyn AgentEventSink) -> Vec<Age
     taken
 }
 
-/// Streams one model reply: `message_start`, the block events, `message_end`.
-async fn stream_assistant(agent: &Agent, cancel: &CancellationToken, sink: &dyn AgentEventSink) -> AssistantMessage {
-    let (model, context, thinking) = {
+/// Streams one model reply: `message_start`, the block events, `message_end`. Returns the reply
+/// and the tools its request offered: the turn runs its calls with exactly those, so a tool set
+/// replaced meanwhile ([`Agent::set_tools`]) takes effect from the next request, never mid-turn.
+async fn stream_assistant(
+    agent: &Agent,
+    cancel: &CancellationToken,
+    sink: &dyn AgentEventSink,
+) -> (AssistantMessage, Vec<Arc<dyn Tool>>) {
+    let (model, context, thinking, tools) = {
         let s = agent.state();
         let context = Context {
             system_prompt: Some(s.system_prompt.clone()).filter(|p| !p.is_empty()),
             messages: convert_to_llm(&s.messages),
             tools: s.tools.iter().map(|t| t.spec()).collect(),
         };
-        (s.model.clone(), context, s.thinking_level)
+        (s.model.clone(), context, s.thinking_level, s.tools.clone())
     };
     let mut options = (agent.shared.request_options)(&model);
     options.thinking = if model.reasoning { model.clamp_thinking(thinking) } else { ThinkingLevel::Off };
@@ -174,7 +180,7 @@ async fn stream_assistant(agent: &Agent, cancel: &CancellationToken, sink: &dyn 
         s.last_failure = failure;
     }
     sink.emit(AgentEvent::MessageEnd { message: AgentMessage::Assistant(message.clone()) });
-    message
+    (message, tools)
 }
 
 /// Gives every tool call of an aborted or failed reply a synthesized error result, with the

@@ -131,3 +131,47 @@ async fn abort_during_tools_leaves_the_steering_queue_to_the_next_run() {
     assert_eq!(agent.queued_count(), 0);
     assert_eq!(server.requests().len(), 2);
 }
+
+/// Replaces the agent's tools with none as soon as the first reply has ended, before its calls
+/// run.
+struct ReplaceToolsAtReplyEnd {
+    agent: Agent,
+    events: Events,
+}
+
+impl AgentEventSink for ReplaceToolsAtReplyEnd {
+    fn emit(&self, event: AgentEvent) {
+        if let AgentEvent::MessageEnd { message: AgentMessage::Assistant(_) } = &event
+            && !self.agent.tools().is_empty()
+        {
+            self.agent.set_tools(Vec::new(), String::new());
+        }
+        self.events.emit(event);
+    }
+}
+
+/// A tool set replaced between a reply and its calls (an MCP server's tools refreshed) reaches
+/// the next request; the turn runs its calls with the tools its own request offered.
+#[tokio::test]
+async fn a_turn_runs_its_calls_with_the_tools_its_request_offered() {
+    let started = Arc::new(Notify::new());
+    let (server, agent) =
+        agent(json!([{"toolCalls": [{"name": "wait", "arguments": {}}]}, {"text": "ok"}]), started.clone()).await;
+    let sink = Arc::new(ReplaceToolsAtReplyEnd { agent: agent.clone(), events: Events::default() });
+    let run = {
+        let agent = agent.clone();
+        let sink: Arc<dyn AgentEventSink> = sink.clone();
+        tokio::spawn(async move { agent.prompt(vec![user("go")], sink).await })
+    };
+    // The call found its tool (which waits for the abort) instead of failing as unknown.
+    tokio::time::timeout(Duration::from_secs(10), started.notified()).await.unwrap();
+    agent.abort();
+    tokio::time::timeout(Duration::from_secs(10), run).await.unwrap().unwrap().unwrap();
+    let first = &server.requests()[0].body;
+    assert_eq!(first["tools"][0]["name"], "wait", "{first}");
+
+    agent.prompt(vec![user("again")], sink.clone()).await.unwrap();
+    let requests = server.requests();
+    let last = &requests.last().unwrap().body;
+    assert!(last.get("tools").is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)), "{last}");
+}

@@ -39,8 +39,11 @@ enum Slot {
     Finished { result: AgentToolResult, is_error: bool, executed: bool },
 }
 
+/// Runs `calls` with `tools`, the tools the turn's request offered (not the agent's current set,
+/// which may have been replaced since).
 pub(crate) async fn execute(
     agent: &Agent,
+    tools: &[Arc<dyn Tool>],
     calls: &[ToolCall],
     run_cancel: &CancellationToken,
     sink: &Arc<dyn AgentEventSink>,
@@ -53,10 +56,7 @@ pub(crate) async fn execute(
             args: call.arguments.clone(),
         });
     }
-    let (tools, interrupt_mode) = {
-        let s = agent.state();
-        (s.tools.clone(), s.interrupt_mode)
-    };
+    let interrupt_mode = agent.state().interrupt_mode;
 
     let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
     let mut running = FuturesUnordered::new();
