@@ -6,12 +6,12 @@
 
 mod agent;
 pub mod event;
-pub mod message;
-pub mod queue;
 mod run;
 pub mod tool;
 mod tool_exec;
 pub mod validate;
+
+pub use rho_types::{message, queue};
 
 pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};

@@ -5,36 +5,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_ai::types::{ToolSpec, UserContent};
-use serde::{Deserialize, Serialize};
+use rho_ai::types::ToolSpec;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-/// A tool's result as the protocol carries it (`tool_execution_update.partialResult`,
-/// `tool_execution_end.result`): content blocks plus tool-specific details.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentToolResult {
-    pub content: Vec<UserContent>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
-
-impl AgentToolResult {
-    pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![UserContent::text(text)], details: None }
-    }
-
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
-        self
-    }
-
-    /// The text blocks joined with newlines.
-    pub fn text_content(&self) -> String {
-        self.content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n")
-    }
-}
+pub use rho_types::tool_result::AgentToolResult;
 
 /// A failed execution; its message becomes the text of an error result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,8 +8,6 @@ pub mod catalog;
 mod config_error;
 pub mod error;
 pub mod event;
-pub mod json;
-pub mod model;
 pub mod models_json;
 pub mod partial_json;
 mod providers;
@@ -18,7 +16,8 @@ pub mod resolve;
 pub mod sse;
 pub mod stream;
 pub mod transform;
-pub mod types;
+
+pub use rho_types::{json, model, types};
 
 pub use auth::{ApiKeys, EnvLookup, env_var_for};
 pub use config_error::ConfigError;

@@ -2,8 +2,8 @@
 //! one input line into exactly one of them or an error response (rpc-protocol.md §1.5, §1.7,
 //! with decision 3: an `id` is echoed on every answer to a line that carried one).
 
-use rho_agent::queue::{InterruptMode, QueueMode};
-use rho_ai::types::ImageContent;
+use rho_types::queue::{InterruptMode, QueueMode};
+use rho_types::types::ImageContent;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -362,7 +362,7 @@ mod tests {
 
     fn invalid(line: &str) -> String {
         match parse_line(line.as_bytes()) {
-            Inbound::Invalid(r) => rho_ai::json::to_string(&r).unwrap(),
+            Inbound::Invalid(r) => rho_types::json::to_string(&r).unwrap(),
             other => panic!("expected an error for {line}, got {other:?}"),
         }
     }

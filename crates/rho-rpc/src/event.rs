@@ -3,10 +3,10 @@
 //! todos, TTSR, sub-agents, budgets, pi 0.73's additions). [`Event`] is their union as a host
 //! reads it.
 
-use rho_agent::message::AgentMessage;
-use rho_agent::tool::AgentToolResult;
-use rho_ai::event::WireAssistantMessageEvent;
-use rho_ai::types::{AssistantMessage, ToolResultMessage};
+use rho_types::AgentToolResult;
+use rho_types::WireAssistantMessageEvent;
+use rho_types::message::AgentMessage;
+use rho_types::types::{AssistantMessage, ToolResultMessage};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -3,8 +3,8 @@
 //! Keys in order: `id`, `type`, `command`, `success`, then `data` or `error`. `data` is absent
 //! for commands without a payload and an explicit `null` where the spec says so.
 
-use rho_agent::message::AgentMessage;
-use rho_ai::model::{Model, ThinkingLevel};
+use rho_types::message::AgentMessage;
+use rho_types::model::{Model, ThinkingLevel};
 use schemars::JsonSchema;
 use serde::de::Deserializer;
 use serde::ser::{SerializeMap, Serializer};
@@ -155,7 +155,7 @@ pub struct RpcSessionState {
     /// How full the context window is (pi 0.73's shape; absent without a window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Value>")]
-    pub context_usage: Option<rho_ai::types::ContextUsage>,
+    pub context_usage: Option<rho_types::types::ContextUsage>,
 }
 
 /// An active tool as `get_state.dumpTools` lists it.
@@ -182,7 +182,7 @@ pub struct AvailableCommandsData {
 #[serde(rename_all = "camelCase")]
 pub struct MessagesPageData {
     #[schemars(with = "Vec<Value>")]
-    pub messages: Vec<rho_agent::AgentMessage>,
+    pub messages: Vec<rho_types::AgentMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     pub total_messages: usize,

@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rho_agent::tool::AgentToolResult;
 use rho_rpc::client::{
     ClientConfig, ClientError, HostTool, HostToolContext, Notification, ReadyPolicy, RpcClient, UiAnswer, UiHandler,
 };
 use rho_rpc::{AgentFrameEvent, Event, HostToolCall, RpcCommand, RpcHostToolDefinition, UiMethod, UiRequest};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 

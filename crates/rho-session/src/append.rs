@@ -5,9 +5,9 @@
 //! without appending records a `rho.leaf` marker (see [`crate::Session`]). Any failure leaves
 //! the session as it was.
 
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
-use rho_ai::types::{Attribution, UserMessageContent};
+use rho_types::AgentMessage;
+use rho_types::ThinkingLevel;
+use rho_types::types::{Attribution, UserMessageContent};
 use serde_json::{Value, json};
 
 use crate::entry::{

@@ -6,8 +6,8 @@
 //! `model_change`, `thinking_level_change` and assistant messages set the model and level;
 //! every other entry type, known or not, is ignored.
 
-use rho_agent::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
-use rho_ai::ThinkingLevel;
+use rho_types::ThinkingLevel;
+use rho_types::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
 use serde_json::Value;
 
 use crate::entry::{CompactionEntry, SessionEntry};
@@ -119,7 +119,7 @@ mod tests {
     use super::*;
     use crate::entry::{BranchSummaryEntry, CustomMessageEntry, OtherEntry};
     use crate::id::EntryId;
-    use rho_ai::types::UserMessageContent;
+    use rho_types::types::UserMessageContent;
 
     fn branch_summary(summary: &str) -> SessionEntry {
         SessionEntry::BranchSummary(BranchSummaryEntry {

@@ -7,9 +7,9 @@
 //! …) and known types whose fields do not have the expected shape are kept whole as
 //! [`OtherEntry`], so a line is never lost and is written back verbatim.
 
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
-use rho_ai::types::{Attribution, UserMessageContent};
+use rho_types::AgentMessage;
+use rho_types::ThinkingLevel;
+use rho_types::types::{Attribution, UserMessageContent};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -305,7 +305,7 @@ impl SessionEntry {
     /// The JSON line for this entry, `\n` included, in pi's key order.
     pub fn to_line(&self) -> serde_json::Result<Vec<u8>> {
         let mut out = Vec::with_capacity(256);
-        rho_ai::json::write_to(&mut out, self)?;
+        rho_types::json::write_to(&mut out, self)?;
         out.push(b'\n');
         Ok(out)
     }

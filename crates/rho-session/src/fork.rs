@@ -27,7 +27,7 @@ impl Session {
         };
         let mut content = header.to_line()?;
         for entry in &entries {
-            rho_ai::json::write_to(&mut content, entry)?;
+            rho_types::json::write_to(&mut content, entry)?;
             content.push(b'\n');
         }
         let path = std::path::absolute(dir)

@@ -81,7 +81,7 @@ impl SessionHeader {
 
     /// The JSON line for this header, `\n` included.
     pub fn to_line(&self) -> serde_json::Result<Vec<u8>> {
-        let mut out = rho_ai::json::to_vec(self)?;
+        let mut out = rho_types::json::to_vec(self)?;
         out.push(b'\n');
         Ok(out)
     }

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 
 use crate::context::{SessionContext, build_context};
 use crate::entry::SessionEntry;
@@ -291,7 +291,7 @@ impl Session {
         };
         let mut content = self.header.to_line()?;
         for entry in &self.entries {
-            rho_ai::json::write_to(&mut content, entry)?;
+            rho_types::json::write_to(&mut content, entry)?;
             content.push(b'\n');
         }
         let path = store.file.path().to_path_buf();

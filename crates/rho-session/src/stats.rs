@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use rho_agent::AgentMessage;
-use rho_ai::types::{ContextUsage, Usage};
+use rho_types::AgentMessage;
+use rho_types::types::{ContextUsage, Usage};
 use serde::{Deserialize, Serialize};
 
 /// Token totals; `total` is the sum of the four buckets.
@@ -98,11 +98,11 @@ impl SessionStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_agent::{BashExecutionMessage, CompactionSummaryMessage};
-    use rho_ai::types::{
+    use rho_types::types::{
         AssistantContent, AssistantMessage, Cost, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
         UserMessageContent,
     };
+    use rho_types::{BashExecutionMessage, CompactionSummaryMessage};
     use serde_json::{Map, json};
 
     fn user() -> AgentMessage {

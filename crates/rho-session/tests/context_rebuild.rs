@@ -7,12 +7,12 @@ mod common;
 
 use common::*;
 use pretty_assertions::assert_eq;
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
-use rho_ai::types::UserMessageContent;
 use rho_session::{
     ModelRef, NewBranchSummary, NewCompaction, NewCustomMessage, SessionStats, build_context, iso_to_ms,
 };
+use rho_types::AgentMessage;
+use rho_types::ThinkingLevel;
+use rho_types::types::UserMessageContent;
 use serde_json::json;
 
 fn model(provider: &str, id: &str) -> Option<ModelRef> {

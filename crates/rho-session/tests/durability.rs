@@ -51,7 +51,7 @@ fn the_first_user_message_is_on_disk_before_any_answer() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = new_session(dir.path());
     s.append_model_change("anthropic", "claude-opus-4-6").unwrap();
-    s.append_thinking_level_change(rho_ai::ThinkingLevel::Medium).unwrap();
+    s.append_thinking_level_change(rho_types::ThinkingLevel::Medium).unwrap();
     let id = s.append_message(&user("do not lose me", 1)).unwrap();
     // Read while the session is still open: nothing is buffered.
     let path = s.session_file().unwrap();

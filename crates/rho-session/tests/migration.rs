@@ -8,8 +8,8 @@ mod common;
 
 use common::*;
 use pretty_assertions::assert_eq;
-use rho_agent::AgentMessage;
 use rho_session::{CURRENT_VERSION, LoadWarningKind, SessionEntry};
+use rho_types::AgentMessage;
 use serde_json::Value;
 
 #[test]

@@ -7,10 +7,10 @@ mod common;
 
 use common::*;
 use pretty_assertions::assert_eq;
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
-use rho_ai::types::{UserContent, UserMessageContent};
 use rho_session::{ModelRef, NewBranchSummary, NewCompaction, NewCustomMessage, SessionEntry, SessionError};
+use rho_types::AgentMessage;
+use rho_types::ThinkingLevel;
+use rho_types::types::{UserContent, UserMessageContent};
 use serde_json::json;
 
 /// Asserts that every entry (and the header) serializes to exactly its line in `name`.
@@ -222,7 +222,7 @@ fn summaries_are_refused_as_message_entries_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = new_session(dir.path());
     let before = bytes(s.session_file().unwrap());
-    let summary = AgentMessage::CompactionSummary(rho_agent::CompactionSummaryMessage {
+    let summary = AgentMessage::CompactionSummary(rho_types::CompactionSummaryMessage {
         summary: "s".into(),
         short_summary: None,
         tokens_before: 1,
@@ -230,7 +230,7 @@ fn summaries_are_refused_as_message_entries_and_nothing_is_written() {
     });
     let err = s.append_message(&summary).unwrap_err();
     assert!(matches!(err, SessionError::NotAMessageEntry("compactionSummary")), "{err}");
-    let branch = AgentMessage::BranchSummary(rho_agent::BranchSummaryMessage {
+    let branch = AgentMessage::BranchSummary(rho_types::BranchSummaryMessage {
         summary: "s".into(),
         from_id: "root".into(),
         timestamp: 1,

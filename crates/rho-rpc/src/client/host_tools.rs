@@ -11,7 +11,7 @@ use std::future::Future;
 use std::sync::{Arc, PoisonError};
 
 use futures::future::BoxFuture;
-use rho_agent::tool::AgentToolResult;
+use rho_types::AgentToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;

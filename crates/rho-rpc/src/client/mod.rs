@@ -270,7 +270,7 @@ impl RpcClient {
         let mut line = Map::with_capacity(fields.len() + 1);
         line.insert("id".into(), Value::String(id.clone()));
         line.extend(fields.into_iter().filter(|(k, _)| k != "id"));
-        let bytes = rho_ai::json::to_vec(&Value::Object(line))?;
+        let bytes = rho_types::json::to_vec(&Value::Object(line))?;
         let answer = lock(&self.shared.pending).register(&id, name)?;
         let _forget = ForgetOnDrop { shared: &self.shared, id: &id };
         self.shared.write_line(bytes).await?;

@@ -94,7 +94,7 @@ impl Shared {
 
     /// Writes one frame as one line (line-safe JSON, then `\n`, then a flush).
     pub(crate) async fn write_frame<T: Serialize + ?Sized>(&self, frame: &T) -> Result<(), ClientError> {
-        self.write_line(rho_ai::json::to_vec(frame)?).await
+        self.write_line(rho_types::json::to_vec(frame)?).await
     }
 
     /// Writes one line; `line` must not hold a line break.

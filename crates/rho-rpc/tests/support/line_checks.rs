@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 /// The JSON text of a value as rho writes it, for comparisons that must not depend on how a
 /// number was spelled (`-0.0` and `0` print the same, as in JavaScript).
 pub fn text<T: serde::Serialize>(value: &T) -> String {
-    rho_ai::json::to_string(value).unwrap()
+    rho_types::json::to_string(value).unwrap()
 }
 
 /// Every property a single line must have.

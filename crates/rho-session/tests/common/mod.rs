@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_agent::{AgentMessage, BashExecutionMessage, CustomMessage};
-use rho_ai::types::{
+use rho_session::{LoadWarning, Session};
+use rho_types::types::{
     AssistantContent, AssistantMessage, Cost, StopReason, TextContent, ToolCall, ToolResultMessage, Usage, UserContent,
     UserMessage, UserMessageContent,
 };
-use rho_session::{LoadWarning, Session};
+use rho_types::{AgentMessage, BashExecutionMessage, CustomMessage};
 use serde_json::{Map, Value, json};
 
 pub fn user(text: &str, timestamp: i64) -> AgentMessage {

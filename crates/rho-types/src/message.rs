@@ -3,7 +3,7 @@
 //! custom and developer messages, branch and compaction summaries), and their conversion to
 //! what a provider is sent.
 
-use rho_ai::types::{
+use crate::types::{
     AssistantMessage, Attribution, Message, ToolResultMessage, UserContent, UserMessage, UserMessageContent,
 };
 use serde::{Deserialize, Serialize};

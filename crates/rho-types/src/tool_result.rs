@@ -1,0 +1,32 @@
+//! A tool's result as the protocol carries it: content blocks plus tool-specific details.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::types::UserContent;
+
+/// A tool's result as the protocol carries it (`tool_execution_update.partialResult`,
+/// `tool_execution_end.result`): content blocks plus tool-specific details.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentToolResult {
+    pub content: Vec<UserContent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl AgentToolResult {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![UserContent::text(text)], details: None }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The text blocks joined with newlines.
+    pub fn text_content(&self) -> String {
+        self.content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n")
+    }
+}
