@@ -156,6 +156,9 @@ pub struct RpcSessionState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Value>")]
     pub context_usage: Option<rho_types::types::ContextUsage>,
+    /// rho: the configured MCP servers and their status (absent when none is configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<Vec<crate::types::McpServerInfo>>,
 }
 
 /// An active tool as `get_state.dumpTools` lists it.

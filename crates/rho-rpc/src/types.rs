@@ -91,6 +91,39 @@ pub enum SlashCommandSource {
     Extension,
     Prompt,
     Skill,
+    /// A prompt of an MCP server (rho; omp's `source` value for the same thing).
+    #[serde(rename = "mcp_prompt")]
+    McpPrompt,
+}
+
+/// An MCP server of the session, as `get_state.mcpServers` lists it (rho).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerInfo {
+    /// The name under `mcpServers` in the config.
+    pub name: String,
+    pub status: McpServerStatus,
+    /// Why it failed (`status: "failed"` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The tools it adds, named `mcp__<server>__<tool>`.
+    pub tool_count: usize,
+    /// The prompts it adds as commands, named `mcp__<server>__<prompt>`.
+    pub prompt_count: usize,
+}
+
+/// Where an MCP server stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum McpServerStatus {
+    /// Being started (or restarted).
+    Starting,
+    /// Connected, its tools offered.
+    Ready,
+    /// Could not be started, or exited (restarted when one of its tools is next called).
+    Failed,
+    /// `enabled: false` in the config.
+    Disabled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -14,6 +14,7 @@ mod context_usage;
 mod errors;
 pub mod events;
 mod lifecycle;
+mod mcp;
 mod models;
 mod prompting;
 mod retry;
@@ -27,7 +28,7 @@ mod transcript;
 mod ttsr;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use rho_agent::{Agent, AgentConfig, AgentMessage, RequestOptionsFn};
 use rho_ai::{Model, ModelRegistry, ScopedModel, StreamOptions, ThinkingLevel};
@@ -78,6 +79,8 @@ pub struct SessionOptions {
     /// Where the file tools read and write text files (an editor's buffers in ACP mode);
     /// `None` is the local file system.
     pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
+    /// The MCP servers to start (in the background) with the session; empty for none.
+    pub mcp: rho_mcp::McpConfig,
 }
 
 pub(crate) struct Inner {
@@ -109,6 +112,8 @@ pub(crate) struct Inner {
     pub shell: bash::UserShell,
     /// `task.budget.*`: present when a limit is set.
     pub budget: Option<Arc<BudgetTracker>>,
+    /// The MCP servers; set once, and only when the config names any.
+    pub mcp: OnceLock<mcp::SessionMcp>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -138,6 +143,7 @@ impl AgentSession {
             sink,
             ui,
             file_access,
+            mcp,
         } = options;
         let registry = Arc::new(registry);
         let todos = TodoStore::new();
@@ -194,9 +200,11 @@ impl AgentSession {
                 compaction,
                 shell: bash::UserShell::default(),
                 budget,
+                mcp: OnceLock::new(),
             }),
         };
         this.install_task_tool(&selection);
+        this.start_mcp(mcp);
         this.restore_todos();
         this.restore_ttsr();
         this.start_todo_auto_clear();

@@ -1,6 +1,7 @@
 //! Sending the user's words: `prompt` (start a run, or queue while one streams), `steer`,
 //! `follow_up` and `abort`. A prompt is expanded first (`/skill:name`, `/template args`), then
-//! checked (busy, no model, no key) before anything changes.
+//! checked (busy, no model, no key) before anything changes; a `/mcp__<server>__<prompt> args`
+//! prompt is got from its server once the run is under way (the prompt is answered first).
 
 use std::panic::AssertUnwindSafe;
 
@@ -43,6 +44,9 @@ pub enum PromptRejection {
     /// `task.budget.*`: a limit was passed (`reason` is the dimension, e.g. `cost`).
     #[error("Budget exceeded: {reason}")]
     BudgetExceeded { reason: String },
+    /// An MCP prompt command without its required arguments (`/<command> needs: a, b`).
+    #[error("MCP prompt {0}")]
+    McpPromptArguments(String),
 }
 
 /// What happened to a prompt that was accepted.
@@ -103,13 +107,24 @@ impl AgentSession {
             };
         }
         self.check_model()?;
+        let mcp_prompt = self.mcp_prompt_call(&text).map_err(PromptRejection::McpPromptArguments)?;
         let ticket = options.ticket.unwrap_or_else(|| self.prompt_ticket());
         if !self.begin_streaming(&ticket) {
             return Err(PromptRejection::Busy);
         }
-        let message = user_message(&text, options.images);
+        // The MCP servers ready by now have their tools in the run's first request.
+        self.sync_mcp_tools();
+        let images = options.images;
         let this = self.clone();
         let run = async move {
+            let message = match mcp_prompt {
+                Some(call) => {
+                    let cancel = this.lifecycle_token();
+                    let (text, images) = this.expand_mcp_prompt(call, &text, images, &cancel).await;
+                    user_message(&text, images)
+                }
+                None => user_message(&text, images),
+            };
             let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(vec![message]));
             if lifecycle.catch_unwind().await.is_err() {
                 // A bug ended the run early: the session must not stay "streaming" forever.
@@ -166,16 +181,22 @@ impl AgentSession {
         self.inner.agent.abort();
     }
 
-    /// `get_commands`: the prompt templates and skills a prompt may start with.
+    /// `get_commands`: the prompt templates, skills and MCP prompts a prompt may start with.
     pub fn slash_commands(&self) -> Vec<rho_rpc::RpcSlashCommand> {
         let resources = &self.inner.resources;
-        slash_commands(&resources.templates, &resources.skills, self.settings().enable_skill_commands())
+        let enable_skills = self.settings().enable_skill_commands();
+        let mut commands = slash_commands(&resources.templates, &resources.skills, enable_skills);
+        commands.extend(self.mcp_slash_commands());
+        commands
     }
 
     /// omp's `get_available_commands`: the same commands in omp's shape.
     pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
         let resources = &self.inner.resources;
-        available_commands(&resources.templates, &resources.skills, self.settings().enable_skill_commands())
+        let enable_skills = self.settings().enable_skill_commands();
+        let mut commands = available_commands(&resources.templates, &resources.skills, enable_skills);
+        commands.extend(self.mcp_available_commands());
+        commands
     }
 
     /// Steering plus follow-up messages not yet delivered.

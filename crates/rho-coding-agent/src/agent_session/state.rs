@@ -49,6 +49,7 @@ impl AgentSession {
             fast_mode_active: false,
             tokens_per_second,
             context_usage,
+            mcp_servers: self.mcp_servers(),
         }
     }
 

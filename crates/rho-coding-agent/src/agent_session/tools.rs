@@ -1,7 +1,9 @@
 //! The session's tool set: the built-in tools `--tools` selected, rho's own tools (`ask` when a
 //! UI exists, `task` in the default set while `task.enabled` and below the sub-agent depth
-//! limit), and the tools a host registered with `set_host_tools`; and the system prompt, rebuilt
-//! whenever that set changes.
+//! limit), the tools a host registered with `set_host_tools`, and the tools of the MCP servers
+//! (whatever `--tools` says, as omp does); and the system prompt, rebuilt whenever that set
+//! changes. The MCP tools are offered but not listed in the system prompt, so servers coming and
+//! going leave it as it is.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -41,6 +43,8 @@ pub(crate) struct ToolSet {
     builtin: Vec<Arc<dyn Tool>>,
     own: Vec<Arc<dyn Tool>>,
     host: Vec<HostToolEntry>,
+    /// `mcp__<server>__<tool>`, as the MCP servers list them now.
+    mcp: Vec<Arc<dyn Tool>>,
 }
 
 impl ToolSet {
@@ -67,14 +71,31 @@ impl ToolSet {
         {
             own.push(Arc::new(AskTool::new(ui)));
         }
-        Self { builtin, own, host: Vec::new() }
+        Self { builtin, own, host: Vec::new(), mcp: Vec::new() }
     }
 
-    /// Every tool the model is offered, in order: built-ins, rho's own, the host's.
+    /// Every tool the model is offered, in order: built-ins, rho's own, the host's, the MCP
+    /// servers' (one whose name another tool already has is left out).
     pub fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools = self.listed_tools();
+        for tool in &self.mcp {
+            if !tools.iter().any(|t| t.name() == tool.name()) {
+                tools.push(tool.clone());
+            }
+        }
+        tools
+    }
+
+    /// The tools the system prompt lists: built-ins, rho's own, the host's.
+    fn listed_tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools: Vec<Arc<dyn Tool>> = self.builtin.iter().chain(&self.own).cloned().collect();
         tools.extend(self.host.iter().filter(|h| !h.hidden).map(|h| h.tool.clone()));
         tools
+    }
+
+    /// Replaces the MCP servers' tools.
+    pub fn set_mcp_tools(&mut self, tools: Vec<Arc<dyn Tool>>) {
+        self.mcp = tools;
     }
 
     /// True when a tool of that name exists that the host does not own.
@@ -93,7 +114,7 @@ impl ToolSet {
 
     pub fn system_prompt(&self, paths: &ConfigPaths, resources: &Resources) -> String {
         let tools: Vec<PromptTool> = self
-            .active_tools()
+            .listed_tools()
             .iter()
             .map(|t| {
                 let blurb = rho_tools::blurb(t.name())
@@ -183,6 +204,13 @@ impl AgentSession {
     /// Replaces the host's tools; they are offered from the next model call on.
     pub fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
         lock(&self.inner.tools).set_host_tools(tools);
+        self.refresh_tools();
+    }
+
+    /// Replaces the MCP servers' tools; they are offered from the next model request on (a
+    /// turn in progress keeps the tools its request offered).
+    pub(crate) fn set_mcp_tools(&self, tools: Vec<Arc<dyn Tool>>) {
+        lock(&self.inner.tools).set_mcp_tools(tools);
         self.refresh_tools();
     }
 

@@ -52,7 +52,11 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
         queue.push(OutItem::Raw(session.header_json()));
     }
 
+    // A one-shot run waits for its MCP servers (each ready, failed or timed out) so that their
+    // tools and prompts are there for the first message.
+    session.mcp_settled().await;
     let code = run_prompts(&session, prompts, images).await;
+    session.shutdown_mcp().await;
     let code = match code {
         Some(code) => code,
         None if json => 0,

@@ -1,7 +1,7 @@
 //! From the command line to a ready [`SessionOptions`]: the settings, the model registry, the
-//! files the system prompt draws on, the model and thinking level, the tools and the session
-//! file. Problems with the user's files are warnings on stderr (printed once) and rho goes on;
-//! only what makes the run impossible is an error.
+//! files the system prompt draws on, the model and thinking level, the tools, the MCP servers and
+//! the session file. Problems with the user's files are warnings on stderr (printed once) and
+//! rho goes on; only what makes the run impossible is an error.
 
 mod model_select;
 mod session_select;
@@ -97,6 +97,7 @@ pub fn session_options(
         (None, level) => level.unwrap_or(ThinkingLevel::Off),
     };
     let resources = load_resources(cli, &paths, &settings);
+    let mcp = load_mcp(&paths);
     Ok(SessionOptions {
         paths,
         settings,
@@ -110,7 +111,18 @@ pub fn session_options(
         sink,
         ui,
         file_access: None,
+        mcp,
     })
+}
+
+/// The MCP servers of `<agent dir>/mcp.json`, `.mcp.json` and `.rho/mcp.json`; problems with
+/// those files are printed (the servers' own problems are reported as they happen).
+fn load_mcp(paths: &ConfigPaths) -> rho_mcp::McpConfig {
+    let (config, diagnostics) = rho_mcp::McpConfig::load(&paths.cwd, &paths.agent_dir);
+    for d in diagnostics {
+        eprintln!("Warning: {d}");
+    }
+    config
 }
 
 fn tool_selection(cli: &Cli) -> ToolSelection {

@@ -5,8 +5,8 @@
 //! interrupt or complete work (abort, abort_bash, abort_retry, UI and host-tool replies); the
 //! dispatcher, which runs every other command one at a time in arrival order; and the one stdout
 //! writer. `ready` is the first line. stdin EOF, SIGTERM and SIGINT end the process cleanly:
-//! the commands already read are answered, the run and every child are stopped, the session
-//! file is complete, and the exit code is 0.
+//! the commands already read are answered, the run and every child (MCP servers included) are
+//! stopped, the session file is complete, and the exit code is 0.
 
 mod dispatch;
 mod host_tools;
@@ -135,6 +135,7 @@ where
     }
 
     shutdown(&session, &host, &ui, work_tx, worker).await;
+    session.shutdown_mcp().await;
     out.close();
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     Ok(0)

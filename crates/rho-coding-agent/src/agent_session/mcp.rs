@@ -1,0 +1,220 @@
+//! The session's MCP servers (rho-mcp): started in the background when the config names any
+//! (nothing at all otherwise), their tools joined to the tool set as each server is ready and
+//! again whenever one changes (`tools/list_changed`, an exit), their prompts offered as commands
+//! (with an `available_commands_update` when they change), their status for `get_state`, their
+//! problems reported once (stderr and a `notice`), and shut down with the session.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rho_ai::types::{ImageContent, UserContent};
+use rho_mcp::{McpConfig, McpManager, McpOptions, McpPrompt, ServerState};
+use rho_rpc::{AvailableCommand, CommandInput, McpServerInfo, McpServerStatus, NotifyType, RpcSlashCommand};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentSession, Inner, lock};
+
+/// How long shutting the servers down may take before the session goes on without waiting.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// The MCP side of a session that has servers configured.
+pub(crate) struct SessionMcp {
+    manager: Arc<McpManager>,
+    /// Ends the task that follows the servers' changes.
+    stop: CancellationToken,
+    /// The prompt commands last announced, so that only a change is announced.
+    announced: Mutex<Vec<(String, Option<String>)>>,
+}
+
+/// A prompt's `/mcp__<server>__<prompt> args`, resolved: the prompt and its bound arguments.
+pub(crate) struct McpPromptCall {
+    command: String,
+    arguments: BTreeMap<String, String>,
+}
+
+impl AgentSession {
+    /// Starts the servers of `config` in the background; a config that names none starts
+    /// nothing.
+    pub(crate) fn start_mcp(&self, config: McpConfig) {
+        if config.is_empty() {
+            return;
+        }
+        if tokio::runtime::Handle::try_current().is_err() {
+            tracing::warn!("MCP servers are not started: no async runtime");
+            return;
+        }
+        let paths = &self.inner.paths;
+        let options = McpOptions::new(&paths.cwd).with_log_dir(paths.agent_dir.join("logs"));
+        let manager = McpManager::start(config, options);
+        let changes = manager.subscribe();
+        let stop = CancellationToken::new();
+        let mcp = SessionMcp { manager, stop: stop.clone(), announced: Mutex::default() };
+        if self.inner.mcp.set(mcp).is_ok() {
+            tokio::spawn(follow(Arc::downgrade(&self.inner), changes, stop));
+        }
+    }
+
+    /// Resolves once no server is starting (each ready, failed or disabled): print mode waits
+    /// for this before its first prompt. At once without servers.
+    pub async fn mcp_settled(&self) {
+        if let Some(mcp) = self.inner.mcp.get() {
+            mcp.manager.settled().await;
+        }
+    }
+
+    /// Closes every server and waits (bounded) until their processes are gone.
+    pub async fn shutdown_mcp(&self) {
+        let Some(mcp) = self.inner.mcp.get() else { return };
+        mcp.stop.cancel();
+        if tokio::time::timeout(SHUTDOWN_GRACE, mcp.manager.shutdown()).await.is_err() {
+            tracing::warn!("shutdown: the MCP servers did not stop in time");
+        }
+    }
+
+    /// `get_state.mcpServers`: every configured server; `None` when none is.
+    pub fn mcp_servers(&self) -> Option<Vec<McpServerInfo>> {
+        let mcp = self.inner.mcp.get()?;
+        let servers = mcp.manager.status().into_iter().map(|s| {
+            let (status, error) = match s.state {
+                ServerState::Starting => (McpServerStatus::Starting, None),
+                ServerState::Ready => (McpServerStatus::Ready, None),
+                ServerState::Failed(reason) => (McpServerStatus::Failed, Some(reason)),
+                ServerState::Disabled => (McpServerStatus::Disabled, None),
+            };
+            McpServerInfo { name: s.name, status, error, tool_count: s.tool_count, prompt_count: s.prompt_count }
+        });
+        Some(servers.collect())
+    }
+
+    /// Takes the servers' tools as they are now (a prompt does this before its run starts, so a
+    /// server reported ready has its tools in the first request).
+    pub(crate) fn sync_mcp_tools(&self) {
+        if let Some(mcp) = self.inner.mcp.get() {
+            self.set_mcp_tools(mcp.manager.tools());
+        }
+    }
+
+    /// The servers' changes: problems reported, tools replaced, prompt commands announced.
+    fn follow_mcp(&self) {
+        let Some(mcp) = self.inner.mcp.get() else { return };
+        for diagnostic in mcp.manager.take_diagnostics() {
+            let message = diagnostic.to_string();
+            eprintln!("Warning: {message}");
+            self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
+        }
+        self.set_mcp_tools(mcp.manager.tools());
+        let prompts: Vec<(String, Option<String>)> =
+            mcp.manager.prompts().into_iter().map(|p| (p.command, p.description)).collect();
+        let changed = {
+            let mut announced = lock(&mcp.announced);
+            let changed = *announced != prompts;
+            *announced = prompts;
+            changed
+        };
+        if changed {
+            self.announce_commands();
+        }
+    }
+
+    fn mcp_prompts(&self) -> Vec<McpPrompt> {
+        self.inner.mcp.get().map(|mcp| mcp.manager.prompts()).unwrap_or_default()
+    }
+
+    /// `get_commands`' entries for the MCP prompts.
+    pub(crate) fn mcp_slash_commands(&self) -> Vec<RpcSlashCommand> {
+        self.mcp_prompts()
+            .into_iter()
+            .map(|p| RpcSlashCommand {
+                description: Some(prompt_description(&p)),
+                name: p.command,
+                source: rho_rpc::SlashCommandSource::McpPrompt,
+                source_info: None,
+                location: None,
+                path: None,
+            })
+            .collect()
+    }
+
+    /// `get_available_commands`' entries for the MCP prompts, in omp's shape.
+    pub(crate) fn mcp_available_commands(&self) -> Vec<AvailableCommand> {
+        self.mcp_prompts()
+            .into_iter()
+            .map(|p| AvailableCommand {
+                description: Some(prompt_description(&p)),
+                name: p.command,
+                aliases: None,
+                input: Some(CommandInput { hint: "arguments".into() }),
+                source: "mcp_prompt".into(),
+            })
+            .collect()
+    }
+
+    /// `text` as an MCP prompt command (`/mcp__<server>__<prompt> args`), its words bound to the
+    /// prompt's arguments; `None` when it names no MCP prompt. A missing required argument is
+    /// the error, listing them.
+    pub(crate) fn mcp_prompt_call(&self, text: &str) -> Result<Option<McpPromptCall>, String> {
+        let Some(line) = text.strip_prefix("/mcp__").map(|_| &text[1..]) else { return Ok(None) };
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let Some(prompt) = self.mcp_prompts().into_iter().find(|p| p.command == command) else { return Ok(None) };
+        match prompt.bind_arguments(rest) {
+            Ok(arguments) => Ok(Some(McpPromptCall { command: prompt.command, arguments })),
+            Err(missing) => Err(format!("/{} needs: {}", prompt.command, missing.join(", "))),
+        }
+    }
+
+    /// Gets the prompt from its server: its messages' text joined as one prompt (as omp does),
+    /// their images after `images`. On failure the prompt is sent as it was typed, with a
+    /// warning, as a prompt template that cannot be read is.
+    pub(crate) async fn expand_mcp_prompt(
+        &self,
+        call: McpPromptCall,
+        typed: &str,
+        mut images: Vec<ImageContent>,
+        cancel: &CancellationToken,
+    ) -> (String, Vec<ImageContent>) {
+        let Some(mcp) = self.inner.mcp.get() else { return (typed.to_owned(), images) };
+        match mcp.manager.get_prompt(&call.command, call.arguments, cancel).await {
+            Ok(messages) => {
+                let mut texts = Vec::new();
+                for content in messages.into_iter().flat_map(|m| m.content) {
+                    match content {
+                        UserContent::Text(t) => texts.push(t.text),
+                        UserContent::Image(image) => images.push(image),
+                    }
+                }
+                (texts.join("\n\n"), images)
+            }
+            Err(e) => {
+                let message = format!("MCP prompt /{}: {e}; sent as typed", call.command);
+                eprintln!("Warning: {message}");
+                self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
+                (typed.to_owned(), images)
+            }
+        }
+    }
+}
+
+fn prompt_description(prompt: &McpPrompt) -> String {
+    prompt
+        .description
+        .clone()
+        .or_else(|| prompt.title.clone())
+        .unwrap_or_else(|| format!("MCP prompt from {}", prompt.server))
+}
+
+/// Follows the servers' changes until the session is gone or its servers are shut down.
+async fn follow(session: Weak<Inner>, mut changes: watch::Receiver<u64>, stop: CancellationToken) {
+    loop {
+        changes.borrow_and_update();
+        match session.upgrade() {
+            Some(inner) => AgentSession { inner }.follow_mcp(),
+            None => return,
+        }
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return },
+            () = stop.cancelled() => return,
+        }
+    }
+}
