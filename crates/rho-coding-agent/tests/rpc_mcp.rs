@@ -354,3 +354,24 @@ async fn print_mode_waits_for_the_servers_and_their_tools_work() {
     assert_eq!(pids.len(), 1);
     assert!(!alive(pids[0]), "the server outlived rho");
 }
+
+/// As omp 18 does, `--tools` and `--no-tools` choose among the built-in tools; the MCP servers'
+/// tools are offered either way.
+#[tokio::test]
+async fn mcp_tools_are_offered_whatever_tools_selects() {
+    for args in [&["--tools", "read"][..], &["--no-tools"][..]] {
+        let env = Env::new(vec![]).await;
+        write_mcp_json(&env, json!({"fixture": fixture_entry(&env, &[])}));
+        let mut all = vec!["--no-session"];
+        all.extend_from_slice(args);
+        let mut rho = Rho::start(&env, &all).await;
+        until_command(&mut rho, "mcp__fixture__greet").await;
+        let state = rho.data(json!({"type": "get_state"})).await;
+        let tools: Vec<&str> =
+            state["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let builtin: Vec<&str> = tools.iter().copied().filter(|t| !t.starts_with("mcp__")).collect();
+        // `ask` comes with any tools when a UI exists (RPC mode's), not with `--no-tools`.
+        assert_eq!(builtin, if args[0] == "--tools" { vec!["read", "ask"] } else { vec![] }, "{args:?}");
+        assert!(tools.contains(&"mcp__fixture__echo"), "{args:?}: {tools:?}");
+    }
+}
