@@ -93,7 +93,7 @@ pub struct Cli {
     #[arg(long)]
     pub no_extensions: bool,
 
-    /// The interactive mode's theme (rho has no interactive mode yet)
+    /// The interactive mode's theme (accepted; rho has one theme for now)
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
 
@@ -113,7 +113,7 @@ pub struct Cli {
     #[arg(short = 'c', long = "continue")]
     pub continue_session: bool,
 
-    /// Resume a session: the most recent one of this directory (there is no picker yet)
+    /// Resume a session: pick one of this directory's (in a terminal; else the most recent)
     #[arg(short = 'r', long)]
     pub resume: bool,
 
@@ -234,8 +234,8 @@ impl Cli {
         }
     }
 
-    /// The effective mode: `--mode`, else text when `-p` was given or stdin is piped, else
-    /// none (interactive, which rho does not have yet).
+    /// The effective mode when not interactive: `--mode`, else text when `-p` was given, stdin
+    /// is piped or messages were given, else none.
     pub fn mode(&self, stdin_piped: bool) -> Option<Mode> {
         self.mode.or((self.print || stdin_piped || !self.args.is_empty()).then_some(Mode::Text))
     }

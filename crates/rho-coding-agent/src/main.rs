@@ -54,13 +54,18 @@ async fn run(cli: Cli) -> i32 {
         };
     }
     let stdin_piped = !std::io::stdin().is_terminal();
+    // A person at a terminal with neither -p nor --mode: the interactive mode (with the
+    // message arguments as its first prompt, as pi does).
+    if cli.mode.is_none() && !cli.print && !stdin_piped && std::io::stdout().is_terminal() {
+        return modes::interactive::run(cli).await;
+    }
     match cli.mode(stdin_piped) {
         Some(Mode::Rpc) => run_rpc(cli).await,
         Some(Mode::Acp) => modes::acp::run(cli).await,
         Some(mode @ (Mode::Text | Mode::Json)) => modes::print::run(cli, mode, stdin_piped).await,
         None => {
             eprintln!(
-                "rho has no interactive mode yet: give a message with -p, or use --mode json, --mode rpc or --mode acp"
+                "rho's interactive mode needs a terminal on stdout: give a message with -p, or use --mode json, --mode rpc or --mode acp"
             );
             2
         }

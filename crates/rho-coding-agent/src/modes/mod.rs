@@ -1,4 +1,5 @@
-//! The ways rho runs: RPC mode (the protocol over stdio), and the pieces the modes share (the
+//! The ways rho runs: RPC mode (the protocol over stdio), interactive mode (a person at a
+//! terminal), print and ACP mode, and the pieces the modes share (the
 //! frame encoder and the one stdout writer).
 
 pub mod acp;
@@ -6,6 +7,7 @@ mod bounded;
 pub mod encoder;
 pub mod file_args;
 mod frames;
+pub mod interactive;
 pub mod out_queue;
 pub mod print;
 pub mod rpc;

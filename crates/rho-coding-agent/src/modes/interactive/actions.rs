@@ -1,0 +1,237 @@
+//! Sending what the editor holds: a prompt (queued as steering or a follow-up while a run
+//! streams) or a built-in command (/model, /new, /resume, /name, /session, /compact, /export,
+//! /copy, /hotkeys, /quit). Commands that take time run on a task of their own and report their
+//! lines back through the main loop.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use ratatui::text::Line;
+use rho_rpc::StreamingBehavior;
+
+use super::app::{App, Picking};
+use super::blocks;
+use super::commands::{self, Invocation};
+use super::select::{Select, SelectItem};
+use crate::agent_session::{PromptOptions, PromptOutcome};
+
+impl App {
+    /// Sends the editor's text; `follow_up` (Alt+Enter) queues it as a follow-up while working.
+    pub fn submit(&mut self, follow_up: bool) {
+        let text = self.editor.text().trim().to_owned();
+        if text.is_empty() {
+            return;
+        }
+        self.editor.take();
+        self.editor.remember(&text);
+        self.completion = 0;
+        if let Some(invocation) = commands::parse(&text) {
+            self.command(invocation);
+            return;
+        }
+        self.prompt(&text, follow_up);
+    }
+
+    /// Sends a prompt, or queues it while a run streams.
+    pub fn prompt(&mut self, text: &str, follow_up: bool) {
+        let behavior = if follow_up { StreamingBehavior::FollowUp } else { StreamingBehavior::Steer };
+        let options = PromptOptions { streaming_behavior: Some(behavior), ..PromptOptions::default() };
+        match self.session.prompt(text, options) {
+            Ok(PromptOutcome::Started(run)) => drop(run.start()),
+            Ok(PromptOutcome::Queued) => {}
+            Err(rejection) => {
+                self.push(blocks::user(text));
+                for line in rejection.to_string().split("\n\n") {
+                    self.push([blocks::error(line)]);
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, Invocation { name, args }: Invocation<'_>) {
+        let report = self.reporter();
+        match name {
+            "quit" => self.quit = true,
+            "hotkeys" => self.push(commands::hotkeys()),
+            "model" if args.is_empty() => self.open_model_selector(),
+            "model" => self.set_model(args),
+            "name" if args.is_empty() => self.push([blocks::error("Usage: /name <name>")]),
+            "name" => match self.session.set_session_name(args) {
+                Ok(()) => self.push([blocks::notice(&format!("Session named: {args}"))]),
+                Err(e) => self.push([blocks::error(&format!("Error: {e}"))]),
+            },
+            "session" => self.push(self.session_info()),
+            "copy" => self.copy(),
+            "resume" => self.open_session_picker(),
+            "new" => {
+                let session = self.session.clone();
+                tokio::spawn(async move {
+                    let line = match session.new_session(None).await {
+                        Ok(()) => blocks::notice("── New session ──"),
+                        Err(e) => blocks::error(&format!("Error: {e}")),
+                    };
+                    report(vec![Line::default(), line]);
+                });
+            }
+            "compact" => {
+                let session = self.session.clone();
+                let instructions = (!args.is_empty()).then(|| args.to_owned());
+                self.status = Some("Compacting…".to_owned());
+                tokio::spawn(async move {
+                    // The session's compaction events report the outcome; only a refusal is left.
+                    if let Err(e) = session.compact(instructions.as_deref()).await {
+                        report(vec![blocks::error(&format!("Compaction: {e}"))]);
+                    }
+                });
+            }
+            "export" => {
+                let output = (!args.is_empty()).then(|| self.session.paths().resolve(args));
+                let line = match self.session.export_html(output.as_deref()) {
+                    Ok(path) => blocks::notice(&format!("Exported to: {}", path.display())),
+                    Err(e) => blocks::error(&format!("Error: {e}")),
+                };
+                self.push([line]);
+            }
+            _ => {}
+        }
+    }
+
+    fn session_info(&self) -> Vec<Line<'static>> {
+        let stats = self.session.stats();
+        let file = stats.session_file.clone().unwrap_or_else(|| "(not saved)".to_owned());
+        let mut lines = vec![Line::default(), Line::styled("Session", super::style::bold())];
+        let mut field = |k: &str, v: String| lines.push(Line::raw(format!("  {k:<14}{v}")));
+        field("File", file);
+        field("ID", stats.session_id.clone());
+        if let Some(name) = self.session.session_name() {
+            field("Name", name);
+        }
+        field(
+            "Messages",
+            format!(
+                "{} user, {} assistant, {} tool results",
+                stats.user_messages, stats.assistant_messages, stats.tool_results
+            ),
+        );
+        let t = &stats.tokens;
+        field(
+            "Tokens",
+            format!("{} in, {} out, {} cache read, {} cache write", t.input, t.output, t.cache_read, t.cache_write),
+        );
+        field("Cost", format!("${:.4}", stats.cost));
+        lines
+    }
+
+    /// `/copy`: the last answer to the system clipboard through the terminal (OSC 52).
+    fn copy(&mut self) {
+        match self.session.last_assistant_text() {
+            Some(text) => {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                self.osc52 = Some(format!("\x1b]52;c;{encoded}\x07"));
+                self.push([blocks::notice("Copied the last answer to the clipboard")]);
+            }
+            None => self.push([blocks::error("Nothing to copy yet")]),
+        }
+    }
+
+    pub fn open_model_selector(&mut self) {
+        let current = self.session.model().map(|m| (m.provider, m.id));
+        let models = self.session.available_models();
+        let mut selected = 0;
+        let items = models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                if current.as_ref().is_some_and(|(p, id)| *p == m.provider && *id == m.id) {
+                    selected = i;
+                }
+                SelectItem {
+                    label: format!("{}/{}", m.provider, m.id),
+                    detail: m.name.clone(),
+                    value: format!("{}/{}", m.provider, m.id),
+                }
+            })
+            .collect();
+        if models.is_empty() {
+            self.push([blocks::error("No models available: set an API key or add models.json")]);
+            return;
+        }
+        self.select = Some((Picking::Model, Select::new("Select a model", items, selected)));
+    }
+
+    /// `/model provider/id` (or an id of one of the available models).
+    pub fn set_model(&mut self, spec: &str) {
+        let models = self.session.available_models();
+        let found = match spec.split_once('/') {
+            Some((provider, id)) => models.iter().find(|m| m.provider == provider && m.id == id),
+            None => models.iter().find(|m| m.id == spec),
+        };
+        let Some(model) = found else {
+            self.push([blocks::error(&format!("No available model matches '{spec}'"))]);
+            return;
+        };
+        match self.session.set_model(&model.provider, &model.id) {
+            Ok(model) => self.push([blocks::notice(&format!("Model: {}/{}", model.provider, model.id))]),
+            Err(e) => self.push([blocks::error(&format!("Error: {e}"))]),
+        }
+    }
+
+    pub fn open_session_picker(&mut self) {
+        let items = session_items(&self.session.sessions_dir());
+        if items.is_empty() {
+            self.push([blocks::notice("No sessions in this directory yet")]);
+            return;
+        }
+        self.select = Some((Picking::Session, Select::new("Resume a session", items, 0)));
+    }
+
+    /// Switches to the session file at `path` and shows its conversation.
+    pub fn resume(&mut self, path: &str) {
+        let session = self.session.clone();
+        let report = self.reporter();
+        let path = PathBuf::from(path);
+        tokio::spawn(async move {
+            let lines = match session.switch_session(&path).await {
+                Ok(()) => {
+                    let mut lines = vec![Line::default(), blocks::notice(&format!("── Resumed {} ──", path.display()))];
+                    for message in session.messages() {
+                        lines.extend(blocks::message(&message, false));
+                    }
+                    lines
+                }
+                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+            };
+            report(lines);
+        });
+    }
+}
+
+/// The sessions of `dir`, newest first, as picker items (the value is the file's path).
+pub fn session_items(dir: &Path) -> Vec<SelectItem> {
+    rho_session::list_sessions(dir)
+        .into_iter()
+        .map(|info| {
+            let first: String = info.first_message.lines().next().unwrap_or_default().chars().take(60).collect();
+            let label = info.name.clone().unwrap_or(first);
+            let when = time::OffsetDateTime::from_unix_timestamp(info.modified / 1000)
+                .ok()
+                .and_then(|t| t.format(time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]")).ok())
+                .unwrap_or_default();
+            SelectItem {
+                label,
+                detail: format!("{when} · {} messages", info.message_count),
+                value: info.path.display().to_string(),
+            }
+        })
+        .collect()
+}
+
+impl crate::AgentSession {
+    /// The directory this session's file is in (where `/resume` looks).
+    pub(crate) fn sessions_dir(&self) -> PathBuf {
+        match self.session().session_dir() {
+            Some(dir) => dir.to_path_buf(),
+            None => rho_session::session_dir_for_cwd(&self.paths().agent_dir, self.cwd()),
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The interactive mode's state, and what the session's events do to it: streamed text and
+//! thinking go through a [`StreamingBlock`], finished blocks, tool calls and notices are queued
+//! for the history, queue updates and retries feed the live area.
+
+use std::time::Instant;
+
+use ratatui::crossterm::event::Event;
+use ratatui::text::Line;
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::AssistantMessageEvent;
+use rho_ai::types::UserContent;
+use rho_rpc::{NotifyType, SessionEvent};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::blocks;
+use super::editor::Editor;
+use super::select::Select;
+use super::stream::{BlockKind, StreamingBlock};
+use crate::agent_session::Resources;
+use crate::{AgentSession, AgentSessionEvent};
+
+/// Everything the main loop waits for.
+pub enum AppEvent {
+    Input(Event),
+    Session(Box<AgentSessionEvent>),
+    /// Lines for the history, from a command that finished.
+    Lines(Vec<Line<'static>>),
+}
+
+/// What the list on screen is picking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picking {
+    Model,
+    Session,
+}
+
+/// A tool's result, kept for Ctrl+O.
+pub struct ToolOutput {
+    pub content: Vec<UserContent>,
+    pub details: Option<Value>,
+    pub is_error: bool,
+}
+
+pub struct App {
+    pub session: AgentSession,
+    pub tx: UnboundedSender<AppEvent>,
+    pub editor: Editor,
+    pub stream: Option<StreamingBlock>,
+    /// Blocks waiting to be inserted above the viewport.
+    pub history: Vec<Line<'static>>,
+    pub steering: Vec<String>,
+    pub follow_up: Vec<String>,
+    /// A retry or compaction in progress.
+    pub status: Option<String>,
+    pub select: Option<(Picking, Select)>,
+    /// The highlighted completion.
+    pub completion: usize,
+    pub expand_tools: bool,
+    pub last_tool: Option<ToolOutput>,
+    /// Tools running now: call id and the name.
+    pub running: Vec<(String, String)>,
+    pub quit: bool,
+    pub ctrl_c_at: Option<Instant>,
+    /// A one-off hint under the editor ("Press Ctrl+C again to quit").
+    pub hint: Option<String>,
+    pub tick: usize,
+    /// An OSC 52 sequence to write before the next frame (`/copy`).
+    pub osc52: Option<String>,
+    /// The last history line was blank.
+    last_blank: bool,
+}
+
+impl App {
+    pub fn new(session: AgentSession, tx: UnboundedSender<AppEvent>) -> Self {
+        Self {
+            session,
+            tx,
+            editor: Editor::default(),
+            stream: None,
+            history: Vec::new(),
+            steering: Vec::new(),
+            follow_up: Vec::new(),
+            status: None,
+            select: None,
+            completion: 0,
+            expand_tools: false,
+            last_tool: None,
+            running: Vec::new(),
+            quit: false,
+            ctrl_c_at: None,
+            hint: None,
+            tick: 0,
+            osc52: None,
+            last_blank: true,
+        }
+    }
+
+    /// Adds lines to the history; a blank line right after another is dropped.
+    pub fn push(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+        for line in lines {
+            let blank = line.spans.iter().all(|s| s.content.trim().is_empty());
+            if blank && self.last_blank {
+                continue;
+            }
+            self.last_blank = blank;
+            self.history.push(line);
+        }
+    }
+
+    pub fn is_working(&self) -> bool {
+        self.session.is_streaming()
+    }
+
+    /// Sends a command's output to the history from another task.
+    pub fn reporter(&self) -> impl Fn(Vec<Line<'static>>) + Send + 'static {
+        let tx = self.tx.clone();
+        move |lines| {
+            let _ = tx.send(AppEvent::Lines(lines));
+        }
+    }
+
+    /// Closes the streaming block, its rest into the history.
+    fn end_stream(&mut self) {
+        if let Some(block) = self.stream.take() {
+            let kind = block.kind;
+            let lines = block.finish();
+            self.push(lines);
+            if kind == BlockKind::Thinking {
+                self.push([Line::default()]);
+            }
+        }
+    }
+
+    fn stream_delta(&mut self, kind: BlockKind, delta: &str) {
+        if self.stream.as_ref().is_some_and(|b| b.kind != kind) {
+            self.end_stream();
+        }
+        if self.stream.is_none() {
+            self.push([Line::default()]);
+        }
+        let block = self.stream.get_or_insert_with(|| StreamingBlock::new(kind));
+        block.push(delta);
+        let finished = block.take_finished();
+        self.push(finished);
+    }
+
+    pub fn on_session(&mut self, event: AgentSessionEvent) {
+        match event {
+            AgentSessionEvent::Agent(event) => self.on_agent(event),
+            AgentSessionEvent::Session(event) => self.on_session_event(event),
+            _ => {}
+        }
+    }
+
+    fn on_agent(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::MessageStart { message: AgentMessage::User(user) } => {
+                self.push(blocks::user(&user.text()));
+            }
+            AgentEvent::MessageUpdate { event } => match event {
+                AssistantMessageEvent::TextDelta { delta, .. } => self.stream_delta(BlockKind::Text, &delta),
+                AssistantMessageEvent::ThinkingDelta { delta, .. } => self.stream_delta(BlockKind::Thinking, &delta),
+                AssistantMessageEvent::TextEnd { .. } | AssistantMessageEvent::ThinkingEnd { .. } => self.end_stream(),
+                _ => {}
+            },
+            AgentEvent::MessageEnd { message: AgentMessage::Assistant(message) } => {
+                self.end_stream();
+                self.push(blocks::stop_notice(&message));
+            }
+            AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
+                self.end_stream();
+                self.push(blocks::tool_call(&tool_name, &args));
+                self.running.push((tool_call_id, tool_name));
+            }
+            AgentEvent::ToolExecutionEnd { tool_call_id, result, is_error, .. } => {
+                self.running.retain(|(id, _)| *id != tool_call_id);
+                let (lines, _) =
+                    blocks::tool_result(&result.content, result.details.as_ref(), is_error, self.expand_tools);
+                self.push(lines);
+                self.last_tool = Some(ToolOutput { content: result.content, details: result.details, is_error });
+            }
+            AgentEvent::QueueUpdate { steering, follow_up } => {
+                self.steering = steering;
+                self.follow_up = follow_up;
+            }
+            AgentEvent::AgentEnd { .. } => {
+                self.end_stream();
+                self.running.clear();
+            }
+            _ => {}
+        }
+    }
+
+    fn on_session_event(&mut self, event: SessionEvent) {
+        match event {
+            SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, error_message } => {
+                self.end_stream();
+                let text =
+                    format!("Retrying ({attempt}/{max_attempts}) in {}s: {error_message}", delay_ms.div_ceil(1000));
+                self.push([blocks::warning(&text)]);
+                self.status = Some(format!("Retrying ({attempt}/{max_attempts})"));
+            }
+            SessionEvent::AutoRetryEnd { success, final_error, .. } => {
+                self.status = None;
+                if !success {
+                    let text = final_error.unwrap_or_else(|| "Retry failed".to_owned());
+                    self.push([blocks::error(&format!("Retry failed: {text}"))]);
+                }
+            }
+            SessionEvent::AutoCompactionStart { .. } | SessionEvent::CompactionStart { .. } => {
+                self.status = Some("Compacting…".to_owned());
+            }
+            SessionEvent::AutoCompactionEnd { result, aborted, error_message, .. }
+            | SessionEvent::CompactionEnd { result, aborted, error_message, .. } => {
+                self.status = None;
+                let line = match (result, aborted, error_message) {
+                    (_, true, _) => blocks::notice("Compaction aborted"),
+                    (_, _, Some(e)) => blocks::error(&format!("Compaction failed: {e}")),
+                    (Some(r), _, _) => {
+                        blocks::notice(&format!("Compacted the conversation ({} tokens before)", r.tokens_before))
+                    }
+                    (None, _, None) => blocks::notice("Nothing to compact"),
+                };
+                self.push([Line::default(), line]);
+            }
+            SessionEvent::Notice { level, message, .. } => {
+                let line = match level {
+                    NotifyType::Error => blocks::error(&message),
+                    NotifyType::Warning => blocks::warning(&message),
+                    _ => blocks::notice(&message),
+                };
+                self.push([line]);
+            }
+            SessionEvent::TtsrTriggered { rules } => {
+                let names: Vec<String> = rules.iter().map(|r| r.name.clone()).collect();
+                self.push([blocks::warning(&format!("Stream rule: {}", names.join(", ")))]);
+            }
+            SessionEvent::BudgetWarning { scope, .. } => {
+                self.push([blocks::warning(&format!("Budget warning ({scope:?})"))]);
+            }
+            SessionEvent::BudgetExceeded { scope, .. } => {
+                self.push([blocks::error(&format!("Budget exceeded ({scope:?})"))]);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ctrl+O: tool output expanded from now on, and the last one shown whole.
+    pub fn expand_last_tool(&mut self) {
+        self.expand_tools = !self.expand_tools;
+        let state = if self.expand_tools { "expanded" } else { "folded" };
+        self.push([blocks::notice(&format!("Tool output {state}"))]);
+        if self.expand_tools
+            && let Some(tool) = &self.last_tool
+        {
+            let (lines, _) = blocks::tool_result(&tool.content, tool.details.as_ref(), tool.is_error, true);
+            self.push(lines);
+        }
+    }
+
+    /// The whole conversation so far (a resumed or continued session).
+    pub fn replay(&mut self) {
+        for message in self.session.messages() {
+            let lines = blocks::message(&message, self.expand_tools);
+            self.push(lines);
+        }
+    }
+}
+
+impl AgentSession {
+    /// The context files, skills and templates the session was built with.
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.inner.resources
+    }
+}

@@ -1,0 +1,173 @@
+//! The blocks the history is made of, as lines: a user message, an assistant message (when a
+//! session is replayed), a tool call with its arguments, its result (truncated unless expanded,
+//! an edit's diff coloured), and one-line notices (errors, retries, compaction).
+
+use ratatui::text::{Line, Span};
+use rho_agent::AgentMessage;
+use rho_ai::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
+use serde_json::{Map, Value};
+
+use super::{markdown, style};
+
+/// Lines of a tool result shown before the rest is folded away.
+pub const FOLDED_RESULT_LINES: usize = 6;
+/// Lines of a tool result shown at most, even expanded.
+const EXPANDED_RESULT_LINES: usize = 2000;
+
+/// A blank line, then the user's message.
+pub fn user(text: &str) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::default()];
+    for (i, line) in text.lines().enumerate() {
+        let marker = if i == 0 { "› " } else { "  " };
+        lines.push(Line::from(vec![Span::styled(marker, style::user()), Span::styled(line.to_owned(), style::bold())]));
+    }
+    lines.push(Line::default());
+    lines
+}
+
+/// A finished thinking block, dimmed.
+pub fn thinking(text: &str) -> Vec<Line<'static>> {
+    text.trim().lines().map(|l| Line::styled(l.to_owned(), style::thinking())).collect()
+}
+
+/// How an assistant message ended, when that is worth a line.
+pub fn stop_notice(message: &AssistantMessage) -> Option<Line<'static>> {
+    match message.stop_reason {
+        StopReason::Error => {
+            let text = message.error_message.clone().unwrap_or_else(|| "Request failed".to_owned());
+            Some(error(&format!("Error: {text}")))
+        }
+        StopReason::Aborted => Some(notice("Aborted")),
+        _ => None,
+    }
+}
+
+pub fn error(text: &str) -> Line<'static> {
+    Line::styled(text.to_owned(), style::error())
+}
+
+pub fn warning(text: &str) -> Line<'static> {
+    Line::styled(text.to_owned(), style::warning())
+}
+
+pub fn notice(text: &str) -> Line<'static> {
+    Line::styled(text.to_owned(), style::dim())
+}
+
+/// `● name summary`: a tool call as it starts.
+pub fn tool_call(name: &str, args: &Map<String, Value>) -> Vec<Line<'static>> {
+    let summary = args_summary(name, args);
+    let mut spans = vec![Span::styled("● ", style::accent()), Span::styled(name.to_owned(), style::tool())];
+    if !summary.is_empty() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::raw(summary));
+    }
+    vec![Line::default(), Line::from(spans)]
+}
+
+/// The one argument that says what a built-in tool does, else the arguments as JSON.
+fn args_summary(name: &str, args: &Map<String, Value>) -> String {
+    let field = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
+    let picked = match name {
+        "bash" => field("command"),
+        "read" | "write" | "edit" | "ls" => field("path"),
+        "grep" | "find" => field("pattern").map(|p| match field("path") {
+            Some(path) => format!("{p} in {path}"),
+            None => p,
+        }),
+        _ => None,
+    };
+    let text =
+        picked.unwrap_or_else(|| if args.is_empty() { String::new() } else { Value::Object(args.clone()).to_string() });
+    let first: String = text.lines().next().unwrap_or_default().chars().take(200).collect();
+    if text.lines().count() > 1 || text.chars().count() > 200 { format!("{first} …") } else { first }
+}
+
+/// A tool's result: an edit's diff coloured, else the text; folded to a few lines unless `expanded`.
+pub fn tool_result(
+    content: &[UserContent],
+    details: Option<&Value>,
+    is_error: bool,
+    expanded: bool,
+) -> (Vec<Line<'static>>, bool) {
+    let diff = details.and_then(|d| d.get("diff")).and_then(Value::as_str).filter(|_| !is_error);
+    let text = match diff {
+        Some(diff) => diff.to_owned(),
+        None => content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n"),
+    };
+    let all: Vec<&str> = text.trim_end().lines().collect();
+    let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
+    let mut lines = Vec::with_capacity(all.len().min(limit) + 1);
+    for line in all.iter().take(limit) {
+        let styled = match (diff.is_some(), is_error) {
+            (_, true) => style::error(),
+            (true, _) if line.starts_with('+') => style::added(),
+            (true, _) if line.starts_with('-') => style::removed(),
+            _ => style::dim(),
+        };
+        lines.push(Line::from(vec![Span::styled("  ", style::dim()), Span::styled((*line).to_owned(), styled)]));
+    }
+    let folded = all.len() > limit;
+    if folded {
+        let hint = if expanded { "" } else { " (Ctrl+O to expand)" };
+        lines.push(notice(&format!("  … {} more lines{hint}", all.len() - limit)));
+    }
+    if all.is_empty() && is_error {
+        lines.push(error("  (error)"));
+    }
+    (lines, folded)
+}
+
+/// A whole message of a replayed session.
+pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
+    match message {
+        AgentMessage::User(u) => user(&u.text()),
+        AgentMessage::Assistant(a) => {
+            let mut lines = Vec::new();
+            for block in &a.content {
+                match block {
+                    AssistantContent::Text(t) => lines.extend(markdown::render(&t.text)),
+                    AssistantContent::Thinking(t) => lines.extend(thinking(&t.thinking)),
+                    AssistantContent::ToolCall(call) => lines.extend(tool_call(&call.name, &call.arguments)),
+                    AssistantContent::RedactedThinking(_) => lines.push(notice("(thinking redacted)")),
+                }
+            }
+            lines.extend(stop_notice(a));
+            lines
+        }
+        AgentMessage::ToolResult(r) => tool_result(&r.content, r.details.as_ref(), r.is_error, expanded).0,
+        AgentMessage::BashExecution(b) => {
+            let mut lines = vec![Line::from(vec![Span::styled("$ ", style::accent()), Span::raw(b.command.clone())])];
+            lines.extend(b.output.lines().take(FOLDED_RESULT_LINES).map(|l| notice(&format!("  {l}"))));
+            lines
+        }
+        AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],
+        AgentMessage::BranchSummary(_) => vec![notice("(branch summary)")],
+        AgentMessage::Custom(_) | AgentMessage::HookMessage(_) | AgentMessage::Developer(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::markdown::plain;
+
+    #[test]
+    fn long_results_fold_and_expand() {
+        let text = (1..=10).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let content = vec![UserContent::text(text)];
+        let (folded, was_folded) = tool_result(&content, None, false, false);
+        assert!(was_folded);
+        assert_eq!(folded.len(), FOLDED_RESULT_LINES + 1);
+        assert!(markdown::plain(&folded).ends_with("… 4 more lines (Ctrl+O to expand)"));
+        let (expanded, _) = tool_result(&content, None, false, true);
+        assert_eq!(plain(&expanded).lines().count(), 10);
+    }
+
+    #[test]
+    fn a_bash_call_shows_its_command() {
+        let mut args = Map::new();
+        args.insert("command".into(), Value::from("ls -la"));
+        assert_eq!(plain(&tool_call("bash", &args)), "\n● bash ls -la");
+    }
+}

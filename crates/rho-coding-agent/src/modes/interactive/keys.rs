@@ -1,0 +1,133 @@
+//! What each key does: the editor's keys, sending (Enter; while working Enter steers and
+//! Alt+Enter queues a follow-up), Escape (abort), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
+//! Ctrl+O, Tab and Up/Down over the command completions, and the keys of an open list.
+
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::app::{App, Picking};
+use super::commands;
+use super::select::SelectOutcome;
+
+/// Two Ctrl+C within this quit.
+const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
+
+impl App {
+    pub fn on_input(&mut self, event: Event) {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Event::Paste(text) if self.select.is_none() => self.editor.insert(&text),
+            _ => {}
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if !(ctrl && key.code == KeyCode::Char('c')) {
+            self.hint = None;
+        }
+        if let Some((picking, select)) = &mut self.select {
+            let picking = *picking;
+            match select.key(key) {
+                SelectOutcome::Pending => {}
+                SelectOutcome::Cancelled => self.select = None,
+                SelectOutcome::Chosen(value) => {
+                    self.select = None;
+                    self.picked(picking, &value);
+                }
+            }
+            return;
+        }
+        let completions = self.completions();
+        match key.code {
+            KeyCode::Enter if key.modifiers.contains(KeyModifiers::SHIFT) => self.editor.insert("\n"),
+            KeyCode::Enter if alt => self.submit(true),
+            KeyCode::Enter => {
+                if let Some(candidate) = completions.get(self.completion) {
+                    self.editor.set_text(&format!("/{}", candidate.name));
+                }
+                self.submit(false);
+            }
+            KeyCode::Char('j') if ctrl => self.editor.insert("\n"),
+            KeyCode::Char('c') if ctrl => self.ctrl_c(),
+            KeyCode::Char('d') if ctrl => {
+                if self.editor.is_empty() {
+                    self.quit = true;
+                } else {
+                    self.editor.delete();
+                }
+            }
+            KeyCode::Char('a') if ctrl => self.editor.home(),
+            KeyCode::Char('e') if ctrl => self.editor.end(),
+            KeyCode::Char('k') if ctrl => self.editor.kill_to_end(),
+            KeyCode::Char('u') if ctrl => self.editor.kill_to_start(),
+            KeyCode::Char('w') if ctrl => self.editor.delete_word_back(),
+            KeyCode::Char('l') if ctrl => self.open_model_selector(),
+            KeyCode::Char('o') if ctrl => self.expand_last_tool(),
+            KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
+            KeyCode::Char(c) if !ctrl => {
+                self.editor.insert(c.encode_utf8(&mut [0; 4]));
+                self.completion = 0;
+            }
+            KeyCode::Tab => {
+                if let Some(candidate) = completions.get(self.completion) {
+                    self.editor.set_text(&format!("/{} ", candidate.name));
+                    self.completion = 0;
+                }
+            }
+            KeyCode::Esc => {
+                if self.is_working() {
+                    let session = self.session.clone();
+                    tokio::spawn(async move { session.abort().await });
+                } else {
+                    self.completion = 0;
+                }
+            }
+            KeyCode::Backspace => {
+                self.editor.backspace();
+                self.completion = 0;
+            }
+            KeyCode::Delete => self.editor.delete(),
+            KeyCode::Left => self.editor.left(),
+            KeyCode::Right => self.editor.right(),
+            KeyCode::Home => self.editor.home(),
+            KeyCode::End => self.editor.end(),
+            KeyCode::Up if !completions.is_empty() => {
+                self.completion = self.completion.checked_sub(1).unwrap_or(completions.len() - 1);
+            }
+            KeyCode::Down if !completions.is_empty() => self.completion = (self.completion + 1) % completions.len(),
+            KeyCode::Up => self.editor.up(),
+            KeyCode::Down => self.editor.down(),
+            _ => {}
+        }
+    }
+
+    /// Command names completing the editor's text.
+    pub fn completions(&self) -> Vec<commands::Candidate> {
+        commands::complete(self.editor.text(), &self.session)
+    }
+
+    fn ctrl_c(&mut self) {
+        if !self.editor.is_empty() {
+            // Clearing does not arm quitting: a quick second press only clears.
+            self.editor.take();
+            self.ctrl_c_at = None;
+            return;
+        }
+        if self.ctrl_c_at.is_some_and(|at| at.elapsed() < DOUBLE_CTRL_C) {
+            self.quit = true;
+            return;
+        }
+        self.ctrl_c_at = Some(Instant::now());
+        self.hint = Some("Press Ctrl+C again to quit".to_owned());
+    }
+
+    fn picked(&mut self, picking: Picking, value: &str) {
+        match picking {
+            Picking::Model => self.set_model(value),
+            Picking::Session => self.resume(value),
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Markdown to terminal lines: headings, emphasis, inline code, fenced and indented code blocks,
+//! lists, block quotes, links and rules. A source line break stays a line break (so a reply's
+//! prefix renders to a prefix of its lines, which lets streaming commit finished lines early);
+//! wrapping to the terminal's width is left to the paragraph that draws the lines.
+
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::style;
+
+/// `text` as lines.
+pub fn render(text: &str) -> Vec<Line<'static>> {
+    let mut r = Renderer::default();
+    for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
+        r.event(event);
+    }
+    r.flush();
+    r.lines
+}
+
+#[derive(Default)]
+struct Renderer {
+    lines: Vec<Line<'static>>,
+    spans: Vec<Span<'static>>,
+    styles: Vec<Style>,
+    /// The open lists: the next number of an ordered one, `None` for bullets.
+    lists: Vec<Option<u64>>,
+    /// The marker of the item whose first line is being built.
+    item_marker: Option<String>,
+    quote_depth: usize,
+    code_block: bool,
+    /// A block ended: the next one starts after a blank line.
+    block_ended: bool,
+    link_url: Option<String>,
+}
+
+impl Renderer {
+    fn style(&self) -> Style {
+        self.styles.last().copied().unwrap_or_default()
+    }
+
+    fn push_style(&mut self, add: Style) {
+        let next = self.style().patch(add);
+        self.styles.push(next);
+    }
+
+    /// The prefix of a new line: quote bars, the list indent, and an item's marker on its first line.
+    fn prefix(&mut self) -> Vec<Span<'static>> {
+        let mut prefix = Vec::new();
+        for _ in 0..self.quote_depth {
+            prefix.push(Span::styled("│ ", style::dim()));
+        }
+        let depth = self.lists.len();
+        if depth > 0 {
+            let indent = "  ".repeat(depth - 1);
+            match self.item_marker.take() {
+                Some(marker) => prefix.push(Span::styled(format!("{indent}{marker}"), style::accent())),
+                None => prefix.push(Span::raw(format!("{indent}  "))),
+            }
+        }
+        prefix
+    }
+
+    fn start_block(&mut self) {
+        if self.block_ended && self.lists.is_empty() {
+            self.lines.push(Line::default());
+        }
+        self.block_ended = false;
+    }
+
+    fn flush(&mut self) {
+        if self.spans.is_empty() && self.item_marker.is_none() {
+            return;
+        }
+        let mut spans = self.prefix();
+        spans.append(&mut self.spans);
+        self.lines.push(Line::from(spans));
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.code_block {
+            for (i, line) in text.split('\n').enumerate() {
+                if i > 0 {
+                    self.flush_code_line();
+                }
+                if !line.is_empty() {
+                    self.spans.push(Span::styled(line.to_owned(), style::code()));
+                }
+            }
+            return;
+        }
+        self.spans.push(Span::styled(text.to_owned(), self.style()));
+    }
+
+    fn flush_code_line(&mut self) {
+        let mut spans = self.prefix();
+        spans.push(Span::raw("  "));
+        spans.append(&mut self.spans);
+        self.lines.push(Line::from(spans));
+    }
+
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => self.text(&t),
+            Event::Code(t) => self.spans.push(Span::styled(t.into_string(), style::code())),
+            Event::SoftBreak | Event::HardBreak => self.flush(),
+            Event::Rule => {
+                self.start_block();
+                self.lines.push(Line::styled("─".repeat(40), style::dim()));
+                self.block_ended = true;
+            }
+            Event::Html(t) | Event::InlineHtml(t) => self.text(t.trim_end_matches('\n')),
+            Event::TaskListMarker(done) => self.spans.push(Span::raw(if done { "[x] " } else { "[ ] " })),
+            Event::FootnoteReference(t) | Event::InlineMath(t) | Event::DisplayMath(t) => self.text(&t),
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.start_block(),
+            Tag::Heading { level, .. } => {
+                self.start_block();
+                let hashes = match level {
+                    HeadingLevel::H1 => "# ",
+                    HeadingLevel::H2 => "## ",
+                    HeadingLevel::H3 => "### ",
+                    _ => "#### ",
+                };
+                self.push_style(style::heading());
+                self.spans.push(Span::styled(hashes, style::heading()));
+            }
+            Tag::BlockQuote(_) => {
+                self.start_block();
+                self.quote_depth += 1;
+            }
+            Tag::CodeBlock(kind) => {
+                self.start_block();
+                self.code_block = true;
+                if let CodeBlockKind::Fenced(lang) = kind
+                    && !lang.is_empty()
+                {
+                    let mut spans = self.prefix();
+                    spans.push(Span::styled(format!("```{lang}"), style::dim()));
+                    self.lines.push(Line::from(spans));
+                }
+            }
+            Tag::List(start) => {
+                if self.lists.is_empty() {
+                    self.start_block();
+                } else {
+                    self.flush();
+                }
+                self.lists.push(start);
+            }
+            Tag::Item => {
+                self.flush();
+                let marker = match self.lists.last_mut() {
+                    Some(Some(n)) => {
+                        let m = format!("{n}. ");
+                        *n += 1;
+                        m
+                    }
+                    _ => "• ".to_owned(),
+                };
+                self.item_marker = Some(marker);
+            }
+            Tag::Emphasis => self.push_style(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Strong => self.push_style(Style::new().add_modifier(Modifier::BOLD)),
+            Tag::Strikethrough => self.push_style(Style::new().add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Link { dest_url, .. } => {
+                self.push_style(style::accent().add_modifier(Modifier::UNDERLINED));
+                self.link_url = Some(dest_url.into_string());
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => {
+                self.flush();
+                self.block_ended = true;
+            }
+            TagEnd::Heading(_) => {
+                self.styles.pop();
+                self.flush();
+                self.block_ended = true;
+            }
+            TagEnd::BlockQuote(_) => {
+                self.flush();
+                self.quote_depth = self.quote_depth.saturating_sub(1);
+                self.block_ended = true;
+            }
+            TagEnd::CodeBlock => {
+                if !self.spans.is_empty() {
+                    self.flush_code_line();
+                }
+                self.code_block = false;
+                self.block_ended = true;
+            }
+            TagEnd::List(_) => {
+                self.flush();
+                self.lists.pop();
+                self.block_ended = true;
+            }
+            TagEnd::Item => self.flush(),
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
+                self.styles.pop();
+            }
+            TagEnd::Link => {
+                self.styles.pop();
+                if let Some(url) = self.link_url.take() {
+                    self.spans.push(Span::styled(format!(" ({url})"), style::dim()));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The plain text of `lines` (tests and snapshots).
+#[cfg(test)]
+pub fn plain(lines: &[Line<'_>]) -> String {
+    lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>()).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_render_with_their_markers() {
+        let text = "# Title\n\nSome **bold** and `code`.\nNext line.\n\n- one\n- two\n  1. inner\n\n```rust\nfn main() {}\n```\n\n> quoted";
+        let out = plain(&render(text));
+        assert_eq!(
+            out,
+            "# Title\n\nSome bold and code.\nNext line.\n\n• one\n• two\n  1. inner\n\n```rust\n  fn main() {}\n\n│ quoted"
+        );
+    }
+
+    #[test]
+    fn a_prefix_ending_at_a_line_break_renders_to_a_prefix_of_the_lines() {
+        let text = "Intro line\nsecond line\n\n```\na\nb\n```\nafter\n";
+        let full = render(text);
+        for (cut, _) in text.match_indices('\n') {
+            let part = render(&text[..=cut]);
+            // The last rendered line of a prefix may still grow; the ones before it are final.
+            let stable = part.len().saturating_sub(1);
+            assert_eq!(plain(&part[..stable]), plain(&full[..stable]), "cut at {cut}");
+        }
+    }
+}

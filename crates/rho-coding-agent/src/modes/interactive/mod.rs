@@ -1,0 +1,227 @@
+//! Interactive mode: `rho` in a terminal. A thin driver of the same [`AgentSession`] the other
+//! modes drive: the session's events arrive through its sink on a channel, keys through a
+//! reader thread, and one loop turns both into history lines (inserted above an inline
+//! viewport, so they stay in the terminal's scrollback) and frames of the viewport.
+//!
+//! It lives in rho-coding-agent, beside the other modes, rather than in a crate of its own: the
+//! `rho` binary and AgentSession are in this crate, so a separate crate would either depend on
+//! this one (and could not be called by its binary without a cycle) or need the whole session
+//! API behind a trait.
+
+mod actions;
+mod app;
+mod blocks;
+mod commands;
+mod editor;
+mod footer;
+mod keys;
+mod markdown;
+mod picker;
+mod select;
+mod stream;
+mod style;
+mod terminal;
+mod view;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{self, UnboundedSender};
+
+use self::app::{App, AppEvent};
+use self::picker::Picked;
+use self::terminal::Tui;
+use self::view::View;
+use super::file_args::read_file_args;
+use crate::agent_session::SessionEventSink;
+use crate::cli::Cli;
+use crate::{AgentSession, startup};
+
+/// The least time between two frames (a streamed reply redraws at most this often).
+const FRAME: Duration = Duration::from_millis(16);
+/// The spinner's step.
+const TICK: Duration = Duration::from_millis(80);
+/// How long quitting waits for an aborted run to wind down.
+const QUIT_GRACE: Duration = Duration::from_secs(3);
+
+/// Runs the interactive mode until the person quits; returns the exit code.
+pub async fn run(mut cli: Cli) -> i32 {
+    let prepared = match startup::prepare(&cli, false) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.message, e.exit_code),
+    };
+    let initial = match initial_prompt(&cli, &prepared.paths.cwd) {
+        Ok(p) => p,
+        Err(message) => return fail(&message, 2),
+    };
+    let mut tui = match Tui::new(4) {
+        Ok(t) => t,
+        Err(e) => {
+            terminal::restore();
+            return fail(&format!("Error: cannot set up the terminal: {e}"), 1);
+        }
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    spawn_input(tx.clone());
+
+    if cli.resume && cli.session.is_none() {
+        let dir = cli
+            .session_dir
+            .clone()
+            .unwrap_or_else(|| rho_session::session_dir_for_cwd(&prepared.paths.agent_dir, &prepared.paths.cwd));
+        match picker::pick_session(&mut tui, &mut rx, &dir).await {
+            Ok(Picked::Session(path)) => cli.session = Some(path),
+            Ok(Picked::None) => {}
+            Ok(Picked::Cancelled) => return 0,
+            Err(e) => {
+                drop(tui);
+                return fail(&format!("Error: {e}"), 1);
+            }
+        }
+        cli.resume = false;
+    }
+    let continuing = cli.continue_session || cli.session.is_some();
+
+    let sink_tx = tx.clone();
+    let sink: Arc<dyn SessionEventSink> = Arc::new(move |event| {
+        let _ = sink_tx.send(AppEvent::Session(Box::new(event)));
+    });
+    let options = match startup::session_options(&cli, prepared, sink, None) {
+        Ok(o) => o,
+        Err(e) => {
+            drop(tui);
+            return fail(&e.message, e.exit_code);
+        }
+    };
+    let mut app = App::new(AgentSession::new(options), tx);
+    app.push(footer::header(&app.session));
+    if continuing {
+        app.replay();
+    }
+    if let Some((text, follow_ups)) = initial {
+        app.prompt(&text, false);
+        for message in follow_ups {
+            app.session.follow_up(&message, Vec::new());
+        }
+    }
+
+    let result = main_loop(&mut tui, &mut app, &mut rx).await;
+    if app.is_working() {
+        let _ = tokio::time::timeout(QUIT_GRACE, app.session.abort()).await;
+    }
+    app.session.discard_if_unused();
+    drop(tui);
+    match result {
+        Ok(()) => 0,
+        Err(e) => fail(&format!("Error: terminal: {e}"), 1),
+    }
+}
+
+async fn main_loop(tui: &mut Tui, app: &mut App, rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> std::io::Result<()> {
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let mut ticker = tokio::time::interval(TICK);
+    let mut dirty = true;
+    let mut last_frame = Instant::now() - FRAME;
+    loop {
+        if dirty && last_frame.elapsed() >= FRAME {
+            render(tui, app)?;
+            last_frame = Instant::now();
+            dirty = false;
+        }
+        if app.quit {
+            return Ok(());
+        }
+        let frame_due = tokio::time::Instant::from_std(last_frame + FRAME);
+        tokio::select! {
+            event = rx.recv() => {
+                let Some(event) = event else { return Ok(()) };
+                handle(app, event);
+                // Everything already waiting goes into the same frame.
+                while !app.quit && let Ok(event) = rx.try_recv() {
+                    handle(app, event);
+                }
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(frame_due), if dirty => {}
+            _ = ticker.tick() => {
+                if app.is_working() {
+                    app.tick += 1;
+                    dirty = true;
+                }
+            }
+            _ = terminate.recv() => app.quit = true,
+            _ = hangup.recv() => app.quit = true,
+        }
+    }
+}
+
+fn handle(app: &mut App, event: AppEvent) {
+    match event {
+        AppEvent::Input(event) => app.on_input(event),
+        AppEvent::Session(event) => app.on_session(*event),
+        AppEvent::Lines(lines) => {
+            app.status = None;
+            app.push(lines);
+        }
+    }
+}
+
+/// The history first (above the viewport), then the viewport at its new height.
+fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
+    if let Some(sequence) = app.osc52.take() {
+        tui.write_raw(sequence.as_bytes())?;
+    }
+    let history = std::mem::take(&mut app.history);
+    let view = View::build(app, tui.width(), tui.screen_height());
+    tui.frame(history, view.height(), |frame| view.render(frame))
+}
+
+/// Keys, pastes and resizes, read on a thread of their own. The reader waits in short polls so
+/// that a cursor-position query of the viewport (which reads the same input) is never blocked.
+fn spawn_input(tx: UnboundedSender<AppEvent>) {
+    std::thread::spawn(move || {
+        loop {
+            match event::poll(Duration::from_millis(20)) {
+                Ok(false) => {
+                    if tx.is_closed() {
+                        return;
+                    }
+                }
+                Ok(true) => match event::read() {
+                    Ok(e) => {
+                        if tx.send(AppEvent::Input(e)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                },
+                Err(_) => return,
+            }
+        }
+    });
+}
+
+/// `rho "message"`: the first message (after the `@file` blocks) is sent at start; the others
+/// are queued as follow-ups.
+fn initial_prompt(cli: &Cli, cwd: &std::path::Path) -> Result<Option<(String, Vec<String>)>, String> {
+    let files = read_file_args(&cli.file_args(), cwd)?;
+    let mut messages: Vec<String> = cli.messages().into_iter().map(str::to_owned).collect();
+    if messages.is_empty() && files.text.is_empty() {
+        return Ok(None);
+    }
+    let first = if messages.is_empty() { String::new() } else { messages.remove(0) };
+    let text = match (files.text.is_empty(), first.is_empty()) {
+        (true, _) => first,
+        (false, true) => files.text,
+        (false, false) => format!("{}\n\n{first}", files.text),
+    };
+    Ok(Some((text, messages)))
+}
+
+fn fail(message: &str, code: i32) -> i32 {
+    eprintln!("{message}");
+    code
+}

@@ -1,0 +1,48 @@
+//! `rho -r`: the session picker before any session is open (this directory's sessions, newest
+//! first, with search), drawn in the same inline viewport the mode then uses.
+
+use std::path::Path;
+
+use ratatui::crossterm::event::{Event, KeyEventKind};
+use ratatui::widgets::Paragraph;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::actions::session_items;
+use super::app::AppEvent;
+use super::select::{Select, SelectOutcome};
+use super::terminal::Tui;
+
+/// What the person did with the picker.
+pub enum Picked {
+    Session(String),
+    /// There is no session to pick: start a new one.
+    None,
+    Cancelled,
+}
+
+pub async fn pick_session(
+    tui: &mut Tui,
+    events: &mut UnboundedReceiver<AppEvent>,
+    dir: &Path,
+) -> std::io::Result<Picked> {
+    let items = session_items(dir);
+    if items.is_empty() {
+        return Ok(Picked::None);
+    }
+    let mut select = Select::new("Resume a session", items, 0);
+    loop {
+        let lines = select.lines();
+        tui.set_height(u16::try_from(lines.len()).unwrap_or(u16::MAX))?;
+        tui.draw(|frame| frame.render_widget(Paragraph::new(lines), frame.area()))?;
+        let Some(event) = events.recv().await else { return Ok(Picked::Cancelled) };
+        if let AppEvent::Input(Event::Key(key)) = event
+            && key.kind != KeyEventKind::Release
+        {
+            match select.key(key) {
+                SelectOutcome::Pending => {}
+                SelectOutcome::Cancelled => return Ok(Picked::Cancelled),
+                SelectOutcome::Chosen(path) => return Ok(Picked::Session(path)),
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The terminal: raw mode, the keyboard protocol that tells Shift+Enter from Enter, bracketed
+//! paste, and ratatui's inline viewport at the bottom of the output (no alternate screen:
+//! everything inserted above the viewport stays in the terminal's scrollback). The viewport
+//! grows and shrinks with its content. The terminal is put back as it was on exit, on a panic
+//! (the hook) and on SIGTERM/SIGHUP (the main loop quits through the same path).
+
+use std::io::{Stdout, Write, stdout};
+
+use ratatui::backend::{Backend, ClearType, CrosstermBackend};
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
+};
+use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate, disable_raw_mode, enable_raw_mode};
+use ratatui::crossterm::{cursor, execute};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
+
+type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// The interactive terminal; dropping it restores the terminal.
+pub struct Tui {
+    terminal: Term,
+    height: u16,
+}
+
+impl Tui {
+    pub fn new(height: u16) -> std::io::Result<Self> {
+        enable_raw_mode()?;
+        install_panic_hook();
+        // Terminals that do not know the kitty keyboard protocol ignore the request; those that do
+        // report Shift+Enter and a lone Escape unambiguously.
+        execute!(
+            stdout(),
+            EnableBracketedPaste,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        let terminal = inline(height)?;
+        Ok(Self { terminal, height })
+    }
+
+    pub fn width(&self) -> u16 {
+        self.terminal.size().map(|s| s.width).unwrap_or(80)
+    }
+
+    pub fn screen_height(&self) -> u16 {
+        self.terminal.size().map(|s| s.height).unwrap_or(24)
+    }
+
+    /// Adds lines to the history above the viewport, wrapped to the terminal's width.
+    pub fn insert(&mut self, lines: Vec<Line<'static>>) -> std::io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let width = self.width();
+        let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+        let height = u16::try_from(paragraph.line_count(width)).unwrap_or(u16::MAX);
+        self.terminal.insert_before(height, |buf| paragraph.render(buf.area, buf))
+    }
+
+    /// Makes the viewport `height` rows tall (it starts where it starts now, and moves up when
+    /// it no longer fits under it).
+    pub fn set_height(&mut self, height: u16) -> std::io::Result<()> {
+        let height = height.clamp(1, self.screen_height().max(1));
+        if height == self.height {
+            return Ok(());
+        }
+        let origin = self.terminal.get_frame().area().y;
+        let backend = self.terminal.backend_mut();
+        backend.set_cursor_position((0, origin))?;
+        backend.clear_region(ClearType::AfterCursor)?;
+        Backend::flush(backend)?;
+        self.terminal = inline(height)?;
+        self.height = height;
+        Ok(())
+    }
+
+    /// Draws the viewport in one synchronized update (no tearing in terminals that support it).
+    pub fn draw(&mut self, render: impl FnOnce(&mut Frame<'_>)) -> std::io::Result<()> {
+        self.frame(Vec::new(), self.height, render)
+    }
+
+    /// One frame in one synchronized update: `history` inserted above the viewport, the
+    /// viewport resized to `height`, then drawn.
+    pub fn frame(
+        &mut self,
+        history: Vec<Line<'static>>,
+        height: u16,
+        render: impl FnOnce(&mut Frame<'_>),
+    ) -> std::io::Result<()> {
+        execute!(stdout(), BeginSynchronizedUpdate)?;
+        let drawn = self
+            .insert(history)
+            .and_then(|()| self.set_height(height))
+            .and_then(|()| self.terminal.draw(render).map(|_| ()));
+        execute!(stdout(), EndSynchronizedUpdate)?;
+        drawn
+    }
+
+    /// Writes an escape sequence straight to the terminal (OSC 52).
+    pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut out = stdout();
+        out.write_all(bytes)?;
+        out.flush()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        // The viewport (editor, footer) goes; the history stays.
+        let origin = self.terminal.get_frame().area().y;
+        let backend = self.terminal.backend_mut();
+        let _ = backend.set_cursor_position((0, origin));
+        let _ = backend.clear_region(ClearType::AfterCursor);
+        let _ = Backend::flush(backend);
+        restore();
+    }
+}
+
+fn inline(height: u16) -> std::io::Result<Term> {
+    Terminal::with_options(CrosstermBackend::new(stdout()), TerminalOptions { viewport: Viewport::Inline(height) })
+}
+
+/// Puts the terminal back: keyboard protocol, paste mode, cursor, cooked mode.
+pub fn restore() {
+    let _ = execute!(stdout(), PopKeyboardEnhancementFlags, DisableBracketedPaste, cursor::Show);
+    let _ = disable_raw_mode();
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+}

@@ -1,0 +1,118 @@
+//! The live viewport under the history: the streaming block's unfinished lines, the working
+//! indicator with the queued messages, the editor between two rules (or an open list), the
+//! command completions, and the footer. Its height follows its content.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::app::App;
+use super::{footer, style};
+
+const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Editor rows shown at most (it scrolls to the cursor past that).
+const MAX_EDITOR_ROWS: usize = 10;
+/// Completions shown at most.
+const MAX_COMPLETIONS: usize = 8;
+
+/// One frame's content, measured.
+pub struct View {
+    live: Paragraph<'static>,
+    live_height: u16,
+    live_scroll: u16,
+    lines: Vec<Line<'static>>,
+    /// The cursor's row among `lines` and its column.
+    cursor: Option<(u16, u16)>,
+}
+
+impl View {
+    pub fn build(app: &mut App, width: u16, screen_height: u16) -> Self {
+        let pending = app.stream.as_mut().map(|s| s.pending()).unwrap_or_default();
+        let live = Paragraph::new(pending).wrap(Wrap { trim: false });
+        let full = u16::try_from(live.line_count(width)).unwrap_or(u16::MAX);
+        let live_height = full.min(screen_height / 2);
+        let live_scroll = full - live_height;
+
+        let mut lines = Vec::new();
+        if app.is_working() {
+            let spinner = SPINNER[app.tick % SPINNER.len()];
+            let what = match (&app.status, app.running.last()) {
+                (Some(status), _) => status.clone(),
+                (None, Some((_, tool))) => format!("Running {tool}…"),
+                (None, None) => "Working…".to_owned(),
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{spinner} "), style::accent()),
+                Span::raw(what),
+                Span::styled(" (Esc to abort)", style::dim()),
+            ]));
+        } else if let Some(status) = &app.status {
+            lines.push(Line::styled(status.clone(), style::dim()));
+        }
+        for text in &app.steering {
+            lines.push(queued_line("Steering", text));
+        }
+        for text in &app.follow_up {
+            lines.push(queued_line("Follow-up", text));
+        }
+
+        let rule = Line::styled("─".repeat(usize::from(width)), style::dim());
+        let mut cursor = None;
+        if let Some((_, select)) = &app.select {
+            lines.push(rule.clone());
+            lines.extend(select.lines());
+        } else {
+            lines.push(rule.clone());
+            let (rows, (col, row)) = app.editor.layout(width.saturating_sub(2));
+            let first = usize::from(row).saturating_sub(MAX_EDITOR_ROWS - 1);
+            let editor_top = lines.len();
+            for (i, text) in rows.into_iter().enumerate().skip(first).take(MAX_EDITOR_ROWS) {
+                let marker = if i == 0 { Span::styled("› ", style::user()) } else { Span::raw("  ") };
+                lines.push(Line::from(vec![marker, Span::raw(text)]));
+            }
+            let cursor_row = editor_top + usize::from(row) - first;
+            cursor = Some((u16::try_from(cursor_row).unwrap_or(0), col + 2));
+            lines.push(rule);
+            for (i, c) in app.completions().iter().enumerate().take(MAX_COMPLETIONS) {
+                let selected = i == app.completion;
+                let name_style = if selected { style::selected() } else { style::accent() };
+                lines.push(Line::from(vec![
+                    Span::styled(if selected { "→ " } else { "  " }, style::selected()),
+                    Span::styled(format!("/{:<20}", c.name), name_style),
+                    Span::styled(c.description.clone(), style::dim()),
+                ]));
+            }
+        }
+        if let Some(hint) = &app.hint {
+            lines.push(Line::styled(hint.clone(), style::warning()));
+        }
+        lines.extend(footer::footer(&app.session, width));
+        Self { live, live_height, live_scroll, lines, cursor }
+    }
+
+    pub fn height(&self) -> u16 {
+        self.live_height + u16::try_from(self.lines.len()).unwrap_or(u16::MAX)
+    }
+
+    pub fn render(self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        let live_height = self.live_height.min(area.height);
+        if live_height > 0 {
+            let live_area = Rect { height: live_height, ..area };
+            frame.render_widget(self.live.scroll((self.live_scroll, 0)), live_area);
+        }
+        let rest = Rect { y: area.y + live_height, height: area.height - live_height, ..area };
+        if let Some((row, col)) = self.cursor
+            && row < rest.height
+        {
+            frame.set_cursor_position((rest.x + col.min(rest.width.saturating_sub(1)), rest.y + row));
+        }
+        frame.render_widget(Paragraph::new(self.lines), rest);
+    }
+}
+
+fn queued_line(kind: &str, text: &str) -> Line<'static> {
+    let first: String = text.lines().next().unwrap_or_default().chars().take(120).collect();
+    Line::from(vec![Span::styled(format!("  {kind}: "), style::dim()), Span::styled(first, style::dim())])
+}

@@ -1,0 +1,176 @@
+//! Interactive mode, driven as a person drives it: the real `rho` in a pseudo-terminal against
+//! rho-mock-llm, keys typed, the screen read back through a terminal emulator.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::{Terminal, keys};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+/// The start-up screen is there (the editor is ready).
+async fn ready(term: &Terminal) {
+    term.wait_for("Enter send").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_streams_its_markdown_answer_into_the_history() {
+    let env = Env::new(vec![Turn::text(
+        "# Plan\n\nFirst a **bold** step, then `code`:\n\n```rust\nfn main() {}\n```\n\n- one\n- two\n",
+    )])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("make a plan");
+    let screen = term.wait_idle_with("• two").await;
+    insta::assert_snapshot!("streamed_answer", screen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_runs_and_shows_its_command_and_output() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo tool-ran-here"})),
+        Turn::text("The command ran."),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("run it");
+    let screen = term.wait_idle_with("The command ran.").await;
+    assert!(screen.contains("● bash echo tool-ran-here"), "{screen}");
+    assert!(screen.contains("  tool-ran-here"), "{screen}");
+    insta::assert_snapshot!("tool_call", screen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escape_aborts_the_run() {
+    let slow = Turn {
+        chunk_size: Some(2),
+        chunk_delay_ms: Some(200),
+        ..Turn::text("a slow answer that takes a long while to arrive")
+    };
+    let env = Env::new(vec![slow]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("go slowly");
+    term.wait_for("Esc to abort").await;
+    term.send(keys::ESCAPE);
+    let screen = term.wait_idle_with("Aborted").await;
+    assert!(!screen.contains("takes a long while"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_while_working_queues_a_steering_message() {
+    let slow = Turn {
+        chunk_size: Some(4),
+        chunk_delay_ms: Some(150),
+        ..Turn::text("first answer, streamed slowly to the end")
+    };
+    let env = Env::new(vec![slow, Turn::text("second answer")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first");
+    term.wait_for("Esc to abort").await;
+    term.submit("also this");
+    term.wait_for("Steering: also this").await;
+    let screen = term.wait_idle_with("second answer").await;
+    assert!(screen.contains("› also this"), "the steering message is delivered as a user message:\n{screen}");
+    assert!(!screen.contains("Steering:"), "{screen}");
+    assert_eq!(env.request_bodies().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_selector_switches_the_model() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("/mo");
+    term.wait_for("/model").await;
+    term.send(keys::TAB);
+    term.send(keys::ENTER);
+    term.wait_for("Select a model").await;
+    term.send("small");
+    term.wait_for("1/2").await;
+    term.send(keys::ENTER);
+    let screen = term.wait_for("Model: mock/mock-small").await;
+    assert!(screen.lines().last().unwrap().ends_with("mock/mock-small"), "the footer names the model:\n{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_argument_is_sent_at_start_and_ctrl_d_quits() {
+    let env = Env::new(vec![Turn::text("answer to the argument")]).await;
+    let mut term = Terminal::start(&env, &["hello from the command line"]);
+    term.wait_idle_with("answer to the argument").await;
+    term.send(keys::CTRL_D);
+    assert_eq!(term.exit_code().await, 0);
+    let screen = term.screen();
+    assert!(screen.contains("› hello from the command line"), "{screen}");
+    assert!(!screen.contains("$0.0"), "the viewport (editor and footer) is cleared on exit:\n{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_clears_then_quits_twice() {
+    let env = Env::new(vec![]).await;
+    let mut term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("draft text");
+    term.wait_for("› draft text").await;
+    term.send(keys::CTRL_C);
+    term.wait_until("the editor cleared", |s| !s.contains("draft text")).await;
+    term.send(keys::CTRL_C);
+    term.wait_for("Press Ctrl+C again to quit").await;
+    term.send(keys::CTRL_C);
+    assert_eq!(term.exit_code().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newline_keys_make_a_multi_line_prompt() {
+    let env = Env::new(vec![Turn::text("got both lines")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("line one");
+    term.send(keys::SHIFT_ENTER);
+    term.send("line two");
+    term.send(keys::CTRL_J);
+    term.send("line three");
+    term.wait_for("line three").await;
+    term.send(keys::ENTER);
+    term.wait_idle_with("got both lines").await;
+    let body = env.request_bodies().pop().unwrap();
+    let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(sent, "line one\nline two\nline three");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_picks_a_session_and_shows_its_conversation() {
+    let env = Env::new(vec![Turn::text("the earlier answer")]).await;
+    let mut first = Terminal::start(&env, &["an earlier question"]);
+    first.wait_idle_with("the earlier answer").await;
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+
+    let second = Terminal::start(&env, &["-r"]);
+    second.wait_for("Resume a session").await;
+    let picker = second.wait_for("an earlier question").await;
+    assert!(picker.contains("1/1"), "{picker}");
+    second.send(keys::ENTER);
+    let screen = second.wait_for("the earlier answer").await;
+    assert!(screen.contains("Enter send"), "{screen}");
+    assert_eq!(env.session_files().len(), 1, "resuming writes to the same file");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_commands_name_and_show_the_session() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("/name my work");
+    term.wait_for("Session named: my work").await;
+    term.submit("/session");
+    let screen = term.wait_for("Messages").await;
+    assert!(screen.contains("Name          my work"), "{screen}");
+    term.submit("/hotkeys");
+    term.wait_for("Delete the word before the cursor").await;
+}

@@ -1,0 +1,162 @@
+//! `rho` in a pseudo-terminal: the child's output is fed to a vt100 emulator whose screen the
+//! tests read, the cursor-position queries of the inline viewport are answered from that
+//! screen (as a terminal would), and keys are written as a terminal sends them.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::common::Env;
+
+pub const ROWS: u16 = 30;
+pub const COLS: u16 = 100;
+/// How long a screen may take to show what a test waits for.
+const SCREEN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The cursor position request (DSR 6) the viewport sends.
+const CURSOR_QUERY: &[u8] = b"\x1b[6n";
+
+pub mod keys {
+    pub const ENTER: &str = "\r";
+    pub const ALT_ENTER: &str = "\x1b\r";
+    pub const ESCAPE: &str = "\x1b";
+    pub const CTRL_C: &str = "\x03";
+    pub const CTRL_D: &str = "\x04";
+    pub const CTRL_J: &str = "\n";
+    pub const CTRL_O: &str = "\x0f";
+    pub const TAB: &str = "\t";
+    pub const UP: &str = "\x1b[A";
+    pub const DOWN: &str = "\x1b[B";
+    /// Shift+Enter in the kitty keyboard protocol.
+    pub const SHIFT_ENTER: &str = "\x1b[13;2u";
+}
+
+pub struct Terminal {
+    parser: Arc<Mutex<vt100::Parser>>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Terminal {
+    /// `rho --model mock/mock-model <args>` in a 100×30 terminal, in `env`'s world.
+    pub fn start(env: &Env, args: &[&str]) -> Terminal {
+        let pty =
+            native_pty_system().openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rho"));
+        if !args.contains(&"--model") {
+            cmd.args(["--model", "mock/mock-model"]);
+        }
+        cmd.args(args);
+        cmd.cwd(&env.cwd);
+        cmd.env("RHO_CODING_AGENT_DIR", &env.agent_dir);
+        cmd.env("HOME", env.dir.path());
+        cmd.env("TERM", "xterm-256color");
+        for key in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "NO_COLOR", "RHO_LOG"] {
+            cmd.env_remove(key);
+        }
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS.try_into().unwrap(), COLS.try_into().unwrap(), 2000)));
+        let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let (screen, answer) = (parser.clone(), writer.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16384];
+            let mut carry: Vec<u8> = Vec::new();
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                carry.extend_from_slice(&buf[..n]);
+                // Feed up to each cursor query, answer it from the screen as it is then.
+                while let Some(at) = carry.windows(CURSOR_QUERY.len()).position(|w| w == CURSOR_QUERY) {
+                    let reply = {
+                        let mut parser = screen.lock().unwrap();
+                        parser.process(&carry[..at]);
+                        let (row, col) = parser.screen().cursor_position();
+                        format!("\x1b[{};{}R", row + 1, col + 1)
+                    };
+                    carry.drain(..at + CURSOR_QUERY.len());
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(reply.as_bytes()).and_then(|()| w.flush());
+                }
+                // Keep a possible partial query for the next read.
+                let keep = (1..CURSOR_QUERY.len()).rev().find(|k| carry.ends_with(&CURSOR_QUERY[..*k])).unwrap_or(0);
+                let feed = carry.len() - keep;
+                screen.lock().unwrap().process(&carry[..feed]);
+                carry.drain(..feed);
+            }
+        });
+        Terminal { parser, writer, child, _master: pty.master }
+    }
+
+    /// The visible screen, trailing spaces and blank lines dropped.
+    pub fn screen(&self) -> String {
+        let contents = self.parser.lock().unwrap().screen().contents();
+        let lines: Vec<&str> = contents.lines().map(str::trim_end).collect();
+        lines.join("\n").trim_end().to_owned()
+    }
+
+    pub fn send(&self, keys: &str) {
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(keys.as_bytes()).unwrap();
+        w.flush().unwrap();
+    }
+
+    /// Types `text` and presses Enter.
+    pub fn submit(&self, text: &str) {
+        self.send(text);
+        self.send(keys::ENTER);
+    }
+
+    /// Waits until the screen satisfies `check`; fails with the screen after the timeout.
+    pub async fn wait_until(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if check(&screen) {
+                return screen;
+            }
+            if start.elapsed() > SCREEN_TIMEOUT {
+                panic!("the screen never showed {what} within {SCREEN_TIMEOUT:?}; it shows:\n{screen}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until `text` is on the screen.
+    pub async fn wait_for(&self, text: &str) -> String {
+        self.wait_until(&format!("{text:?}"), |s| s.contains(text)).await
+    }
+
+    /// Waits until no run is in progress (the working line is gone) and `text` is shown.
+    pub async fn wait_idle_with(&self, text: &str) -> String {
+        self.wait_until(&format!("{text:?} with no run in progress"), |s| {
+            s.contains(text) && !s.contains("Esc to abort")
+        })
+        .await
+    }
+
+    /// Waits for the process to exit; its exit code.
+    pub async fn exit_code(&mut self) -> u32 {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.exit_code();
+            }
+            assert!(start.elapsed() < SCREEN_TIMEOUT, "rho did not exit; the screen:\n{}", self.screen());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
