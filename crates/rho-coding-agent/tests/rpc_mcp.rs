@@ -375,3 +375,45 @@ async fn mcp_tools_are_offered_whatever_tools_selects() {
         assert!(tools.contains(&"mcp__fixture__echo"), "{args:?}: {tools:?}");
     }
 }
+
+/// A server's `notifications/tools/list_changed` brings its new tool into the tool set, offered
+/// from the next request on.
+#[tokio::test]
+async fn a_tool_list_change_is_followed() {
+    let env = Env::new(vec![
+        Turn::tool_call("mcp__fixture__add_tool", json!({})),
+        Turn::text("Added."),
+        Turn::tool_call("mcp__fixture__late", json!({})),
+        Turn::text("Called."),
+    ])
+    .await;
+    write_mcp_json(&env, json!({"fixture": fixture_entry(&env, &[])}));
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    until_command(&mut rho, "mcp__fixture__greet").await;
+    rho.send(json!({"type": "prompt", "message": "Add a tool."})).await;
+    rho.until_agent_end().await;
+
+    // No frame tells of a tool list change: ask until the new tool is there.
+    let mut offered = false;
+    for _ in 0..250 {
+        let state = rho.data(json!({"type": "get_state"})).await;
+        if state["dumpTools"].as_array().unwrap().iter().any(|t| t["name"] == "mcp__fixture__late") {
+            offered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(offered, "mcp__fixture__late never joined the tool set");
+
+    rho.send(json!({"type": "prompt", "message": "Call it."})).await;
+    let frames = rho.until_agent_end().await;
+    let end = of_type(&frames, "tool_execution_end")[0];
+    assert_eq!(end["toolName"], "mcp__fixture__late");
+    assert_eq!(end["isError"], false, "{end}");
+    let bodies = env.request_bodies();
+    let names = |body: &Value| -> Vec<String> {
+        body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(!names(&bodies[0]).contains(&"mcp__fixture__late".to_owned()));
+    assert!(names(&bodies[2]).contains(&"mcp__fixture__late".to_owned()));
+}
