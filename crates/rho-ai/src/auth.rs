@@ -2,17 +2,16 @@
 //! `auth.json`, `models.json` `apiKey` and header values (agent-behavior.md §9.2).
 //!
 //! A provider's key is looked up, first hit wins: the runtime override (`--api-key`), the
-//! provider's `api_key` entry in `auth.json`, the provider's environment variable(s), then the
-//! `apiKey` its `models.json` entry gives. A source that yields nothing (an unset variable, a
-//! failing command) falls through to the next.
+//! provider's `api_key` entry in `auth.json`, its `oauth` entry there (a subscription login's
+//! access token, refreshed when stale: see [`crate::oauth`]), the provider's environment
+//! variable(s), then the `apiKey` its `models.json` entry gives. A source that yields nothing (an
+//! unset variable, a failing command) falls through to the next, except a login that cannot
+//! give a token: as in pi, its provider then has no key, and [`ApiKeys::login_problem`] says why.
 //!
 //! Config values: `!command` runs through `sh -c` with stdin closed, and its trimmed stdout is
 //! the value (at most once per process and command, 10 s timeout, failure means no value);
 //! `$NAME` / `${NAME}` is that environment variable; a bare word that names a set environment
 //! variable is its value; anything else is the literal.
-//!
-//! OAuth is out of scope: `oauth` entries in `auth.json` (pi's `/login` subscriptions) are
-//! skipped, so such providers need an API key from one of the other sources.
 //!
 //! The environment is read through an [`EnvLookup`] so tests can inject one instead of changing
 //! the process environment.
@@ -27,6 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config_error::{ConfigError, parse_json, read_optional};
+use crate::oauth::{LoginError, Logins};
 
 /// Reads an environment variable; `None` when unset.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -49,9 +49,8 @@ where
 
 /// The variables each provider's key is read from, in lookup order.
 const ENV_VARS: &[(&str, &[&str])] = &[
-    // ANTHROPIC_OAUTH_TOKEN is not read: a subscription token needs Claude Code's OAuth
-    // headers, which rho does not send, so preferring it would break a working API key.
-    ("anthropic", &["ANTHROPIC_API_KEY"]),
+    // A subscription token first, as pi: its requests get Claude Code's OAuth headers.
+    ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     ("openai", &["OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
@@ -268,7 +267,7 @@ pub fn load_auth_file(path: &Path) -> Result<BTreeMap<String, String>, ConfigErr
                     problem: format!("{provider}: an \"api_key\" entry needs a string \"key\""),
                 });
             }
-            // OAuth credentials and entry kinds rho does not know are skipped.
+            // OAuth logins are read by `Logins`; entry kinds rho does not know are skipped.
             _ => {}
         }
     }
@@ -282,6 +281,7 @@ pub struct ApiKeys {
     env: EnvLookup,
     runtime: HashMap<String, String>,
     auth_file: BTreeMap<String, String>,
+    logins: Option<Arc<Logins>>,
     configured: HashMap<String, String>,
 }
 
@@ -291,6 +291,7 @@ impl std::fmt::Debug for ApiKeys {
         f.debug_struct("ApiKeys")
             .field("runtime", &self.runtime.keys().collect::<Vec<_>>())
             .field("auth_file", &self.auth_file.keys().collect::<Vec<_>>())
+            .field("logins", &self.logins)
             .field("configured", &self.configured.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -298,7 +299,7 @@ impl std::fmt::Debug for ApiKeys {
 
 impl ApiKeys {
     pub fn new(env: EnvLookup) -> Self {
-        Self { env, runtime: HashMap::new(), auth_file: BTreeMap::new(), configured: HashMap::new() }
+        Self { env, runtime: HashMap::new(), auth_file: BTreeMap::new(), logins: None, configured: HashMap::new() }
     }
 
     /// The environment keys are read from.
@@ -314,6 +315,16 @@ impl ApiKeys {
     /// The `api_key` entries of `auth.json` (raw config values).
     pub fn set_auth_file(&mut self, entries: BTreeMap<String, String>) {
         self.auth_file = entries;
+    }
+
+    /// The `oauth` entries of `auth.json`.
+    pub fn set_logins(&mut self, logins: Logins) {
+        self.logins = Some(Arc::new(logins));
+    }
+
+    /// Why `provider`'s login gave no access token the last time it was asked for one.
+    pub fn login_problem(&self, provider: &str) -> Option<LoginError> {
+        self.logins.as_ref().and_then(|l| l.problem(provider))
     }
 
     /// The `apiKey` of a provider's `models.json` entry (a raw config value).
@@ -335,6 +346,16 @@ impl ApiKeys {
         if let Some(key) = self.auth_file.get(provider).and_then(|raw| resolve_config_value(raw, env)) {
             return Some(key);
         }
+        if let Some(logins) = self.logins.as_ref().filter(|l| l.has(provider)) {
+            return match logins.access_token(provider) {
+                Ok(token) => Some(token),
+                Err(e) => {
+                    // Said where the missing key is reported (see `login_problem`).
+                    tracing::debug!("{e}");
+                    None
+                }
+            };
+        }
         if let Some(key) = env_vars_for(provider).iter().find_map(|var| env(var).filter(|v| !v.is_empty())) {
             return Some(key);
         }
@@ -347,6 +368,7 @@ impl ApiKeys {
         let env = self.env.as_ref();
         self.runtime.get(provider).is_some_and(|k| !k.is_empty())
             || self.auth_file.get(provider).is_some_and(|raw| is_set(raw, env))
+            || self.logins.as_ref().is_some_and(|l| l.has(provider))
             || env_vars_for(provider).iter().any(|var| env(var).is_some_and(|v| !v.is_empty()))
             || self.configured.get(provider).is_some_and(|raw| is_set(raw, env))
     }
@@ -443,7 +465,7 @@ mod tests {
 
     #[test]
     fn env_vars_per_provider() {
-        assert_eq!(env_vars_for("anthropic"), ["ANTHROPIC_API_KEY"]);
+        assert_eq!(env_vars_for("anthropic"), ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]);
         assert_eq!(env_var_for("anthropic"), Some("ANTHROPIC_API_KEY"));
         assert_eq!(env_var_for("openai"), Some("OPENAI_API_KEY"));
         assert_eq!(env_var_for("google"), Some("GEMINI_API_KEY"));
@@ -470,7 +492,7 @@ mod tests {
         let mut keys = ApiKeys::new(env);
         keys.set_configured_key("anthropic", "models-json");
         keys.set_configured_key("custom", "!echo custom-cmd");
-        assert_eq!(keys.resolve("anthropic").as_deref(), Some("api-env"));
+        assert_eq!(keys.resolve("anthropic").as_deref(), Some("oauth-env"), "pi's order");
         keys.set_auth_file(BTreeMap::from([
             ("anthropic".to_owned(), "$AUTH_REF".to_owned()),
             ("openai".to_owned(), "$UNSET".to_owned()),

@@ -63,8 +63,12 @@ impl ModelRegistry {
     pub fn load_with_env(agent_dir: &Path, env: EnvLookup) -> (Self, Vec<ConfigError>) {
         let mut registry = Self::builtin(env);
         let mut errors = Vec::new();
-        match auth::load_auth_file(&agent_dir.join("auth.json")) {
-            Ok(entries) => registry.keys.set_auth_file(entries),
+        let auth_file = agent_dir.join("auth.json");
+        match auth::load_auth_file(&auth_file) {
+            Ok(entries) => {
+                registry.keys.set_auth_file(entries);
+                registry.keys.set_logins(crate::oauth::Logins::load(&auth_file, registry.keys.env().clone()));
+            }
             Err(e) => errors.push(e),
         }
         let models_json = agent_dir.join("models.json");
@@ -153,6 +157,13 @@ impl ModelRegistry {
     /// there is none, including for keyless providers without one.
     pub fn api_key(&self, provider: &str) -> Option<String> {
         self.keys.resolve(provider)
+    }
+
+    /// Why `provider`'s subscription login gave no key the last time one was asked for (an
+    /// expired login that could not be refreshed, one rho cannot use), if that is the reason
+    /// it has none.
+    pub fn login_problem(&self, provider: &str) -> Option<crate::oauth::LoginError> {
+        self.keys.login_problem(provider)
     }
 
     /// The `--api-key` value for `provider` (not persisted).

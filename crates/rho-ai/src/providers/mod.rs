@@ -48,7 +48,7 @@ pub(crate) async fn decode(
 ) -> Result<StopReason, Interrupted> {
     let cancel = &options.cancel;
     match model.api.as_str() {
-        api::ANTHROPIC_MESSAGES => anthropic::stream::consume(sse, emitter, cancel).await,
+        api::ANTHROPIC_MESSAGES => anthropic::stream::consume(sse, emitter, cancel, None).await,
         api::OPENAI_COMPLETIONS => openai_completions::stream::consume(sse, emitter, cancel).await,
         api::OPENAI_RESPONSES => openai_responses::stream::consume(sse, emitter, cancel).await,
         api::GOOGLE_GENERATIVE_AI => google::stream::consume(sse, emitter, cancel).await,

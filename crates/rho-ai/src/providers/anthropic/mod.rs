@@ -2,6 +2,7 @@
 //! `stream: true`, answered with typed SSE events (`message_start`, `content_block_*`,
 //! `message_delta`, `message_stop`).
 
+pub(super) mod claude_code;
 pub(super) mod format;
 pub(super) mod stream;
 #[cfg(test)]
@@ -21,16 +22,33 @@ pub(super) async fn run(
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let request = format::build_request(model, context, options);
+    let mut request = format::build_request(model, context, options);
+    let key = options.api_key.as_deref().filter(|k| !k.is_empty());
+    let subscription = key.is_some_and(claude_code::is_subscription_token);
     let mut base: Vec<(&str, &str)> = vec![("anthropic-version", API_VERSION)];
-    if let Some(key) = options.api_key.as_deref().filter(|k| !k.is_empty()) {
-        base.push(("x-api-key", key));
+    let (bearer, betas, user_agent);
+    match key {
+        Some(key) if subscription => {
+            bearer = format!("Bearer {key}");
+            betas = claude_code::betas(request.beta);
+            user_agent = format!("claude-cli/{}", claude_code::CLAUDE_CODE_VERSION);
+            base.extend([
+                ("authorization", bearer.as_str()),
+                ("anthropic-beta", betas.as_str()),
+                ("user-agent", user_agent.as_str()),
+                ("x-app", "cli"),
+            ]);
+            claude_code::adapt_body(&mut request.body);
+        }
+        Some(key) => base.push(("x-api-key", key)),
+        None => {}
     }
-    if let Some(beta) = request.beta {
+    if let (false, Some(beta)) = (subscription, request.beta) {
         base.push(("anthropic-beta", beta));
     }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "v1/messages");
     let sse = super::post_sse(&url, headers, &request.body, options).await?;
-    stream::consume(sse, emitter, &options.cancel).await
+    let tools = subscription.then_some(context.tools.as_slice());
+    stream::consume(sse, emitter, &options.cancel, tools).await
 }

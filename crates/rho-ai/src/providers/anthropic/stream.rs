@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::ProviderError;
 use crate::sse::{Interrupted, SseStream, parse_data};
 use crate::stream::Emitter;
-use crate::types::{StopReason, Usage};
+use crate::types::{StopReason, ToolSpec, Usage};
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -130,11 +130,14 @@ struct OpenBlock {
     initial_input: Option<String>,
 }
 
-/// Reads Anthropic's events from `sse` into `emitter` until `message_stop`.
+/// Reads Anthropic's events from `sse` into `emitter` until `message_stop`. With
+/// `claude_code_tools` (a subscription request's tools), tool names in Claude Code's casing are
+/// turned back into those tools' names.
 pub(crate) async fn consume(
     mut sse: SseStream,
     emitter: &mut Emitter,
     cancel: &CancellationToken,
+    claude_code_tools: Option<&[ToolSpec]>,
 ) -> Result<StopReason, Interrupted> {
     let mut open: Vec<OpenBlock> = Vec::new();
     let mut stop: Result<StopReason, ProviderError> = Ok(StopReason::Stop);
@@ -172,6 +175,10 @@ pub(crate) async fn consume(
                 }
                 Block::RedactedThinking { data } => emitter.redacted_thinking(data).await,
                 Block::ToolUse { id, name, input } => {
+                    let name = match claude_code_tools {
+                        Some(tools) => super::claude_code::to_ours(name, tools),
+                        None => name,
+                    };
                     let index = emitter.open_tool_call(id, name).await;
                     let initial_input =
                         input.filter(|v| v.as_object().is_some_and(|o| !o.is_empty())).map(|v| v.to_string());

@@ -1,0 +1,122 @@
+//! Logging in to an Anthropic subscription (Claude Pro/Max) as pi does: authorization code with
+//! PKCE at claude.ai, the code coming back to a loopback callback or pasted by the user (as
+//! `code#state`, the full redirect URL, or its query), then exchanged at the token endpoint.
+//! pi uses the PKCE verifier as the `state` too; so does rho, so either can finish the other's
+//! flow.
+
+use super::providers::ANTHROPIC;
+use super::refresh::{self, TokenError};
+use super::store::OAuthCredentials;
+
+pub const AUTHORIZE_URL: &str = "https://claude.ai/oauth/authorize";
+
+/// The loopback port of the callback, registered with the client id.
+pub const CALLBACK_PORT: u16 = 53692;
+
+pub const CALLBACK_PATH: &str = "/callback";
+
+pub const REDIRECT_URI: &str = "http://localhost:53692/callback";
+
+pub const SCOPES: &str =
+    "org:create_api_key user:profile user:inference user:sessions:claude_code user:mcp_servers user:file_upload";
+
+/// The URL the user opens to log in.
+pub fn authorize_url(challenge: &str, state: &str) -> String {
+    let params = [
+        ("code", "true"),
+        ("client_id", ANTHROPIC.client_id),
+        ("response_type", "code"),
+        ("redirect_uri", REDIRECT_URI),
+        ("scope", SCOPES),
+        ("code_challenge", challenge),
+        ("code_challenge_method", "S256"),
+        ("state", state),
+    ];
+    // A constant URL: parsing it cannot fail.
+    reqwest::Url::parse_with_params(AUTHORIZE_URL, params).map_or_else(|_| AUTHORIZE_URL.to_owned(), Into::into)
+}
+
+/// What the user pasted, or the callback received.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodeAndState {
+    pub code: Option<String>,
+    pub state: Option<String>,
+}
+
+/// Reads a pasted answer: a URL with `code` and `state`, `code#state`, a `code=…&state=…`
+/// query, or the bare code.
+pub fn parse_answer(input: &str) -> CodeAndState {
+    let value = input.trim();
+    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    if value.is_empty() {
+        return CodeAndState::default();
+    }
+    if let Ok(url) = reqwest::Url::parse(value)
+        && url.has_host()
+    {
+        return from_query(url.query_pairs());
+    }
+    if let Some((code, state)) = value.split_once('#') {
+        return CodeAndState { code: non_empty(code), state: non_empty(state) };
+    }
+    if value.contains("code=")
+        && let Ok(url) = reqwest::Url::parse(&format!("http://localhost/?{value}"))
+    {
+        return from_query(url.query_pairs());
+    }
+    CodeAndState { code: Some(value.to_owned()), state: None }
+}
+
+/// The `code` and `state` of a callback request's target (`/callback?code=…&state=…`).
+pub fn parse_callback(target: &str) -> Option<CodeAndState> {
+    let url = reqwest::Url::parse(&format!("http://localhost{target}")).ok()?;
+    (url.path() == CALLBACK_PATH).then(|| from_query(url.query_pairs()))
+}
+
+fn from_query<'a>(pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>)>) -> CodeAndState {
+    let mut answer = CodeAndState::default();
+    for (key, value) in pairs {
+        match key.as_ref() {
+            "code" if !value.is_empty() => answer.code = Some(value.into_owned()),
+            "state" if !value.is_empty() => answer.state = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    answer
+}
+
+/// Exchanges `code` at the token endpoint (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` moves it).
+pub fn exchange(
+    env: &dyn Fn(&str) -> Option<String>,
+    code: &str,
+    state: &str,
+    verifier: &str,
+) -> Result<OAuthCredentials, TokenError> {
+    refresh::exchange_code(&ANTHROPIC, &ANTHROPIC.token_url(env), code, state, verifier, REDIRECT_URI)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_authorize_url_carries_pkce_and_state() {
+        let url = authorize_url("chal", "st");
+        assert!(url.starts_with("https://claude.ai/oauth/authorize?code=true&client_id=9d1c250a-"), "{url}");
+        assert!(url.contains("&redirect_uri=http%3A%2F%2Flocalhost%3A53692%2Fcallback&"), "{url}");
+        assert!(url.contains("&scope=org%3Acreate_api_key+user%3Aprofile+"), "{url}");
+        assert!(url.ends_with("&code_challenge=chal&code_challenge_method=S256&state=st"), "{url}");
+    }
+
+    #[test]
+    fn pasted_answers_in_every_form() {
+        let both = CodeAndState { code: Some("c".into()), state: Some("s".into()) };
+        assert_eq!(parse_answer(" c#s \n"), both);
+        assert_eq!(parse_answer("http://localhost:53692/callback?code=c&state=s"), both);
+        assert_eq!(parse_answer("code=c&state=s"), both);
+        assert_eq!(parse_answer("c"), CodeAndState { code: Some("c".into()), state: None });
+        assert_eq!(parse_answer(""), CodeAndState::default());
+        assert_eq!(parse_callback("/callback?code=c&state=s"), Some(both));
+        assert_eq!(parse_callback("/favicon.ico"), None);
+    }
+}

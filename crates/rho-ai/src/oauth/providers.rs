@@ -1,0 +1,110 @@
+//! The OAuth logins pi's `/login` stores in `auth.json`, by the provider id it files them under:
+//! where each refreshes its tokens, how it asks, and whether rho can speak the API the login is
+//! for.
+//!
+//! The token endpoint of each can be moved with an environment variable (for tests against a
+//! local mock, and for proxies): `RHO_OAUTH_TOKEN_URL_ANTHROPIC`,
+//! `RHO_OAUTH_TOKEN_URL_OPENAI_CODEX`, `RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT`.
+
+/// How a provider turns its refresh credential into a new access token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefreshGrant {
+    /// `POST` a JSON `refresh_token` grant with the client id; `expires_in` seconds back
+    /// (Anthropic).
+    JsonRefreshToken,
+    /// `POST` a form-encoded `refresh_token` grant with the client id; `expires_in` seconds back
+    /// (OpenAI's ChatGPT login).
+    FormRefreshToken,
+    /// `GET` with the GitHub token as Bearer: a Copilot token and its `expires_at` back (the
+    /// GitHub token stays the refresh credential).
+    CopilotTokenExchange,
+}
+
+/// One OAuth login provider.
+#[derive(Debug)]
+pub struct OAuthProvider {
+    /// The key of its entry in `auth.json` (pi's provider id).
+    pub id: &'static str,
+    /// What pi calls it in `/login`.
+    pub name: &'static str,
+    pub token_url: &'static str,
+    /// The variable that replaces `token_url`.
+    pub token_url_env: &'static str,
+    pub client_id: &'static str,
+    pub grant: RefreshGrant,
+    /// Taken off the lifetime the server grants when the expiry is stored, so a token is
+    /// refreshed a little before the server would refuse it (pi stores the same expiry).
+    pub expiry_margin_ms: i64,
+    /// `None` when rho can use the login; else why not.
+    pub unusable: Option<&'static str>,
+}
+
+impl OAuthProvider {
+    /// The token endpoint: `token_url_env` when set, else the provider's own.
+    pub fn token_url(&self, env: &dyn Fn(&str) -> Option<String>) -> String {
+        env(self.token_url_env).filter(|u| !u.is_empty()).unwrap_or_else(|| self.token_url.to_owned())
+    }
+}
+
+/// Five minutes: the margin pi takes off Anthropic's and Copilot's token lifetimes.
+const FIVE_MINUTES_MS: i64 = 5 * 60 * 1000;
+
+pub const ANTHROPIC: OAuthProvider = OAuthProvider {
+    id: "anthropic",
+    name: "Anthropic (Claude Pro/Max)",
+    token_url: "https://platform.claude.com/v1/oauth/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_ANTHROPIC",
+    client_id: "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
+    grant: RefreshGrant::JsonRefreshToken,
+    expiry_margin_ms: FIVE_MINUTES_MS,
+    unusable: None,
+};
+
+pub const OPENAI_CODEX: OAuthProvider = OAuthProvider {
+    id: "openai-codex",
+    name: "ChatGPT Plus/Pro (Codex Subscription)",
+    token_url: "https://auth.openai.com/oauth/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_OPENAI_CODEX",
+    client_id: "app_EMoamEEZ73f0CkXaXp7hrann",
+    grant: RefreshGrant::FormRefreshToken,
+    expiry_margin_ms: 0,
+    unusable: Some(
+        "its models answer on ChatGPT's backend (the openai-codex-responses API at \
+         chatgpt.com/backend-api), which rho does not speak",
+    ),
+};
+
+pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {
+    id: "github-copilot",
+    name: "GitHub Copilot",
+    token_url: "https://api.github.com/copilot_internal/v2/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT",
+    client_id: "Iv1.b507a08c87ecfe98",
+    grant: RefreshGrant::CopilotTokenExchange,
+    expiry_margin_ms: FIVE_MINUTES_MS,
+    unusable: Some(
+        "Copilot's API needs per-request headers (X-Initiator, Openai-Intent, the editor's identity) \
+         that rho does not send, so rho has no Copilot models",
+    ),
+};
+
+/// Every login pi 0.73.1 offers. (Google has none there: its Gemini CLI and Antigravity logins
+/// are gone from pi.)
+pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &OPENAI_CODEX];
+
+/// The login provider filed under `id` in `auth.json`.
+pub fn find(id: &str) -> Option<&'static OAuthProvider> {
+    PROVIDERS.iter().copied().find(|p| p.id == id)
+}
+
+/// Why rho cannot take a login filed under `id` that pi no longer offers (older pi versions'
+/// Google logins); `None` for any other id.
+pub fn retired(id: &str) -> Option<&'static str> {
+    match id {
+        "google-gemini-cli" | "google-antigravity" => Some(
+            "it is a Google Cloud Code login (Gemini CLI / Antigravity), whose API rho does not speak \
+             (set GEMINI_API_KEY for Google's models)",
+        ),
+        _ => None,
+    }
+}
