@@ -32,6 +32,17 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
         Ok(body) => body,
         Err(e) => return plain_error(StatusCode::BAD_REQUEST, &format!("mock-llm: {e}")),
     };
+    if crate::oauth::is_token_path(parts.uri.path()) {
+        let record =
+            RecordedRequest::new(parts.method.as_str(), &parts.uri, &parts.headers, &body, crate::oauth::API_LABEL);
+        shared.recorder.push(record);
+        shared.requests_seen.fetch_add(1, Ordering::SeqCst);
+        let (status, answer) = {
+            let mut grants = shared.oauth.lock().unwrap_or_else(|e| e.into_inner());
+            crate::oauth::answer(&mut grants, &parts.method, parts.uri.path(), &parts.headers, &body)
+        };
+        return json_response(status, answer.to_string());
+    }
     let route = api::route(parts.uri.path());
     let api_name = route.as_ref().map_or("unknown", |r| r.api.as_str());
     let record = RecordedRequest::new(parts.method.as_str(), &parts.uri, &parts.headers, &body, api_name);

@@ -9,6 +9,9 @@
 //! in-stream error, a dropped connection, a malformed event, a stall, a flood). Every request is
 //! recorded for assertions.
 //!
+//! It also plays the token endpoints of the subscription logins (see `oauth`), so login and
+//! token refresh can be tested the same way.
+//!
 //! It stands alone on purpose: it shares no code with rho's provider clients, so a test that
 //! passes against it checks those clients against the wire formats, not against themselves.
 
@@ -16,6 +19,7 @@
 
 mod api;
 mod handler;
+mod oauth;
 mod plan;
 mod pump;
 mod queue;
@@ -27,6 +31,7 @@ mod wire;
 
 pub use api::Api;
 pub use handler::EXHAUSTED;
+pub use oauth::{IssuedTokens, OAuthGrants};
 pub use record::RecordedRequest;
 pub use script::{
     DEFAULT_CHUNK_SIZE, DEFAULT_THINKING_SIGNATURE, Flood, HttpError, Malformed, Match, Script, StopReason,

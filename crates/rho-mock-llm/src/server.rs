@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::handler::handle;
+use crate::oauth::{IssuedTokens, OAuthGrants};
 use crate::queue::TurnQueue;
 use crate::record::{RecordedRequest, Recorder};
 use crate::script::{Script, Turn};
@@ -26,6 +27,7 @@ pub(crate) struct Shared {
     /// Tool call ids generated so far.
     pub ids_made: AtomicU64,
     pub shutdown: watch::Receiver<bool>,
+    pub oauth: Mutex<OAuthGrants>,
 }
 
 /// How to start a server beyond the script.
@@ -77,6 +79,7 @@ impl MockServer {
             requests_seen: AtomicU64::new(0),
             ids_made: AtomicU64::new(0),
             shutdown: shutdown_rx.clone(),
+            oauth: Mutex::default(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         // Events are small and often paced: send each at once instead of waiting for an ACK.
@@ -118,6 +121,20 @@ impl MockServer {
     /// Appends turns to the running script.
     pub fn push_turns(&self, turns: Vec<Turn>) {
         self.queue().push(turns);
+    }
+
+    /// Makes the token endpoints accept `refresh_token` once, giving `issued`.
+    pub fn accept_oauth_refresh(&self, refresh_token: &str, issued: IssuedTokens) {
+        self.oauth().accept_refresh(refresh_token, issued);
+    }
+
+    /// Makes the token endpoints accept the authorization code `code` once, giving `issued`.
+    pub fn accept_oauth_code(&self, code: &str, issued: IssuedTokens) {
+        self.oauth().accept_code(code, issued);
+    }
+
+    fn oauth(&self) -> std::sync::MutexGuard<'_, OAuthGrants> {
+        self.shared.oauth.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// How many turns are still unconsumed.

@@ -1,0 +1,204 @@
+//! The token endpoints of the subscription logins, for testing refresh and login flows without
+//! the providers: `POST /v1/oauth/token` (Anthropic, JSON), `POST /oauth/token` (OpenAI's
+//! ChatGPT login, form-encoded) and `GET /copilot_internal/v2/token` (GitHub Copilot's token
+//! exchange, the GitHub token as Bearer).
+//!
+//! A test says which refresh tokens and authorization codes are good ([`OAuthGrants`]) and what
+//! each gives. Each is good once, as a real server rotates them: a second refresh with the same
+//! token is refused with `invalid_grant`, so a test sees when two clients refreshed. Requests
+//! are recorded with the others (`api` = `oauth`).
+
+use std::collections::HashMap;
+
+use axum::http::{HeaderMap, Method, StatusCode};
+use serde_json::{Value, json};
+
+/// The tokens an accepted grant gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IssuedTokens {
+    pub access_token: String,
+    /// `None` leaves `refresh_token` out of the answer.
+    pub refresh_token: Option<String>,
+    /// Seconds; for the Copilot exchange, `expires_at` is now plus this.
+    pub expires_in: u64,
+}
+
+/// The grants the token endpoints accept.
+#[derive(Debug, Default)]
+pub struct OAuthGrants {
+    refresh: HashMap<String, IssuedTokens>,
+    codes: HashMap<String, IssuedTokens>,
+}
+
+impl OAuthGrants {
+    pub fn accept_refresh(&mut self, refresh_token: &str, issued: IssuedTokens) {
+        self.refresh.insert(refresh_token.to_owned(), issued);
+    }
+
+    pub fn accept_code(&mut self, code: &str, issued: IssuedTokens) {
+        self.codes.insert(code.to_owned(), issued);
+    }
+}
+
+/// The label requests to these paths are recorded under.
+pub const API_LABEL: &str = "oauth";
+
+/// Whether `path` is one of the token endpoints.
+pub(crate) fn is_token_path(path: &str) -> bool {
+    matches!(path, "/v1/oauth/token" | "/oauth/token" | "/copilot_internal/v2/token")
+}
+
+/// The answer of a token endpoint: status and JSON body.
+pub(crate) fn answer(
+    grants: &mut OAuthGrants,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> (StatusCode, Value) {
+    if path == "/copilot_internal/v2/token" {
+        return copilot(grants, method, headers);
+    }
+    if method != Method::POST {
+        return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
+    }
+    let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let params = match (path, content_type) {
+        ("/v1/oauth/token", t) if t.starts_with("application/json") => json_params(body),
+        ("/oauth/token", t) if t.starts_with("application/x-www-form-urlencoded") => form_params(body),
+        _ => None,
+    };
+    let Some(params) = params else {
+        return refuse(StatusCode::BAD_REQUEST, "invalid_request", "the body is not in this endpoint's encoding");
+    };
+    let param = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    if param("client_id").is_none() {
+        return refuse(StatusCode::UNAUTHORIZED, "invalid_client", "client_id is missing");
+    }
+    let issued = match param("grant_type") {
+        Some("refresh_token") => param("refresh_token").and_then(|t| grants.refresh.remove(t)),
+        Some("authorization_code") => {
+            if param("code_verifier").is_none() || param("redirect_uri").is_none() {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    "code_verifier and redirect_uri are required",
+                );
+            }
+            param("code").and_then(|c| grants.codes.remove(c))
+        }
+        _ => return refuse(StatusCode::BAD_REQUEST, "unsupported_grant_type", "grant_type is not supported"),
+    };
+    match issued {
+        Some(tokens) => {
+            let mut answer =
+                json!({"token_type": "Bearer", "access_token": tokens.access_token, "expires_in": tokens.expires_in});
+            if let Some(refresh) = tokens.refresh_token {
+                answer["refresh_token"] = Value::from(refresh);
+            }
+            (StatusCode::OK, answer)
+        }
+        None => refuse(StatusCode::BAD_REQUEST, "invalid_grant", "the grant is invalid, expired or already used"),
+    }
+}
+
+fn copilot(grants: &mut OAuthGrants, method: &Method, headers: &HeaderMap) -> (StatusCode, Value) {
+    if method != Method::GET {
+        return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token exchange takes GET");
+    }
+    let bearer = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|t| grants.refresh.remove(t));
+    match bearer {
+        Some(tokens) => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            (StatusCode::OK, json!({"token": tokens.access_token, "expires_at": now + tokens.expires_in}))
+        }
+        None => (StatusCode::UNAUTHORIZED, json!({"message": "Bad credentials"})),
+    }
+}
+
+fn refuse(status: StatusCode, error: &str, description: &str) -> (StatusCode, Value) {
+    (status, json!({"error": error, "error_description": description}))
+}
+
+fn json_params(body: &[u8]) -> Option<HashMap<String, String>> {
+    let Value::Object(object) = serde_json::from_slice(body).ok()? else {
+        return None;
+    };
+    Some(object.into_iter().filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_owned()))).collect())
+}
+
+fn form_params(body: &[u8]) -> Option<HashMap<String, String>> {
+    let text = std::str::from_utf8(body).ok()?;
+    text.split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Some((decode(k)?, decode(v)?))
+        })
+        .collect()
+}
+
+/// `application/x-www-form-urlencoded` decoding of one name or value.
+fn decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issued(access: &str) -> IssuedTokens {
+        IssuedTokens { access_token: access.into(), refresh_token: Some("r2".into()), expires_in: 3600 }
+    }
+
+    #[test]
+    fn a_refresh_token_is_good_once() {
+        let mut grants = OAuthGrants::default();
+        grants.accept_refresh("r1", issued("a2"));
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", "application/json".parse().unwrap());
+        let body = br#"{"grant_type":"refresh_token","client_id":"c","refresh_token":"r1"}"#;
+        let (status, reply) = answer(&mut grants, &Method::POST, "/v1/oauth/token", &headers, body);
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(reply["access_token"], "a2");
+        assert_eq!(reply["refresh_token"], "r2");
+        let (status, reply) = answer(&mut grants, &Method::POST, "/v1/oauth/token", &headers, body);
+        assert_eq!((status, reply["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    }
+
+    #[test]
+    fn form_grants_and_the_copilot_exchange() {
+        let mut grants = OAuthGrants::default();
+        grants.accept_refresh("r 1", issued("a2"));
+        grants.accept_refresh("gho_x", issued("tid=1;proxy-ep=proxy.example"));
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", "application/x-www-form-urlencoded".parse().unwrap());
+        let body = b"grant_type=refresh_token&refresh_token=r+1&client_id=app%5Fx";
+        let (status, reply) = answer(&mut grants, &Method::POST, "/oauth/token", &headers, body);
+        assert_eq!((status, reply["access_token"].as_str()), (StatusCode::OK, Some("a2")));
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", "Bearer gho_x".parse().unwrap());
+        let (status, reply) = answer(&mut grants, &Method::GET, "/copilot_internal/v2/token", &headers, b"");
+        assert_eq!(status, StatusCode::OK);
+        assert!(reply["expires_at"].as_u64().unwrap() > 1_700_000_000);
+    }
+}
