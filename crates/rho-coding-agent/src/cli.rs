@@ -249,4 +249,19 @@ impl Cli {
     pub fn messages(&self) -> Vec<&str> {
         self.args.iter().filter(|a| !a.starts_with('@') || a.len() == 1).map(String::as_str).collect()
     }
+
+    /// `rho login [provider]` / `rho logout [provider]` (without -p or --mode, where the words
+    /// are a message).
+    pub fn account_command(&self) -> Option<crate::login::AccountCommand> {
+        use crate::login::AccountCommand;
+        if self.print || self.mode.is_some() || self.args.len() > 2 {
+            return None;
+        }
+        let provider = self.args.get(1).cloned();
+        match self.args.first().map(String::as_str) {
+            Some("login") => Some(AccountCommand::Login(provider)),
+            Some("logout") => Some(AccountCommand::Logout(provider)),
+            _ => None,
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod config;
 pub mod export_html;
 pub mod list_models;
+pub mod login;
 pub mod modes;
 pub mod prompt;
 pub mod startup;

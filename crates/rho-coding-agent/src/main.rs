@@ -37,6 +37,11 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> i32 {
     survive_file_size_limit();
+    if let Some(command) = cli.account_command() {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
+        return rho_coding_agent::login::run(command, &paths.auth_file()).await;
+    }
     if let Some(message) = cli.unsupported() {
         eprintln!("{message}");
         return 2;

@@ -36,6 +36,10 @@ pub enum PromptRejection {
          Then select a model with --model or the set_model command."
     )]
     NoModel { agent_dir: String },
+    /// The provider's subscription login gave no token (it could not be refreshed, or it is for
+    /// an API rho does not speak); the text says which and what to do.
+    #[error("{0}")]
+    Login(String),
     #[error(
         "No API key found for {provider}.\n\nSet {env_hint} in the environment, or add an apiKey for \
          \"{provider}\" to models.json or auth.json in rho's agent directory ({agent_dir})."
@@ -244,6 +248,9 @@ impl AgentSession {
         }
         let provider = self.inner.agent.read_model(|m| m.provider.clone());
         if !self.inner.registry.can_authenticate(&provider) {
+            if let Some(problem) = self.inner.registry.login_problem(&provider) {
+                return Err(PromptRejection::Login(problem.to_string()));
+            }
             let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();
             return Err(PromptRejection::NoApiKey { provider, env_hint, agent_dir });
         }

@@ -96,6 +96,7 @@ impl Env {
             .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
             .env("HOME", self.dir.path())
             .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_OAUTH_TOKEN")
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
             .env_remove("PI_RPC_EMIT_TITLE")

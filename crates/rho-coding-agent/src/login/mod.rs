@@ -1,0 +1,177 @@
+//! `rho login <provider>` and `rho logout <provider>`: the subscription logins pi's `/login`
+//! makes, stored in the agent directory's `auth.json` in pi's shape (so pi and rho share them).
+//!
+//! Anthropic (Claude Pro/Max) is logged in with pi's flow: the authorize URL is printed, the
+//! browser comes back to a loopback callback on port 53692, or the user pastes what the page
+//! shows (`code#state`, or the address it ended on); the code is exchanged at the token endpoint
+//! (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` moves it, for tests and proxies). The logins rho cannot use
+//! yet (ChatGPT, GitHub Copilot) are refused with the reason, before any browser is involved.
+
+mod callback;
+pub mod pkce;
+
+use std::io::BufRead;
+use std::path::Path;
+use std::time::Duration;
+
+use rho_ai::oauth::{self, Removed, anthropic, providers};
+use tokio::net::TcpListener;
+
+/// How long a login waits for the browser or a paste.
+const LOGIN_WAIT: Duration = Duration::from_secs(10 * 60);
+
+/// `rho login` or `rho logout`, with the provider named (if it was).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountCommand {
+    Login(Option<String>),
+    Logout(Option<String>),
+}
+
+/// Runs `command` against `auth_file`; the process's exit code.
+pub async fn run(command: AccountCommand, auth_file: &Path) -> i32 {
+    let result = match command {
+        AccountCommand::Login(provider) => login(provider.as_deref(), auth_file).await,
+        AccountCommand::Logout(provider) => logout(provider.as_deref(), auth_file),
+    };
+    match result {
+        Ok(message) => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{message}").and_then(|()| stdout.flush());
+            0
+        }
+        Err((code, message)) => {
+            eprintln!("Error: {message}");
+            code
+        }
+    }
+}
+
+type Outcome = Result<String, (i32, String)>;
+
+fn usage(verb: &str) -> String {
+    let mut text = format!("name the provider: rho {verb} <provider>\n\nLogins:");
+    for provider in providers::PROVIDERS {
+        let note = match provider.unusable {
+            None => String::new(),
+            Some(_) => " (rho cannot use it yet)".to_owned(),
+        };
+        text.push_str(&format!("\n  {:<16}{}{note}", provider.id, provider.name));
+    }
+    text
+}
+
+async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
+    let Some(provider) = provider else {
+        return Err((2, usage("login")));
+    };
+    if provider == "google" || providers::retired(provider).is_some() {
+        return Err((
+            1,
+            format!(
+                "rho has no Google login (pi 0.73.1 has none either): set GEMINI_API_KEY, or add a \
+                 \"google\" api_key entry to {}",
+                auth_file.display()
+            ),
+        ));
+    }
+    let spec = match oauth::usable(provider, auth_file) {
+        Ok(spec) => spec,
+        Err(e @ oauth::LoginError::Unusable { .. }) if providers::find(provider).is_some() => {
+            return Err((1, format!("{e}. No login was started.")));
+        }
+        Err(_) => return Err((2, format!("unknown login provider {provider:?}\n\n{}", usage("login")))),
+    };
+    let creds = match spec.id {
+        "anthropic" => login_anthropic().await?,
+        other => return Err((1, format!("rho has no login flow for {other}"))),
+    };
+    oauth::save_login(auth_file, spec.id, &creds).map_err(|e| (1, e.to_string()))?;
+    Ok(format!("Logged in to {}. Credentials saved in {}", spec.name, auth_file.display()))
+}
+
+async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
+    let pkce = pkce::Pkce::new().map_err(|e| (1, e))?;
+    // pi's flow: the verifier is the state too.
+    let state = pkce.verifier.clone();
+    let url = anthropic::authorize_url(&pkce.challenge, &state);
+    let listener = TcpListener::bind(("127.0.0.1", anthropic::CALLBACK_PORT)).await;
+    eprintln!("Open this URL in a browser to log in to {}:\n\n{url}\n", providers::ANTHROPIC.name);
+    match &listener {
+        Ok(_) => eprintln!(
+            "Waiting for the browser to come back to {}. If the browser is on another machine, paste the \
+             code the page shows (code#state) or the address it ends on here:",
+            anthropic::REDIRECT_URI
+        ),
+        Err(e) => eprintln!(
+            "(rho cannot listen on 127.0.0.1:{}: {e}.) Paste the code the page shows (code#state) or the \
+             address it ends on here:",
+            anthropic::CALLBACK_PORT
+        ),
+    }
+    let code = wait_for_code(listener.ok(), &state).await?;
+    eprintln!("Exchanging the authorization code for tokens...");
+    let env = rho_ai::auth::process_env();
+    anthropic::exchange(env.as_ref(), &code, &state, &pkce.verifier).map_err(|e| (1, e.to_string()))
+}
+
+/// The code from the callback or from a pasted line, whichever comes first; a paste with a
+/// state that is not ours is refused. Without a listener, only a paste can answer.
+async fn wait_for_code(listener: Option<TcpListener>, state: &str) -> Result<String, (i32, String)> {
+    let (tx, mut pasted) = tokio::sync::mpsc::channel::<Option<String>>(1);
+    std::thread::Builder::new()
+        .name("rho-login-stdin".into())
+        .spawn(move || {
+            let mut line = String::new();
+            let read = std::io::stdin().lock().read_line(&mut line);
+            let _ = tx.blocking_send(read.ok().filter(|n| *n > 0).map(|_| line));
+        })
+        .map_err(|e| (1, format!("cannot read stdin: {e}")))?;
+    let has_listener = listener.is_some();
+    let browser = async move {
+        match listener {
+            Some(listener) => Some(callback::wait_for_code(listener, state.to_owned(), "Anthropic").await),
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(browser);
+    let deadline = tokio::time::sleep(LOGIN_WAIT);
+    tokio::pin!(deadline);
+    let mut stdin_open = true;
+    loop {
+        tokio::select! {
+            Some(code) = &mut browser => return Ok(code),
+            line = pasted.recv(), if stdin_open => match line.flatten() {
+                Some(line) => return code_from_paste(&line, state),
+                None if has_listener => stdin_open = false,
+                None => return Err((1, "no authorization code was pasted (stdin ended)".to_owned())),
+            },
+            () = &mut deadline => return Err((1, format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))),
+        }
+    }
+}
+
+fn code_from_paste(line: &str, state: &str) -> Result<String, (i32, String)> {
+    let answer = anthropic::parse_answer(line);
+    if answer.state.as_deref().is_some_and(|s| s != state) {
+        return Err((1, "the pasted code is from another login (its state does not match): start again".to_owned()));
+    }
+    answer.code.ok_or_else(|| (1, "no authorization code in what was pasted".to_owned()))
+}
+
+fn logout(provider: Option<&str>, auth_file: &Path) -> Outcome {
+    let Some(provider) = provider else {
+        return Err((2, usage("logout")));
+    };
+    match oauth::remove_login(auth_file, provider).map_err(|e| (1, e.to_string()))? {
+        Removed::Login => Ok(format!("Logged out of {provider}: its login is removed from {}", auth_file.display())),
+        Removed::Nothing => Err((1, format!("there is no login for {provider} in {}", auth_file.display()))),
+        Removed::ApiKey => Err((
+            1,
+            format!(
+                "{} holds an API key for {provider}, not a login: nothing was removed (edit the file to remove a key)",
+                auth_file.display()
+            ),
+        )),
+    }
+}
