@@ -15,7 +15,7 @@ use crate::event::{AgentEvent, AgentEventSink};
 use crate::message::AgentMessage;
 use crate::queue::{InterruptMode, MessageQueue, QueueMode};
 use crate::run;
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolGate};
 use crate::validate::Validators;
 
 /// Builds the per-request options (API key, headers, budgets, session id) for a model. The loop
@@ -49,6 +49,8 @@ pub(crate) struct AgentState {
     pub(crate) last_failure: Option<Arc<ProviderError>>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) running: bool,
+    /// Asked before each tool call runs; `None` runs every call.
+    pub(crate) tool_gate: Option<Arc<dyn ToolGate>>,
 }
 
 /// How the queues are drained and what a steering message does to running tools.
@@ -118,6 +120,7 @@ impl Agent {
             last_failure: None,
             cancel: None,
             running: false,
+            tool_gate: None,
         };
         let (running_tx, _) = watch::channel(false);
         Self {
@@ -203,6 +206,12 @@ impl Agent {
 
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.state().tools.clone()
+    }
+
+    /// Sets what is asked before each tool call runs (from the next batch of calls on); `None`
+    /// runs every call, the default.
+    pub fn set_tool_gate(&self, gate: Option<Arc<dyn ToolGate>>) {
+        self.state().tool_gate = gate;
     }
 
     /// Sets the tools and the system prompt that describes them, together.

@@ -19,5 +19,5 @@ pub use message::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,
 };
 pub use queue::{InterruptMode, MessageQueue, QueueMode};
-pub use tool::{AgentToolResult, Tool, ToolContext, ToolError, UpdateSink};
+pub use tool::{AgentToolResult, Tool, ToolContext, ToolError, ToolGate, UpdateSink};
 pub use tool_exec::SKIPPED;

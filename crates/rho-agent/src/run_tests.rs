@@ -175,3 +175,48 @@ async fn a_turn_runs_its_calls_with_the_tools_its_request_offered() {
     let last = &requests.last().unwrap().body;
     assert!(last.get("tools").is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)), "{last}");
 }
+
+/// Refuses every call it is asked about, naming it.
+struct RefuseAll(Mutex<Vec<String>>);
+
+impl crate::tool::ToolGate for RefuseAll {
+    fn check<'a>(
+        &'a self,
+        tool: &'a str,
+        _: &'a Map<String, Value>,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.0.lock().unwrap().push(format!("{tool} {}", ctx.tool_call_id));
+        Box::pin(async { Err(ToolError::new("The user refused this call")) })
+    }
+}
+
+/// A gate is asked before each call; a refused call never runs and its refusal is the error
+/// result the model gets.
+#[tokio::test]
+async fn a_refused_call_does_not_run_and_the_model_sees_why() {
+    let started = Arc::new(Notify::new());
+    let calls = json!([{"toolCalls": [{"id": "c1", "name": "wait", "arguments": {}}]}, {"text": "ok"}]);
+    let (server, agent) = agent(calls, started.clone()).await;
+    let gate = Arc::new(RefuseAll(Mutex::new(Vec::new())));
+    agent.set_tool_gate(Some(gate.clone()));
+    let events = Arc::new(Events::default());
+    tokio::time::timeout(Duration::from_secs(10), agent.prompt(vec![user("go")], events.clone()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(*gate.0.lock().unwrap(), ["wait c1"]);
+    let ends: Vec<(String, bool)> = events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolExecutionEnd { result, is_error, .. } => Some((result.text_content(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, [("The user refused this call".to_owned(), true)]);
+    let second = server.requests()[1].body.to_string();
+    assert!(second.contains("The user refused this call"), "{second}");
+}

@@ -103,5 +103,18 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// Decides whether a tool call may run, after its arguments are validated and before it runs:
+/// how a mode with permissions (ACP's `ask` mode) asks the user. A refused call is an error
+/// result the model sees, as any failed call.
+pub trait ToolGate: Send + Sync {
+    /// `Ok` runs the call; `Err` is its result. `ctx` is the call's (its id, its cancellation).
+    fn check<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>>;
+}
+
 /// The text of a tool error caused by cancellation.
 pub const OPERATION_ABORTED: &str = "Operation aborted";

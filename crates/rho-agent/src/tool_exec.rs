@@ -6,7 +6,9 @@
 //! results are reported (`tool_execution_end`, then the tool-result message) in call order too,
 //! each as soon as it and every call before it are done. In `immediate` interrupt mode the
 //! steering queue is polled whenever a call finishes; a queued message cancels the calls still
-//! running or waiting, which are reported as skipped.
+//! running or waiting, which are reported as skipped. A [`ToolGate`], when the agent has one, is
+//! asked before each validated call runs (after the calls writing the same file before it);
+//! a refusal is the call's error result.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,7 +25,7 @@ use crate::event::{AgentEvent, AgentEventSink};
 use crate::message::AgentMessage;
 use crate::queue::InterruptMode;
 use crate::run::poll_steering;
-use crate::tool::{AgentToolResult, Tool, ToolContext, ToolError};
+use crate::tool::{AgentToolResult, Tool, ToolContext, ToolError, ToolGate};
 
 /// The result text of a call skipped because a steering message interrupted the batch.
 pub const SKIPPED: &str = "Skipped due to queued user message.";
@@ -56,7 +58,10 @@ pub(crate) async fn execute(
             args: call.arguments.clone(),
         });
     }
-    let interrupt_mode = agent.state().interrupt_mode;
+    let (interrupt_mode, gate) = {
+        let state = agent.state();
+        (state.interrupt_mode, state.tool_gate.clone())
+    };
 
     let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
     let mut running = FuturesUnordered::new();
@@ -94,7 +99,7 @@ pub(crate) async fn execute(
             })
         };
         let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update));
-        let handle = tokio::spawn(run_tool(tool, args, ctx, predecessor));
+        let handle = tokio::spawn(run_tool(tool, args, ctx, predecessor, gate.clone()));
         running.push(async move {
             let result = match handle.await {
                 Ok(r) => r,
@@ -147,6 +152,7 @@ async fn run_tool(
     args: serde_json::Map<String, serde_json::Value>,
     ctx: ToolContext,
     predecessor: Option<(Option<oneshot::Receiver<()>>, oneshot::Sender<()>)>,
+    gate: Option<Arc<dyn ToolGate>>,
 ) -> Result<AgentToolResult, ToolError> {
     let (previous, done) = match predecessor {
         Some((previous, done)) => (previous, Some(done)),
@@ -159,7 +165,13 @@ async fn run_tool(
     let result = if ctx.cancel.is_cancelled() {
         Err(ToolError::new(crate::tool::OPERATION_ABORTED))
     } else {
-        tool.execute(args, ctx).await
+        match &gate {
+            Some(gate) => match gate.check(tool.name(), &args, &ctx).await {
+                Ok(()) => tool.execute(args, ctx).await,
+                Err(refused) => Err(refused),
+            },
+            None => tool.execute(args, ctx).await,
+        }
     };
     if let Some(done) = done {
         let _ = done.send(());
