@@ -174,3 +174,81 @@ async fn slash_commands_name_and_show_the_session() {
     term.submit("/hotkeys");
     term.wait_for("Delete the word before the cursor").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_enter_while_working_queues_a_follow_up() {
+    let slow = Turn {
+        chunk_size: Some(4),
+        chunk_delay_ms: Some(150),
+        ..Turn::text("first answer, streamed slowly to the end")
+    };
+    let env = Env::new(vec![slow, Turn::text("follow-up answer")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first");
+    term.wait_for("Esc to abort").await;
+    term.send("and then this");
+    term.send(keys::ALT_ENTER);
+    term.wait_for("Follow-up: and then this").await;
+    let screen = term.wait_idle_with("follow-up answer").await;
+    assert!(screen.contains("first answer, streamed slowly to the end"), "the first run was not cut short:\n{screen}");
+    assert!(screen.contains("› and then this"), "{screen}");
+    assert_eq!(env.request_bodies().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thinking_errors_and_retries_are_shown() {
+    let env = Env::with_api(
+        vec![
+            Turn::text("the answer").with_thinking("pondering the question"),
+            Turn::error(500, "the server broke"),
+            Turn::error(500, "the server broke again"),
+        ],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    let term = Terminal::start(&env, &["--setting", "retry.maxRetries=1", "--setting", "retry.baseDelayMs=10"]);
+    ready(&term).await;
+    term.submit("think");
+    let screen = term.wait_idle_with("the answer").await;
+    assert!(screen.contains("pondering the question"), "{screen}");
+    term.submit("fail");
+    let screen = term.wait_idle_with("Error:").await;
+    assert!(screen.contains("Retrying (1/1)"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_replays_the_last_session() {
+    let env = Env::new(vec![Turn::text("remembered answer")]).await;
+    let mut first = Terminal::start(&env, &["what to remember"]);
+    first.wait_idle_with("remembered answer").await;
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+    let second = Terminal::start(&env, &["-c"]);
+    let screen = second.wait_idle_with("remembered answer").await;
+    assert!(screen.contains("› what to remember"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resize_redraws_the_viewport_at_the_new_width() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.resize(24, 60);
+    term.send("x");
+    let rule = "─".repeat(60);
+    let screen = term.wait_until("a 60-column rule", |s| s.lines().any(|l| l == rule)).await;
+    assert!(!screen.contains(&"─".repeat(61)), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_color_drops_the_colours() {
+    let env = Env::new(vec![]).await;
+    let coloured = Terminal::start(&env, &[]);
+    ready(&coloured).await;
+    assert!(coloured.is_coloured("mock/mock-model"));
+    let plain = Terminal::start_with(&env, &["--no-session"], &[("NO_COLOR", "1")]);
+    ready(&plain).await;
+    assert!(!plain.is_coloured("mock/mock-model"));
+}

@@ -44,6 +44,11 @@ pub struct Terminal {
 impl Terminal {
     /// `rho --model mock/mock-model <args>` in a 100×30 terminal, in `env`'s world.
     pub fn start(env: &Env, args: &[&str]) -> Terminal {
+        Self::start_with(env, args, &[])
+    }
+
+    /// Like [`start`](Self::start), with more environment variables.
+    pub fn start_with(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Terminal {
         let pty =
             native_pty_system().openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rho"));
@@ -57,6 +62,9 @@ impl Terminal {
         cmd.env("TERM", "xterm-256color");
         for key in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "NO_COLOR", "RHO_LOG"] {
             cmd.env_remove(key);
+        }
+        for (key, value) in vars {
+            cmd.env(key, value);
         }
         let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);
@@ -100,6 +108,28 @@ impl Terminal {
         let contents = self.parser.lock().unwrap().screen().contents();
         let lines: Vec<&str> = contents.lines().map(str::trim_end).collect();
         lines.join("\n").trim_end().to_owned()
+    }
+
+    /// Resizes the terminal (the emulator's screen and the pty, which signals rho).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.parser.lock().unwrap().screen_mut().set_size(rows.try_into().unwrap(), cols.try_into().unwrap());
+        self._master.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+    }
+
+    /// Whether the first cell showing `text` has a colour (foreground) other than the default.
+    pub fn is_coloured(&self, text: &str) -> bool {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (u16::from(rows), u16::from(cols));
+        for row in 0..rows {
+            let line: String = screen.contents_between(row, 0, row, cols);
+            if let Some(at) = line.find(text) {
+                let col = u16::try_from(line[..at].chars().count()).unwrap();
+                return screen.cell(row, col).is_some_and(|c| c.fgcolor() != vt100::Color::Default);
+            }
+        }
+        panic!("{text:?} is not on the screen");
     }
 
     pub fn send(&self, keys: &str) {

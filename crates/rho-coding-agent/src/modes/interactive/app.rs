@@ -140,8 +140,7 @@ impl App {
             self.push([Line::default()]);
         }
         let block = self.stream.get_or_insert_with(|| StreamingBlock::new(kind));
-        block.push(delta);
-        let finished = block.take_finished();
+        let finished = block.push(delta);
         self.push(finished);
     }
 

@@ -11,7 +11,13 @@ use super::style;
 
 /// `text` as lines.
 pub fn render(text: &str) -> Vec<Line<'static>> {
-    let mut r = Renderer::default();
+    render_from(text, false)
+}
+
+/// `text` as lines, where `continued` means it follows earlier blocks (so its first block
+/// starts with the blank line that separates blocks).
+pub fn render_from(text: &str, continued: bool) -> Vec<Line<'static>> {
+    let mut r = Renderer { block_ended: continued, ..Renderer::default() };
     for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
         r.event(event);
     }

@@ -14,6 +14,7 @@ mod blocks;
 mod commands;
 mod editor;
 mod footer;
+mod frame_stats;
 mod keys;
 mod markdown;
 mod picker;
@@ -31,6 +32,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use self::app::{App, AppEvent};
+use self::frame_stats::FrameStats;
 use self::picker::Picked;
 use self::terminal::Tui;
 use self::view::View;
@@ -48,6 +50,7 @@ const QUIT_GRACE: Duration = Duration::from_secs(3);
 
 /// Runs the interactive mode until the person quits; returns the exit code.
 pub async fn run(mut cli: Cli) -> i32 {
+    let mut stats = FrameStats::from_env(Instant::now());
     let prepared = match startup::prepare(&cli, false) {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),
@@ -107,7 +110,8 @@ pub async fn run(mut cli: Cli) -> i32 {
         }
     }
 
-    let result = main_loop(&mut tui, &mut app, &mut rx).await;
+    let result = main_loop(&mut tui, &mut app, &mut rx, &mut stats).await;
+    stats.write();
     if app.is_working() {
         let _ = tokio::time::timeout(QUIT_GRACE, app.session.abort()).await;
     }
@@ -119,7 +123,12 @@ pub async fn run(mut cli: Cli) -> i32 {
     }
 }
 
-async fn main_loop(tui: &mut Tui, app: &mut App, rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> std::io::Result<()> {
+async fn main_loop(
+    tui: &mut Tui,
+    app: &mut App,
+    rx: &mut mpsc::UnboundedReceiver<AppEvent>,
+    stats: &mut FrameStats,
+) -> std::io::Result<()> {
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     let mut ticker = tokio::time::interval(TICK);
@@ -127,8 +136,10 @@ async fn main_loop(tui: &mut Tui, app: &mut App, rx: &mut mpsc::UnboundedReceive
     let mut last_frame = Instant::now() - FRAME;
     loop {
         if dirty && last_frame.elapsed() >= FRAME {
+            let start = Instant::now();
             render(tui, app)?;
             last_frame = Instant::now();
+            stats.record(last_frame - start);
             dirty = false;
         }
         if app.quit {

@@ -1,10 +1,18 @@
 //! A text or thinking block as it streams: the lines that can no longer change go to the
 //! history (the terminal's scrollback) as soon as they are finished; the line still being
 //! written stays in the live area under them until the next line break or the block's end.
+//!
+//! The cost stays linear in the reply: only a delta with a line break re-renders, and it renders
+//! from the start of the current block (a blank line outside a code fence, where everything
+//! before is committed), not from the start of the reply. The live area renders at most the last
+//! [`LIVE_BYTES`] of the unfinished text.
 
 use ratatui::text::Line;
 
 use super::{blocks, markdown};
+
+/// The most of an unfinished line the live area renders (its tail).
+const LIVE_BYTES: usize = 8 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
@@ -16,59 +24,83 @@ pub enum BlockKind {
 pub struct StreamingBlock {
     pub kind: BlockKind,
     text: String,
-    /// Rendered lines already handed to the history.
+    /// Where the current markdown block starts: everything before it is committed.
+    base: usize,
+    /// Lines of `text[base..]`'s rendering already handed to the history.
     committed: usize,
-    /// The text's rendering, when it is up to date.
-    rendered: Option<Vec<Line<'static>>>,
 }
 
 impl StreamingBlock {
     pub fn new(kind: BlockKind) -> Self {
-        Self { kind, text: String::new(), committed: 0, rendered: None }
+        Self { kind, text: String::new(), base: 0, committed: 0 }
     }
 
-    pub fn push(&mut self, delta: &str) {
-        self.text.push_str(delta);
-        self.rendered = None;
-    }
-
-    fn lines(&mut self) -> &[Line<'static>] {
-        let kind = self.kind;
-        let text = &self.text;
-        self.rendered.get_or_insert_with(|| match kind {
-            BlockKind::Text => markdown::render(text),
+    fn render(&self, text: &str) -> Vec<Line<'static>> {
+        match self.kind {
+            BlockKind::Text => markdown::render_from(text, self.base > 0),
             BlockKind::Thinking => blocks::thinking(text),
-        })
+        }
     }
 
-    /// The finished lines not yet committed: every rendered line but the last, which may
-    /// still grow (a line break ends it).
-    pub fn take_finished(&mut self) -> Vec<Line<'static>> {
-        if !self.text.contains('\n') {
+    /// Adds a delta; returns the lines it finished (those of the text up to its last line
+    /// break).
+    pub fn push(&mut self, delta: &str) -> Vec<Line<'static>> {
+        self.text.push_str(delta);
+        if !delta.contains('\n') {
             return Vec::new();
         }
-        let committed = self.committed;
-        let lines = self.lines();
-        let stable = lines.len().saturating_sub(1);
-        if stable <= committed {
-            return Vec::new();
+        let Some(last_break) = self.text.rfind('\n') else { return Vec::new() };
+        let finished = &self.text[self.base..=last_break];
+        let lines = self.render(finished);
+        let block_ended =
+            self.kind == BlockKind::Text && finished.ends_with("\n\n") && !inside_fence(finished) && !in_list(finished);
+        // Rendered up to a line break, every line is whole.
+        let stable = lines.len();
+        let out = lines.get(self.committed..stable).map(<[_]>::to_vec).unwrap_or_default();
+        self.committed = self.committed.max(stable);
+        if block_ended {
+            self.base = last_break + 1;
+            self.committed = 0;
         }
-        let out = lines[committed..stable].to_vec();
-        self.committed = stable;
         out
     }
 
-    /// The lines not committed yet (the live area's content).
-    pub fn pending(&mut self) -> Vec<Line<'static>> {
-        let committed = self.committed;
-        let lines = self.lines();
-        lines.get(committed..).map(<[_]>::to_vec).unwrap_or_default()
+    /// The lines not committed yet (the live area's content), from at most the last
+    /// [`LIVE_BYTES`] of text.
+    pub fn live(&self) -> Vec<Line<'static>> {
+        let rest = &self.text[self.base..];
+        if rest.len() <= LIVE_BYTES {
+            let lines = self.render(rest);
+            return lines.get(self.committed..).map(<[_]>::to_vec).unwrap_or_default();
+        }
+        let line_start = rest.rfind('\n').map_or(0, |i| i + 1);
+        let mut from = rest.len() - LIVE_BYTES.min(rest.len() - line_start);
+        while !rest.is_char_boundary(from) {
+            from += 1;
+        }
+        self.render(&rest[from..])
     }
 
     /// The block ended: everything not yet committed.
-    pub fn finish(mut self) -> Vec<Line<'static>> {
-        self.pending()
+    pub fn finish(self) -> Vec<Line<'static>> {
+        let lines = self.render(&self.text[self.base..]);
+        lines.get(self.committed..).map(<[_]>::to_vec).unwrap_or_default()
     }
+}
+
+/// Whether the last line of `text` with content belongs to a list or is indented (a blank line
+/// there may continue the list rather than end it).
+fn in_list(text: &str) -> bool {
+    let Some(last) = text.lines().rev().find(|l| !l.trim().is_empty()) else { return false };
+    let trimmed = last.trim_start();
+    let numbered =
+        trimmed.split_once(['.', ')']).is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    last.starts_with([' ', '\t']) || trimmed.starts_with(['-', '*', '+']) || numbered
+}
+
+/// Whether `text` ends inside a fenced code block (an odd number of fence lines).
+fn inside_fence(text: &str) -> bool {
+    text.lines().filter(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~")).count() % 2 == 1
 }
 
 #[cfg(test)]
@@ -79,14 +111,35 @@ mod tests {
     #[test]
     fn finished_lines_are_committed_once_and_the_rest_at_the_end() {
         let mut block = StreamingBlock::new(BlockKind::Text);
-        block.push("Hello wo");
-        assert!(block.take_finished().is_empty());
-        assert_eq!(plain(&block.pending()), "Hello wo");
-        block.push("rld\nsecond");
-        assert_eq!(plain(&block.take_finished()), "Hello world");
-        assert!(block.take_finished().is_empty());
-        block.push(" line\n\nthird");
-        assert_eq!(plain(&block.take_finished()), "second line\n");
-        assert_eq!(plain(&block.finish()), "third");
+        assert!(block.push("Hello wo").is_empty());
+        assert_eq!(plain(&block.live()), "Hello wo");
+        assert_eq!(plain(&block.push("rld\nsecond")), "Hello world");
+        assert_eq!(plain(&block.push(" line\n\nthird")), "second line");
+        assert_eq!(plain(&block.live()), "\nthird");
+        assert_eq!(plain(&block.finish()), "\nthird");
+    }
+
+    #[test]
+    fn streaming_in_any_pieces_commits_what_a_whole_render_shows() {
+        let text = "# Title\n\nIntro line\nsecond line\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n1. one\n2. two\n\n3. three\n\nend";
+        let whole = plain(&markdown::render(text));
+        for size in [1, 2, 3, 7, 64] {
+            let mut block = StreamingBlock::new(BlockKind::Text);
+            let mut out = Vec::new();
+            let chars: Vec<char> = text.chars().collect();
+            for piece in chars.chunks(size) {
+                out.extend(block.push(&piece.iter().collect::<String>()));
+            }
+            out.extend(block.finish());
+            assert_eq!(plain(&out), whole, "pieces of {size}");
+        }
+    }
+
+    #[test]
+    fn a_long_unfinished_line_shows_its_tail() {
+        let mut block = StreamingBlock::new(BlockKind::Text);
+        block.push(&"a".repeat(LIVE_BYTES * 3));
+        let live = plain(&block.live());
+        assert_eq!(live.len(), LIVE_BYTES);
     }
 }

@@ -28,7 +28,7 @@ pub struct View {
 
 impl View {
     pub fn build(app: &mut App, width: u16, screen_height: u16) -> Self {
-        let pending = app.stream.as_mut().map(|s| s.pending()).unwrap_or_default();
+        let pending = app.stream.as_ref().map(|s| s.live()).unwrap_or_default();
         let live = Paragraph::new(pending).wrap(Wrap { trim: false });
         let full = u16::try_from(live.line_count(width)).unwrap_or(u16::MAX);
         let live_height = full.min(screen_height / 2);

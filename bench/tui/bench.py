@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Interactive mode's cost on the release binary, in a pseudo-terminal of 100x30.
+
+For each of --runs fresh processes against rho-mock-llm:
+- time to first frame: spawn to the first footer drawn (the line starting with the token
+  counts), measured outside; rho's own count from the mode's start is reported too;
+- a reply of --deltas text deltas of --size bytes (rho-mock-llm's `flood`, one long paragraph,
+  the worst case for re-wrapping the live line): wall time from Enter to the reply being in the
+  session file, CPU time of rho over that span (user+sys), the frames drawn, the work of the
+  longest frame and the frames over 16 ms (rho's RHO_TUI_FRAME_STATS).
+The terminal side answers the viewport's cursor-position queries (always row 1) and reads
+everything rho writes; it does not emulate the screen.
+
+Usage: python3 bench/tui/bench.py [--runs N] [--deltas N] [--size N] [--delay-ms N] [--no-build]
+Needs Python 3 and cargo. Prints a markdown table (medians, with min-max).
+"""
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / os.environ.get("RHO_BENCH_PROFILE", "release")
+RHO = TARGET / "rho"
+MOCK = TARGET / "rho-mock-llm"
+CURSOR_QUERY = b"\x1b[6n"
+FOOTER = "↑".encode()
+TIMEOUT = 60.0
+
+
+def build():
+    subprocess.run(
+        ["cargo", "build", "--release", "--locked", "-p", "rho-coding-agent", "-p", "rho-mock-llm", "--bins"],
+        cwd=ROOT,
+        check=True,
+    )
+
+
+def start_mock(script_path):
+    mock = subprocess.Popen(
+        [str(MOCK), "--script", str(script_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    url = mock.stdout.readline().strip()
+    return mock, url
+
+
+def world(url):
+    home = Path(tempfile.mkdtemp(prefix="rho-tui-bench-"))
+    agent = home / "agent"
+    work = home / "work"
+    agent.mkdir()
+    work.mkdir()
+    models = {
+        "providers": {
+            "mock": {
+                "baseUrl": url,
+                "api": "anthropic-messages",
+                "apiKey": "bench-key",
+                "models": [{"id": "mock-model", "name": "Mock", "contextWindow": 200000, "maxTokens": 8192}],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models))
+    return home, agent, work
+
+
+class Pty:
+    """rho on a pseudo-terminal; reads its output, answers cursor queries."""
+
+    def __init__(self, args, env, cwd):
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(cwd)
+            os.execve(str(RHO), [str(RHO), *args], env)
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.pid, self.fd = pid, fd
+        self.out = bytearray()
+        self.status = None
+
+    def pump(self, timeout):
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except OSError:
+            return
+        # A query split across reads is rare enough here; the viewport would time out on it.
+        for _ in range(chunk.count(CURSOR_QUERY)):
+            os.write(self.fd, b"\x1b[1;1R")
+        self.out += chunk
+
+    def wait_for(self, check):
+        deadline = time.monotonic() + TIMEOUT
+        while not check():
+            if time.monotonic() > deadline:
+                raise TimeoutError("rho did not get there; last output: %r" % bytes(self.out[-400:]))
+            self.pump(0.01)
+
+    def cpu(self):
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def finish(self):
+        os.write(self.fd, b"\x04")
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            self.pump(0.01)
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.status = status
+                return
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise TimeoutError("rho did not quit")
+
+
+def one_run(deltas, size, delay_ms):
+    script = Path(tempfile.mkstemp(suffix=".json")[1])
+    turn = {"flood": {"count": deltas, "size": size}}
+    if delay_ms > 0:
+        turn["chunkDelayMs"] = delay_ms
+    script.write_text(json.dumps({"turns": [turn]}))
+    mock, url = start_mock(script)
+    home, agent, work = world(url)
+    stats_file = home / "frames.json"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "RHO_CODING_AGENT_DIR": str(agent),
+        "RHO_TUI_FRAME_STATS": str(stats_file),
+    }
+    try:
+        t0 = time.monotonic()
+        term = Pty(["--model", "mock/mock-model"], env, work)
+        term.wait_for(lambda: FOOTER in term.out)
+        first_frame = time.monotonic() - t0
+        # Idle a moment so start-up work is over before the reply is measured.
+        settle = time.monotonic() + 0.3
+        while time.monotonic() < settle:
+            term.pump(0.01)
+        cpu0 = term.cpu()
+        t1 = time.monotonic()
+        os.write(term.fd, b"go\r")
+        sessions = agent / "sessions"
+
+        def replied():
+            for f in sessions.rglob("*.jsonl"):
+                if '"role":"assistant"' in f.read_text():
+                    return True
+            return False
+
+        term.wait_for(replied)
+        # The last frames (the reply committed to the history) follow the message's end.
+        settle = time.monotonic() + 0.2
+        while time.monotonic() < settle:
+            term.pump(0.01)
+        reply_wall = time.monotonic() - t1 - 0.2
+        reply_cpu = term.cpu() - cpu0
+        term.finish()
+        frames = json.loads(stats_file.read_text())
+        return {
+            "first_frame_ms": first_frame * 1000,
+            "first_frame_internal_ms": frames["firstFrameMs"],
+            "reply_wall_ms": reply_wall * 1000,
+            "reply_cpu_ms": reply_cpu * 1000,
+            "frames": frames["frames"],
+            "max_frame_ms": frames["maxFrameMs"],
+            "frames_over_16ms": frames["framesOver16ms"],
+            "bytes_out": len(term.out),
+        }
+    finally:
+        mock.terminate()
+        mock.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--deltas", type=int, default=5000)
+    parser.add_argument("--size", type=int, default=8)
+    parser.add_argument("--delay-ms", type=int, default=0, help="pause between two deltas (0: as fast as possible)")
+    parser.add_argument("--no-build", action="store_true")
+    args = parser.parse_args()
+    if not args.no_build:
+        build()
+    runs = [one_run(args.deltas, args.size, args.delay_ms) for _ in range(args.runs)]
+    pacing = f", {args.delay_ms} ms apart" if args.delay_ms else ", unpaced"
+    print(f"rho interactive mode, {args.runs} runs, a reply of {args.deltas} deltas x {args.size} bytes{pacing}, 100x30 pty\n")
+    print("| measure | median | min | max |")
+    print("| --- | --- | --- | --- |")
+    for key in runs[0]:
+        values = [r[key] for r in runs]
+        print(f"| {key} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
