@@ -2,8 +2,8 @@
 //! endpoint: an expired Anthropic login is refreshed, written back (other entries kept, mode
 //! 0600) and sent as Claude Code sends it; a failed refresh says so and leaves the file alone; a
 //! lock held by another process (pi's `auth.json.lock`) is waited for and its holder's refresh is
-//! used; `rho login anthropic` exchanges a pasted code (PKCE) and stores it as pi does;
-//! `rho logout` removes only the login.
+//! used; `rho login anthropic` exchanges a pasted code or the browser's callback (PKCE) and
+//! stores it as pi does; `rho logout` removes only the login.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -293,6 +293,65 @@ async fn login_exchanges_a_pasted_code_and_stores_it_as_pi_does() {
     let lifetime = LIFETIME_S as i64 * 1000 - MARGIN_MS;
     assert!((before - 30_000 + lifetime..=after + lifetime).contains(&login["expires"].as_i64().unwrap()));
     assert_eq!(std::fs::metadata(&auth_path).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
+/// `GET target` on 127.0.0.1:`port`: the status code and the body.
+async fn get(port: u16, target: &str) -> (u16, String) {
+    use tokio::io::AsyncReadExt;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n").as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    let status = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, reply.split_once("\r\n\r\n").unwrap().1.to_owned())
+}
+
+#[tokio::test]
+async fn login_completes_when_the_browser_comes_back_to_the_callback() {
+    let env = Env::new(vec![]).await;
+    env.server.accept_oauth_code(
+        "browser-code",
+        IssuedTokens {
+            access_token: "sk-ant-oat01-cb".into(),
+            refresh_token: Some("rt-cb".into()),
+            expires_in: LIFETIME_S,
+        },
+    );
+    let mut command = rho(&env, &["login", "anthropic"]);
+    command.env("RHO_OAUTH_CALLBACK_PORT", "0");
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
+            if line.starts_with("https://claude.ai/oauth/authorize?") {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
+    let port: u16 =
+        redirect.strip_prefix("http://localhost:").unwrap().strip_suffix("/callback").unwrap().parse().unwrap();
+    let state = param(&url, "state").to_owned();
+
+    // Another page, and a callback of another login, are answered and waited past.
+    assert_eq!(get(port, "/favicon.ico").await.0, 404);
+    let (status, page) = get(port, "/callback?code=browser-code&state=someone-else").await;
+    assert_eq!(status, 400);
+    assert!(page.contains("state does not match"), "{page}");
+    let (status, page) = get(port, &format!("/callback?code=browser-code&state={state}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Anthropic login complete"), "{page}");
+
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+    let exchange = env.server.last_request().unwrap();
+    assert_eq!(exchange.body["code"], "browser-code");
+    assert_eq!(exchange.body["redirect_uri"], redirect.as_str(), "the redirect the browser was sent to");
+    assert_eq!(read_auth(&env)["anthropic"]["access"], "sk-ant-oat01-cb");
 }
 
 fn s256_by_ring(verifier: &str) -> String {

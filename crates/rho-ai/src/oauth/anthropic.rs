@@ -13,20 +13,27 @@ pub const AUTHORIZE_URL: &str = "https://claude.ai/oauth/authorize";
 /// The loopback port of the callback, registered with the client id.
 pub const CALLBACK_PORT: u16 = 53692;
 
+/// Moves the callback to another port (`0`: any free one). For tests only: Anthropic sends the
+/// browser back only to the registered port.
+pub const CALLBACK_PORT_ENV: &str = "RHO_OAUTH_CALLBACK_PORT";
+
 pub const CALLBACK_PATH: &str = "/callback";
 
-pub const REDIRECT_URI: &str = "http://localhost:53692/callback";
+/// The redirect URI for a callback on `port` (`http://localhost:53692/callback` normally).
+pub fn redirect_uri(port: u16) -> String {
+    format!("http://localhost:{port}{CALLBACK_PATH}")
+}
 
 pub const SCOPES: &str =
     "org:create_api_key user:profile user:inference user:sessions:claude_code user:mcp_servers user:file_upload";
 
 /// The URL the user opens to log in.
-pub fn authorize_url(challenge: &str, state: &str) -> String {
+pub fn authorize_url(challenge: &str, state: &str, redirect_uri: &str) -> String {
     let params = [
         ("code", "true"),
         ("client_id", ANTHROPIC.client_id),
         ("response_type", "code"),
-        ("redirect_uri", REDIRECT_URI),
+        ("redirect_uri", redirect_uri),
         ("scope", SCOPES),
         ("code_challenge", challenge),
         ("code_challenge_method", "S256"),
@@ -85,14 +92,21 @@ fn from_query<'a>(pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::b
     answer
 }
 
+/// A login under way: its PKCE verifier (also its state) and where the browser comes back.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub verifier: String,
+    pub redirect_uri: String,
+}
+
 /// Exchanges `code` at the token endpoint (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` moves it).
 pub fn exchange(
     env: &dyn Fn(&str) -> Option<String>,
+    flow: &Flow,
     code: &str,
     state: &str,
-    verifier: &str,
 ) -> Result<OAuthCredentials, TokenError> {
-    refresh::exchange_code(&ANTHROPIC, &ANTHROPIC.token_url(env), code, state, verifier, REDIRECT_URI)
+    refresh::exchange_code(&ANTHROPIC, &ANTHROPIC.token_url(env), code, state, &flow.verifier, &flow.redirect_uri)
 }
 
 #[cfg(test)]
@@ -101,7 +115,7 @@ mod tests {
 
     #[test]
     fn the_authorize_url_carries_pkce_and_state() {
-        let url = authorize_url("chal", "st");
+        let url = authorize_url("chal", "st", &redirect_uri(CALLBACK_PORT));
         assert!(url.starts_with("https://claude.ai/oauth/authorize?code=true&client_id=9d1c250a-"), "{url}");
         assert!(url.contains("&redirect_uri=http%3A%2F%2Flocalhost%3A53692%2Fcallback&"), "{url}");
         assert!(url.contains("&scope=org%3Acreate_api_key+user%3Aprofile+"), "{url}");

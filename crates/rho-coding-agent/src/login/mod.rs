@@ -92,27 +92,32 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
 
 async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
     let pkce = pkce::Pkce::new().map_err(|e| (1, e))?;
+    let port = std::env::var(anthropic::CALLBACK_PORT_ENV)
+        .ok()
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or(anthropic::CALLBACK_PORT);
+    let listener = TcpListener::bind(("127.0.0.1", port)).await;
+    let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
     // pi's flow: the verifier is the state too.
-    let state = pkce.verifier.clone();
-    let url = anthropic::authorize_url(&pkce.challenge, &state);
-    let listener = TcpListener::bind(("127.0.0.1", anthropic::CALLBACK_PORT)).await;
+    let flow = anthropic::Flow { verifier: pkce.verifier.clone(), redirect_uri: anthropic::redirect_uri(port) };
+    let state = flow.verifier.clone();
+    let url = anthropic::authorize_url(&pkce.challenge, &state, &flow.redirect_uri);
     eprintln!("Open this URL in a browser to log in to {}:\n\n{url}\n", providers::ANTHROPIC.name);
     match &listener {
         Ok(_) => eprintln!(
             "Waiting for the browser to come back to {}. If the browser is on another machine, paste the \
              code the page shows (code#state) or the address it ends on here:",
-            anthropic::REDIRECT_URI
+            flow.redirect_uri
         ),
         Err(e) => eprintln!(
-            "(rho cannot listen on 127.0.0.1:{}: {e}.) Paste the code the page shows (code#state) or the \
-             address it ends on here:",
-            anthropic::CALLBACK_PORT
+            "(rho cannot listen on 127.0.0.1:{port}: {e}.) Paste the code the page shows (code#state) or the \
+             address it ends on here:"
         ),
     }
     let code = wait_for_code(listener.ok(), &state).await?;
     eprintln!("Exchanging the authorization code for tokens...");
     let env = rho_ai::auth::process_env();
-    anthropic::exchange(env.as_ref(), &code, &state, &pkce.verifier).map_err(|e| (1, e.to_string()))
+    anthropic::exchange(env.as_ref(), &flow, &code, &state).map_err(|e| (1, e.to_string()))
 }
 
 /// The code from the callback or from a pasted line, whichever comes first; a paste with a
