@@ -1,34 +1,44 @@
 // End-to-end check of `rho --mode acp` with the official TypeScript SDK's client
-// (@agentclientprotocol/sdk, stable ACP v1), against rho-mock-llm on 127.0.0.1.
+// (@agentclientprotocol/sdk, stable ACP v1), against rho-mock-llm serving bench/acp/script.json.
 //
-// The client offers fs/read_text_file and fs/write_text_file from buffers of its own, as an
-// editor does, and checks: initialize, session/new (with its config options and the available
-// commands), a prompt whose run reads and edits a file through the client's buffers (tool calls
-// with kind, location, status and the edit's diff; agent message chunks; end_turn),
-// session/cancel of a slow run (cancelled), and session/load of the session in a second rho
-// process (the history replayed before the answer).
+// The client is an editor: it offers fs/read_text_file and fs/write_text_file from buffers of
+// its own, and checks: initialize; session/new (config options, modes); a prompt of text, a
+// resource link, an embedded resource and an image (what the model got, from the mock's record),
+// whose run writes the plan and reads and edits a file through the editor's buffers (tool calls
+// with kind, location, status and the edit's diff; message chunks; end_turn); the `ask` mode
+// (session/set_mode), where a bash call is rejected and a write allowed through
+// session/request_permission; session/cancel of a
+// slow run (cancelled); and session/load of the saved session in a second rho process (the
+// history replayed before the answer, then the session goes on).
 //
-// Run with bench/acp/run.sh (builds rho and rho-mock-llm, installs the SDK under bench/out/acp).
-// Prints "N passed, N failed" and exits non-zero when a check failed.
+// Inputs (environment): RHO_BIN (the rho binary), MOCK_URL (a running rho-mock-llm with the
+// script), MOCK_RECORD (its --record file), ACP_SDK (a directory whose node_modules holds the
+// SDK). bench/acp/run.sh sets them; so does the Rust test crates/rho-coding-agent/tests/acp_sdk.rs.
+// Prints one line per check and "N passed, N failed"; exits non-zero when a check failed.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const outDir = process.env.ACP_OUT ?? join(repo, "bench/out/acp");
-const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
-const rhoBin = process.env.RHO_BIN ?? join(target, "debug/rho");
-const mockBin = process.env.MOCK_BIN ?? join(target, "debug/rho-mock-llm");
-const sdkEntry = createRequire(join(outDir, "package.json")).resolve("@agentclientprotocol/sdk");
-const acp = await import(pathToFileURL(sdkEntry).href);
-const { client, methods, ndJsonStream, PROTOCOL_VERSION } = acp;
+function required(name) {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`run.mjs: ${name} is not set (run bench/acp/run.sh)`);
+    process.exit(2);
+  }
+  return value;
+}
+const rhoBin = resolve(required("RHO_BIN"));
+const mockUrl = required("MOCK_URL");
+const mockRecord = resolve(required("MOCK_RECORD"));
+const sdkDir = resolve(required("ACP_SDK"));
+const sdkEntry = createRequire(join(sdkDir, "package.json")).resolve("@agentclientprotocol/sdk");
+const { client, methods, ndJsonStream, PROTOCOL_VERSION } = await import(pathToFileURL(sdkEntry).href);
 
 const results = { passed: 0, failed: 0 };
 async function check(name, fn) {
@@ -42,28 +52,21 @@ async function check(name, fn) {
   }
 }
 
-// A scratch world: agent dir with a models.json pointing at the mock, a working directory.
+/** The request bodies the model server received, in order. */
+const modelRequests = () =>
+  readFileSync(mockRecord, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).body);
+
+// A scratch world: an agent dir whose models.json points at the mock, a working directory.
 const world = mkdtempSync(join(tmpdir(), "rho-acp-"));
 const agentDir = join(world, "agent");
 const cwd = join(world, "work");
 mkdirSync(agentDir, { recursive: true });
 mkdirSync(cwd, { recursive: true });
 writeFileSync(join(cwd, "a.txt"), "on disk\n");
-
-const turns = [
-  { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
-  { toolCalls: [{ name: "edit", arguments: { path: "a.txt", edits: [{ oldText: "unsaved", newText: "edited" }] } }] },
-  { text: "All done." },
-  { text: "A slow answer that the client cancels before it ends.", chunkSize: 4, chunkDelayMs: 300 },
-  { text: "After loading." },
-];
-const scriptPath = join(world, "script.json");
-writeFileSync(scriptPath, JSON.stringify({ turns }));
-const mock = spawn(mockBin, ["--script", scriptPath], { stdio: ["ignore", "pipe", "inherit"] });
-const mockUrl = await new Promise((ok, fail) => {
-  createInterface({ input: mock.stdout }).once("line", ok);
-  mock.once("exit", (code) => fail(new Error(`rho-mock-llm exited with ${code}`)));
-});
+writeFileSync(join(cwd, "linked.md"), "# Linked notes\n");
 writeFileSync(
   join(agentDir, "models.json"),
   JSON.stringify({
@@ -72,7 +75,9 @@ writeFileSync(
         baseUrl: mockUrl,
         api: "anthropic-messages",
         apiKey: "test-key",
-        models: [{ id: "mock-model", name: "Mock Model", reasoning: false, input: ["text", "image"], contextWindow: 200000, maxTokens: 8192 }],
+        models: [
+          { id: "mock-model", name: "Mock Model", reasoning: false, input: ["text", "image"], contextWindow: 200000, maxTokens: 8192 },
+        ],
       },
     },
   }),
@@ -80,12 +85,12 @@ writeFileSync(
 
 /** Starts `rho --mode acp`, connects the SDK client and runs `body(ctx, editor)`. */
 async function withRho(body) {
-  const rho = spawn(rhoBin, ["--mode", "acp", "--model", "mock/mock-model"], {
+  const rho = spawn(rhoBin, ["--mode", "acp", "--model", "mock/mock-model", "--setting", "todo.reminders=false"], {
     cwd,
     env: { ...process.env, RHO_CODING_AGENT_DIR: agentDir, HOME: world, ANTHROPIC_API_KEY: "" },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const editor = { buffers: new Map(), requests: [], updates: [] };
+  const editor = { buffers: new Map(), requests: [], updates: [], permissionAnswers: [], permissionRequests: [] };
   const app = client({ name: "rho-acp-e2e" })
     .onNotification(methods.client.session.update, ({ params }) => {
       editor.updates.push(params.update);
@@ -100,6 +105,11 @@ async function withRho(body) {
       editor.requests.push(`write ${params.path}`);
       editor.buffers.set(params.path, params.content);
       return {};
+    })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      editor.permissionRequests.push(params);
+      const optionId = editor.permissionAnswers.shift();
+      return { outcome: optionId ? { outcome: "selected", optionId } : { outcome: "cancelled" } };
     });
   const stream = ndJsonStream(Writable.toWeb(rho.stdin), Readable.toWeb(rho.stdout));
   const exited = new Promise((ok) => rho.once("exit", (code) => ok(code)));
@@ -117,13 +127,21 @@ const initialize = (ctx) =>
     clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
   });
 
+const ofKind = (updates, kind) => updates.filter((u) => u.sessionUpdate === kind);
+const chunkText = (updates, kind) =>
+  ofKind(updates, kind)
+    .map((u) => u.content.text)
+    .join("");
+
 let sessionId;
 const code = await withRho(async (ctx, editor) => {
   await check("initialize", async () => {
     const init = await initialize(ctx);
     assert.equal(init.protocolVersion, 1);
+    assert.equal(init.agentInfo.name, "rho");
     assert.equal(init.agentCapabilities.loadSession, true);
     assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+    assert.equal(init.agentCapabilities.promptCapabilities.image, true);
     assert.deepEqual(init.authMethods, []);
   });
   await check("session/new", async () => {
@@ -131,29 +149,72 @@ const code = await withRho(async (ctx, editor) => {
     sessionId = session.sessionId;
     assert.equal(session.configOptions[0].id, "model");
     assert.equal(session.configOptions[0].currentValue, "mock/mock-model");
+    assert.equal(session.modes.currentModeId, "auto");
+    assert.deepEqual(session.modes.availableModes.map((m) => m.id), ["auto", "ask"]);
   });
-  await check("session/prompt: tools through the editor's buffers", async () => {
+  await check("session/prompt: text, a resource link, an embedded resource and an image", async () => {
     const file = join(cwd, "a.txt");
     editor.buffers.set(file, "unsaved buffer\n");
     const response = await ctx.request(methods.agent.session.prompt, {
       sessionId,
-      prompt: [{ type: "text", text: "Edit a.txt" }],
+      prompt: [
+        { type: "text", text: "Edit a.txt, see" },
+        { type: "resource_link", name: "linked.md", uri: pathToFileURL(join(cwd, "linked.md")).href },
+        { type: "resource", resource: { uri: pathToFileURL(join(cwd, "open.rs")).href, text: "fn open() {}", mimeType: "text/x-rust" } },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ],
     });
     assert.equal(response.stopReason, "end_turn");
+    const first = JSON.stringify(modelRequests()[0].messages.at(-1));
+    assert.ok(first.includes("Edit a.txt, see"), first);
+    assert.ok(first.includes("# Linked notes"), first);
+    assert.ok(first.includes(`<file name=\\"${join(cwd, "open.rs")}\\">\\nfn open() {}`), first);
+    assert.ok(first.includes("iVBORw0KGgo="), first);
+  });
+  await check("the run's updates: plan, tool calls through the editor's buffers with a diff, text", async () => {
+    const file = join(cwd, "a.txt");
     assert.deepEqual(editor.requests, [`read ${file}`, `read ${file}`, `write ${file}`]);
     assert.equal(editor.buffers.get(file), "edited buffer\n");
     assert.equal(readFileSync(file, "utf8"), "on disk\n");
     const kinds = editor.updates.map((u) => u.sessionUpdate);
     assert.ok(kinds.includes("available_commands_update"), kinds.join());
-    const calls = editor.updates.filter((u) => u.sessionUpdate === "tool_call");
-    assert.deepEqual(calls.map((c) => [c.kind, c.title]), [["read", "Read a.txt"], ["edit", "Edit a.txt"]]);
-    assert.equal(calls[1].locations[0].path, file);
-    const done = editor.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
-    assert.equal(done.length, 2);
-    const diff = done[1].content.find((c) => c.type === "diff");
+    const plan = ofKind(editor.updates, "plan").at(-1);
+    assert.deepEqual(
+      plan.entries.map((e) => [e.content, e.status]),
+      [["Read the files", "completed"], ["Edit a.txt", "in_progress"]],
+    );
+    const calls = ofKind(editor.updates, "tool_call");
+    assert.deepEqual(
+      calls.map((c) => [c.kind, c.title, c.status ?? "pending"]),
+      [["think", "Update the todo list", "pending"], ["read", "Read a.txt", "pending"], ["edit", "Edit a.txt", "pending"]],
+    );
+    assert.equal(calls[2].locations[0].path, file);
+    const statuses = (id) => ofKind(editor.updates, "tool_call_update").filter((u) => u.toolCallId === id && u.status).map((u) => u.status);
+    for (const call of calls) assert.deepEqual(statuses(call.toolCallId), ["in_progress", "completed"], call.title);
+    const done = ofKind(editor.updates, "tool_call_update").filter((u) => u.toolCallId === calls[2].toolCallId && u.status === "completed")[0];
+    const diff = done.content.find((c) => c.type === "diff");
     assert.deepEqual([diff.path, diff.oldText, diff.newText], [file, "unsaved", "edited"]);
-    const text = editor.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
-    assert.equal(text, "All done.");
+    assert.equal(chunkText(editor.updates, "agent_message_chunk"), "All done.");
+  });
+  await check("session/set_mode ask: session/request_permission before bash and write", async () => {
+    editor.updates.length = 0;
+    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
+    editor.permissionAnswers.push("reject", "allow");
+    const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Try" }] });
+    assert.equal(response.stopReason, "end_turn");
+    const asked = editor.permissionRequests.map((r) => [r.toolCall.title, r.options.map((o) => o.kind).join()]);
+    assert.deepEqual(asked, [
+      ["`touch rejected.txt`", "allow_once,allow_always,reject_once"],
+      ["Write allowed.txt", "allow_once,allow_always,reject_once"],
+    ]);
+    assert.equal(editor.buffers.get(join(cwd, "allowed.txt")), "allowed");
+    assert.equal(existsSync(join(cwd, "rejected.txt")), false);
+    const failed = ofKind(editor.updates, "tool_call_update").filter((u) => u.status === "failed");
+    assert.equal(failed.length, 1);
+    assert.ok(failed[0].content[0].content.text.includes("The user rejected this bash call"), JSON.stringify(failed[0]));
+    const next = JSON.stringify(modelRequests().at(-2).messages.at(-1));
+    assert.ok(next.includes("The user rejected this bash call"), next);
+    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
   });
   await check("session/cancel", async () => {
     editor.updates.length = 0;
@@ -171,15 +232,23 @@ await withRho(async (ctx, editor) => {
   await check("session/load replays the history, then the session goes on", async () => {
     await initialize(ctx);
     await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-    const users = editor.updates.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
-    assert.deepEqual(users, ["Edit a.txt", "Go slowly"]);
-    const agent = editor.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text);
-    assert.equal(agent[0], "All done.");
+    const userChunks = ofKind(editor.updates, "user_message_chunk");
+    assert.ok(userChunks.some((u) => u.content.type === "image"), "the prompt's image is replayed");
+    const users = userChunks.filter((u) => u.content.type === "text").map((u) => u.content.text);
+    assert.ok(users[0].startsWith("Edit a.txt, see"), users[0]);
+    assert.deepEqual(users.slice(1), ["Try", "Go slowly"]);
+    assert.ok(ofKind(editor.updates, "plan").length > 0, "the plan is replayed");
+    const replayedCalls = ofKind(editor.updates, "tool_call").map((c) => c.title);
+    assert.deepEqual(replayedCalls, ["Update the todo list", "Read a.txt", "Edit a.txt", "`touch rejected.txt`", "Write allowed.txt"]);
+    assert.equal(ofKind(editor.updates, "agent_message_chunk")[0].content.text, "All done.");
+    editor.updates.length = 0;
     const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Again" }] });
     assert.equal(response.stopReason, "end_turn");
+    assert.equal(chunkText(editor.updates, "agent_message_chunk"), "After loading.");
+    const last = JSON.stringify(modelRequests().at(-1).messages);
+    assert.ok(last.includes("Go slowly") && last.includes("Again"), last);
   });
 });
 
-mock.kill("SIGTERM");
 console.log(`${results.passed} passed, ${results.failed} failed`);
 process.exit(results.failed === 0 ? 0 : 1);

@@ -1,204 +1,23 @@
 //! ACP mode end to end: the real `rho --mode acp` driven by the official SDK's client side
-//! (`agent_client_protocol::Client`) over piped stdio, against rho-mock-llm on loopback. The
-//! client answers `fs/read_text_file` / `fs/write_text_file` from buffers of its own when a test
-//! offers them, and collects every `session/update`.
+//! (`agent_client_protocol::Client`, see `acp_client`) over piped stdio, against rho-mock-llm
+//! on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp_client;
 mod common;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
+use acp_client::*;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, EmbeddedResource, EmbeddedResourceResource,
-    FileSystemCapabilities, ImageContent, InitializeRequest, InitializeResponse, LoadSessionRequest, NewSessionRequest,
-    NewSessionResponse, PlanEntryStatus, PromptRequest, PromptResponse, ReadTextFileRequest, ReadTextFileResponse,
-    SessionConfigKind, SessionConfigOptionValue, SessionId, SessionNotification, SessionUpdate,
-    SetSessionConfigOptionRequest, StopReason, TextContent, TextResourceContents, ToolCallContent, ToolCallStatus,
-    ToolKind, WriteTextFileRequest, WriteTextFileResponse,
+    CancelNotification, ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, LoadSessionRequest,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionConfigKind, SessionConfigOptionValue, SessionId,
+    SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextResourceContents,
+    ToolCallContent, ToolCallStatus, ToolKind,
 };
-use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Lines};
 use common::Env;
-use futures::channel::oneshot;
 use pretty_assertions::assert_eq;
 use rho_mock_llm::Turn;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Child;
-use tokio::sync::mpsc;
-
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The editor's side: buffers it serves and the file requests it got.
-#[derive(Default)]
-struct Editor {
-    buffers: Mutex<HashMap<PathBuf, String>>,
-    requests: Mutex<Vec<String>>,
-}
-
-/// A running `rho --mode acp` and the SDK client connected to it.
-struct Acp {
-    child: Child,
-    cx: ConnectionTo<Agent>,
-    updates: mpsc::UnboundedReceiver<SessionNotification>,
-    done: Option<oneshot::Sender<()>>,
-    driver: tokio::task::JoinHandle<Result<(), agent_client_protocol::Error>>,
-    editor: Arc<Editor>,
-}
-
-impl Acp {
-    async fn start(env: &Env, args: &[&str]) -> Acp {
-        let mut all = vec!["--mode", "acp", "--model", "mock/mock-model"];
-        all.extend_from_slice(args);
-        let mut child = env.command(&all).spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let outgoing = Box::pin(futures::sink::unfold(stdin, |mut stdin, line: String| async move {
-            stdin.write_all(line.as_bytes()).await?;
-            stdin.write_all(b"\n").await?;
-            stdin.flush().await?;
-            Ok::<_, std::io::Error>(stdin)
-        }));
-        let incoming = Box::pin(futures::stream::unfold(BufReader::new(stdout).lines(), |mut lines| async move {
-            match lines.next_line().await {
-                Ok(Some(line)) => Some((Ok(line), lines)),
-                Ok(None) => None,
-                Err(e) => Some((Err(e), lines)),
-            }
-        }));
-        let editor = Arc::new(Editor::default());
-        let (updates_tx, updates) = mpsc::unbounded_channel();
-        let (cx_tx, cx_rx) = oneshot::channel();
-        let (done, done_rx) = oneshot::channel::<()>();
-        let (reads, writes) = (editor.clone(), editor.clone());
-        let client = Client
-            .v1()
-            .name("rho-acp-test")
-            .on_receive_notification(
-                async move |n: SessionNotification, _cx: ConnectionTo<Agent>| {
-                    let _ = updates_tx.send(n);
-                    Ok(())
-                },
-                agent_client_protocol::on_receive_notification!(),
-            )
-            .on_receive_request(
-                async move |r: ReadTextFileRequest,
-                            responder: Responder<ReadTextFileResponse>,
-                            _cx: ConnectionTo<Agent>| {
-                    reads.requests.lock().unwrap().push(format!("read {}", r.path.display()));
-                    let found = reads.buffers.lock().unwrap().get(&r.path).cloned();
-                    match found {
-                        Some(text) => responder.respond(ReadTextFileResponse::new(text)),
-                        None => responder.respond_with_internal_error("no such buffer"),
-                    }
-                },
-                agent_client_protocol::on_receive_request!(),
-            )
-            .on_receive_request(
-                async move |r: WriteTextFileRequest,
-                            responder: Responder<WriteTextFileResponse>,
-                            _cx: ConnectionTo<Agent>| {
-                    writes.requests.lock().unwrap().push(format!("write {}", r.path.display()));
-                    writes.buffers.lock().unwrap().insert(r.path, r.content);
-                    responder.respond(WriteTextFileResponse::new())
-                },
-                agent_client_protocol::on_receive_request!(),
-            );
-        let driver =
-            tokio::spawn(client.connect_with(Lines::new(outgoing, incoming), async move |cx: ConnectionTo<Agent>| {
-                let _ = cx_tx.send(cx.clone());
-                let _ = done_rx.await;
-                Ok(())
-            }));
-        let cx = tokio::time::timeout(TIMEOUT, cx_rx).await.unwrap().unwrap();
-        Acp { child, cx, updates, done: Some(done), driver, editor }
-    }
-
-    async fn initialize(&self, fs: bool) -> InitializeResponse {
-        let files = FileSystemCapabilities::new().read_text_file(fs).write_text_file(fs);
-        let request =
-            InitializeRequest::new(ProtocolVersion::V1).client_capabilities(ClientCapabilities::new().fs(files));
-        self.request(request).await.unwrap()
-    }
-
-    async fn new_session(&self, cwd: &Path) -> NewSessionResponse {
-        self.request(NewSessionRequest::new(cwd)).await.unwrap()
-    }
-
-    async fn prompt(
-        &self,
-        session: &SessionId,
-        blocks: Vec<ContentBlock>,
-    ) -> Result<PromptResponse, agent_client_protocol::Error> {
-        self.request(PromptRequest::new(session.clone(), blocks)).await
-    }
-
-    async fn request<R: agent_client_protocol::JsonRpcRequest>(
-        &self,
-        request: R,
-    ) -> Result<R::Response, agent_client_protocol::Error> {
-        tokio::time::timeout(TIMEOUT, self.cx.send_request(request).block_task()).await.expect("no answer in time")
-    }
-
-    /// Every update received so far (all of a request's arrive before its answer).
-    fn updates(&mut self) -> Vec<SessionUpdate> {
-        let mut out = Vec::new();
-        while let Ok(n) = self.updates.try_recv() {
-            out.push(n.update);
-        }
-        out
-    }
-
-    /// Closes the connection (stdin EOF) and waits for rho to exit.
-    async fn close(mut self) -> std::process::ExitStatus {
-        if let Some(done) = self.done.take() {
-            let _ = done.send(());
-        }
-        let _ = tokio::time::timeout(TIMEOUT, &mut self.driver).await;
-        tokio::time::timeout(TIMEOUT, self.child.wait()).await.unwrap().unwrap()
-    }
-}
-
-fn text(s: &str) -> ContentBlock {
-    ContentBlock::Text(TextContent::new(s))
-}
-
-/// The text of the chunks of one kind, joined.
-fn chunks(updates: &[SessionUpdate], pick: fn(&SessionUpdate) -> Option<&ContentBlock>) -> String {
-    updates
-        .iter()
-        .filter_map(pick)
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn agent_text(u: &SessionUpdate) -> Option<&ContentBlock> {
-    match u {
-        SessionUpdate::AgentMessageChunk(c) => Some(&c.content),
-        _ => None,
-    }
-}
-
-fn thought(u: &SessionUpdate) -> Option<&ContentBlock> {
-    match u {
-        SessionUpdate::AgentThoughtChunk(c) => Some(&c.content),
-        _ => None,
-    }
-}
-
-fn user_text(u: &SessionUpdate) -> Option<&ContentBlock> {
-    match u {
-        SessionUpdate::UserMessageChunk(c) => Some(&c.content),
-        _ => None,
-    }
-}
 
 #[tokio::test]
 async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
@@ -436,5 +255,96 @@ async fn load_replays_a_session_before_answering_and_the_session_goes_on() {
     assert!(body.contains("First question") && body.contains("Second question"), "{body}");
     let missing = LoadSessionRequest::new(SessionId::new("/no/such/session.jsonl"), env.cwd.clone());
     assert!(acp.request(missing).await.is_err());
+    acp.close().await;
+}
+
+/// The statuses a call went through after it was announced.
+fn statuses(updates: &[SessionUpdate], id: &str) -> Vec<ToolCallStatus> {
+    updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(t) if &*t.tool_call_id.0 == id => t.fields.status,
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn ask_mode_asks_before_edits_and_commands_and_a_rejected_call_is_an_error_the_model_sees() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo ran > ran.txt"})),
+        Turn::tool_call("write", json!({"path": "w.txt", "content": "written"})),
+        Turn::tool_call("write", json!({"path": "w2.txt", "content": "again"})),
+        Turn::tool_call("read", json!({"path": "w.txt"})),
+        Turn::text("Done."),
+        Turn::tool_call("bash", json!({"command": "echo free > free.txt"})),
+        Turn::text("Done again."),
+    ])
+    .await;
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize(false).await;
+    let session = acp.new_session(&env.cwd).await;
+    let modes = session.modes.clone().expect("modes");
+    let ids: Vec<&str> = modes.available_modes.iter().map(|m| &*m.id.0).collect();
+    assert_eq!((&*modes.current_mode_id.0, ids), ("auto", vec!["auto", "ask"]));
+    let unknown = SetSessionModeRequest::new(session.session_id.clone(), "plan");
+    assert!(acp.request(unknown).await.unwrap_err().message.contains("Unknown mode: plan"));
+    acp.request(SetSessionModeRequest::new(session.session_id.clone(), "ask")).await.unwrap();
+
+    // bash rejected; write allowed always (so the second write and the read ask nothing).
+    acp.editor.permission_answers.lock().unwrap().extend(["reject", "allow-always"]);
+    let response = acp.prompt(&session.session_id, vec![text("Go")]).await.unwrap();
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    let asked = acp.editor.permission_requests.lock().unwrap().clone();
+    let titles: Vec<_> = asked.iter().map(|r| r.tool_call.fields.title.clone().unwrap()).collect();
+    assert_eq!(titles, ["`echo ran > ran.txt`", "Write w.txt"]);
+    let kinds: Vec<_> = asked[0].options.iter().map(|o| (&*o.option_id.0, o.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("allow", PermissionOptionKind::AllowOnce),
+            ("allow-always", PermissionOptionKind::AllowAlways),
+            ("reject", PermissionOptionKind::RejectOnce)
+        ]
+    );
+    let diff = asked[1].tool_call.fields.content.clone().unwrap();
+    assert!(matches!(&diff[0], ToolCallContent::Diff(d) if d.new_text == "written"), "{diff:?}");
+    assert!(!env.cwd.join("ran.txt").exists());
+    assert_eq!(std::fs::read_to_string(env.cwd.join("w.txt")).unwrap(), "written");
+    assert_eq!(std::fs::read_to_string(env.cwd.join("w2.txt")).unwrap(), "again");
+    let updates = acp.updates();
+    let bash_id = &asked[0].tool_call.tool_call_id.0;
+    assert_eq!(statuses(&updates, bash_id), [ToolCallStatus::InProgress, ToolCallStatus::Failed]);
+    let second = env.request_bodies()[1].to_string();
+    assert!(second.contains("The user rejected this bash call"), "{second}");
+
+    // Back to auto: nothing is asked.
+    acp.request(SetSessionModeRequest::new(session.session_id.clone(), "auto")).await.unwrap();
+    acp.prompt(&session.session_id, vec![text("Again")]).await.unwrap();
+    assert_eq!(acp.editor.permission_requests.lock().unwrap().len(), 2);
+    assert_eq!(std::fs::read_to_string(env.cwd.join("free.txt")).unwrap(), "free\n");
+    acp.updates();
+    acp.close().await;
+}
+
+#[tokio::test]
+async fn a_permission_request_the_client_cancels_aborts_the_call() {
+    let env = Env::new(vec![
+        Turn::tool_call("edit", json!({"path": "a.txt", "edits": [{"oldText": "a", "newText": "b"}]})),
+        Turn::text("Stopped."),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("a.txt"), "a\n").unwrap();
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize(false).await;
+    let session = acp.new_session(&env.cwd).await;
+    acp.request(SetSessionModeRequest::new(session.session_id.clone(), "ask")).await.unwrap();
+    // No answer queued: the client answers `cancelled`.
+    acp.prompt(&session.session_id, vec![text("Edit")]).await.unwrap();
+    assert_eq!(acp.editor.permission_requests.lock().unwrap().len(), 1);
+    assert_eq!(std::fs::read_to_string(env.cwd.join("a.txt")).unwrap(), "a\n");
+    let second = env.request_bodies()[1].to_string();
+    assert!(second.contains("Operation aborted"), "{second}");
+    acp.updates();
     acp.close().await;
 }

@@ -11,10 +11,8 @@
 //! - `session/prompt`: the stop reason from the last reply (`end_turn`, `max_tokens`,
 //!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message.
 //! - `session/set_config_option`: model and thinking level ([`super::config`]).
-//! - `session/set_mode`: refused (rho has no modes); `authenticate`: nothing to do.
+//! - `session/set_mode`: `auto` or `ask` ([`super::permissions`]); `authenticate`: nothing to do.
 //! - `session/cancel` (a notification): aborts the run ([`AgentSession::interrupt`]).
-//!
-//! rho asks no permission before running a tool, in this mode as in the others.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -27,7 +25,7 @@ use agent_client_protocol::v1::schema::{
     CloseSessionResponse, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
     LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
     SessionCapabilities, SessionCloseCapabilities, SessionId, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, StopReason,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
@@ -87,10 +85,7 @@ impl AcpAgent {
                 }
                 answer(responder, Ok(CloseSessionResponse::new()))
             }
-            ClientRequest::SetSessionModeRequest(_) => responder.respond_with_error(Error::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "rho has no session modes; use the config options",
-            )),
+            ClientRequest::SetSessionModeRequest(r) => answer(responder, self.set_mode(r)),
             other => responder.respond_with_error(Error::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Not supported by rho: {}", other.method()),
@@ -143,7 +138,9 @@ impl AcpAgent {
             Ok(opened) => opened,
             Err(message) => return responder.respond_with_error(invalid_params(message)),
         };
-        let response = NewSessionResponse::new(id.clone()).config_options(Some(config::options(&acp.session)));
+        let response = NewSessionResponse::new(id.clone())
+            .config_options(Some(config::options(&acp.session)))
+            .modes(acp.permissions.modes());
         let acp = Arc::new(acp);
         lock(&self.sessions).insert(id, acp.clone());
         answer(responder, Ok(response))?;
@@ -178,7 +175,9 @@ impl AcpAgent {
         for update in replay::replay(acp.session.cwd(), &history, &acp.session.todo_phases()) {
             acp.updates.send(update);
         }
-        let response = LoadSessionResponse::new().config_options(Some(config::options(&acp.session)));
+        let response = LoadSessionResponse::new()
+            .config_options(Some(config::options(&acp.session)))
+            .modes(acp.permissions.modes());
         answer(responder, Ok(response))?;
         acp.session.announce_commands();
         Ok(())
@@ -222,6 +221,12 @@ impl AcpAgent {
         let acp = self.session(&request.session_id)?;
         config::set(&acp.session, &request.config_id.0, &request.value).map_err(invalid_params)?;
         Ok(SetSessionConfigOptionResponse::new(config::options(&acp.session)))
+    }
+
+    fn set_mode(&self, request: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
+        let acp = self.session(&request.session_id)?;
+        acp.permissions.set_mode(&request.mode_id).map_err(invalid_params)?;
+        Ok(SetSessionModeResponse::new())
     }
 
     /// Stops every run and waits (briefly) for the session files to be complete.

@@ -4,7 +4,9 @@
 //! [`AgentSession::set_model`] / [`AgentSession::set_thinking_level`], as RPC mode's commands do
 //! (recorded in the session, saved as the default).
 //!
-//! rho has no session modes (ask / code / architect …): the protocol's modes are not offered.
+//! The protocol's `models` / `session/set_model` are not offered: they are not in the stable
+//! protocol (schema 1.17 has no `SessionModelState`); the `model` option with its category is
+//! how clients show a model picker. Permission modes are in [`super::permissions`].
 
 use agent_client_protocol::v1::schema::{
     SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue, SessionConfigSelectOption,

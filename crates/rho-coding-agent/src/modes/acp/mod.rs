@@ -11,16 +11,17 @@
 //! - [`updates`], [`tool_calls`], [`replay`]: the session's events (and a loaded session's
 //!   history) as `session/update` notifications;
 //! - [`config`]: the model and the thinking level as session config options;
-//! - [`files`]: the client's `fs/*` methods behind the file tools' hook.
+//! - [`files`]: the client's `fs/*` methods behind the file tools' hook;
+//! - [`permissions`]: the session modes, and `session/request_permission` in `ask` mode.
 //!
 //! Not done here: MCP servers the client passes, `terminal/*` (bash runs locally and its output
-//! is streamed as the tool call's content), permission requests (rho's tools ask none in any
-//! mode), session modes. stdin EOF, SIGTERM and SIGINT end the process: every run is stopped
+//! is streamed as the tool call's content). stdin EOF, SIGTERM and SIGINT end the process: every run is stopped
 //! and the session files are complete; the exit code is 0.
 
 mod agent;
 mod config;
 mod files;
+mod permissions;
 mod prompt;
 mod replay;
 mod sessions;

@@ -14,6 +14,7 @@ use agent_client_protocol::v1::schema::{FileSystemCapabilities, SessionId};
 use rho_ai::ModelRegistry;
 
 use super::files::ClientFiles;
+use super::permissions::Permissions;
 use super::updates::UpdateSink;
 use crate::agent_session::AgentSession;
 use crate::cli::Cli;
@@ -24,6 +25,8 @@ use crate::startup::{self, Prepared};
 pub(super) struct AcpSession {
     pub session: AgentSession,
     pub updates: Arc<UpdateSink>,
+    /// The session's mode, and its tool gate.
+    pub permissions: Arc<Permissions>,
     /// `session/cancel` arrived for the prompt in flight: it ends `cancelled`.
     pub cancelled: AtomicBool,
 }
@@ -72,12 +75,14 @@ pub(super) fn open(
         startup::session_options(&cli, prepared, updates.clone(), None).map_err(|e| e.message.trim().to_owned())?;
     options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
     let session = AgentSession::new(options);
+    let permissions = Arc::new(Permissions::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
+    session.agent().set_tool_gate(Some(permissions.clone()));
     let id = match how {
         Open::New => SessionId::new(session.session_id()),
         Open::Load(id) => SessionId::new(*id),
     };
     let _ = id_cell.set(id.clone());
-    Ok((id, AcpSession { session, updates, cancelled: AtomicBool::new(false) }))
+    Ok((id, AcpSession { session, updates, permissions, cancelled: AtomicBool::new(false) }))
 }
 
 /// [`startup::prepare`] for another working directory than the process's: settings (global and

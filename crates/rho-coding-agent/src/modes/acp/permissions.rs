@@ -1,0 +1,167 @@
+//! Session modes and `session/request_permission`. rho runs its tools without asking, in every
+//! mode; an editor can give its user that control, so an ACP session has two modes
+//! (`session/set_mode`, listed in `session/new`'s and `session/load`'s answers):
+//! - `auto` (the default): tools run as they do everywhere else in rho;
+//! - `ask`: before a call that can change something runs (`edit`, `write`, `bash`, and tools
+//!   rho cannot vouch for: MCP tools, `task`), the client is asked with
+//!   `session/request_permission`: allow once, allow always (that tool, for the rest of the
+//!   session in this process), or reject. A rejected call is an error result the model sees;
+//!   a request the client cancels, or a run aborted while it waits, ends the call as aborted.
+//!
+//! The question is asked through rho-agent's [`ToolGate`], after the call's arguments are
+//! validated and before it runs, so the loop is the same as in every mode.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionMode,
+    SessionModeId, SessionModeState, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use futures::future::BoxFuture;
+use rho_agent::{ToolContext, ToolError, ToolGate};
+use serde_json::{Map, Value};
+
+use super::tool_calls;
+use crate::agent_session::lock;
+
+pub(super) const AUTO: &str = "auto";
+pub(super) const ASK: &str = "ask";
+
+const ALLOW: &str = "allow";
+const ALLOW_ALWAYS: &str = "allow-always";
+const REJECT: &str = "reject";
+
+/// The text of a rejected call's result.
+pub(super) fn rejected(tool: &str) -> String {
+    format!("The user rejected this {tool} call. Do not retry it as it was; ask what they want instead.")
+}
+
+/// One session's mode and the answers it remembers; the session's tool gate.
+pub(super) struct Permissions {
+    client: ConnectionTo<Client>,
+    session_id: Arc<OnceLock<SessionId>>,
+    cwd: PathBuf,
+    state: Mutex<State>,
+}
+
+struct State {
+    mode: &'static str,
+    /// Tools allowed always.
+    allowed: HashSet<String>,
+}
+
+impl State {
+    /// Whether a call of `tool` needs the client's answer first.
+    fn asks(&self, tool: &str) -> bool {
+        let harmless = tool == crate::todo::TODO_WRITE_TOOL_NAME
+            || matches!(tool_calls::kind(tool), ToolKind::Read | ToolKind::Search | ToolKind::Fetch);
+        self.mode == ASK && !harmless && !self.allowed.contains(tool)
+    }
+}
+
+impl Permissions {
+    pub fn new(client: ConnectionTo<Client>, session_id: Arc<OnceLock<SessionId>>, cwd: PathBuf) -> Self {
+        Self { client, session_id, cwd, state: Mutex::new(State { mode: AUTO, allowed: HashSet::new() }) }
+    }
+
+    /// The modes, with the current one.
+    pub fn modes(&self) -> SessionModeState {
+        let modes = vec![
+            SessionMode::new(AUTO, "Auto").description("Tools run without asking".to_owned()),
+            SessionMode::new(ASK, "Ask").description("Ask before edits, writes and commands".to_owned()),
+        ];
+        SessionModeState::new(lock(&self.state).mode, modes)
+    }
+
+    /// Switches the mode; the error names an unknown one.
+    pub fn set_mode(&self, id: &SessionModeId) -> Result<(), String> {
+        let mode = match &*id.0 {
+            AUTO => AUTO,
+            ASK => ASK,
+            other => return Err(format!("Unknown mode: {other} (rho has {AUTO} and {ASK})")),
+        };
+        lock(&self.state).mode = mode;
+        Ok(())
+    }
+
+    /// Whether the call runs without asking.
+    fn runs_freely(&self, tool: &str) -> bool {
+        !lock(&self.state).asks(tool)
+    }
+
+    fn request(
+        &self,
+        session_id: SessionId,
+        tool: &str,
+        args: &Map<String, Value>,
+        id: &str,
+    ) -> RequestPermissionRequest {
+        let fields = ToolCallUpdateFields::new()
+            .title(tool_calls::title(tool, args))
+            .kind(tool_calls::kind(tool))
+            .locations(tool_calls::locations(&self.cwd, tool, args))
+            .content(tool_calls::diffs(&self.cwd, tool, args))
+            .raw_input(Value::Object(args.clone()));
+        let options = vec![
+            PermissionOption::new(ALLOW, "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(ALLOW_ALWAYS, format!("Always allow {tool}"), PermissionOptionKind::AllowAlways),
+            PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        RequestPermissionRequest::new(session_id, ToolCallUpdate::new(id.to_owned(), fields), options)
+    }
+}
+
+impl ToolGate for Permissions {
+    fn check<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            if self.runs_freely(tool) {
+                return Ok(());
+            }
+            let Some(session_id) = self.session_id.get().cloned() else { return Ok(()) };
+            let request = self.request(session_id, tool, args, &ctx.tool_call_id);
+            let answer = tokio::select! {
+                answer = self.client.send_request(request).block_task() => answer,
+                () = ctx.cancel.cancelled() => return Err(ToolError::new(rho_agent::tool::OPERATION_ABORTED)),
+            };
+            let answer = answer.map_err(|e| ToolError::new(format!("Permission request failed: {}", e.message)))?;
+            match answer.outcome {
+                RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+                    ALLOW => Ok(()),
+                    ALLOW_ALWAYS => {
+                        lock(&self.state).allowed.insert(tool.to_owned());
+                        Ok(())
+                    }
+                    REJECT => Err(ToolError::new(rejected(tool))),
+                    other => {
+                        Err(ToolError::new(format!("Permission request answered with an unknown option: {other}")))
+                    }
+                },
+                _ => Err(ToolError::new(rho_agent::tool::OPERATION_ABORTED)),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_tools_never_ask() {
+        let mut state = State { mode: ASK, allowed: HashSet::from(["bash".to_owned()]) };
+        let asks = |state: &State, tools: &[&str]| tools.iter().map(|t| state.asks(t)).collect::<Vec<_>>();
+        let tools = ["read", "grep", "todo_write", "bash", "edit", "write", "mcp__x__y", "task"];
+        assert_eq!(asks(&state, &tools), [false, false, false, false, true, true, true, true]);
+        state.mode = AUTO;
+        assert_eq!(asks(&state, &tools), [false; 8]);
+    }
+}
