@@ -252,3 +252,25 @@ async fn no_color_drops_the_colours() {
     ready(&plain).await;
     assert!(!plain.is_coloured("mock/mock-model"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
+    let env = Env::new(vec![
+        Turn::tool_call("ask", json!({"question": "Which colour?", "options": ["red", "green"]})),
+        Turn::tool_call("ask", json!({"question": "Why?"})),
+        Turn::text("noted"),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("ask me");
+    term.wait_for("Which colour?").await;
+    term.wait_for("green").await;
+    term.send(keys::DOWN);
+    term.send(keys::ENTER);
+    term.wait_for("User answered: green").await;
+    term.wait_for("? Why? (Enter answers, Esc dismisses)").await;
+    term.submit("it is calm");
+    let screen = term.wait_idle_with("noted").await;
+    assert!(screen.contains("User answered: it is calm"), "{screen}");
+}

@@ -18,6 +18,11 @@ use crate::agent_session::{PromptOptions, PromptOutcome};
 impl App {
     /// Sends the editor's text; `follow_up` (Alt+Enter) queues it as a follow-up while working.
     pub fn submit(&mut self, follow_up: bool) {
+        if self.dialog.as_ref().is_some_and(|d| d.typed) {
+            let text = self.editor.take();
+            self.answer_dialog(Some(text));
+            return;
+        }
         let text = self.editor.text().trim().to_owned();
         if text.is_empty() {
             return;

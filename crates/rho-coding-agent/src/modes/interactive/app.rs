@@ -9,15 +9,18 @@ use ratatui::text::Line;
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::AssistantMessageEvent;
 use rho_ai::types::UserContent;
-use rho_rpc::{NotifyType, SessionEvent};
+use rho_rpc::{NotifyType, SessionEvent, UiMethod};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
 
 use super::blocks;
+use super::dialogs::Dialog;
 use super::editor::Editor;
 use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
 use crate::agent_session::Resources;
+use crate::ui::UiAnswer;
 use crate::{AgentSession, AgentSessionEvent};
 
 /// Everything the main loop waits for.
@@ -26,6 +29,10 @@ pub enum AppEvent {
     Session(Box<AgentSessionEvent>),
     /// Lines for the history, from a command that finished.
     Lines(Vec<Line<'static>>),
+    /// A tool opened a dialog.
+    Dialog(UiMethod, oneshot::Sender<UiAnswer>),
+    /// A tool's fire-and-forget UI request.
+    UiNotify(UiMethod),
 }
 
 /// What the list on screen is picking.
@@ -33,6 +40,8 @@ pub enum AppEvent {
 pub enum Picking {
     Model,
     Session,
+    /// A tool's select or confirm dialog.
+    Dialog,
 }
 
 /// A tool's result, kept for Ctrl+O.
@@ -54,6 +63,8 @@ pub struct App {
     /// A retry or compaction in progress.
     pub status: Option<String>,
     pub select: Option<(Picking, Select)>,
+    /// A tool's dialog waiting for an answer.
+    pub dialog: Option<Dialog>,
     /// The highlighted completion.
     pub completion: usize,
     pub expand_tools: bool,
@@ -83,6 +94,7 @@ impl App {
             follow_up: Vec::new(),
             status: None,
             select: None,
+            dialog: None,
             completion: 0,
             expand_tools: false,
             last_tool: None,

@@ -32,7 +32,12 @@ impl App {
             let picking = *picking;
             match select.key(key) {
                 SelectOutcome::Pending => {}
-                SelectOutcome::Cancelled => self.select = None,
+                SelectOutcome::Cancelled => {
+                    self.select = None;
+                    if picking == Picking::Dialog {
+                        self.answer_dialog(None);
+                    }
+                }
                 SelectOutcome::Chosen(value) => {
                     self.select = None;
                     self.picked(picking, &value);
@@ -77,6 +82,7 @@ impl App {
                     self.completion = 0;
                 }
             }
+            KeyCode::Esc if self.dialog.is_some() => self.answer_dialog(None),
             KeyCode::Esc => {
                 if self.is_working() {
                     let session = self.session.clone();
@@ -128,6 +134,7 @@ impl App {
         match picking {
             Picking::Model => self.set_model(value),
             Picking::Session => self.resume(value),
+            Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
         }
     }
 }

@@ -12,6 +12,7 @@ mod actions;
 mod app;
 mod blocks;
 mod commands;
+mod dialogs;
 mod editor;
 mod footer;
 mod frame_stats;
@@ -39,6 +40,7 @@ use self::view::View;
 use super::file_args::read_file_args;
 use crate::agent_session::SessionEventSink;
 use crate::cli::Cli;
+use crate::ui::Ui;
 use crate::{AgentSession, startup};
 
 /// The least time between two frames (a streamed reply redraws at most this often).
@@ -91,7 +93,8 @@ pub async fn run(mut cli: Cli) -> i32 {
     let sink: Arc<dyn SessionEventSink> = Arc::new(move |event| {
         let _ = sink_tx.send(AppEvent::Session(Box::new(event)));
     });
-    let options = match startup::session_options(&cli, prepared, sink, None) {
+    let ui: Arc<dyn Ui> = Arc::new(dialogs::TerminalUi::new(tx.clone()));
+    let options = match startup::session_options(&cli, prepared, sink, Some(ui)) {
         Ok(o) => o,
         Err(e) => {
             drop(tui);
@@ -177,7 +180,10 @@ fn handle(app: &mut App, event: AppEvent) {
             app.status = None;
             app.push(lines);
         }
+        AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
+        AppEvent::UiNotify(method) => app.ui_notify(method),
     }
+    app.drop_stale_dialog();
 }
 
 /// The history first (above the viewport), then the viewport at its new height.

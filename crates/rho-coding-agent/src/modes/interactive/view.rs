@@ -57,6 +57,13 @@ impl View {
             lines.push(queued_line("Follow-up", text));
         }
 
+        if let Some(dialog) = app.dialog.as_ref().filter(|d| d.typed) {
+            lines.push(Line::from(vec![
+                Span::styled("? ", style::warning()),
+                Span::styled(dialog.title.clone(), style::bold()),
+                Span::styled(" (Enter answers, Esc dismisses)", style::dim()),
+            ]));
+        }
         let rule = Line::styled("─".repeat(usize::from(width)), style::dim());
         let mut cursor = None;
         if let Some((_, select)) = &app.select {
