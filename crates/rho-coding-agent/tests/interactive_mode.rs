@@ -274,3 +274,17 @@ async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
     let screen = term.wait_idle_with("noted").await;
     assert!(screen.contains("User answered: it is calm"), "{screen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_p_cycles_the_model_and_shift_tab_the_thinking_level() {
+    let env = Env::with_api(vec![], "anthropic-messages", true).await;
+    let term = Terminal::start(&env, &["--thinking", "low"]);
+    ready(&term).await;
+    term.wait_for("mock/mock-model • low").await;
+    term.send("\x1b[Z");
+    term.wait_for("Thinking: medium").await;
+    term.wait_for("mock/mock-model • medium").await;
+    term.send("\x10");
+    let screen = term.wait_for("Model: mock/mock-small").await;
+    assert!(screen.lines().last().unwrap().ends_with("mock/mock-small"), "{screen}");
+}

@@ -35,6 +35,8 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("Ctrl+W, Alt+Backspace", "Delete the word before the cursor"),
     ("Tab", "Complete a command name"),
     ("Ctrl+L", "Select the model"),
+    ("Ctrl+P", "Next model (of --models, else the available ones)"),
+    ("Shift+Tab", "Next thinking level"),
     ("Ctrl+O", "Expand tool output (and show the last one in full)"),
 ];
 

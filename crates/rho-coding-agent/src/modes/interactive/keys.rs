@@ -1,14 +1,15 @@
 //! What each key does: the editor's keys, sending (Enter; while working Enter steers and
 //! Alt+Enter queues a follow-up), Escape (abort), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
-//! Ctrl+O, Tab and Up/Down over the command completions, and the keys of an open list.
+//! Ctrl+O, Ctrl+P (next model), Shift+Tab (next thinking level), Tab and Up/Down over the
+//! command completions, and the keys of an open list.
 
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::app::{App, Picking};
-use super::commands;
 use super::select::SelectOutcome;
+use super::{blocks, commands};
 
 /// Two Ctrl+C within this quit.
 const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
@@ -71,6 +72,8 @@ impl App {
             KeyCode::Char('w') if ctrl => self.editor.delete_word_back(),
             KeyCode::Char('l') if ctrl => self.open_model_selector(),
             KeyCode::Char('o') if ctrl => self.expand_last_tool(),
+            KeyCode::Char('p') if ctrl => self.cycle_model(),
+            KeyCode::BackTab => self.cycle_thinking(),
             KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
             KeyCode::Char(c) if !ctrl => {
                 self.editor.insert(c.encode_utf8(&mut [0; 4]));
@@ -128,6 +131,25 @@ impl App {
         }
         self.ctrl_c_at = Some(Instant::now());
         self.hint = Some("Press Ctrl+C again to quit".to_owned());
+    }
+
+    /// Shift+Tab: the next thinking level the model supports.
+    fn cycle_thinking(&mut self) {
+        let line = match self.session.cycle_thinking_level() {
+            Some(level) => blocks::notice(&format!("Thinking: {}", level.as_str())),
+            None => blocks::notice("The model does not think"),
+        };
+        self.push([line]);
+    }
+
+    /// Ctrl+P: the next model of --models (or of the available ones).
+    fn cycle_model(&mut self) {
+        let line = match self.session.cycle_model() {
+            Ok(Some(cycled)) => blocks::notice(&format!("Model: {}/{}", cycled.model.provider, cycled.model.id)),
+            Ok(None) => blocks::notice("No other model to switch to"),
+            Err(e) => blocks::error(&format!("Error: {e}")),
+        };
+        self.push([line]);
     }
 
     fn picked(&mut self, picking: Picking, value: &str) {
