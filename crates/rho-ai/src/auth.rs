@@ -327,6 +327,11 @@ impl ApiKeys {
         self.logins.as_ref().and_then(|l| l.problem(provider))
     }
 
+    /// The `auth.json` logins rho cannot use, with why.
+    pub fn unusable_logins(&self) -> Vec<LoginError> {
+        self.logins.as_ref().map(|l| l.unusable()).unwrap_or_default()
+    }
+
     /// The `apiKey` of a provider's `models.json` entry (a raw config value).
     pub fn set_configured_key(&mut self, provider: &str, raw: impl Into<String>) {
         self.configured.insert(provider.to_owned(), raw.into());

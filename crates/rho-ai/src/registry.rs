@@ -166,6 +166,19 @@ impl ModelRegistry {
         self.keys.login_problem(provider)
     }
 
+    /// The subscription logins in `auth.json` rho cannot use (ChatGPT, Copilot, …), with why:
+    /// for the messages that would otherwise leave their owner guessing.
+    pub fn unusable_logins(&self) -> Vec<crate::oauth::LoginError> {
+        self.keys.unusable_logins()
+    }
+
+    /// Why `provider`'s login cannot be used, when it has one rho cannot use.
+    pub fn unusable_login(&self, provider: &str) -> Option<crate::oauth::LoginError> {
+        self.unusable_logins()
+            .into_iter()
+            .find(|e| matches!(e, crate::oauth::LoginError::Unusable { provider: p, .. } if p == provider))
+    }
+
     /// The `--api-key` value for `provider` (not persisted).
     pub fn set_runtime_key(&mut self, provider: &str, key: impl Into<String>) {
         self.keys.set_runtime_key(provider, key);

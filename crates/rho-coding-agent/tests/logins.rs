@@ -406,6 +406,33 @@ async fn logins_rho_cannot_use_are_refused_with_the_reason() {
 }
 
 #[tokio::test]
+async fn a_login_rho_cannot_use_is_named_where_a_model_is_missing() {
+    let env = Env::new(vec![]).await;
+    std::fs::remove_file(env.agent_dir.join("models.json")).unwrap();
+    write_auth(
+        &env,
+        &json!({"openai-codex": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1, "accountId": "acc"}}),
+    );
+    let why = format!(
+        "rho cannot use the ChatGPT Plus/Pro (Codex Subscription) login (openai-codex) in {} yet: its models answer on \
+         ChatGPT's backend (the openai-codex-responses API at chatgpt.com/backend-api), which rho does not speak.",
+        env.agent_dir.join("auth.json").display()
+    );
+    let out = output(rho(&env, &["-p", "hi"])).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("Error: No model selected."), "{stderr}");
+    assert!(stderr.ends_with(&format!(" {why}\n")), "{stderr}");
+    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "hi"])).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!("Error: Model \"openai-codex/gpt-5.5\" not found. Use --list-models to see available models. {why}\n")
+    );
+    assert!(env.server.requests().is_empty(), "no request is made with a token rho cannot use");
+}
+
+#[tokio::test]
 async fn logout_removes_the_login_and_nothing_else() {
     let env = Env::new(vec![]).await;
     write_auth(&env, &expired_login());

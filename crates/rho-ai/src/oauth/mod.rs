@@ -30,7 +30,7 @@ pub use store::OAuthCredentials;
 /// Why a login gave no access token.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum LoginError {
-    #[error("rho cannot use the {name} login ({provider}) in {} yet: {reason}", path.display())]
+    #[error("rho cannot use the {name} login ({provider}) in {} yet: {reason}.", path.display())]
     Unusable { provider: String, name: String, path: PathBuf, reason: String },
     #[error(
         "The {name} login in {} has expired and could not be refreshed: {detail}\n\nLog in again with `rho login {provider}` (or /login in pi).",
@@ -93,6 +93,12 @@ impl Logins {
             Err(e) => problems.insert(provider.to_owned(), e.clone()),
         };
         result
+    }
+
+    /// The logins in the file that rho cannot use (for an API it does not speak), with why.
+    pub fn unusable(&self) -> Vec<LoginError> {
+        let providers: Vec<String> = guard(&self.known).keys().cloned().collect();
+        providers.iter().filter(|p| self.has(p)).filter_map(|p| usable(p, &self.path).err()).collect()
     }
 
     /// Why the last [`access_token`](Self::access_token) for `provider` failed, if it did.

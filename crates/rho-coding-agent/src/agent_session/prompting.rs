@@ -36,8 +36,8 @@ pub enum PromptRejection {
          Then select a model with --model or the set_model command."
     )]
     NoModel { agent_dir: String },
-    /// The provider's subscription login gave no token (it could not be refreshed, or it is for
-    /// an API rho does not speak); the text says which and what to do.
+    /// A subscription login is why there is no key (it could not be refreshed) or no model (it
+    /// is for an API rho does not speak); the text says which and what to do.
     #[error("{0}")]
     Login(String),
     #[error(
@@ -244,7 +244,12 @@ impl AgentSession {
     pub(crate) fn check_model(&self) -> Result<(), PromptRejection> {
         let agent_dir = self.inner.paths.agent_dir.display().to_string();
         if !*lock(&self.inner.has_model) {
-            return Err(PromptRejection::NoModel { agent_dir });
+            let no_model = PromptRejection::NoModel { agent_dir };
+            let unusable: Vec<String> = self.inner.registry.unusable_logins().iter().map(ToString::to_string).collect();
+            if unusable.is_empty() {
+                return Err(no_model);
+            }
+            return Err(PromptRejection::Login(format!("{no_model}\n\n{}", unusable.join("\n\n"))));
         }
         let provider = self.inner.agent.read_model(|m| m.provider.clone());
         if !self.inner.registry.can_authenticate(&provider) {

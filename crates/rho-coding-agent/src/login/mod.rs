@@ -78,7 +78,7 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
     let spec = match oauth::usable(provider, auth_file) {
         Ok(spec) => spec,
         Err(e @ oauth::LoginError::Unusable { .. }) if providers::find(provider).is_some() => {
-            return Err((1, format!("{e}. No login was started.")));
+            return Err((1, format!("{e} No login was started.")));
         }
         Err(_) => return Err((2, format!("unknown login provider {provider:?}\n\n{}", usage("login")))),
     };

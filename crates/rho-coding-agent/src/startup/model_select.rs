@@ -45,7 +45,7 @@ pub fn select_model(
     };
 
     let model = if let Some(pattern) = &cli.model {
-        let resolved = resolve_model(registry, pattern, cli.provider.as_deref()).map_err(not_found)?;
+        let resolved = resolve_model(registry, pattern, cli.provider.as_deref()).map_err(|e| not_found(e, registry))?;
         if let Some(warning) = &resolved.warning {
             eprintln!("Warning: {warning}");
         }
@@ -82,16 +82,27 @@ fn restored_model(registry: &ModelRegistry, restored: &SessionContext) -> Option
     match registry.find(&wanted.provider, &wanted.model_id) {
         Some(model) if registry.is_available(model) => Some(model.clone()),
         _ => {
-            eprintln!("Warning: Could not restore model {}/{}", wanted.provider, wanted.model_id);
+            match registry.unusable_login(&wanted.provider) {
+                Some(why) => {
+                    eprintln!("Warning: Could not restore model {}/{}: {why}", wanted.provider, wanted.model_id)
+                }
+                None => eprintln!("Warning: Could not restore model {}/{}", wanted.provider, wanted.model_id),
+            }
             None
         }
     }
 }
 
-/// `--model` that matches nothing: the reference's text and the closest matches.
-fn not_found(e: ResolveError) -> StartupError {
+/// `--model` that matches nothing: the reference's text and the closest matches, and why when
+/// the model is of a login rho cannot use (`openai-codex/…` with a ChatGPT login).
+fn not_found(e: ResolveError, registry: &ModelRegistry) -> StartupError {
     let mut message = format!("Error: {e}");
-    if let ResolveError::NotFound { suggestions, .. } = &e
+    let (ResolveError::NotFound { pattern, .. } | ResolveError::UnknownProvider { provider: pattern }) = &e else {
+        return StartupError::new(message, 2);
+    };
+    if let Some(why) = pattern.split_once('/').and_then(|(provider, _)| registry.unusable_login(provider)) {
+        message.push_str(&format!(" {why}"));
+    } else if let ResolveError::NotFound { suggestions, .. } = &e
         && !suggestions.is_empty()
     {
         message.push_str(&format!(" Did you mean: {}?", suggestions.join(", ")));
