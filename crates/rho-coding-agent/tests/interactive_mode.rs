@@ -288,3 +288,24 @@ async fn ctrl_p_cycles_the_model_and_shift_tab_the_thinking_level() {
     let screen = term.wait_for("Model: mock/mock-small").await;
     assert!(screen.lines().last().unwrap().ends_with("mock/mock-small"), "{screen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escape_puts_the_queued_messages_back_into_the_editor() {
+    let slow = Turn {
+        chunk_size: Some(2),
+        chunk_delay_ms: Some(200),
+        ..Turn::text("a slow answer that takes a long while to arrive")
+    };
+    let env = Env::new(vec![slow, Turn::text("never asked for")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("go slowly");
+    term.wait_for("Esc to abort").await;
+    term.submit("queued words");
+    term.wait_for("Steering: queued words").await;
+    term.send(keys::ESCAPE);
+    let screen = term.wait_idle_with("Aborted").await;
+    assert!(screen.contains("› queued words"), "the editor holds the queued message:\n{screen}");
+    assert!(!screen.contains("Steering:"), "{screen}");
+    assert_eq!(env.request_bodies().len(), 1);
+}

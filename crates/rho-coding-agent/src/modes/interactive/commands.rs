@@ -25,7 +25,7 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("Enter", "Send (while working: queue a steering message)"),
     ("Alt+Enter", "While working: queue a follow-up message"),
     ("Shift+Enter, Ctrl+J", "New line"),
-    ("Escape", "Abort the run / close a list"),
+    ("Escape", "Abort the run (queued messages back into the editor) / close a list"),
     ("Ctrl+C", "Clear the editor; twice quits"),
     ("Ctrl+D", "Quit (editor empty)"),
     ("Up / Down", "Move between lines; history of prompts"),

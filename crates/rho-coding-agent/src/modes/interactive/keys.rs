@@ -1,5 +1,5 @@
 //! What each key does: the editor's keys, sending (Enter; while working Enter steers and
-//! Alt+Enter queues a follow-up), Escape (abort), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
+//! Alt+Enter queues a follow-up), Escape (abort, the queued messages back into the editor), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
 //! Ctrl+O, Ctrl+P (next model), Shift+Tab (next thinking level), Tab and Up/Down over the
 //! command completions, and the keys of an open list.
 
@@ -88,6 +88,7 @@ impl App {
             KeyCode::Esc if self.dialog.is_some() => self.answer_dialog(None),
             KeyCode::Esc => {
                 if self.is_working() {
+                    self.restore_queued();
                     let session = self.session.clone();
                     tokio::spawn(async move { session.abort().await });
                 } else {
@@ -131,6 +132,32 @@ impl App {
         }
         self.ctrl_c_at = Some(Instant::now());
         self.hint = Some("Press Ctrl+C again to quit".to_owned());
+    }
+
+    /// Escape while working: the queued messages come back into the editor instead of being
+    /// sent after the abort.
+    fn restore_queued(&mut self) {
+        let queued: Vec<String> = self
+            .session
+            .agent()
+            .clear_queues()
+            .iter()
+            .filter_map(|m| match m {
+                rho_agent::AgentMessage::User(u) => Some(u.text()),
+                _ => None,
+            })
+            .collect();
+        self.steering.clear();
+        self.follow_up.clear();
+        if queued.is_empty() {
+            return;
+        }
+        let mut text = queued.join("\n\n");
+        if !self.editor.is_empty() {
+            text.push_str("\n\n");
+            text.push_str(self.editor.text());
+        }
+        self.editor.set_text(&text);
     }
 
     /// Shift+Tab: the next thinking level the model supports.
