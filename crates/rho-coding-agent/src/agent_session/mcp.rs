@@ -1,11 +1,13 @@
 //! The session's MCP servers (rho-mcp): started in the background when the config names any
-//! (nothing at all otherwise), their tools joined to the tool set as each server is ready and
+//! (nothing at all otherwise), once the host's first command is answered (or after
+//! [`START_DELAY`] without one), so that their start competes with neither `ready` nor the first
+//! `get_state`; their tools joined to the tool set as each server is ready and
 //! again whenever one changes (`tools/list_changed`, an exit), their prompts offered as commands
 //! (with an `available_commands_update` when they change), their status for `get_state`, their
 //! problems reported once (stderr and a `notice`), and shut down with the session.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use rho_ai::types::{ImageContent, UserContent};
@@ -16,12 +18,17 @@ use tokio_util::sync::CancellationToken;
 
 use super::{AgentSession, Inner, lock};
 
+/// How long the servers wait for the host's first command before they start anyway.
+const START_DELAY: Duration = Duration::from_millis(20);
+
 /// How long shutting the servers down may take before the session goes on without waiting.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// The MCP side of a session that has servers configured.
 pub(crate) struct SessionMcp {
-    manager: Arc<McpManager>,
+    /// The servers to start; taken when they start.
+    pending: Mutex<Option<McpConfig>>,
+    manager: OnceLock<Arc<McpManager>>,
     /// Ends the task that follows the servers' changes.
     stop: CancellationToken,
     /// The prompt commands last announced, so that only a change is announced.
@@ -35,7 +42,8 @@ pub(crate) struct McpPromptCall {
 }
 
 impl AgentSession {
-    /// Starts the servers of `config` in the background; a config that names none starts
+    /// Takes the servers of `config`, to start in the background by [`START_DELAY`] at the
+    /// latest (see [`start_mcp_now`](Self::start_mcp_now)); a config that names none costs
     /// nothing.
     pub(crate) fn start_mcp(&self, config: McpConfig) {
         if config.is_empty() {
@@ -45,38 +53,78 @@ impl AgentSession {
             tracing::warn!("MCP servers are not started: no async runtime");
             return;
         }
+        let mcp = SessionMcp {
+            pending: Mutex::new(Some(config)),
+            manager: OnceLock::new(),
+            stop: CancellationToken::new(),
+            announced: Mutex::default(),
+        };
+        if self.inner.mcp.set(mcp).is_ok() {
+            let session = Arc::downgrade(&self.inner);
+            tokio::spawn(async move {
+                tokio::time::sleep(START_DELAY).await;
+                if let Some(inner) = session.upgrade() {
+                    AgentSession { inner }.start_mcp_now();
+                }
+            });
+        }
+    }
+
+    /// Starts the configured servers now, unless they are started already (RPC mode calls this
+    /// once a command is answered).
+    pub fn start_mcp_now(&self) {
+        let Some(mcp) = self.inner.mcp.get() else { return };
+        let Some(config) = lock(&mcp.pending).take() else { return };
         let paths = &self.inner.paths;
         let options = McpOptions::new(&paths.cwd).with_log_dir(paths.agent_dir.join("logs"));
         let manager = McpManager::start(config, options);
         let changes = manager.subscribe();
-        let stop = CancellationToken::new();
-        let mcp = SessionMcp { manager, stop: stop.clone(), announced: Mutex::default() };
-        if self.inner.mcp.set(mcp).is_ok() {
-            tokio::spawn(follow(Arc::downgrade(&self.inner), changes, stop));
+        if mcp.manager.set(manager).is_ok() {
+            tokio::spawn(follow(Arc::downgrade(&self.inner), changes, mcp.stop.clone()));
         }
     }
 
-    /// Resolves once no server is starting (each ready, failed or disabled): print mode waits
-    /// for this before its first prompt. At once without servers.
+    fn mcp_manager(&self) -> Option<&Arc<McpManager>> {
+        self.inner.mcp.get()?.manager.get()
+    }
+
+    /// Starts the servers and resolves once none is starting (each ready, failed or disabled):
+    /// print mode waits for this before its first prompt. At once without servers.
     pub async fn mcp_settled(&self) {
-        if let Some(mcp) = self.inner.mcp.get() {
-            mcp.manager.settled().await;
+        self.start_mcp_now();
+        if let Some(manager) = self.mcp_manager() {
+            manager.settled().await;
         }
     }
 
-    /// Closes every server and waits (bounded) until their processes are gone.
+    /// Closes every server and waits (bounded) until their processes are gone; servers not
+    /// started yet never will be.
     pub async fn shutdown_mcp(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
+        lock(&mcp.pending).take();
         mcp.stop.cancel();
-        if tokio::time::timeout(SHUTDOWN_GRACE, mcp.manager.shutdown()).await.is_err() {
+        let Some(manager) = mcp.manager.get() else { return };
+        if tokio::time::timeout(SHUTDOWN_GRACE, manager.shutdown()).await.is_err() {
             tracing::warn!("shutdown: the MCP servers did not stop in time");
         }
     }
 
-    /// `get_state.mcpServers`: every configured server; `None` when none is.
+    /// `get_state.mcpServers`: every configured server (`starting` until they are started);
+    /// `None` when none is configured.
     pub fn mcp_servers(&self) -> Option<Vec<McpServerInfo>> {
         let mcp = self.inner.mcp.get()?;
-        let servers = mcp.manager.status().into_iter().map(|s| {
+        let Some(manager) = mcp.manager.get() else {
+            let pending = lock(&mcp.pending);
+            let servers = pending.as_ref().map(|c| c.servers()).unwrap_or_default().iter().map(|s| McpServerInfo {
+                name: s.name.clone(),
+                status: if s.enabled { McpServerStatus::Starting } else { McpServerStatus::Disabled },
+                error: None,
+                tool_count: 0,
+                prompt_count: 0,
+            });
+            return Some(servers.collect());
+        };
+        let servers = manager.status().into_iter().map(|s| {
             let (status, error) = match s.state {
                 ServerState::Starting => (McpServerStatus::Starting, None),
                 ServerState::Ready => (McpServerStatus::Ready, None),
@@ -91,22 +139,23 @@ impl AgentSession {
     /// Takes the servers' tools as they are now (a prompt does this before its run starts, so a
     /// server reported ready has its tools in the first request).
     pub(crate) fn sync_mcp_tools(&self) {
-        if let Some(mcp) = self.inner.mcp.get() {
-            self.set_mcp_tools(mcp.manager.tools());
+        if let Some(manager) = self.mcp_manager() {
+            self.set_mcp_tools(manager.tools());
         }
     }
 
     /// The servers' changes: problems reported, tools replaced, prompt commands announced.
     fn follow_mcp(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
-        for diagnostic in mcp.manager.take_diagnostics() {
+        let Some(manager) = mcp.manager.get() else { return };
+        for diagnostic in manager.take_diagnostics() {
             let message = diagnostic.to_string();
             eprintln!("Warning: {message}");
             self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
         }
-        self.set_mcp_tools(mcp.manager.tools());
+        self.set_mcp_tools(manager.tools());
         let prompts: Vec<(String, Option<String>)> =
-            mcp.manager.prompts().into_iter().map(|p| (p.command, p.description)).collect();
+            manager.prompts().into_iter().map(|p| (p.command, p.description)).collect();
         let changed = {
             let mut announced = lock(&mcp.announced);
             let changed = *announced != prompts;
@@ -119,7 +168,7 @@ impl AgentSession {
     }
 
     fn mcp_prompts(&self) -> Vec<McpPrompt> {
-        self.inner.mcp.get().map(|mcp| mcp.manager.prompts()).unwrap_or_default()
+        self.mcp_manager().map(|manager| manager.prompts()).unwrap_or_default()
     }
 
     /// `get_commands`' entries for the MCP prompts.
@@ -174,8 +223,8 @@ impl AgentSession {
         mut images: Vec<ImageContent>,
         cancel: &CancellationToken,
     ) -> (String, Vec<ImageContent>) {
-        let Some(mcp) = self.inner.mcp.get() else { return (typed.to_owned(), images) };
-        match mcp.manager.get_prompt(&call.command, call.arguments, cancel).await {
+        let Some(manager) = self.mcp_manager() else { return (typed.to_owned(), images) };
+        match manager.get_prompt(&call.command, call.arguments, cancel).await {
             Ok(messages) => {
                 let mut texts = Vec::new();
                 for content in messages.into_iter().flat_map(|m| m.content) {

@@ -87,6 +87,8 @@ where
                         // A command read after an abort waits for what the abort stopped.
                         dispatcher.session.settled(queued.epoch).await;
                         dispatcher.handle(queued).await;
+                        // The MCP servers start once the host has its first answer.
+                        dispatcher.session.start_mcp_now();
                     }
                     Work::Response(response) => dispatcher.out.push(OutItem::Response(response)),
                 }
