@@ -72,6 +72,8 @@ pub struct App {
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
     pub quit: bool,
+    /// Ctrl+Z was pressed: the main loop stops the process.
+    pub suspend: bool,
     pub ctrl_c_at: Option<Instant>,
     /// A one-off hint under the editor ("Press Ctrl+C again to quit").
     pub hint: Option<String>,
@@ -100,6 +102,7 @@ impl App {
             last_tool: None,
             running: Vec::new(),
             quit: false,
+            suspend: false,
             ctrl_c_at: None,
             hint: None,
             tick: 0,

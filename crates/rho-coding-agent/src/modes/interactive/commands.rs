@@ -37,6 +37,7 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("Ctrl+L", "Select the model"),
     ("Ctrl+P", "Next model (of --models, else the available ones)"),
     ("Shift+Tab", "Next thinking level"),
+    ("Ctrl+Z", "Suspend rho (fg resumes)"),
     ("Ctrl+O", "Expand tool output (and show the last one in full)"),
 ];
 

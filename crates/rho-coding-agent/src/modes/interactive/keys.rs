@@ -73,6 +73,7 @@ impl App {
             KeyCode::Char('l') if ctrl => self.open_model_selector(),
             KeyCode::Char('o') if ctrl => self.expand_last_tool(),
             KeyCode::Char('p') if ctrl => self.cycle_model(),
+            KeyCode::Char('z') if ctrl => self.suspend = true,
             KeyCode::BackTab => self.cycle_thinking(),
             KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
             KeyCode::Char(c) if !ctrl => {

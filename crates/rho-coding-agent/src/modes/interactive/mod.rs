@@ -148,6 +148,12 @@ async fn main_loop(
         if app.quit {
             return Ok(());
         }
+        if app.suspend {
+            app.suspend = false;
+            tui.suspend()?;
+            dirty = true;
+            continue;
+        }
         let frame_due = tokio::time::Instant::from_std(last_frame + FRAME);
         tokio::select! {
             event = rx.recv() => {

@@ -2,7 +2,8 @@
 //! paste, and ratatui's inline viewport at the bottom of the output (no alternate screen:
 //! everything inserted above the viewport stays in the terminal's scrollback). The viewport
 //! grows and shrinks with its content. The terminal is put back as it was on exit, on a panic
-//! (the hook) and on SIGTERM/SIGHUP (the main loop quits through the same path).
+//! (the hook) and on SIGTERM/SIGHUP (the main loop quits through the same path), and around a
+//! Ctrl+Z suspension.
 
 use std::io::{Stdout, Write, stdout};
 
@@ -98,6 +99,31 @@ impl Tui {
         drawn
     }
 
+    /// Ctrl+Z: the viewport cleared and the terminal restored, the process stopped (as the
+    /// shell's job control expects); once continued, the terminal set up again and the viewport
+    /// redrawn where the cursor is.
+    pub fn suspend(&mut self) -> std::io::Result<()> {
+        self.clear_viewport();
+        restore();
+        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGTSTP);
+        enable_raw_mode()?;
+        execute!(
+            stdout(),
+            EnableBracketedPaste,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        self.terminal = inline(self.height)?;
+        Ok(())
+    }
+
+    fn clear_viewport(&mut self) {
+        let origin = self.terminal.get_frame().area().y;
+        let backend = self.terminal.backend_mut();
+        let _ = backend.set_cursor_position((0, origin));
+        let _ = backend.clear_region(ClearType::AfterCursor);
+        let _ = Backend::flush(backend);
+    }
+
     /// Writes an escape sequence straight to the terminal (OSC 52).
     pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         let mut out = stdout();
@@ -109,11 +135,7 @@ impl Tui {
 impl Drop for Tui {
     fn drop(&mut self) {
         // The viewport (editor, footer) goes; the history stays.
-        let origin = self.terminal.get_frame().area().y;
-        let backend = self.terminal.backend_mut();
-        let _ = backend.set_cursor_position((0, origin));
-        let _ = backend.clear_region(ClearType::AfterCursor);
-        let _ = Backend::flush(backend);
+        self.clear_viewport();
         restore();
     }
 }
