@@ -154,7 +154,7 @@ pub fn refresh_entry(
     if current.is_fresh(refresh::now_ms()) {
         return Ok(current);
     }
-    let url = provider.token_url(env);
+    let url = token_url(provider, &current, env);
     let next = refresh::refresh(provider, &url, &current).map_err(|e| LoginError::Refresh {
         provider: provider.id.to_owned(),
         name: provider.name.to_owned(),
@@ -165,6 +165,18 @@ pub fn refresh_entry(
     store::write(path, &entries).map_err(|e| LoginError::File(e.to_string()))?;
     tracing::info!("refreshed the {} login in {}", provider.id, path.display());
     Ok(next)
+}
+
+/// Where `provider` refreshes `current`: the variable's URL, else a GitHub Enterprise login's own
+/// host (`enterpriseUrl`, as pi), else the provider's.
+fn token_url(provider: &OAuthProvider, current: &OAuthCredentials, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let enterprise = current.extra.get("enterpriseUrl").and_then(Value::as_str).filter(|d| !d.is_empty());
+    match (provider.grant, enterprise) {
+        (providers::RefreshGrant::CopilotTokenExchange, Some(domain)) if env(provider.token_url_env).is_none() => {
+            format!("https://api.{domain}/copilot_internal/v2/token")
+        }
+        _ => provider.token_url(env),
+    }
 }
 
 /// Stores a new login for `provider` in `path` (pi's entry shape), keeping every other entry.
@@ -232,3 +244,6 @@ fn refresh_mutex(path: &Path, provider: &str) -> Arc<Mutex<()>> {
 fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests;

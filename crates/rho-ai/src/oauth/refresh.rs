@@ -73,6 +73,8 @@ pub fn refresh(
         }
         _ => granted(provider, &answer, Some(&current.refresh)).map_err(|p| failed(&p))?,
     };
+    // The entry's other fields (a ChatGPT login's accountId, Copilot's enterpriseUrl) are kept;
+    // pi derives the account id from the token again, rho has no use for it.
     if next.extra.is_empty() {
         next.extra = current.extra.clone();
     }
