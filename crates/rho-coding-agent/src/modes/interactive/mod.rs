@@ -61,22 +61,20 @@ pub async fn run(mut cli: Cli) -> i32 {
         Ok(p) => p,
         Err(message) => return fail(&message, 2),
     };
-    let mut tui = match Tui::new(4) {
-        Ok(t) => t,
-        Err(e) => {
-            terminal::restore();
-            return fail(&format!("Error: cannot set up the terminal: {e}"), 1);
-        }
-    };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    spawn_input(tx.clone());
-
+    // The terminal is taken over once the session is built (its warnings go to stderr first),
+    // except for -r, whose picker comes before the session.
+    let mut tui = None;
     if cli.resume && cli.session.is_none() {
         let dir = cli
             .session_dir
             .clone()
             .unwrap_or_else(|| rho_session::session_dir_for_cwd(&prepared.paths.agent_dir, &prepared.paths.cwd));
-        match picker::pick_session(&mut tui, &mut rx, &dir).await {
+        let picking = match start_terminal(&tx) {
+            Ok(t) => tui.insert(t),
+            Err(code) => return code,
+        };
+        match picker::pick_session(picking, &mut rx, &dir).await {
             Ok(Picked::Session(path)) => cli.session = Some(path),
             Ok(Picked::None) => {}
             Ok(Picked::Cancelled) => return 0,
@@ -100,6 +98,13 @@ pub async fn run(mut cli: Cli) -> i32 {
             drop(tui);
             return fail(&e.message, e.exit_code);
         }
+    };
+    let mut tui = match tui {
+        Some(t) => t,
+        None => match start_terminal(&tx) {
+            Ok(t) => t,
+            Err(code) => return code,
+        },
     };
     let mut app = App::new(AgentSession::new(options), tx);
     app.push(footer::header(&app.session));
@@ -200,6 +205,21 @@ fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
     let history = std::mem::take(&mut app.history);
     let view = View::build(app, tui.width(), tui.screen_height());
     tui.frame(history, view.height(), |frame| view.render(frame))
+}
+
+/// The terminal set up for the mode, and its input read from then on; the exit code when the
+/// terminal cannot be set up.
+fn start_terminal(tx: &UnboundedSender<AppEvent>) -> Result<Tui, i32> {
+    match Tui::new(4) {
+        Ok(t) => {
+            spawn_input(tx.clone());
+            Ok(t)
+        }
+        Err(e) => {
+            terminal::restore();
+            Err(fail(&format!("Error: cannot set up the terminal: {e}"), 1))
+        }
+    }
 }
 
 /// Keys, pastes and resizes, read on a thread of their own. The reader waits in short polls so
