@@ -1,8 +1,8 @@
 //! `rho login <provider>` and `rho logout <provider>`: the subscription logins pi's `/login`
 //! makes, stored in the agent directory's `auth.json` in pi's shape (so pi and rho share them).
 //!
-//! Anthropic (Claude Pro/Max) is logged in with pi's flow: the authorize URL is printed, the
-//! browser comes back to a loopback callback on port 53692, or the user pastes what the page
+//! Anthropic (Claude Pro/Max) is logged in with pi's flow: the authorize URL is printed (and
+//! opened in the desktop's browser when rho runs at a terminal), the browser comes back to a loopback callback on port 53692, or the user pastes what the page
 //! shows (`code#state`, or the address it ended on); the code is exchanged at the token endpoint
 //! (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` moves it, for tests and proxies). The logins rho cannot use
 //! yet (ChatGPT, GitHub Copilot) are refused with the reason, before any browser is involved.
@@ -103,6 +103,7 @@ async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
     let state = flow.verifier.clone();
     let url = anthropic::authorize_url(&pkce.challenge, &state, &flow.redirect_uri);
     eprintln!("Open this URL in a browser to log in to {}:\n\n{url}\n", providers::ANTHROPIC.name);
+    open_browser(&url);
     match &listener {
         Ok(_) => eprintln!(
             "Waiting for the browser to come back to {}. If the browser is on another machine, paste the \
@@ -118,6 +119,26 @@ async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
     eprintln!("Exchanging the authorization code for tokens...");
     let env = rho_ai::auth::process_env();
     anthropic::exchange(env.as_ref(), &flow, &code, &state).map_err(|e| (1, e.to_string()))
+}
+
+/// Opens `url` in the desktop's browser, as pi's login does, when a person is at the terminal;
+/// a failure is no matter (the URL is printed).
+fn open_browser(url: &str) {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = spawned {
+        // Reaped in the background: the opener returns at once, the login goes on.
+        std::thread::spawn(move || child.wait());
+    }
 }
 
 /// The code from the callback or from a pasted line, whichever comes first; a paste with a
