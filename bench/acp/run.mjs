@@ -7,7 +7,8 @@
 // whose run writes the plan and reads and edits a file through the editor's buffers (tool calls
 // with kind, location, status and the edit's diff; message chunks; end_turn); the `ask` mode
 // (session/set_mode), where a bash call is rejected and a write allowed through
-// session/request_permission; session/cancel of a
+// session/request_permission; a bash call run in the editor's terminal (terminal/create,
+// wait_for_exit, output, release; the tool call shows the terminal); session/cancel of a
 // slow run (cancelled); and session/load of the saved session in a second rho process (the
 // history replayed before the answer, then the session goes on).
 //
@@ -90,7 +91,19 @@ async function withRho(body) {
     env: { ...process.env, RHO_CODING_AGENT_DIR: agentDir, HOME: world, ANTHROPIC_API_KEY: "" },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const editor = { buffers: new Map(), requests: [], updates: [], permissionAnswers: [], permissionRequests: [] };
+  const editor = {
+    buffers: new Map(),
+    requests: [],
+    updates: [],
+    permissionAnswers: [],
+    permissionRequests: [],
+    terminals: new Map(),
+  };
+  const terminal = (id) => {
+    const found = editor.terminals.get(id);
+    if (!found) throw new Error(`no terminal ${id}`);
+    return found;
+  };
   const app = client({ name: "rho-acp-e2e" })
     .onNotification(methods.client.session.update, ({ params }) => {
       editor.updates.push(params.update);
@@ -110,6 +123,40 @@ async function withRho(body) {
       editor.permissionRequests.push(params);
       const optionId = editor.permissionAnswers.shift();
       return { outcome: optionId ? { outcome: "selected", optionId } : { outcome: "cancelled" } };
+    })
+    .onRequest(methods.client.terminal.create, ({ params }) => {
+      editor.requests.push(`terminal/create ${params.command} ${(params.args ?? []).join(" ")}`);
+      const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
+      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+      const term = { child, output: "", exit: undefined };
+      child.stdout.on("data", (d) => (term.output += d));
+      child.stderr.on("data", (d) => (term.output += d));
+      term.exited = new Promise((ok) =>
+        child.on("close", (code, signal) => ok((term.exit = { exitCode: code ?? undefined, signal: signal ?? undefined }))),
+      );
+      const terminalId = `term-${editor.terminals.size}`;
+      editor.terminals.set(terminalId, term);
+      return { terminalId };
+    })
+    .onRequest(methods.client.terminal.output, ({ params }) => {
+      editor.requests.push("terminal/output");
+      const term = terminal(params.terminalId);
+      return { output: term.output, truncated: false, exitStatus: term.exit };
+    })
+    .onRequest(methods.client.terminal.waitForExit, async ({ params }) => {
+      editor.requests.push("terminal/wait_for_exit");
+      return await terminal(params.terminalId).exited;
+    })
+    .onRequest(methods.client.terminal.kill, ({ params }) => {
+      editor.requests.push("terminal/kill");
+      terminal(params.terminalId).child.kill("SIGKILL");
+      return {};
+    })
+    .onRequest(methods.client.terminal.release, ({ params }) => {
+      editor.requests.push("terminal/release");
+      terminal(params.terminalId).child.kill("SIGKILL");
+      editor.terminals.delete(params.terminalId);
+      return {};
     });
   const stream = ndJsonStream(Writable.toWeb(rho.stdin), Readable.toWeb(rho.stdout));
   const exited = new Promise((ok) => rho.once("exit", (code) => ok(code)));
@@ -124,7 +171,7 @@ async function withRho(body) {
 const initialize = (ctx) =>
   ctx.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
   });
 
 const ofKind = (updates, kind) => updates.filter((u) => u.sessionUpdate === kind);
@@ -216,6 +263,25 @@ const code = await withRho(async (ctx, editor) => {
     assert.ok(next.includes("The user rejected this bash call"), next);
     await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
   });
+  await check("bash runs in the editor's terminal (terminal/*), which the tool call shows", async () => {
+    editor.updates.length = 0;
+    editor.requests.length = 0;
+    const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Run it" }] });
+    assert.equal(response.stopReason, "end_turn");
+    assert.deepEqual(editor.requests, [
+      "terminal/create /bin/bash -c echo from the terminal",
+      "terminal/wait_for_exit",
+      "terminal/output",
+      "terminal/release",
+    ]);
+    const call = ofKind(editor.updates, "tool_call")[0];
+    const shown = ofKind(editor.updates, "tool_call_update")
+      .filter((u) => u.toolCallId === call.toolCallId && u.content)
+      .map((u) => u.content.map((c) => (c.type === "terminal" ? c.terminalId : c.type)).join());
+    assert.deepEqual(shown, ["term-0", "term-0"]);
+    const result = JSON.stringify(modelRequests().at(-1).messages.at(-1));
+    assert.ok(result.includes("from the terminal\\n"), result);
+  });
   await check("session/cancel", async () => {
     editor.updates.length = 0;
     const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Go slowly" }] });
@@ -236,10 +302,17 @@ await withRho(async (ctx, editor) => {
     assert.ok(userChunks.some((u) => u.content.type === "image"), "the prompt's image is replayed");
     const users = userChunks.filter((u) => u.content.type === "text").map((u) => u.content.text);
     assert.ok(users[0].startsWith("Edit a.txt, see"), users[0]);
-    assert.deepEqual(users.slice(1), ["Try", "Go slowly"]);
+    assert.deepEqual(users.slice(1), ["Try", "Run it", "Go slowly"]);
     assert.ok(ofKind(editor.updates, "plan").length > 0, "the plan is replayed");
     const replayedCalls = ofKind(editor.updates, "tool_call").map((c) => c.title);
-    assert.deepEqual(replayedCalls, ["Update the todo list", "Read a.txt", "Edit a.txt", "`touch rejected.txt`", "Write allowed.txt"]);
+    assert.deepEqual(replayedCalls, [
+      "Update the todo list",
+      "Read a.txt",
+      "Edit a.txt",
+      "`touch rejected.txt`",
+      "Write allowed.txt",
+      "`echo from the terminal`",
+    ]);
     assert.equal(ofKind(editor.updates, "agent_message_chunk")[0].content.text, "All done.");
     editor.updates.length = 0;
     const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Again" }] });

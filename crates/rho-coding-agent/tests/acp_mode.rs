@@ -9,10 +9,10 @@ mod common;
 use acp_client::*;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, LoadSessionRequest,
-    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionConfigKind, SessionConfigOptionValue, SessionId,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextResourceContents,
-    ToolCallContent, ToolCallStatus, ToolKind,
+    CancelNotification, ClientCapabilities, ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent,
+    LoadSessionRequest, PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionConfigKind,
+    SessionConfigOptionValue, SessionId, SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason, TextResourceContents, ToolCallContent, ToolCallStatus, ToolKind,
 };
 use common::Env;
 use pretty_assertions::assert_eq;
@@ -345,6 +345,93 @@ async fn a_permission_request_the_client_cancels_aborts_the_call() {
     assert_eq!(std::fs::read_to_string(env.cwd.join("a.txt")).unwrap(), "a\n");
     let second = env.request_bodies()[1].to_string();
     assert!(second.contains("Operation aborted"), "{second}");
+    acp.updates();
+    acp.close().await;
+}
+
+/// The terminals a call's updates embed, in order.
+fn terminals_shown(updates: &[SessionUpdate], id: &str) -> Vec<String> {
+    updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(t) if &*t.tool_call_id.0 == id => t.fields.content.clone(),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| match c {
+            ToolCallContent::Terminal(t) => t.terminal_id.0.to_string(),
+            other => format!("not a terminal: {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn bash_runs_in_the_editors_terminal_when_it_offers_terminals() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo out; pwd"})),
+        Turn::tool_call("bash", json!({"command": "echo failing >&2; exit 3"})),
+        Turn::text("Done."),
+    ])
+    .await;
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize_with(ClientCapabilities::new().terminal(true)).await;
+    let session = acp.new_session(&env.cwd).await;
+    let response = acp.prompt(&session.session_id, vec![text("Run")]).await.unwrap();
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+
+    let requests = acp.editor.requests.lock().unwrap().clone();
+    let one = ["terminal/wait_for_exit", "terminal/output", "terminal/release"];
+    let shell = "/bin/bash -c";
+    let mut expected = vec![format!("terminal/create {shell} echo out; pwd")];
+    expected.extend(one.map(str::to_owned));
+    expected.push(format!("terminal/create {shell} echo failing >&2; exit 3"));
+    expected.extend(one.map(str::to_owned));
+    assert_eq!(requests, expected);
+
+    let updates = acp.updates();
+    let calls: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCall(c) => Some(c.tool_call_id.0.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(terminals_shown(&updates, &calls[0]), ["term-0", "term-0"], "shown live and at the end");
+    assert_eq!(terminals_shown(&updates, &calls[1]), ["term-1", "term-1"]);
+    assert_eq!(statuses(&updates, &calls[0]), [ToolCallStatus::InProgress, ToolCallStatus::Completed]);
+    assert_eq!(statuses(&updates, &calls[1]), [ToolCallStatus::InProgress, ToolCallStatus::Failed]);
+
+    let bodies = env.request_bodies();
+    let first = bodies[1].to_string();
+    let cwd = env.cwd.display().to_string();
+    assert!(first.contains(&format!("out\\n{cwd}\\n")), "the terminal's output in the cwd: {first}");
+    let second = bodies[2].to_string();
+    assert!(second.contains("failing\\n\\n\\nCommand exited with code 3"), "{second}");
+    acp.close().await;
+}
+
+#[tokio::test]
+async fn a_command_past_its_timeout_is_killed_in_the_editors_terminal() {
+    let env =
+        Env::new(vec![Turn::tool_call("bash", json!({"command": "sleep 30", "timeout": 1})), Turn::text("Done.")])
+            .await;
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize_with(ClientCapabilities::new().terminal(true)).await;
+    let session = acp.new_session(&env.cwd).await;
+    acp.prompt(&session.session_id, vec![text("Wait")]).await.unwrap();
+    let requests = acp.editor.requests.lock().unwrap().clone();
+    assert_eq!(
+        requests,
+        [
+            "terminal/create /bin/bash -c sleep 30",
+            "terminal/wait_for_exit",
+            "terminal/kill",
+            "terminal/output",
+            "terminal/release"
+        ]
+    );
+    let second = env.request_bodies()[1].to_string();
+    assert!(second.contains("\"content\":\"Command timed out after 1 seconds\""), "{second}");
     acp.updates();
     acp.close().await;
 }

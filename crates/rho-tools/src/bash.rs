@@ -2,7 +2,9 @@
 //! the tail of its output as partial results (at most one update per [`UPDATE_INTERVAL`]), and
 //! returns the last 2000 lines / 50 KiB with a notice naming the file that holds everything.
 //! A non-zero exit, an abort or a timeout is an error result carrying the output so far; abort
-//! and timeout kill the command's whole process group.
+//! and timeout kill the command's whole process group. With [`Terminals`] (an editor's, in ACP
+//! mode) the command runs in one of them instead, and the call's first partial result names it
+//! (`details.terminalId`) so the host can show it live; the result is built the same way.
 
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use crate::js;
 use crate::output::{OutputBuffer, Snapshot};
 use crate::process::{Ending, OutputSink, ShellCommand, run_shell};
 use crate::shell::{resolve_shell, shell_path_env, with_prefix};
+use crate::terminal::{TerminalCommand, Terminals};
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
 
 const DESCRIPTION: &str = "Run a bash command in the current working directory and return its stdout and stderr together. Output is cut to the last 2000 lines or 50KB, whichever comes first; when it is cut, the full output is saved to a temporary file and its path is given. timeout (seconds) is optional; there is no timeout by default.";
@@ -162,22 +165,28 @@ impl BashTool {
             )));
         }
         let full_command = with_prefix(&self.options, command);
-        let mut sink = UpdateSink { output: OutputBuffer::new(), ctx, dirty: false, last_update: None };
-        let ending = run_shell(
-            ShellCommand {
-                shell: &shell,
-                command: &full_command,
-                cwd,
-                path_env: shell_path_env(&self.options),
-                env: &self.options.environment,
-            },
-            &mut sink,
-            &ctx.cancel,
-            timeout.and_then(|t| Duration::try_from_secs_f64(t).ok()),
-        )
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
-        let snapshot = sink.output.finish();
+        let limit = timeout.and_then(|t| Duration::try_from_secs_f64(t).ok());
+        let (snapshot, ending, terminal_id) = match &self.options.terminals {
+            Some(terminals) => self.run_in_terminal(terminals.as_ref(), &shell, full_command, ctx, limit).await?,
+            None => {
+                let mut sink = UpdateSink { output: OutputBuffer::new(), ctx, dirty: false, last_update: None };
+                let ending = run_shell(
+                    ShellCommand {
+                        shell: &shell,
+                        command: &full_command,
+                        cwd,
+                        path_env: shell_path_env(&self.options),
+                        env: &self.options.environment,
+                    },
+                    &mut sink,
+                    &ctx.cancel,
+                    limit,
+                )
+                .await
+                .map_err(|e| ToolError::new(e.to_string()))?;
+                (sink.output.finish(), ending, None)
+            }
+        };
 
         match ending {
             Ending::Cancelled => {
@@ -195,9 +204,53 @@ impl BashTool {
                     Some(code) if code != 0 => {
                         Err(ToolError::new(with_status(&text, &format!("Command exited with code {code}"))))
                     }
-                    _ => Ok(AgentToolResult { details, ..AgentToolResult::text(text) }),
+                    _ => {
+                        let details = match (details, terminal_id) {
+                            (details, None) => details,
+                            (details, Some(id)) => {
+                                let mut details = details.unwrap_or_else(|| json!({}));
+                                details["terminalId"] = json!(id);
+                                Some(details)
+                            }
+                        };
+                        Ok(AgentToolResult { details, ..AgentToolResult::text(text) })
+                    }
                 }
             }
         }
+    }
+
+    /// Runs the command in one of the host's terminals; its output, its ending and the
+    /// terminal's id.
+    async fn run_in_terminal(
+        &self,
+        terminals: &dyn Terminals,
+        shell: &std::path::Path,
+        command: String,
+        ctx: &ToolContext,
+        timeout: Option<Duration>,
+    ) -> Result<(Snapshot, Ending, Option<String>), ToolError> {
+        let mut env = Vec::new();
+        if let Some(path) = shell_path_env(&self.options) {
+            env.push(("PATH".to_owned(), path.to_string_lossy().into_owned()));
+        }
+        env.extend(self.options.environment.iter().cloned());
+        let command = TerminalCommand {
+            program: shell.to_path_buf(),
+            args: vec!["-c".to_owned(), command],
+            cwd: self.options.cwd.clone(),
+            env,
+        };
+        let terminal_id = std::sync::Mutex::new(None);
+        let started = |id: &str| {
+            *terminal_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());
+            ctx.update(AgentToolResult::text("").with_details(json!({"terminalId": id})));
+        };
+        let run =
+            terminals.run(command, &started, &ctx.cancel, timeout).await.map_err(|e| ToolError::new(e.to_string()))?;
+        let mut output = OutputBuffer::new();
+        output.push(run.output.as_bytes());
+        let id = terminal_id.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok((output.finish(), run.ending, id))
     }
 }

@@ -33,6 +33,7 @@ pub mod path;
 pub mod process;
 mod read;
 pub mod shell;
+mod terminal;
 pub mod truncate;
 pub mod user_bash;
 mod walk;
@@ -47,6 +48,7 @@ pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use output::remove_spill_files;
 pub use read::{ReadTool, image_mime};
+pub use terminal::{TerminalCommand, TerminalRun, Terminals};
 pub use truncate::{TruncatedBy, TruncationOptions, TruncationResult, format_size};
 pub use user_bash::{UserBashError, UserBashResult, run_user_bash};
 pub use write::WriteTool;
@@ -72,6 +74,8 @@ pub struct ToolOptions {
     pub environment: Vec<(String, String)>,
     /// Where `read`, `edit` and `write` go for text files; `None` is the local file system.
     pub file_access: Option<Arc<dyn FileAccess>>,
+    /// Where `bash` runs its commands; `None` is a local process group.
+    pub terminals: Option<Arc<dyn Terminals>>,
 }
 
 impl Default for ToolOptions {
@@ -86,6 +90,7 @@ impl Default for ToolOptions {
             settings_path: None,
             environment: Vec::new(),
             file_access: None,
+            terminals: None,
         }
     }
 }

@@ -79,6 +79,9 @@ pub struct SessionOptions {
     /// Where the file tools read and write text files (an editor's buffers in ACP mode);
     /// `None` is the local file system.
     pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
+    /// Where `bash` runs its commands (an editor's terminals in ACP mode); `None` runs them
+    /// locally.
+    pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
     /// The MCP servers to start (in the background) with the session; empty for none.
     pub mcp: rho_mcp::McpConfig,
 }
@@ -143,6 +146,7 @@ impl AgentSession {
             sink,
             ui,
             file_access,
+            terminals,
             mcp,
         } = options;
         let registry = Arc::new(registry);
@@ -152,7 +156,8 @@ impl AgentSession {
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, file_access);
+        let hooks = tools::ToolHooks { file_access, terminals };
+        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));
         let request_options = request_options(registry.clone(), &settings, cache_key.clone());

@@ -39,6 +39,14 @@ pub struct HostToolEntry {
     pub hidden: bool,
 }
 
+/// What the host puts under the built-in tools instead of the local machine (an editor's buffers
+/// and terminals in ACP mode); `None` is the local machine.
+#[derive(Default)]
+pub(crate) struct ToolHooks {
+    pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
+    pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
+}
+
 pub(crate) struct ToolSet {
     builtin: Vec<Arc<dyn Tool>>,
     own: Vec<Arc<dyn Tool>>,
@@ -54,9 +62,10 @@ impl ToolSet {
         selection: ToolSelection,
         ui: Option<Arc<dyn Ui>>,
         todos: &TodoStore,
-        file_access: Option<Arc<dyn rho_tools::FileAccess>>,
+        hooks: ToolHooks,
     ) -> Self {
-        let options = ToolOptions { file_access, ..tool_options(paths, settings) };
+        let options =
+            ToolOptions { file_access: hooks.file_access, terminals: hooks.terminals, ..tool_options(paths, settings) };
         let builtin = match &selection {
             ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
             ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
@@ -149,6 +158,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         settings_path: settings.global_file().map(std::path::Path::to_path_buf),
         environment: settings.bash_environment(),
         file_access: None,
+        terminals: None,
     }
 }
 

@@ -111,6 +111,7 @@ pub fn session_options(
         sink,
         ui,
         file_access: None,
+        terminals: None,
         mcp,
     })
 }

@@ -121,7 +121,7 @@ impl AcpAgent {
         cx: &'a ConnectionTo<Client>,
         fs: &'a agent_client_protocol::v1::schema::FileSystemCapabilities,
     ) -> ClientSide<'a> {
-        ClientSide { connection: cx, fs }
+        ClientSide { connection: cx, fs, terminal: lock(&self.client).terminal }
     }
 
     fn new_session(

@@ -42,7 +42,7 @@ impl ClientFiles {
     }
 }
 
-fn client_error(e: agent_client_protocol::Error) -> io::Error {
+pub(super) fn client_error(e: agent_client_protocol::Error) -> io::Error {
     io::Error::other(match e.data {
         Some(data) => format!("{} ({data})", e.message),
         None => e.message,

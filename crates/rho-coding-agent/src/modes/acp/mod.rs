@@ -12,11 +12,12 @@
 //!   history) as `session/update` notifications;
 //! - [`config`]: the model and the thinking level as session config options;
 //! - [`files`]: the client's `fs/*` methods behind the file tools' hook;
+//! - [`terminals`]: the client's `terminal/*` methods behind the `bash` tool's hook (without
+//!   them bash runs locally and its output is streamed as the tool call's content);
 //! - [`permissions`]: the session modes, and `session/request_permission` in `ask` mode.
 //!
-//! Not done here: MCP servers the client passes, `terminal/*` (bash runs locally and its output
-//! is streamed as the tool call's content). stdin EOF, SIGTERM and SIGINT end the process: every run is stopped
-//! and the session files are complete; the exit code is 0.
+//! Not done here: MCP servers the client passes. stdin EOF, SIGTERM and SIGINT end the process:
+//! every run is stopped and the session files are complete; the exit code is 0.
 
 mod agent;
 mod config;
@@ -25,6 +26,7 @@ mod permissions;
 mod prompt;
 mod replay;
 mod sessions;
+mod terminals;
 mod tool_calls;
 mod transport;
 mod updates;

@@ -15,6 +15,7 @@ use rho_ai::ModelRegistry;
 
 use super::files::ClientFiles;
 use super::permissions::Permissions;
+use super::terminals::ClientTerminals;
 use super::updates::UpdateSink;
 use crate::agent_session::AgentSession;
 use crate::cli::Cli;
@@ -42,6 +43,8 @@ pub(super) enum Open<'a> {
 pub(super) struct ClientSide<'a> {
     pub connection: &'a ConnectionTo<Client>,
     pub fs: &'a FileSystemCapabilities,
+    /// The client offers `terminal/*`.
+    pub terminal: bool,
 }
 
 /// Builds the session for `cwd`; the error is the reason, for the client.
@@ -74,6 +77,7 @@ pub(super) fn open(
     let mut options =
         startup::session_options(&cli, prepared, updates.clone(), None).map_err(|e| e.message.trim().to_owned())?;
     options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
+    options.terminals = ClientTerminals::offered(client.connection.clone(), id_cell.clone(), client.terminal);
     let session = AgentSession::new(options);
     let permissions = Arc::new(Permissions::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     session.agent().set_tool_gate(Some(permissions.clone()));

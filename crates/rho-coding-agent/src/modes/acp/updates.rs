@@ -2,7 +2,9 @@
 //! become message and thought chunks; a tool call is announced (`tool_call`, pending) once the
 //! model has finished writing its arguments, goes `in_progress` when it runs, streams its
 //! partial output, and ends `completed` or `failed` with its output (and the diffs of `edit` and
-//! `write`); a call that never ran is marked failed when the run ends. `todo_write` results
+//! `write`); a `bash` call run in the editor's terminal shows that terminal instead of its
+//! output, from its first partial result to its end; a call that never ran is marked failed
+//! when the run ends. `todo_write` results
 //! become the plan; rho's templates and skills the available commands.
 //!
 //! The translation keeps a little state (the calls announced, whether the last reply was a
@@ -18,7 +20,8 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk, ImageContent, Plan,
     PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId, SessionInfoUpdate, SessionNotification, SessionUpdate,
-    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UnstructuredCommandInput,
+    Terminal, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    UnstructuredCommandInput,
 };
 use rho_agent::AgentEvent;
 use rho_ai::types::UserContent;
@@ -71,12 +74,14 @@ pub(super) struct Translator {
     cwd: PathBuf,
     /// Calls announced and not finished: their tool and arguments.
     calls: HashMap<String, (String, Map<String, Value>)>,
+    /// Calls running in the editor's terminals: the terminal's id.
+    terminals: HashMap<String, String>,
     refused: bool,
 }
 
 impl Translator {
     pub fn new(cwd: PathBuf) -> Self {
-        Self { cwd, calls: HashMap::new(), refused: false }
+        Self { cwd, calls: HashMap::new(), terminals: HashMap::new(), refused: false }
     }
 
     pub fn translate(&mut self, event: &AgentSessionEvent) -> Vec<SessionUpdate> {
@@ -110,19 +115,33 @@ impl Translator {
                 ))]
             }
             AgentEvent::ToolExecutionUpdate { tool_call_id, partial_result, .. } => {
-                let fields = ToolCallUpdateFields::new().content(content(&partial_result.content));
+                let terminal =
+                    partial_result.details.as_ref().and_then(|d| d.get("terminalId")).and_then(Value::as_str);
+                let shown = match terminal {
+                    Some(terminal) => {
+                        self.terminals.insert(tool_call_id.clone(), terminal.to_owned());
+                        vec![ToolCallContent::Terminal(Terminal::new(terminal.to_owned()))]
+                    }
+                    None if self.terminals.contains_key(tool_call_id) => return Vec::new(),
+                    None => content(&partial_result.content),
+                };
+                let fields = ToolCallUpdateFields::new().content(shown);
                 vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(tool_call_id.clone(), fields))]
             }
             AgentEvent::ToolExecutionEnd { tool_call_id, tool_name, result, is_error, .. } => {
                 let args = self.calls.remove(tool_call_id).map(|(_, args)| args).unwrap_or_default();
                 let output =
                     ToolOutput { content: &result.content, details: result.details.as_ref(), is_error: *is_error };
-                let mut updates =
-                    vec![SessionUpdate::ToolCallUpdate(finished(&self.cwd, tool_call_id, tool_name, &args, &output))];
+                let mut update = finished(&self.cwd, tool_call_id, tool_name, &args, &output);
+                if let Some(terminal) = self.terminals.remove(tool_call_id) {
+                    update.fields.content = Some(vec![ToolCallContent::Terminal(Terminal::new(terminal))]);
+                }
+                let mut updates = vec![SessionUpdate::ToolCallUpdate(update)];
                 updates.extend(plan_from_todo_write(tool_name, &output).map(SessionUpdate::Plan));
                 updates
             }
             AgentEvent::AgentEnd { .. } => {
+                self.terminals.clear();
                 let mut ids: Vec<String> = self.calls.drain().map(|(id, _)| id).collect();
                 ids.sort();
                 ids.into_iter()

@@ -1,0 +1,110 @@
+//! `bash` through [`Terminals`] (an editor's terminals in ACP mode): the terminal gets the shell,
+//! the command line (with the prefix), the working directory and the environment; the call's
+//! first partial result names the terminal; the result reads as a local run's does, with the
+//! terminal's id in its details; an abort reaches the terminal and reads as a local abort.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{call_recording, text};
+use futures::future::BoxFuture;
+use pretty_assertions::assert_eq;
+use rho_tools::process::Ending;
+use rho_tools::{TerminalCommand, TerminalRun, Terminals, ToolOptions};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// Answers every command with `output` and `ending`; waits for the abort when `ending` is
+/// [`Ending::Cancelled`].
+#[derive(Debug)]
+struct Scripted {
+    output: &'static str,
+    ending: Ending,
+    commands: Mutex<Vec<TerminalCommand>>,
+}
+
+impl Terminals for Scripted {
+    fn run<'a>(
+        &'a self,
+        command: TerminalCommand,
+        started: &'a (dyn Fn(&str) + Send + Sync),
+        cancel: &'a CancellationToken,
+        _timeout: Option<Duration>,
+    ) -> BoxFuture<'a, io::Result<TerminalRun>> {
+        self.commands.lock().unwrap().push(command);
+        Box::pin(async move {
+            started("term-7");
+            if self.ending == Ending::Cancelled {
+                cancel.cancelled().await;
+            }
+            Ok(TerminalRun { output: self.output.to_owned(), ending: self.ending })
+        })
+    }
+}
+
+fn options(dir: &std::path::Path, terminals: &Arc<Scripted>) -> ToolOptions {
+    let hook: Arc<dyn Terminals> = terminals.clone();
+    ToolOptions {
+        terminals: Some(hook),
+        shell_path: Some(PathBuf::from("/bin/sh")),
+        shell_command_prefix: Some("set -e".into()),
+        agent_dir: Some(dir.join("agent")),
+        environment: vec![("GREETING".into(), "hi".into())],
+        ..ToolOptions::new(dir)
+    }
+}
+
+#[tokio::test]
+async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let terminals = Arc::new(Scripted { output: "out\n", ending: Ending::Exited(Some(0)), commands: Mutex::default() });
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let options = options(dir.path(), &terminals);
+    let result =
+        call_recording("bash", &options, json!({"command": "echo out"}), CancellationToken::new(), updates.clone())
+            .await
+            .unwrap();
+    assert_eq!(text(&result), "out\n");
+    assert_eq!(result.details, Some(json!({"terminalId": "term-7"})));
+    let partials: Vec<_> = updates.lock().unwrap().iter().map(|u| u.details.clone()).collect();
+    assert_eq!(partials, [Some(json!({"terminalId": "term-7"}))]);
+
+    let command = terminals.commands.lock().unwrap()[0].clone();
+    assert_eq!(command.program, PathBuf::from("/bin/sh"));
+    assert_eq!(command.args, ["-c", "set -e\necho out"]);
+    assert_eq!(command.cwd, dir.path());
+    let path = &command.env[0];
+    assert_eq!(path.0, "PATH");
+    assert!(path.1.starts_with(&format!("{}:", dir.path().join("agent/bin").display())), "{path:?}");
+    assert_eq!(command.env[1..], [("GREETING".to_owned(), "hi".to_owned())]);
+
+    let failing = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(2)), commands: Mutex::default() });
+    let options = self::options(dir.path(), &failing);
+    let err = call_recording("bash", &options, json!({"command": "false"}), CancellationToken::new(), updates)
+        .await
+        .unwrap_err();
+    assert_eq!(err.0, "(no output)\n\nCommand exited with code 2");
+}
+
+#[tokio::test]
+async fn an_abort_reaches_the_terminal_and_reads_as_a_local_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let terminals = Arc::new(Scripted { output: "partial\n", ending: Ending::Cancelled, commands: Mutex::default() });
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let options = options(dir.path(), &terminals);
+    let cancel = CancellationToken::new();
+    let run = call_recording("bash", &options, json!({"command": "sleep 9"}), cancel.clone(), updates.clone());
+    let abort = async {
+        while updates.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        cancel.cancel();
+    };
+    let (result, ()) = tokio::join!(run, abort);
+    assert_eq!(result.unwrap_err().0, "partial\n\n\nCommand aborted");
+}
