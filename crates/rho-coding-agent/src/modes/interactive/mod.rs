@@ -10,6 +10,7 @@
 
 mod actions;
 mod app;
+mod backend;
 mod blocks;
 mod commands;
 mod dialogs;

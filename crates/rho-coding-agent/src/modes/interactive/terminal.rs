@@ -5,20 +5,23 @@
 //! (the hook) and on SIGTERM/SIGHUP (the main loop quits through the same path), and around a
 //! Ctrl+Z suspension.
 
-use std::io::{Stdout, Write, stdout};
+use std::io::{Write, stdout};
 
-use ratatui::backend::{Backend, ClearType, CrosstermBackend};
+use ratatui::backend::{Backend, ClearType};
 use ratatui::crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
     PushKeyboardEnhancementFlags,
 };
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate, disable_raw_mode, enable_raw_mode};
 use ratatui::crossterm::{cursor, execute};
+use ratatui::layout::Position;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
-type Term = Terminal<CrosstermBackend<Stdout>>;
+use super::backend::ViewportBackend;
+
+type Term = Terminal<ViewportBackend>;
 
 /// The interactive terminal; dropping it restores the terminal.
 pub struct Tui {
@@ -37,7 +40,7 @@ impl Tui {
             EnableBracketedPaste,
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
         )?;
-        let terminal = inline(height)?;
+        let terminal = inline(height, None)?;
         Ok(Self { terminal, height })
     }
 
@@ -72,7 +75,8 @@ impl Tui {
         backend.set_cursor_position((0, origin))?;
         backend.clear_region(ClearType::AfterCursor)?;
         Backend::flush(backend)?;
-        self.terminal = inline(height)?;
+        // The new viewport starts where this one did: no need to ask the terminal.
+        self.terminal = inline(height, Some(Position { x: 0, y: origin }))?;
         self.height = height;
         Ok(())
     }
@@ -112,7 +116,7 @@ impl Tui {
             EnableBracketedPaste,
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
         )?;
-        self.terminal = inline(self.height)?;
+        self.terminal = inline(self.height, None)?;
         Ok(())
     }
 
@@ -140,8 +144,10 @@ impl Drop for Tui {
     }
 }
 
-fn inline(height: u16) -> std::io::Result<Term> {
-    Terminal::with_options(CrosstermBackend::new(stdout()), TerminalOptions { viewport: Viewport::Inline(height) })
+/// An inline viewport `height` rows tall at the cursor (`cursor`, when known; else the terminal
+/// is asked).
+fn inline(height: u16, cursor: Option<Position>) -> std::io::Result<Term> {
+    Terminal::with_options(ViewportBackend::new(cursor), TerminalOptions { viewport: Viewport::Inline(height) })
 }
 
 /// Puts the terminal back: keyboard protocol, paste mode, cursor, cooked mode.
