@@ -48,6 +48,10 @@ pub enum ProviderError {
     /// No API key could be found for the provider.
     #[error("No API key found for {0}.")]
     MissingApiKey(String),
+    /// The provider's subscription login gave no token (it could not be refreshed); the text
+    /// says which login and what to do.
+    #[error("{0}")]
+    Login(String),
     /// The model names an API rho does not speak.
     #[error("Unsupported API: {0}")]
     UnsupportedApi(String),
@@ -87,6 +91,7 @@ impl ProviderError {
             | Self::StreamEnded(text)
             | Self::Decode(text)
             | Self::MissingApiKey(text)
+            | Self::Login(text)
             | Self::UnsupportedApi(text)
             | Self::Request(text) => cap_error_text(text),
             Self::Idle(_) => {}
@@ -122,7 +127,7 @@ impl ProviderError {
                 }
             }
             Self::Connection(_) | Self::StreamEnded(_) | Self::Idle(_) => ErrorKind::Retryable,
-            Self::MissingApiKey(_) => ErrorKind::Auth,
+            Self::MissingApiKey(_) | Self::Login(_) => ErrorKind::Auth,
             Self::Decode(_) | Self::UnsupportedApi(_) | Self::Request(_) => ErrorKind::Other,
         }
     }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::ProviderError;
 use crate::event::AssistantMessageEvent;
 use crate::model::{Model, ThinkingLevel};
 use crate::partial_json;
@@ -63,6 +64,10 @@ pub enum ToolChoice {
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
     pub api_key: Option<String>,
+    /// Why there is no `api_key` when the provider's subscription login should have given one
+    /// (it expired and could not be refreshed): the request is not made, and the reply fails
+    /// with this text instead of going out unauthenticated.
+    pub login_problem: Option<String>,
     /// `Off` sends no reasoning option.
     pub thinking: ThinkingLevel,
     pub thinking_budgets: ThinkingBudgets,
@@ -83,6 +88,7 @@ impl Default for StreamOptions {
     fn default() -> Self {
         Self {
             api_key: None,
+            login_problem: None,
             thinking: ThinkingLevel::Off,
             thinking_budgets: ThinkingBudgets::default(),
             max_tokens: None,
@@ -142,6 +148,10 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> Assis
         let mut emitter = Emitter::new(&model, tx, options.cancel.clone());
         if options.cancel.is_cancelled() {
             emitter.finish_interrupted(Interrupted::Cancelled).await;
+            return;
+        }
+        if let Some(problem) = options.login_problem.clone().filter(|_| options.api_key.is_none()) {
+            emitter.finish_interrupted(ProviderError::Login(problem).into()).await;
             return;
         }
         let result = providers::run(&model, &context, &options, &mut emitter).await;

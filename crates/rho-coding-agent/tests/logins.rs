@@ -179,6 +179,37 @@ async fn a_failed_refresh_is_reported_and_leaves_the_file_alone() {
     assert_eq!(requests[0].path, "/v1/oauth/token");
 }
 
+/// The login is refreshed before the prompt starts, but the token it gets is stale by the time
+/// the request is built (it lives only the five minutes pi takes off), and the next refresh is
+/// refused: the request fails with the reason instead of going out without a token.
+#[tokio::test]
+async fn a_login_that_cannot_be_refreshed_mid_session_fails_the_request_not_unauthenticated() {
+    let env = Env::new(vec![Turn::text("never sent")]).await;
+    anthropic_at_mock(&env);
+    write_auth(&env, &expired_login());
+    env.server.accept_oauth_refresh(
+        "rt-old",
+        IssuedTokens {
+            access_token: "sk-ant-oat01-brief".into(),
+            refresh_token: Some("rt-brief".into()),
+            expires_in: 300,
+        },
+    );
+    let out = output(rho(&env, &["-p", "--model", "anthropic/claude-sonnet-4-5", "hi"])).await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "The Anthropic (Claude Pro/Max) login in {} has expired and could not be refreshed",
+            env.agent_dir.join("auth.json").display()
+        )),
+        "{stderr}"
+    );
+    let paths: Vec<String> = env.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, ["/v1/oauth/token", "/v1/oauth/token"], "no model call without a token");
+    assert_eq!(read_auth(&env)["anthropic"]["refresh"], "rt-brief", "the first refresh was kept");
+}
+
 #[tokio::test]
 async fn a_lock_held_by_another_process_is_waited_for_and_its_refresh_used() {
     let env = Env::new(vec![Turn::text("ok")]).await;

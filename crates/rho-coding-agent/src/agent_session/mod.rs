@@ -331,7 +331,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The per-request options: the API key (resolved per request, so a key that changes on disk is
-/// picked up), the model's headers, thinking budgets and the session id as cache key.
+/// picked up, and a login is refreshed when it expires mid-session; one that cannot be fails the
+/// request with the reason), the model's headers, thinking budgets and the session id as cache key.
 fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id: CacheKey) -> RequestOptionsFn {
     let budgets = settings.thinking_budgets();
     Arc::new(move |model: &Model| {
@@ -342,8 +343,11 @@ fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id
             medium: budgets.medium.unwrap_or(defaults.medium),
             high: budgets.high.unwrap_or(defaults.high),
         };
+        let api_key = registry.api_key(&model.provider);
+        let login_problem = api_key.is_none().then(|| registry.login_problem(&model.provider)).flatten();
         StreamOptions {
-            api_key: registry.api_key(&model.provider),
+            api_key,
+            login_problem: login_problem.map(|problem| problem.to_string()),
             session_id: Some(lock(&session_id).clone()),
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
