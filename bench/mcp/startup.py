@@ -13,6 +13,7 @@ Needs Python 3 and cargo. Prints a markdown table.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -54,11 +55,11 @@ def world(servers):
     if servers:
         config = {"mcpServers": {name: {"command": str(FIXTURE)} for name in servers}}
         (work / ".mcp.json").write_text(json.dumps(config))
-    return dict(os.environ, RHO_CODING_AGENT_DIR=str(agent), HOME=str(home)), work
+    return dict(os.environ, RHO_CODING_AGENT_DIR=str(agent), HOME=str(home)), work, home
 
 
 def one_run(servers):
-    env, work = world(servers)
+    env, work, home = world(servers)
     start = time.perf_counter()
     proc = subprocess.Popen(
         [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
@@ -87,6 +88,7 @@ def one_run(servers):
             break
     proc.stdin.close()
     proc.wait(timeout=10)
+    shutil.rmtree(home, ignore_errors=True)
     return ready, state, all_ready
 
 
@@ -104,8 +106,14 @@ def main():
         build()
     print("| case | spawn → ready (ms) | spawn → get_state (ms) | spawn → all servers ready (ms) |")
     print("|---|---|---|---|")
-    for name, servers in [("no MCP config", []), ("3 fixture servers", SERVERS)]:
-        runs = [one_run(servers) for _ in range(args.runs)]
+    cases = [("no MCP config", []), ("3 fixture servers", SERVERS)]
+    # Interleaved, so that load from elsewhere weighs on both cases alike.
+    results = {name: [] for name, _ in cases}
+    for _ in range(args.runs):
+        for name, servers in cases:
+            results[name].append(one_run(servers))
+    for name, servers in cases:
+        runs = results[name]
         ready = summary([r[0] for r in runs])
         state = summary([r[1] for r in runs])
         all_ready = summary([r[2] for r in runs]) if servers else "–"
