@@ -27,7 +27,7 @@ pub enum Mode {
     long_about = "rho, a coding agent. Give it a task as a message; files as @path arguments.\n\n\
                   Piped stdin, the @files and the first message are one prompt; each further message runs as\n\
                   its own prompt, in order. pi's flags are understood (-nc, -nt, -nbt, -ns, -np, --fork, …).",
-    after_help = "Examples:\n  rho -p \"fix the failing test\"\n  rho --model anthropic/claude-sonnet-4-5:high -p @src/main.rs \"explain this\"\n  git diff | rho -p \"write a commit message\"\n  rho --mode rpc --no-session        (drive rho from another program)\n  rho --mode acp                     (an editor's agent: Zed's agent_servers)\n\n\
+    after_help = "Examples:\n  rho -p \"fix the failing test\"\n  rho --model anthropic/claude-sonnet-4-5:high -p @src/main.rs \"explain this\"\n  git diff | rho -p \"write a commit message\"\n  rho --mode rpc --no-session        (drive rho from another program)\n  rho --mode acp                     (an editor's agent: Zed's agent_servers)\n  rho login anthropic                (a Claude Pro/Max login, kept in auth.json as pi keeps it; rho logout anthropic)\n\n\
                   Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, … (one per provider);\n\
                   RHO_CODING_AGENT_DIR moves the agent directory (default ~/.rho/agent; a pi user's ~/.pi/agent\n\
                   or PI_CODING_AGENT_DIR when rho has none)."
