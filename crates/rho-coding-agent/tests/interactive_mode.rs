@@ -105,9 +105,9 @@ async fn a_message_argument_is_sent_at_start_and_ctrl_d_quits() {
     term.wait_idle_with("answer to the argument").await;
     term.send(keys::CTRL_D);
     assert_eq!(term.exit_code().await, 0);
-    let screen = term.screen();
+    // The viewport (editor and footer) is cleared on exit; the history stays.
+    let screen = term.wait_until("the footer gone", |s| !s.contains("$0.0")).await;
     assert!(screen.contains("› hello from the command line"), "{screen}");
-    assert!(!screen.contains("$0.0"), "the viewport (editor and footer) is cleared on exit:\n{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -304,8 +304,24 @@ async fn escape_puts_the_queued_messages_back_into_the_editor() {
     term.submit("queued words");
     term.wait_for("Steering: queued words").await;
     term.send(keys::ESCAPE);
-    let screen = term.wait_idle_with("Aborted").await;
-    assert!(screen.contains("› queued words"), "the editor holds the queued message:\n{screen}");
+    term.wait_idle_with("Aborted").await;
+    // The editor holds the queued message, which is no longer queued.
+    let screen = term.wait_for("› queued words").await;
     assert!(!screen.contains("Steering:"), "{screen}");
     assert_eq!(env.request_bodies().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bang_command_runs_in_the_shell_and_joins_the_conversation() {
+    let env = Env::new(vec![Turn::text("seen it")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("!echo from-the-shell; exit 3");
+    let screen = term.wait_for("exit code 3").await;
+    assert!(screen.contains("$ echo from-the-shell; exit 3"), "{screen}");
+    assert!(screen.contains("  from-the-shell"), "{screen}");
+    term.submit("what did it say?");
+    term.wait_idle_with("seen it").await;
+    let body = env.request_bodies().pop().unwrap().to_string();
+    assert!(body.contains("from-the-shell"), "the model sees the output: {body}");
 }

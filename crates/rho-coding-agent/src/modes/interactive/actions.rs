@@ -34,6 +34,10 @@ impl App {
             self.command(invocation);
             return;
         }
+        if let Some(command) = text.strip_prefix('!').map(str::trim).filter(|c| !c.is_empty()) {
+            self.shell(command);
+            return;
+        }
         self.prompt(&text, follow_up);
     }
 
@@ -99,6 +103,24 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// `!command`: runs in the user's shell; the output joins the conversation (the model sees
+    /// it with the next prompt). Escape kills it.
+    fn shell(&mut self, command: &str) {
+        let session = self.session.clone();
+        let report = self.reporter();
+        let command = command.to_owned();
+        let expanded = self.expand_tools;
+        self.status = Some(format!("Running {command}…"));
+        self.shell_running = true;
+        tokio::spawn(async move {
+            let lines = match session.bash(&command, session.bash_epoch()).await {
+                Ok(r) => blocks::bash(&command, &r.output, r.exit_code, r.cancelled, expanded),
+                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+            };
+            report(lines);
+        });
     }
 
     fn session_info(&self) -> Vec<Line<'static>> {

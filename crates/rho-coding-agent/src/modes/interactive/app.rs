@@ -72,6 +72,8 @@ pub struct App {
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
     pub quit: bool,
+    /// A `!command` is running (Escape kills it).
+    pub shell_running: bool,
     /// Ctrl+Z was pressed: the main loop stops the process.
     pub suspend: bool,
     pub ctrl_c_at: Option<Instant>,
@@ -102,6 +104,7 @@ impl App {
             last_tool: None,
             running: Vec::new(),
             quit: false,
+            shell_running: false,
             suspend: false,
             ctrl_c_at: None,
             hint: None,

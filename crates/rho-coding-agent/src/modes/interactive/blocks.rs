@@ -118,6 +118,28 @@ pub fn tool_result(
     (lines, folded)
 }
 
+/// `!command`: the command and its output (folded unless `expanded`), and how it ended.
+pub fn bash(
+    command: &str,
+    output: &str,
+    exit_code: Option<i32>,
+    cancelled: bool,
+    expanded: bool,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![
+        Line::default(),
+        Line::from(vec![Span::styled("$ ", style::accent()), Span::styled(command.to_owned(), style::bold())]),
+    ];
+    let content = [UserContent::text(output)];
+    lines.extend(tool_result(&content, None, false, expanded).0);
+    if cancelled {
+        lines.push(notice("  (cancelled)"));
+    } else if let Some(code) = exit_code.filter(|c| *c != 0) {
+        lines.push(error(&format!("  exit code {code}")));
+    }
+    lines
+}
+
 /// A whole message of a replayed session.
 pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
     match message {
@@ -136,11 +158,7 @@ pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
             lines
         }
         AgentMessage::ToolResult(r) => tool_result(&r.content, r.details.as_ref(), r.is_error, expanded).0,
-        AgentMessage::BashExecution(b) => {
-            let mut lines = vec![Line::from(vec![Span::styled("$ ", style::accent()), Span::raw(b.command.clone())])];
-            lines.extend(b.output.lines().take(FOLDED_RESULT_LINES).map(|l| notice(&format!("  {l}"))));
-            lines
-        }
+        AgentMessage::BashExecution(b) => bash(&b.command, &b.output, b.exit_code, b.cancelled, expanded),
         AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],
         AgentMessage::BranchSummary(_) => vec![notice("(branch summary)")],
         AgentMessage::Custom(_) | AgentMessage::HookMessage(_) | AgentMessage::Developer(_) => Vec::new(),

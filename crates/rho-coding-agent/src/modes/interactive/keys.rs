@@ -87,6 +87,7 @@ impl App {
                 }
             }
             KeyCode::Esc if self.dialog.is_some() => self.answer_dialog(None),
+            KeyCode::Esc if self.shell_running => self.session.abort_bash(),
             KeyCode::Esc => {
                 if self.is_working() {
                     self.restore_queued();

@@ -190,6 +190,7 @@ fn handle(app: &mut App, event: AppEvent) {
         AppEvent::Session(event) => app.on_session(*event),
         AppEvent::Lines(lines) => {
             app.status = None;
+            app.shell_running = false;
             app.push(lines);
         }
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
