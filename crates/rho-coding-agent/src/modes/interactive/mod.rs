@@ -124,6 +124,7 @@ pub async fn run(mut cli: Cli) -> i32 {
     if app.is_working() {
         let _ = tokio::time::timeout(QUIT_GRACE, app.session.abort()).await;
     }
+    app.session.shutdown_mcp().await;
     app.session.discard_if_unused();
     drop(tui);
     match result {
