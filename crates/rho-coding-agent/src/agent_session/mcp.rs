@@ -4,7 +4,8 @@
 //! `get_state`; their tools joined to the tool set as each server is ready and
 //! again whenever one changes (`tools/list_changed`, an exit), their prompts offered as commands
 //! (with an `available_commands_update` when they change), their status for `get_state`, their
-//! problems reported once (stderr and a `notice`), and shut down with the session.
+//! problems reported once (a `notice`, and a warning in the log like the session's other
+//! run-time warnings), and shut down with the session.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -150,7 +151,7 @@ impl AgentSession {
         let Some(manager) = mcp.manager.get() else { return };
         for diagnostic in manager.take_diagnostics() {
             let message = diagnostic.to_string();
-            eprintln!("Warning: {message}");
+            tracing::warn!("{message}");
             self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
         }
         self.set_mcp_tools(manager.tools());
@@ -237,7 +238,7 @@ impl AgentSession {
             }
             Err(e) => {
                 let message = format!("MCP prompt /{}: {e}; sent as typed", call.command);
-                eprintln!("Warning: {message}");
+                tracing::warn!("{message}");
                 self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
                 (typed.to_owned(), images)
             }
