@@ -325,3 +325,21 @@ async fn a_bang_command_runs_in_the_shell_and_joins_the_conversation() {
     let body = env.request_bodies().pop().unwrap().to_string();
     assert!(body.contains("from-the-shell"), "the model sees the output: {body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_hides_thinking_blocks() {
+    let env = Env::with_api(
+        vec![Turn::text("the visible answer").with_thinking("secret pondering")],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("\x14");
+    term.wait_for("Thinking blocks hidden").await;
+    term.submit("think quietly");
+    let screen = term.wait_idle_with("the visible answer").await;
+    assert!(screen.contains("Thinking hidden (Ctrl+T shows it)"), "{screen}");
+    assert!(!screen.contains("secret pondering"), "{screen}");
+}

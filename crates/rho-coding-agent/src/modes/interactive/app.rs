@@ -68,6 +68,10 @@ pub struct App {
     /// The highlighted completion.
     pub completion: usize,
     pub expand_tools: bool,
+    /// Ctrl+T: thinking blocks are summed up in one line instead of shown.
+    pub hide_thinking: bool,
+    /// A hidden thinking block is streaming.
+    hidden_thinking: bool,
     pub last_tool: Option<ToolOutput>,
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
@@ -101,6 +105,8 @@ impl App {
             dialog: None,
             completion: 0,
             expand_tools: false,
+            hide_thinking: false,
+            hidden_thinking: false,
             last_tool: None,
             running: Vec::new(),
             quit: false,
@@ -177,7 +183,12 @@ impl App {
             }
             AgentEvent::MessageUpdate { event } => match event {
                 AssistantMessageEvent::TextDelta { delta, .. } => self.stream_delta(BlockKind::Text, &delta),
+                AssistantMessageEvent::ThinkingDelta { .. } if self.hide_thinking => self.hidden_thinking = true,
                 AssistantMessageEvent::ThinkingDelta { delta, .. } => self.stream_delta(BlockKind::Thinking, &delta),
+                AssistantMessageEvent::ThinkingEnd { .. } if self.hidden_thinking => {
+                    self.hidden_thinking = false;
+                    self.push([Line::default(), blocks::notice("Thinking hidden (Ctrl+T shows it)")]);
+                }
                 AssistantMessageEvent::TextEnd { .. } | AssistantMessageEvent::ThinkingEnd { .. } => self.end_stream(),
                 _ => {}
             },
@@ -261,6 +272,13 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// Ctrl+T: thinking blocks hidden or shown from now on.
+    pub fn toggle_thinking(&mut self) {
+        self.hide_thinking = !self.hide_thinking;
+        let state = if self.hide_thinking { "hidden" } else { "shown" };
+        self.push([blocks::notice(&format!("Thinking blocks {state}"))]);
     }
 
     /// Ctrl+O: tool output expanded from now on, and the last one shown whole.

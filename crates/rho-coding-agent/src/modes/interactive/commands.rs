@@ -40,6 +40,7 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("Shift+Tab", "Next thinking level"),
     ("Ctrl+Z", "Suspend rho (fg resumes)"),
     ("Ctrl+O", "Expand tool output (and show the last one in full)"),
+    ("Ctrl+T", "Hide or show thinking blocks"),
 ];
 
 /// A built-in command with its argument text.

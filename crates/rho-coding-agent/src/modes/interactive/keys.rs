@@ -74,6 +74,7 @@ impl App {
             KeyCode::Char('o') if ctrl => self.expand_last_tool(),
             KeyCode::Char('p') if ctrl => self.cycle_model(),
             KeyCode::Char('z') if ctrl => self.suspend = true,
+            KeyCode::Char('t') if ctrl => self.toggle_thinking(),
             KeyCode::BackTab => self.cycle_thinking(),
             KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
             KeyCode::Char(c) if !ctrl => {
