@@ -343,3 +343,32 @@ async fn ctrl_t_hides_thinking_blocks() {
     assert!(screen.contains("Thinking hidden (Ctrl+T shows it)"), "{screen}");
     assert!(!screen.contains("secret pondering"), "{screen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_export_new_and_compact_commands() {
+    let env = Env::new(vec![Turn::text("an answer worth keeping"), Turn::text("## Summary\nthe summary")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first question");
+    term.wait_idle_with("an answer worth keeping").await;
+
+    term.submit("/copy");
+    term.wait_for("Copied the last answer to the clipboard").await;
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode("an answer worth keeping");
+    assert!(term.raw_output().contains(&format!("\x1b]52;c;{encoded}\x07")), "an OSC 52 sequence with the answer");
+
+    term.submit("/export out.html");
+    term.wait_for("Exported to:").await;
+    let html = std::fs::read_to_string(env.cwd.join("out.html")).unwrap();
+    assert!(html.contains("an answer worth keeping"));
+
+    term.submit("/compact keep it short");
+    term.wait_idle_with("Compacted the conversation").await;
+    let summary_request = env.request_bodies().pop().unwrap().to_string();
+    assert!(summary_request.contains("keep it short"), "the instructions reach the summary request");
+
+    term.submit("/new");
+    term.wait_for("── New session ──").await;
+    assert_eq!(env.session_files().len(), 2, "a second session file");
+}

@@ -36,6 +36,8 @@ pub mod keys {
 
 pub struct Terminal {
     parser: Arc<Mutex<vt100::Parser>>,
+    /// Everything rho wrote, as written.
+    raw: Arc<Mutex<Vec<u8>>>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn Child + Send + Sync>,
     _master: Box<dyn MasterPty + Send>,
@@ -71,7 +73,8 @@ impl Terminal {
         let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS.try_into().unwrap(), COLS.try_into().unwrap(), 2000)));
         let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
         let mut reader = pty.master.try_clone_reader().unwrap();
-        let (screen, answer) = (parser.clone(), writer.clone());
+        let raw: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let (screen, answer, log) = (parser.clone(), writer.clone(), raw.clone());
         std::thread::spawn(move || {
             let mut buf = [0u8; 16384];
             let mut carry: Vec<u8> = Vec::new();
@@ -80,6 +83,7 @@ impl Terminal {
                     Ok(0) | Err(_) => return,
                     Ok(n) => n,
                 };
+                log.lock().unwrap().extend_from_slice(&buf[..n]);
                 carry.extend_from_slice(&buf[..n]);
                 // Feed up to each cursor query, answer it from the screen as it is then.
                 while let Some(at) = carry.windows(CURSOR_QUERY.len()).position(|w| w == CURSOR_QUERY) {
@@ -100,7 +104,7 @@ impl Terminal {
                 carry.drain(..feed);
             }
         });
-        Terminal { parser, writer, child, _master: pty.master }
+        Terminal { parser, raw, writer, child, _master: pty.master }
     }
 
     /// The visible screen, trailing spaces and blank lines dropped.
@@ -108,6 +112,11 @@ impl Terminal {
         let contents = self.parser.lock().unwrap().screen().contents();
         let lines: Vec<&str> = contents.lines().map(str::trim_end).collect();
         lines.join("\n").trim_end().to_owned()
+    }
+
+    /// Everything rho wrote so far, escape sequences included.
+    pub fn raw_output(&self) -> String {
+        String::from_utf8_lossy(&self.raw.lock().unwrap()).into_owned()
     }
 
     /// Resizes the terminal (the emulator's screen and the pty, which signals rho).
