@@ -372,3 +372,19 @@ async fn copy_export_new_and_compact_commands() {
     term.wait_for("── New session ──").await;
     assert_eq!(env.session_files().len(), 2, "a second session file");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_paste_is_folded_in_the_editor_and_sent_whole() {
+    let env = Env::new(vec![Turn::text("got the paste")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    let pasted: Vec<String> = (1..=12).map(|i| format!("pasted line {i}")).collect();
+    term.send("look: ");
+    term.send(&format!("\x1b[200~{}\x1b[201~", pasted.join("\n")));
+    term.wait_for("› look: [paste #1 +12 lines]").await;
+    term.send(keys::ENTER);
+    term.wait_idle_with("got the paste").await;
+    let body = env.request_bodies().pop().unwrap();
+    let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(sent, format!("look: {}", pasted.join("\n")));
+}

@@ -28,8 +28,13 @@ impl App {
             return;
         }
         self.editor.take();
-        self.editor.remember(&text);
         self.completion = 0;
+        // Folded pastes are sent (and remembered) whole.
+        let mut text = text;
+        for (marker, pasted) in std::mem::take(&mut self.pastes) {
+            text = text.replace(&marker, &pasted);
+        }
+        self.editor.remember(&text);
         if let Some(invocation) = commands::parse(&text) {
             self.command(invocation);
             return;

@@ -68,6 +68,8 @@ pub struct App {
     /// The highlighted completion.
     pub completion: usize,
     pub expand_tools: bool,
+    /// Large pastes, shown in the editor as `[paste #n +N lines]` and put back on sending.
+    pub pastes: Vec<(String, String)>,
     /// Ctrl+T: thinking blocks are summed up in one line instead of shown.
     pub hide_thinking: bool,
     /// A hidden thinking block is streaming.
@@ -105,6 +107,7 @@ impl App {
             dialog: None,
             completion: 0,
             expand_tools: false,
+            pastes: Vec::new(),
             hide_thinking: false,
             hidden_thinking: false,
             last_tool: None,

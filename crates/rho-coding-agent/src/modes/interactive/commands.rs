@@ -34,6 +34,7 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("Ctrl+K / Ctrl+U", "Delete to end / start of line"),
     ("Ctrl+W, Alt+Backspace", "Delete the word before the cursor"),
     ("Tab", "Complete a command name"),
+    ("Paste", "More than 10 lines show as [paste #n +N lines], sent whole"),
     ("!command", "Run a shell command; its output joins the conversation"),
     ("Ctrl+L", "Select the model"),
     ("Ctrl+P", "Next model (of --models, else the available ones)"),

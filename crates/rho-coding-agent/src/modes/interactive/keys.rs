@@ -11,6 +11,9 @@ use super::app::{App, Picking};
 use super::select::SelectOutcome;
 use super::{blocks, commands};
 
+/// Pastes longer than this many lines are folded into a marker.
+const PASTE_FOLD_LINES: usize = 10;
+
 /// Two Ctrl+C within this quit.
 const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
 
@@ -18,7 +21,7 @@ impl App {
     pub fn on_input(&mut self, event: Event) {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
-            Event::Paste(text) if self.select.is_none() => self.editor.insert(&text),
+            Event::Paste(text) if self.select.is_none() => self.paste(&text),
             _ => {}
         }
     }
@@ -115,6 +118,19 @@ impl App {
             KeyCode::Down => self.editor.down(),
             _ => {}
         }
+    }
+
+    /// A paste of more than [`PASTE_FOLD_LINES`] lines goes into the editor as one marker.
+    fn paste(&mut self, text: &str) {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        let lines = text.lines().count();
+        if lines <= PASTE_FOLD_LINES {
+            self.editor.insert(&text);
+            return;
+        }
+        let marker = format!("[paste #{} +{lines} lines]", self.pastes.len() + 1);
+        self.editor.insert(&marker);
+        self.pastes.push((marker, text));
     }
 
     /// Command names completing the editor's text.
