@@ -2,6 +2,7 @@
 """Interactive mode's cost on the release binary, in a pseudo-terminal of 100x30.
 
 For each of --runs fresh processes against rho-mock-llm:
+- idle memory: resident set size once the first frame is drawn and start-up is over;
 - time to first frame: spawn to the first footer drawn (the line starting with the token
   counts), measured outside; rho's own count from the mode's start is reported too;
 - a reply of --deltas text deltas of --size bytes (rho-mock-llm's `flood`, one long paragraph,
@@ -108,6 +109,12 @@ class Pty:
                 raise TimeoutError("rho did not get there; last output: %r" % bytes(self.out[-400:]))
             self.pump(0.01)
 
+    def rss_mb(self):
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
     def cpu(self):
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -152,6 +159,7 @@ def one_run(deltas, size, delay_ms):
         while time.monotonic() < settle:
             term.pump(0.01)
         cpu0 = term.cpu()
+        idle_rss = term.rss_mb()
         t1 = time.monotonic()
         os.write(term.fd, b"go\r")
         sessions = agent / "sessions"
@@ -174,6 +182,7 @@ def one_run(deltas, size, delay_ms):
         return {
             "first_frame_ms": first_frame * 1000,
             "first_frame_internal_ms": frames["firstFrameMs"],
+            "idle_rss_mb": idle_rss,
             "reply_wall_ms": reply_wall * 1000,
             "reply_cpu_ms": reply_cpu * 1000,
             "frames": frames["frames"],
