@@ -16,59 +16,23 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use rho_ai::types::UserContent;
 use rho_mcp::{McpConfig, McpManager, RemoteServer, ServerConfig, ServerState, StdioServer, Transport};
 use serde_json::json;
+use support::npm::NpmServer;
 use support::*;
 use tokio_util::sync::CancellationToken;
 
-const PACKAGE: &str = "node_modules/@modelcontextprotocol/server-everything";
-
-/// `(node, dist/index.js)`, or why the test cannot run.
-fn everything() -> Result<(String, PathBuf), String> {
-    let node = std::env::var("RHO_MCP_NODE").unwrap_or_else(|_| "node".to_owned());
-    match std::process::Command::new(&node).arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => return Err(format!("`{node} --version` failed ({})", out.status)),
-        Err(e) => return Err(format!("node is not available (`{node}`: {e})")),
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut candidates = Vec::new();
-    if let Ok(dir) = std::env::var("RHO_MCP_EVERYTHING") {
-        candidates.push(PathBuf::from(&dir).join(PACKAGE));
-        candidates.push(PathBuf::from(dir));
-    }
-    candidates.push(workspace.join("target/mcp-everything").join(PACKAGE));
-    candidates
-        .iter()
-        .map(|dir| dir.join("dist/index.js"))
-        .find(|index| index.is_file())
-        // node resolves `..` by name, not through symlinks: give it the real path.
-        .map(|index| (node, std::fs::canonicalize(&index).unwrap_or(index)))
-        .ok_or_else(|| format!("@modelcontextprotocol/server-everything is not installed (looked in {candidates:?})"))
-}
-
-/// Runs `body` when the server is available; otherwise says loudly why not.
-macro_rules! gated {
-    ($name:literal) => {
-        match everything() {
-            Ok(found) => found,
-            Err(why) => {
-                let required = std::env::var_os("RHO_MCP_REQUIRE_EVERYTHING").is_some();
-                let message = format!(
-                    "SKIPPED {}: {why}. To run it: npm install --prefix target/mcp-everything @modelcontextprotocol/server-everything",
-                    $name
-                );
-                assert!(!required, "{message} (RHO_MCP_REQUIRE_EVERYTHING is set)");
-                eprintln!("{message}");
-                return;
-            }
-        }
-    };
-}
+const EVERYTHING: NpmServer = NpmServer {
+    package: "@modelcontextprotocol/server-everything",
+    version: "2026.8.31",
+    prefix: "target/mcp-everything",
+    dir_var: "RHO_MCP_EVERYTHING",
+    require_var: "RHO_MCP_REQUIRE_EVERYTHING",
+};
 
 fn server(name: &str, dir: &Path, transport: Transport) -> ServerConfig {
     ServerConfig {
@@ -97,7 +61,7 @@ async fn echo_works(manager: &McpManager) {
 
 #[tokio::test]
 async fn the_reference_server_over_stdio() {
-    let (node, index) = gated!("the_reference_server_over_stdio");
+    let (node, index) = gated!(EVERYTHING, "the_reference_server_over_stdio");
     let (_guard, dir) = temp();
     let stdio = StdioServer {
         command: node,
@@ -168,7 +132,7 @@ async fn serve_http(node: &str, index: &Path, mode: &str) -> (tokio::process::Ch
 
 #[tokio::test]
 async fn the_reference_server_over_streamable_http() {
-    let (node, index) = gated!("the_reference_server_over_streamable_http");
+    let (node, index) = gated!(EVERYTHING, "the_reference_server_over_streamable_http");
     let (_guard, dir) = temp();
     let (_child, port) = serve_http(&node, &index, "streamableHttp").await;
     let remote = RemoteServer { url: format!("http://127.0.0.1:{port}/mcp"), headers: Default::default() };
@@ -179,7 +143,7 @@ async fn the_reference_server_over_streamable_http() {
 
 #[tokio::test]
 async fn the_reference_server_over_sse() {
-    let (node, index) = gated!("the_reference_server_over_sse");
+    let (node, index) = gated!(EVERYTHING, "the_reference_server_over_sse");
     let (_guard, dir) = temp();
     let (_child, port) = serve_http(&node, &index, "sse").await;
     let remote = RemoteServer { url: format!("http://127.0.0.1:{port}/sse"), headers: Default::default() };

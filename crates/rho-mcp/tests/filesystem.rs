@@ -16,56 +16,20 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_mcp::{McpConfig, McpManager, ServerConfig, ServerState, StdioServer, Transport};
 use serde_json::json;
+use support::npm::NpmServer;
 use support::*;
 
-const PACKAGE: &str = "node_modules/@modelcontextprotocol/server-filesystem";
-const INSTALL: &str =
-    "npm install --no-audit --no-fund --prefix target/mcp-filesystem @modelcontextprotocol/server-filesystem@2026.8.31";
-
-/// `(node, dist/index.js)`, or why the test cannot run.
-fn filesystem() -> Result<(String, PathBuf), String> {
-    let node = std::env::var("RHO_MCP_NODE").unwrap_or_else(|_| "node".to_owned());
-    match std::process::Command::new(&node).arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => return Err(format!("`{node} --version` failed ({})", out.status)),
-        Err(e) => return Err(format!("node is not available (`{node}`: {e})")),
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut candidates = Vec::new();
-    if let Ok(dir) = std::env::var("RHO_MCP_FILESYSTEM") {
-        candidates.push(PathBuf::from(&dir).join(PACKAGE));
-        candidates.push(PathBuf::from(dir));
-    }
-    candidates.push(workspace.join("target/mcp-filesystem").join(PACKAGE));
-    candidates
-        .iter()
-        .map(|dir| dir.join("dist/index.js"))
-        .find(|index| index.is_file())
-        // node resolves `..` by name, not through symlinks: give it the real path.
-        .map(|index| (node, std::fs::canonicalize(&index).unwrap_or(index)))
-        .ok_or_else(|| format!("@modelcontextprotocol/server-filesystem is not installed (looked in {candidates:?})"))
-}
-
-/// The server when available; otherwise says loudly why not.
-macro_rules! gated {
-    ($name:literal) => {
-        match filesystem() {
-            Ok(found) => found,
-            Err(why) => {
-                let required = std::env::var_os("RHO_MCP_REQUIRE_FILESYSTEM").is_some();
-                let message = format!("SKIPPED {}: {why}. To run it: {INSTALL}", $name);
-                assert!(!required, "{message} (RHO_MCP_REQUIRE_FILESYSTEM is set)");
-                eprintln!("{message}");
-                return;
-            }
-        }
-    };
-}
+const FILESYSTEM: NpmServer = NpmServer {
+    package: "@modelcontextprotocol/server-filesystem",
+    version: "2026.8.31",
+    prefix: "target/mcp-filesystem",
+    dir_var: "RHO_MCP_FILESYSTEM",
+    require_var: "RHO_MCP_REQUIRE_FILESYSTEM",
+};
 
 /// Pids of running processes whose command line mentions `needle` (the test's own allowed
 /// directory, so only the server this test started).
@@ -83,7 +47,7 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 
 #[tokio::test]
 async fn the_filesystem_server_over_stdio() {
-    let (node, index) = gated!("the_filesystem_server_over_stdio");
+    let (node, index) = gated!(FILESYSTEM, "the_filesystem_server_over_stdio");
     let (_guard, dir) = temp();
     // The server compares real paths: give it (and the calls) the canonical one.
     let dir = std::fs::canonicalize(&dir).unwrap();

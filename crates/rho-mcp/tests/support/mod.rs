@@ -2,6 +2,8 @@
 //! over it, and a tool call as the agent loop makes one.
 #![allow(dead_code)]
 
+pub mod npm;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
