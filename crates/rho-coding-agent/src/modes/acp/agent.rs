@@ -7,7 +7,9 @@
 //! - `initialize`: protocol v1; `loadSession`; images and embedded context in prompts; no auth
 //!   methods (rho reads its keys from the environment, auth.json and models.json, so there is
 //!   nothing to log in to); `session/close`.
-//! - `session/new`, `session/load`: see [`super::sessions`]; `mcpServers` are ignored for now.
+//! - `session/new`, `session/load`: see [`super::sessions`]; their `mcpServers` join the
+//!   session's MCP servers ([`super::mcp`]: stdio, http and sse, advertised in `initialize`);
+//!   a `session/load` of a session open already keeps the servers it has.
 //! - `session/prompt`: the stop reason from the last reply (`end_turn`, `max_tokens`,
 //!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message.
 //! - `session/set_config_option`: model and thinking level ([`super::config`]).
@@ -23,8 +25,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthenticateResponse, ClientCapabilities, ClientNotification, ClientRequest,
     CloseSessionResponse, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionCapabilities, SessionCloseCapabilities, SessionId, SetSessionConfigOptionRequest,
+    LoadSessionResponse, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionCapabilities, SessionCloseCapabilities, SessionId, SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -33,7 +35,7 @@ use rho_agent::AgentMessage;
 use rho_ai::types::StopReason as RhoStopReason;
 
 use super::sessions::{AcpSession, ClientSide, Open};
-use super::{config, prompt, replay, sessions};
+use super::{config, mcp, prompt, replay, sessions};
 use crate::agent_session::{PromptOptions, PromptOutcome, lock};
 use crate::cli::Cli;
 
@@ -108,6 +110,7 @@ impl AcpAgent {
         let prompts = PromptCapabilities::new().image(true).embedded_context(true);
         let capabilities = AgentCapabilities::new()
             .load_session(true)
+            .mcp_capabilities(mcp::capabilities())
             .prompt_capabilities(prompts)
             .session_capabilities(SessionCapabilities::new().close(SessionCloseCapabilities::new()));
         InitializeResponse::new(ProtocolVersion::V1)
@@ -120,8 +123,9 @@ impl AcpAgent {
         &self,
         cx: &'a ConnectionTo<Client>,
         fs: &'a agent_client_protocol::v1::schema::FileSystemCapabilities,
+        mcp_servers: &'a [McpServer],
     ) -> ClientSide<'a> {
-        ClientSide { connection: cx, fs, terminal: lock(&self.client).terminal }
+        ClientSide { connection: cx, fs, terminal: lock(&self.client).terminal, mcp_servers }
     }
 
     fn new_session(
@@ -130,11 +134,9 @@ impl AcpAgent {
         responder: Responder,
         cx: &ConnectionTo<Client>,
     ) -> Result<(), Error> {
-        if !request.mcp_servers.is_empty() {
-            tracing::info!("ACP: the session's {} MCP server(s) are ignored", request.mcp_servers.len());
-        }
         let fs = lock(&self.client).fs.clone();
-        let (id, acp) = match sessions::open(&self.cli, &request.cwd, &Open::New, &self.client_side(cx, &fs)) {
+        let client = self.client_side(cx, &fs, &request.mcp_servers);
+        let (id, acp) = match sessions::open(&self.cli, &request.cwd, &Open::New, &client) {
             Ok(opened) => opened,
             Err(message) => return responder.respond_with_error(invalid_params(message)),
         };
@@ -157,11 +159,17 @@ impl AcpAgent {
     ) -> Result<(), Error> {
         let existing = lock(&self.sessions).get(&request.session_id).cloned();
         let acp = match existing {
-            Some(acp) => acp,
+            Some(acp) => {
+                if !request.mcp_servers.is_empty() {
+                    tracing::info!("session/load of an open session: it keeps the MCP servers it has");
+                }
+                acp
+            }
             None => {
                 let fs = lock(&self.client).fs.clone();
                 let how = Open::Load(&request.session_id.0);
-                match sessions::open(&self.cli, &request.cwd, &how, &self.client_side(cx, &fs)) {
+                let client = self.client_side(cx, &fs, &request.mcp_servers);
+                match sessions::open(&self.cli, &request.cwd, &how, &client) {
                     Ok((id, acp)) => {
                         let acp = Arc::new(acp);
                         lock(&self.sessions).insert(id, acp.clone());

@@ -14,14 +14,16 @@
 //! - [`files`]: the client's `fs/*` methods behind the file tools' hook;
 //! - [`terminals`]: the client's `terminal/*` methods behind the `bash` tool's hook (without
 //!   them bash runs locally and its output is streamed as the tool call's content);
-//! - [`permissions`]: the session modes, and `session/request_permission` in `ask` mode.
+//! - [`permissions`]: the session modes, and `session/request_permission` in `ask` mode;
+//! - [`mcp`]: the MCP servers the client passes, merged over rho's config files.
 //!
-//! Not done here: MCP servers the client passes. stdin EOF, SIGTERM and SIGINT end the process:
+//! stdin EOF, SIGTERM and SIGINT end the process:
 //! every run is stopped and the session files are complete; the exit code is 0.
 
 mod agent;
 mod config;
 mod files;
+mod mcp;
 mod permissions;
 mod prompt;
 mod replay;

@@ -2,7 +2,8 @@
 //! the request's working directory, `session/load` opens one of rho's sessions by its file path
 //! or its id (a prefix will do, as `--session` takes it). Each is built the way every mode
 //! builds its session ([`startup::session_options`] from the command line and the settings of
-//! that directory), with this mode's event sink and, when the client offers them, its files.
+//! that directory), with this mode's event sink, the client's MCP servers ([`super::mcp`]) and,
+//! when the client offers them, its files and terminals.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -10,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::{FileSystemCapabilities, SessionId};
+use agent_client_protocol::v1::schema::{FileSystemCapabilities, McpServer, SessionId};
 use rho_ai::ModelRegistry;
 
 use super::files::ClientFiles;
@@ -45,6 +46,8 @@ pub(super) struct ClientSide<'a> {
     pub fs: &'a FileSystemCapabilities,
     /// The client offers `terminal/*`.
     pub terminal: bool,
+    /// The request's `mcpServers`.
+    pub mcp_servers: &'a [McpServer],
 }
 
 /// Builds the session for `cwd`; the error is the reason, for the client.
@@ -76,6 +79,7 @@ pub(super) fn open(
     let updates = Arc::new(UpdateSink::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     let mut options =
         startup::session_options(&cli, prepared, updates.clone(), None).map_err(|e| e.message.trim().to_owned())?;
+    options.mcp = super::mcp::merge(std::mem::take(&mut options.mcp), client.mcp_servers)?;
     options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
     options.terminals = ClientTerminals::offered(client.connection.clone(), id_cell.clone(), client.terminal);
     let session = AgentSession::new(options);
