@@ -144,6 +144,73 @@ async fn newline_keys_make_a_multi_line_prompt() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_lists_matching_files_and_inserts_the_chosen_path() {
+    let env = Env::new(vec![Turn::text("read it")]).await;
+    std::fs::create_dir_all(env.cwd.join("src")).unwrap();
+    std::fs::create_dir_all(env.cwd.join("target")).unwrap();
+    std::fs::write(env.cwd.join(".gitignore"), "target/\n").unwrap();
+    for file in ["src/main_loop.rs", "src/mail.rs", "target/mainfile.rs"] {
+        std::fs::write(env.cwd.join(file), "fn main() {}\n").unwrap();
+    }
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("read @ma");
+    let screen = term.wait_for("@src/main_loop.rs").await;
+    let list: Vec<&str> = screen.lines().filter(|l| l.contains("  @") || l.contains("→ @")).collect();
+    assert_eq!(list, vec!["→ @src/mail.rs", "  @src/main_loop.rs"], "{screen}");
+    assert!(!screen.contains("mainfile"), "ignored files are not listed:\n{screen}");
+    term.send(keys::DOWN);
+    term.wait_for("→ @src/main_loop.rs").await;
+    term.send(keys::ENTER);
+    term.send("now");
+    let screen = term.wait_for("› read @src/main_loop.rs now").await;
+    assert!(!screen.contains("@src/mail.rs"), "the list is closed:\n{screen}");
+    term.send(keys::ENTER);
+    term.wait_idle_with("read it").await;
+    let body = env.request_bodies().pop().unwrap();
+    let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(sent, "read @src/main_loop.rs now", "the mention is sent as typed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escape_closes_the_at_list() {
+    let env = Env::new(vec![]).await;
+    std::fs::write(env.cwd.join("notes.md"), "").unwrap();
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("@no");
+    term.wait_for("→ @notes.md").await;
+    term.send(keys::ESCAPE);
+    let screen = term.wait_until("the list closed", |s| !s.contains("→ @notes.md")).await;
+    assert!(screen.contains("› @no"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tab_completes_a_path_and_lists_the_choices() {
+    let env = Env::new(vec![]).await;
+    std::fs::create_dir_all(env.cwd.join("src")).unwrap();
+    for file in ["src/alpha_one.rs", "src/alpha_two.rs", "src/beta.rs"] {
+        std::fs::write(env.cwd.join(file), "").unwrap();
+    }
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("see ./sr");
+    term.wait_for("› see ./sr").await;
+    term.send(keys::TAB);
+    term.wait_until("the directory completed", |s| s.lines().any(|l| l == "› see ./src/")).await;
+    term.send("al");
+    term.send(keys::TAB);
+    let screen = term.wait_for("  alpha_two.rs").await;
+    assert!(screen.lines().any(|l| l == "› see ./src/alpha_"), "the common prefix:\n{screen}");
+    assert!(screen.lines().any(|l| l == "  alpha_one.rs"), "{screen}");
+    assert!(!screen.contains("beta.rs"), "{screen}");
+    term.send("t");
+    term.send(keys::TAB);
+    let screen = term.wait_until("the file completed", |s| s.lines().any(|l| l == "› see ./src/alpha_two.rs")).await;
+    assert!(!screen.contains("alpha_one.rs"), "the choices are gone:\n{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_picks_a_session_and_shows_its_conversation() {
     let env = Env::new(vec![Turn::text("the earlier answer")]).await;
     let mut first = Terminal::start(&env, &["an earlier question"]);

@@ -33,6 +33,17 @@ pub enum AppEvent {
     Dialog(UiMethod, oneshot::Sender<UiAnswer>),
     /// A tool's fire-and-forget UI request.
     UiNotify(UiMethod),
+    /// The working directory's files, listed for `@` mentions.
+    Files(Vec<String>),
+}
+
+/// The working directory's files for `@` mentions: listed on the first `@`, once.
+#[derive(Debug, Default)]
+pub enum FileList {
+    #[default]
+    NotListed,
+    Listing,
+    Listed(Vec<String>),
 }
 
 /// What the list on screen is picking.
@@ -90,6 +101,13 @@ pub struct App {
     pub osc52: Option<String>,
     /// The last history line was blank.
     last_blank: bool,
+    pub files: FileList,
+    /// The highlighted file of the `@` list.
+    pub mention: usize,
+    /// Escape closed the `@` list (until the next edit).
+    pub mention_closed: bool,
+    /// The entries a Tab path completion matched, shown until the next key.
+    pub path_choices: Vec<String>,
 }
 
 impl App {
@@ -120,6 +138,10 @@ impl App {
             tick: 0,
             osc52: None,
             last_blank: true,
+            files: FileList::NotListed,
+            mention: 0,
+            mention_closed: false,
+            path_choices: Vec::new(),
         }
     }
 

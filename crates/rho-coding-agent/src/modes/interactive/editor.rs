@@ -50,6 +50,21 @@ impl Editor {
         self.cursor += s.len();
     }
 
+    /// The word the cursor ends (back to the last whitespace) and where it starts.
+    pub fn word_before_cursor(&self) -> (usize, &str) {
+        let before = &self.text[..self.cursor];
+        let start =
+            before.rfind(char::is_whitespace).map_or(0, |i| i + before[i..].chars().next().map_or(1, char::len_utf8));
+        (start, &before[start..])
+    }
+
+    /// Replaces the text from `start` to the cursor with `with`; the cursor goes after it.
+    pub fn replace_before_cursor(&mut self, start: usize, with: &str) {
+        self.text.replace_range(start..self.cursor, with);
+        self.cursor = start + with.len();
+        self.browsing = None;
+    }
+
     fn prev_boundary(&self, at: usize) -> usize {
         self.text[..at].char_indices().next_back().map_or(0, |(i, _)| i)
     }
@@ -251,6 +266,19 @@ mod tests {
         e.up();
         e.insert("X");
         assert_eq!(e.text(), "abX\ncd");
+    }
+
+    #[test]
+    fn the_word_before_the_cursor_is_replaced() {
+        let mut e = typed("read @ma now");
+        e.end();
+        for _ in 0..4 {
+            e.left();
+        }
+        assert_eq!(e.word_before_cursor(), (5, "@ma"));
+        e.replace_before_cursor(5, "@src/mail.rs");
+        e.insert("!");
+        assert_eq!(e.text(), "read @src/mail.rs! now");
     }
 
     #[test]

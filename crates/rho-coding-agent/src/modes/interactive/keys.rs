@@ -1,7 +1,8 @@
 //! What each key does: the editor's keys, sending (Enter; while working Enter steers and
 //! Alt+Enter queues a follow-up), Escape (abort, the queued messages back into the editor), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
 //! Ctrl+O, Ctrl+P (next model), Shift+Tab (next thinking level), Tab and Up/Down over the
-//! command completions, and the keys of an open list.
+//! command completions (Tab completes a path otherwise), and the keys of an open list or of the
+//! `@` file list.
 
 use std::time::{Duration, Instant};
 
@@ -49,6 +50,10 @@ impl App {
             }
             return;
         }
+        self.path_choices.clear();
+        if self.mention_key(key) {
+            return;
+        }
         let completions = self.completions();
         match key.code {
             KeyCode::Enter if key.modifiers.contains(KeyModifiers::SHIFT) => self.editor.insert("\n"),
@@ -82,12 +87,14 @@ impl App {
             KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
             KeyCode::Char(c) if !ctrl => {
                 self.editor.insert(c.encode_utf8(&mut [0; 4]));
-                self.completion = 0;
+                self.edited();
             }
             KeyCode::Tab => {
                 if let Some(candidate) = completions.get(self.completion) {
                     self.editor.set_text(&format!("/{} ", candidate.name));
                     self.completion = 0;
+                } else {
+                    self.complete_path();
                 }
             }
             KeyCode::Esc if self.dialog.is_some() => self.answer_dialog(None),
@@ -103,7 +110,7 @@ impl App {
             }
             KeyCode::Backspace => {
                 self.editor.backspace();
-                self.completion = 0;
+                self.edited();
             }
             KeyCode::Delete => self.editor.delete(),
             KeyCode::Left => self.editor.left(),

@@ -15,10 +15,13 @@ mod blocks;
 mod commands;
 mod dialogs;
 mod editor;
+mod file_keys;
 mod footer;
 mod frame_stats;
 mod keys;
 mod markdown;
+mod mention;
+mod path_complete;
 mod picker;
 mod select;
 mod stream;
@@ -196,6 +199,7 @@ fn handle(app: &mut App, event: AppEvent) {
         }
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
+        AppEvent::Files(files) => app.files = app::FileList::Listed(files),
     }
     app.drop_stale_dialog();
 }

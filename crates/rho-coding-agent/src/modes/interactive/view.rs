@@ -1,6 +1,6 @@
 //! The live viewport under the history: the streaming block's unfinished lines, the working
 //! indicator with the queued messages, the editor between two rules (or an open list), the
-//! command completions, and the footer. Its height follows its content.
+//! command completions, the `@` file list or a path completion's choices, and the footer. Its height follows its content.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -89,6 +89,24 @@ impl View {
                     Span::styled(format!("/{:<20}", c.name), name_style),
                     Span::styled(c.description.clone(), style::dim()),
                 ]));
+            }
+            for (i, path) in app.mentions().into_iter().enumerate() {
+                let selected = i == app.mention;
+                let path_style = if selected { style::selected() } else { style::accent() };
+                lines.push(Line::from(vec![
+                    Span::styled(if selected { "→ " } else { "  " }, style::selected()),
+                    Span::styled(format!("@{path}"), path_style),
+                ]));
+            }
+            if app.listing_files() {
+                lines.push(Line::styled("  Listing files…", style::dim()));
+            }
+            for name in app.path_choices.iter().take(MAX_COMPLETIONS) {
+                lines.push(Line::styled(format!("  {name}"), style::dim()));
+            }
+            if app.path_choices.len() > MAX_COMPLETIONS {
+                let more = app.path_choices.len() - MAX_COMPLETIONS;
+                lines.push(Line::styled(format!("  … {more} more"), style::dim()));
             }
         }
         if let Some(hint) = &app.hint {
