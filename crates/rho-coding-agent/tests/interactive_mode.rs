@@ -239,7 +239,7 @@ async fn slash_commands_name_and_show_the_session() {
     let screen = term.wait_for("Messages").await;
     assert!(screen.contains("Name          my work"), "{screen}");
     term.submit("/hotkeys");
-    term.wait_for("Delete the word before the cursor").await;
+    term.wait_for("/quit                     Quit rho").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -454,4 +454,105 @@ async fn a_large_paste_is_folded_in_the_editor_and_sent_whole() {
     let body = env.request_bodies().pop().unwrap();
     let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
     assert_eq!(sent, format!("look: {}", pasted.join("\n")));
+}
+
+/// The messages of the last request the mock received, as JSON text.
+fn last_request_messages(env: &Env) -> String {
+    env.request_bodies().pop().unwrap()["messages"].to_string()
+}
+
+/// Two exchanges: "first question" / "first answer", "second question" / "second answer".
+async fn two_exchanges(term: &Terminal) {
+    ready(term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+    term.submit("second question");
+    term.wait_idle_with("second answer").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fork_starts_a_new_session_before_an_earlier_message() {
+    let env =
+        Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), Turn::text("forked answer")]).await;
+    let term = Terminal::start(&env, &[]);
+    two_exchanges(&term).await;
+
+    term.submit("/fork");
+    let list = term.wait_for("Fork from a message").await;
+    let (newest, oldest) = (list.find("→ second question").unwrap(), list.find("  first question").unwrap());
+    assert!(newest < oldest, "newest first:\n{list}");
+    term.send("second");
+    term.wait_for("1/2").await;
+    term.send(keys::ENTER);
+    term.wait_for("Forked into a new session:").await;
+    assert_eq!(env.session_files().len(), 2, "the fork is a new session file");
+
+    // The message is back in the editor, to edit and send again.
+    term.send(" again");
+    term.wait_for("› second question again").await;
+    term.send(keys::ENTER);
+    term.wait_idle_with("forked answer").await;
+    let sent = last_request_messages(&env);
+    assert!(sent.contains("first answer"), "{sent}");
+    assert!(sent.contains("second question again"), "{sent}");
+    assert!(!sent.contains("second answer"), "the fork holds only what came before the message: {sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_moves_the_leaf_and_the_next_prompt_branches_there() {
+    let env =
+        Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), Turn::text("branch answer")]).await;
+    let term = Terminal::start(&env, &[]);
+    two_exchanges(&term).await;
+
+    term.submit("/tree");
+    let tree = term.wait_for("Session tree").await;
+    assert!(tree.contains("→ assistant: second answer  ← current"), "the leaf is selected:\n{tree}");
+    term.send(keys::UP);
+    term.send(keys::UP);
+    term.wait_for("→ assistant: first answer").await;
+    term.send(keys::ENTER);
+    term.wait_for("── Continuing from the selected entry ──").await;
+
+    term.submit("branch question");
+    term.wait_idle_with("branch answer").await;
+    let sent = last_request_messages(&env);
+    assert!(sent.contains("first answer") && sent.contains("branch question"), "{sent}");
+    assert!(!sent.contains("second question"), "the prompt branches from the first answer: {sent}");
+    assert_eq!(env.session_files().len(), 1, "navigating stays in the same file");
+
+    // Escape twice on the empty editor opens the tree: the first answer now has two children.
+    term.send(keys::ESCAPE);
+    term.wait_for("Press Escape again for the session tree").await;
+    term.send(keys::ESCAPE);
+    let tree = term.wait_for("Session tree").await;
+    assert!(tree.contains("    user: second question"), "{tree}");
+    assert!(tree.contains("→   assistant: branch answer  ← current"), "{tree}");
+    term.send(keys::ESCAPE);
+    term.wait_until("the tree closed", |s| !s.contains("Session tree")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clone_continues_in_a_copy_of_the_session() {
+    let env = Env::new(vec![Turn::text("first answer"), Turn::text("answer in the clone")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+
+    term.submit("/clone");
+    term.wait_for("Cloned into a new session:").await;
+    let files = env.session_files();
+    assert_eq!(files.len(), 2, "a second session file");
+    term.submit("after the clone");
+    term.wait_idle_with("answer in the clone").await;
+    assert!(last_request_messages(&env).contains("first answer"), "the clone holds the conversation");
+    let holding: Vec<_> =
+        files.iter().filter(|f| std::fs::read_to_string(f).unwrap().contains("after the clone")).collect();
+    assert_eq!(holding.len(), 1, "only the clone goes on: {files:?}");
+    assert!(std::fs::read_to_string(holding[0]).unwrap().contains("first question"));
+
+    term.submit("/hotkeys");
+    let keys = term.wait_for("Duplicate the session into a new file").await;
+    assert!(keys.contains("/fork") && keys.contains("/tree") && keys.contains("/clone"), "{keys}");
 }

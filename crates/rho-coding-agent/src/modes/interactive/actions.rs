@@ -1,6 +1,6 @@
 //! Sending what the editor holds: a prompt (queued as steering or a follow-up while a run
-//! streams) or a built-in command (/model, /new, /resume, /name, /session, /compact, /export,
-//! /copy, /hotkeys, /quit). Commands that take time run on a task of their own and report their
+//! streams) or a built-in command (/model, /new, /resume, /fork, /tree, /clone, /name, /session,
+//! /compact, /export, /copy, /hotkeys, /quit). Commands that take time run on a task of their own and report their
 //! lines back through the main loop.
 
 use std::path::{Path, PathBuf};
@@ -77,6 +77,9 @@ impl App {
             "session" => self.push(self.session_info()),
             "copy" => self.copy(),
             "resume" => self.open_session_picker(),
+            "fork" => self.open_fork_selector(),
+            "tree" => self.open_tree_selector(),
+            "clone" => self.clone_session(),
             "new" => {
                 let session = self.session.clone();
                 tokio::spawn(async move {

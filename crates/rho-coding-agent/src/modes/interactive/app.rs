@@ -51,6 +51,10 @@ pub enum FileList {
 pub enum Picking {
     Model,
     Session,
+    /// `/fork`: a user message to fork before.
+    Fork,
+    /// `/tree`: an entry of the session tree to continue from.
+    Tree,
     /// A tool's select or confirm dialog.
     Dialog,
 }
@@ -94,6 +98,8 @@ pub struct App {
     /// Ctrl+Z was pressed: the main loop stops the process.
     pub suspend: bool,
     pub ctrl_c_at: Option<Instant>,
+    /// When Escape was last pressed on an empty, idle editor (twice opens `/tree`).
+    pub escape_at: Option<Instant>,
     /// A one-off hint under the editor ("Press Ctrl+C again to quit").
     pub hint: Option<String>,
     pub tick: usize,
@@ -134,6 +140,7 @@ impl App {
             shell_running: false,
             suspend: false,
             ctrl_c_at: None,
+            escape_at: None,
             hint: None,
             tick: 0,
             osc52: None,

@@ -18,6 +18,9 @@ const PASTE_FOLD_LINES: usize = 10;
 /// Two Ctrl+C within this quit.
 const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
 
+/// Two Escapes within this, on an empty editor while idle, open the session tree.
+const DOUBLE_ESCAPE: Duration = Duration::from_millis(1000);
+
 impl App {
     pub fn on_input(&mut self, event: Event) {
         match event {
@@ -106,6 +109,7 @@ impl App {
                     tokio::spawn(async move { session.abort().await });
                 } else {
                     self.completion = 0;
+                    self.escape_on_idle();
                 }
             }
             KeyCode::Backspace => {
@@ -160,6 +164,18 @@ impl App {
         self.hint = Some("Press Ctrl+C again to quit".to_owned());
     }
 
+    /// Escape while idle: a second one soon after, on an empty editor, opens `/tree`.
+    fn escape_on_idle(&mut self) {
+        if !self.editor.is_empty() {
+            self.escape_at = None;
+        } else if self.escape_at.take().is_some_and(|at| at.elapsed() < DOUBLE_ESCAPE) {
+            self.open_tree_selector();
+        } else {
+            self.escape_at = Some(Instant::now());
+            self.hint = Some("Press Escape again for the session tree".to_owned());
+        }
+    }
+
     /// Escape while working: the queued messages come back into the editor instead of being
     /// sent after the abort.
     fn restore_queued(&mut self) {
@@ -209,6 +225,8 @@ impl App {
         match picking {
             Picking::Model => self.set_model(value),
             Picking::Session => self.resume(value),
+            Picking::Fork => self.fork(value),
+            Picking::Tree => self.navigate_tree(value),
             Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
         }
     }

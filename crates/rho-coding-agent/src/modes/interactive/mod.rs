@@ -27,6 +27,7 @@ mod select;
 mod stream;
 mod style;
 mod terminal;
+mod tree;
 mod view;
 
 use std::sync::Arc;

@@ -1,0 +1,200 @@
+//! The session-tree commands: `/fork` (a new session from before an earlier user message),
+//! `/tree` (move the leaf to any entry of the session tree; Escape twice on an empty editor opens
+//! it too) and `/clone` (the current branch copied into a new session file).
+
+use std::collections::HashMap;
+
+use ratatui::text::Line;
+use rho_agent::AgentMessage;
+use rho_rpc::UiMethod;
+use rho_session::{Session, SessionEntry};
+
+use super::app::{App, AppEvent, Picking};
+use super::blocks;
+use super::select::{Select, SelectItem};
+
+/// Characters of an entry's first line shown in a list.
+const PREVIEW_CHARS: usize = 70;
+
+impl App {
+    /// `/fork`: this session's user messages, newest first.
+    pub fn open_fork_selector(&mut self) {
+        let items: Vec<SelectItem> = self
+            .session
+            .branch_messages()
+            .into_iter()
+            .rev()
+            .map(|m| SelectItem { label: preview(&m.text), detail: String::new(), value: m.entry_id.to_string() })
+            .collect();
+        if items.is_empty() {
+            self.push([blocks::notice("No messages to fork from yet")]);
+            return;
+        }
+        self.select = Some((Picking::Fork, Select::new("Fork from a message", items, 0)));
+    }
+
+    /// Forks before the user message `entry_id`; its text goes into the editor.
+    pub fn fork(&mut self, entry_id: &str) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let entry_id = entry_id.to_owned();
+        tokio::spawn(async move {
+            let lines = match session.fork(&entry_id).await {
+                Ok(text) => {
+                    let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
+                    vec![Line::default(), blocks::notice(&format!("Forked into a new session: {}", file_of(&session)))]
+                }
+                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+            };
+            let _ = tx.send(AppEvent::Lines(lines));
+        });
+    }
+
+    /// `/tree`: every entry of the session tree, the current leaf selected.
+    pub fn open_tree_selector(&mut self) {
+        let (items, current) = tree_items(&self.session.session());
+        if items.is_empty() {
+            self.push([blocks::notice("The session tree is empty")]);
+            return;
+        }
+        self.select = Some((Picking::Tree, Select::new("Session tree", items, current)));
+    }
+
+    /// Moves the leaf to `entry_id` (before it, for a user message, whose text goes into the
+    /// editor).
+    pub fn navigate_tree(&mut self, entry_id: &str) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let entry_id = entry_id.to_owned();
+        tokio::spawn(async move {
+            let lines = match session.navigate_tree(&entry_id).await {
+                Ok(text) => {
+                    if let Some(text) = text {
+                        let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
+                    }
+                    vec![Line::default(), blocks::notice("── Continuing from the selected entry ──")]
+                }
+                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+            };
+            let _ = tx.send(AppEvent::Lines(lines));
+        });
+    }
+
+    /// `/clone`: the current branch into a new session file, which becomes the current one.
+    pub fn clone_session(&mut self) {
+        let session = self.session.clone();
+        let report = self.reporter();
+        tokio::spawn(async move {
+            let line = match session.clone_session().await {
+                Ok(()) => blocks::notice(&format!("Cloned into a new session: {}", file_of(&session))),
+                Err(e) => blocks::error(&format!("Error: {e}")),
+            };
+            report(vec![Line::default(), line]);
+        });
+    }
+}
+
+fn file_of(session: &crate::AgentSession) -> String {
+    session.stats().session_file.unwrap_or_else(|| "a new session (not saved)".to_owned())
+}
+
+/// The first line of `text`, cut to [`PREVIEW_CHARS`].
+fn preview(text: &str) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    let mut cut: String = first.chars().take(PREVIEW_CHARS).collect();
+    if first.chars().count() > PREVIEW_CHARS {
+        cut.push('…');
+    }
+    cut
+}
+
+/// How an entry shows in the tree: role and first line; `None` for entries not shown (model and
+/// level changes, labels, leaf markers and the like), whose children still are.
+fn describe(entry: &SessionEntry) -> Option<String> {
+    let (role, text) = match entry {
+        SessionEntry::Message(m) => match &m.message {
+            AgentMessage::User(u) => ("user", u.text()),
+            AgentMessage::Assistant(a) => ("assistant", a.text()),
+            AgentMessage::ToolResult(t) => ("tool", t.tool_name.clone()),
+            AgentMessage::BashExecution(b) => ("bash", b.command.clone()),
+            other => (other.role(), String::new()),
+        },
+        SessionEntry::Compaction(c) => ("compaction", c.summary.clone()),
+        SessionEntry::BranchSummary(_) => ("branch summary", String::new()),
+        _ => return None,
+    };
+    Some(format!("{role}: {}", preview(&text)))
+}
+
+/// The tree depth-first, oldest first, as list items (the value is the entry id), and the index
+/// of the current leaf (the last shown entry on its branch). A branch point indents its
+/// children one step.
+fn tree_items(session: &Session) -> (Vec<SelectItem>, usize) {
+    let entries: Vec<&SessionEntry> = session.entries().iter().filter(|e| !e.is_leaf_marker()).collect();
+    let mut children: HashMap<Option<&str>, Vec<&SessionEntry>> = HashMap::new();
+    for entry in &entries {
+        children.entry(entry.parent_id().map(|p| p.as_str())).or_default().push(entry);
+    }
+    let current = session.branch_entries().iter().rev().find(|e| describe(e).is_some()).map(|e| e.id().to_string());
+    let mut items = Vec::new();
+    let mut selected = 0;
+    // (entry, depth), walked with a stack so that the first child comes out first.
+    let mut stack: Vec<(&SessionEntry, usize)> = Vec::new();
+    push_children(&mut stack, &children, None, 0);
+    let roots = children.get(&None).map_or(0, Vec::len);
+    while let Some((entry, depth)) = stack.pop() {
+        if let Some(text) = describe(entry) {
+            let id = entry.id().to_string();
+            let is_current = current.as_deref() == Some(id.as_str());
+            if is_current {
+                selected = items.len();
+            }
+            let indent = "  ".repeat(depth.saturating_sub(usize::from(roots > 1)));
+            items.push(SelectItem {
+                label: format!("{indent}{text}"),
+                detail: if is_current { "← current".to_owned() } else { String::new() },
+                value: id,
+            });
+        }
+        push_children(&mut stack, &children, Some(entry.id().as_str()), depth);
+    }
+    (items, selected)
+}
+
+/// Puts the children of `parent` on `stack`, one step deeper when there is more than one.
+fn push_children<'a>(
+    stack: &mut Vec<(&'a SessionEntry, usize)>,
+    children: &HashMap<Option<&str>, Vec<&'a SessionEntry>>,
+    parent: Option<&str>,
+    depth: usize,
+) {
+    let kids = children.get(&parent).map(Vec::as_slice).unwrap_or_default();
+    let depth = if kids.len() > 1 { depth + 1 } else { depth };
+    stack.extend(kids.iter().rev().map(|k| (*k, depth)));
+}
+
+#[cfg(test)]
+mod tests {
+    use rho_agent::AgentMessage;
+    use rho_ai::types::UserMessage;
+
+    use super::*;
+
+    fn user(session: &mut Session, text: &str) -> String {
+        session.append_message(&AgentMessage::User(UserMessage::prompt(text, Vec::new()))).unwrap().to_string()
+    }
+
+    #[test]
+    fn a_branch_point_indents_its_children_and_the_leaf_is_selected() {
+        let mut session = Session::in_memory(std::path::Path::new("/tmp"));
+        let first = user(&mut session, "first");
+        user(&mut session, "second");
+        session.branch(&first).unwrap();
+        user(&mut session, "other");
+        let (items, selected) = tree_items(&session);
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["user: first", "  user: second", "  user: other"]);
+        assert_eq!(selected, 2);
+        assert_eq!(items[2].detail, "← current");
+    }
+}
