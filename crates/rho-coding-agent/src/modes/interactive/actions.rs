@@ -1,7 +1,7 @@
 //! Sending what the editor holds: a prompt (queued as steering or a follow-up while a run
 //! streams) or a built-in command (/model, /new, /resume, /fork, /tree, /clone, /name, /session,
-//! /compact, /export, /copy, /hotkeys, /quit). Commands that take time run on a task of their own and report their
-//! lines back through the main loop.
+//! /compact, /export, /copy, /hotkeys, /quit). Commands that take time run on a task of their
+//! own and report their lines back through the main loop.
 
 use std::path::{Path, PathBuf};
 

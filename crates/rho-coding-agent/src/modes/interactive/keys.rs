@@ -1,5 +1,6 @@
 //! What each key does: the editor's keys, sending (Enter; while working Enter steers and
-//! Alt+Enter queues a follow-up), Escape (abort, the queued messages back into the editor), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
+//! Alt+Enter queues a follow-up), Escape (abort, the queued messages back into the editor;
+//! idle, twice on an empty editor: the session tree), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
 //! Ctrl+O, Ctrl+P (next model), Shift+Tab (next thinking level), Tab and Up/Down over the
 //! command completions (Tab completes a path otherwise), and the keys of an open list or of the
 //! `@` file list.
