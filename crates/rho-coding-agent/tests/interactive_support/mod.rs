@@ -173,12 +173,26 @@ impl Terminal {
         self.wait_until(&format!("{text:?}"), |s| s.contains(text)).await
     }
 
-    /// Waits until no run is in progress (the working line is gone) and `text` is shown.
+    /// Waits until no run is in progress (the working line is gone), `text` is shown below
+    /// nothing but the redrawn editor and footer, and the screen has settled: the same on two
+    /// reads in a row. (History is inserted above a cleared viewport that is drawn again right
+    /// after, so a single read can catch the screen between the two.)
     pub async fn wait_idle_with(&self, text: &str) -> String {
-        self.wait_until(&format!("{text:?} with no run in progress"), |s| {
-            s.contains(text) && !s.contains("Esc to abort")
-        })
-        .await
+        let mut last = String::new();
+        loop {
+            let screen = self
+                .wait_until(&format!("{text:?} with no run in progress and the editor drawn"), |s| {
+                    let Some(at) = s.rfind(text) else { return false };
+                    let rules = s[at..].lines().filter(|l| l.starts_with('─')).count();
+                    rules >= 2 && !s.contains("Esc to abort")
+                })
+                .await;
+            if screen == last {
+                return screen;
+            }
+            last = screen;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Waits for the process to exit; its exit code.
