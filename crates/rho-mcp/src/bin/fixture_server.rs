@@ -212,7 +212,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::var_os("FIXTURE_DIR").map(PathBuf::from);
     if let Some(dir) = &dir {
         let mut starts = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("starts"))?;
-        writeln!(starts, "{}", std::process::id())?;
+        // One write: servers started together append to the same file, and `writeln!` may
+        // write the number and the newline separately, interleaving them.
+        starts.write_all(format!("{}\n", std::process::id()).as_bytes())?;
     }
     if args.iter().any(|a| a == "--fail-start") {
         writeln!(std::io::stderr(), "fixture: failing on purpose")?;
