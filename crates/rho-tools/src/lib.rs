@@ -36,7 +36,7 @@ pub mod shell;
 mod terminal;
 pub mod truncate;
 pub mod user_bash;
-mod walk;
+pub mod walk;
 mod write;
 
 pub use bash::BashTool;

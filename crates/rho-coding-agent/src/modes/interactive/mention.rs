@@ -5,33 +5,20 @@
 
 use std::path::Path;
 
-use ignore::WalkBuilder;
-
 /// Files listed at most (the walk stops there).
 pub const MAX_FILES: usize = 20_000;
 
 /// The files under `root`, relative with `/` separators, in walk order (sorted by name).
 pub fn list_files(root: &Path) -> Vec<String> {
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .ignore(true)
-        .git_ignore(true)
-        .git_global(true)
-        .git_exclude(true)
-        .require_git(false)
-        .parents(true)
-        .follow_links(false)
-        .sort_by_file_name(std::ffi::OsStr::cmp)
-        .filter_entry(|entry| entry.file_name() != ".git");
+    // The find tool's walk, with its `.fdignore`, sorted by name.
+    let mut builder = rho_tools::walk::walker(root, ".fdignore");
+    builder.sort_by_file_name(std::ffi::OsStr::cmp);
     let mut files = Vec::new();
     for entry in builder.build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-        let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        files.push(rel.join("/"));
+        files.push(rho_tools::walk::display_path(root, entry.path()));
         if files.len() >= MAX_FILES {
             break;
         }
