@@ -4,6 +4,8 @@
 //! (timestamps, ids, ports, paths) so whole frames can be snapshotted.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+pub mod mcp;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
