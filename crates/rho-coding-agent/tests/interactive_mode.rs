@@ -556,3 +556,51 @@ async fn clone_continues_in_a_copy_of_the_session() {
     let keys = term.wait_for("Duplicate the session into a new file").await;
     assert!(keys.contains("/fork") && keys.contains("/tree") && keys.contains("/clone"), "{keys}");
 }
+
+/// A reply with a Rust block, then a paragraph of plain text.
+const RUST_ANSWER: &str = "```rust\nfn main() { let answer = 42; }\n```\n\nplain words here\n";
+
+/// The terminal's background is dark (a `COLORFGBG` of the outer terminal would pick light).
+const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rust_block_is_highlighted_with_the_theme() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    // pi's dark theme: syntaxKeyword #569CD6, syntaxNumber #B5CEA8; plain text keeps the default.
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0x56, 0x9c, 0xd6));
+    assert_eq!(term.fg_of("42;"), vt100::Color::Rgb(0xb5, 0xce, 0xa8));
+    assert_eq!(term.fg_of("plain words"), vt100::Color::Default);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_theme_setting_selects_the_light_theme() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "light"}"#).unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    // pi's light theme: syntaxKeyword #0000FF.
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0, 0, 0xff));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_theme_falls_back_to_dark_with_a_warning() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::create_dir_all(env.cwd.join(".rho/themes")).unwrap();
+    std::fs::write(env.cwd.join(".rho/themes/broken.json"), "{").unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "nope"}"#).unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    let screen = term.wait_for("using the dark theme").await;
+    assert!(
+        screen.contains(r#"unknown theme "nope" (there are: broken, dark, light); using the dark theme"#),
+        "{screen}"
+    );
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0x56, 0x9c, 0xd6));
+}

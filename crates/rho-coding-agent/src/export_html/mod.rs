@@ -20,7 +20,7 @@ mod entry;
 mod error;
 mod escape;
 mod fragments;
-mod highlight;
+pub(crate) mod highlight;
 mod markdown;
 mod message;
 mod page;

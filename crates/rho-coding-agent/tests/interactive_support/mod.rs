@@ -127,6 +127,11 @@ impl Terminal {
 
     /// Whether the first cell showing `text` has a colour (foreground) other than the default.
     pub fn is_coloured(&self, text: &str) -> bool {
+        self.fg_of(text) != vt100::Color::Default
+    }
+
+    /// The foreground colour of the first cell showing `text`.
+    pub fn fg_of(&self, text: &str) -> vt100::Color {
         let parser = self.parser.lock().unwrap();
         let screen = parser.screen();
         let (rows, cols) = screen.size();
@@ -135,7 +140,7 @@ impl Terminal {
             let line: String = screen.contents_between(row, 0, row, cols);
             if let Some(at) = line.find(text) {
                 let col = u16::try_from(line[..at].chars().count()).unwrap();
-                return screen.cell(row, col).is_some_and(|c| c.fgcolor() != vt100::Color::Default);
+                return screen.cell(row, col).map_or(vt100::Color::Default, |c| c.fgcolor());
             }
         }
         panic!("{text:?} is not on the screen");

@@ -1,6 +1,7 @@
 //! The blocks the history is made of, as lines: a user message, an assistant message (when a
 //! session is replayed), a tool call with its arguments, its result (truncated unless expanded,
-//! an edit's diff coloured), and one-line notices (errors, retries, compaction).
+//! an edit's diff coloured), and one-line notices (errors, retries, compaction). Colours are the
+//! theme's tokens (`toolDiffAdded`, `toolDiffRemoved`, `toolDiffContext`, `toolOutput`, …).
 
 use ratatui::text::{Line, Span};
 use rho_agent::AgentMessage;
@@ -19,7 +20,10 @@ pub fn user(text: &str) -> Vec<Line<'static>> {
     let mut lines = vec![Line::default()];
     for (i, line) in text.lines().enumerate() {
         let marker = if i == 0 { "› " } else { "  " };
-        lines.push(Line::from(vec![Span::styled(marker, style::user()), Span::styled(line.to_owned(), style::bold())]));
+        lines.push(Line::from(vec![
+            Span::styled(marker, style::user()),
+            Span::styled(line.to_owned(), style::user_text().patch(style::bold())),
+        ]));
     }
     lines.push(Line::default());
     lines
@@ -103,7 +107,8 @@ pub fn tool_result(
             (_, true) => style::error(),
             (true, _) if line.starts_with('+') => style::added(),
             (true, _) if line.starts_with('-') => style::removed(),
-            _ => style::dim(),
+            (true, _) => style::diff_context(),
+            _ => style::tool_output(),
         };
         lines.push(Line::from(vec![Span::styled("  ", style::dim()), Span::styled((*line).to_owned(), styled)]));
     }

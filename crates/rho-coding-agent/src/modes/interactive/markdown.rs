@@ -1,13 +1,14 @@
 //! Markdown to terminal lines: headings, emphasis, inline code, fenced and indented code blocks,
 //! lists, block quotes, links and rules. A source line break stays a line break (so a reply's
 //! prefix renders to a prefix of its lines, which lets streaming commit finished lines early);
-//! wrapping to the terminal's width is left to the paragraph that draws the lines.
+//! wrapping to the terminal's width is left to the paragraph that draws the lines. Colours are
+//! the theme's `md*` tokens; a fenced block in a known language is highlighted ([`highlight`]).
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::style;
+use super::{highlight, style};
 
 /// `text` as lines.
 pub fn render(text: &str) -> Vec<Line<'static>> {
@@ -35,7 +36,8 @@ struct Renderer {
     /// The marker of the item whose first line is being built.
     item_marker: Option<String>,
     quote_depth: usize,
-    code_block: bool,
+    /// The code block being read: its language (empty when none) and text so far.
+    code_block: Option<(String, String)>,
     /// A block ended: the next one starts after a blank line.
     block_ended: bool,
     link_url: Option<String>,
@@ -55,13 +57,13 @@ impl Renderer {
     fn prefix(&mut self) -> Vec<Span<'static>> {
         let mut prefix = Vec::new();
         for _ in 0..self.quote_depth {
-            prefix.push(Span::styled("│ ", style::dim()));
+            prefix.push(Span::styled("│ ", style::quote_border()));
         }
         let depth = self.lists.len();
         if depth > 0 {
             let indent = "  ".repeat(depth - 1);
             match self.item_marker.take() {
-                Some(marker) => prefix.push(Span::styled(format!("{indent}{marker}"), style::accent())),
+                Some(marker) => prefix.push(Span::styled(format!("{indent}{marker}"), style::list_bullet())),
                 None => prefix.push(Span::raw(format!("{indent}  "))),
             }
         }
@@ -85,25 +87,26 @@ impl Renderer {
     }
 
     fn text(&mut self, text: &str) {
-        if self.code_block {
-            for (i, line) in text.split('\n').enumerate() {
-                if i > 0 {
-                    self.flush_code_line();
-                }
-                if !line.is_empty() {
-                    self.spans.push(Span::styled(line.to_owned(), style::code()));
-                }
-            }
-            return;
+        match &mut self.code_block {
+            Some((_, code)) => code.push_str(text),
+            None => self.spans.push(Span::styled(text.to_owned(), self.style())),
         }
-        self.spans.push(Span::styled(text.to_owned(), self.style()));
     }
 
-    fn flush_code_line(&mut self) {
-        let mut spans = self.prefix();
-        spans.push(Span::raw("  "));
-        spans.append(&mut self.spans);
-        self.lines.push(Line::from(spans));
+    /// The code block's lines, indented: highlighted in its language, else in the code colour.
+    fn code_lines(&mut self, lang: &str, code: &str) {
+        let lines = highlight::highlight(code, lang).unwrap_or_else(|| {
+            let code = code.strip_suffix('\n').unwrap_or(code);
+            let lines = if code.is_empty() { Vec::new() } else { code.split('\n').collect() };
+            lines.into_iter().map(|l| vec![Span::styled(l.to_owned(), style::code_block())]).collect()
+        });
+        for mut line in lines {
+            line.retain(|span| !span.content.is_empty());
+            let mut spans = self.prefix();
+            spans.push(Span::raw("  "));
+            spans.append(&mut line);
+            self.lines.push(Line::from(spans));
+        }
     }
 
     fn event(&mut self, event: Event<'_>) {
@@ -115,7 +118,7 @@ impl Renderer {
             Event::SoftBreak | Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.start_block();
-                self.lines.push(Line::styled("─".repeat(40), style::dim()));
+                self.lines.push(Line::styled("─".repeat(40), style::rule()));
                 self.block_ended = true;
             }
             Event::Html(t) | Event::InlineHtml(t) => self.text(t.trim_end_matches('\n')),
@@ -141,17 +144,20 @@ impl Renderer {
             Tag::BlockQuote(_) => {
                 self.start_block();
                 self.quote_depth += 1;
+                self.push_style(style::quote());
             }
             Tag::CodeBlock(kind) => {
                 self.start_block();
-                self.code_block = true;
-                if let CodeBlockKind::Fenced(lang) = kind
-                    && !lang.is_empty()
-                {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(lang) => lang.into_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                if !lang.is_empty() {
                     let mut spans = self.prefix();
-                    spans.push(Span::styled(format!("```{lang}"), style::dim()));
+                    spans.push(Span::styled(format!("```{lang}"), style::code_fence()));
                     self.lines.push(Line::from(spans));
                 }
+                self.code_block = Some((lang, String::new()));
             }
             Tag::List(start) => {
                 if self.lists.is_empty() {
@@ -177,7 +183,7 @@ impl Renderer {
             Tag::Strong => self.push_style(Style::new().add_modifier(Modifier::BOLD)),
             Tag::Strikethrough => self.push_style(Style::new().add_modifier(Modifier::CROSSED_OUT)),
             Tag::Link { dest_url, .. } => {
-                self.push_style(style::accent().add_modifier(Modifier::UNDERLINED));
+                self.push_style(style::link());
                 self.link_url = Some(dest_url.into_string());
             }
             _ => {}
@@ -197,14 +203,14 @@ impl Renderer {
             }
             TagEnd::BlockQuote(_) => {
                 self.flush();
+                self.styles.pop();
                 self.quote_depth = self.quote_depth.saturating_sub(1);
                 self.block_ended = true;
             }
             TagEnd::CodeBlock => {
-                if !self.spans.is_empty() {
-                    self.flush_code_line();
+                if let Some((lang, code)) = self.code_block.take() {
+                    self.code_lines(&lang, &code);
                 }
-                self.code_block = false;
                 self.block_ended = true;
             }
             TagEnd::List(_) => {
@@ -219,7 +225,7 @@ impl Renderer {
             TagEnd::Link => {
                 self.styles.pop();
                 if let Some(url) = self.link_url.take() {
-                    self.spans.push(Span::styled(format!(" ({url})"), style::dim()));
+                    self.spans.push(Span::styled(format!(" ({url})"), style::link_url()));
                 }
             }
             _ => {}

@@ -18,6 +18,7 @@ mod editor;
 mod file_keys;
 mod footer;
 mod frame_stats;
+mod highlight;
 mod keys;
 mod markdown;
 mod mention;
@@ -27,6 +28,7 @@ mod select;
 mod stream;
 mod style;
 mod terminal;
+mod theme;
 mod tree;
 mod view;
 
@@ -62,6 +64,7 @@ pub async fn run(mut cli: Cli) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),
     };
+    let theme_warning = theme::init(&prepared.paths, &prepared.settings);
     let initial = match initial_prompt(&cli, &prepared.paths.cwd) {
         Ok(p) => p,
         Err(message) => return fail(&message, 2),
@@ -113,6 +116,7 @@ pub async fn run(mut cli: Cli) -> i32 {
     };
     let mut app = App::new(AgentSession::new(options), tx);
     app.push(footer::header(&app.session));
+    app.push(theme_warning.iter().map(|w| blocks::warning(w)));
     if continuing {
         app.replay();
     }

@@ -1,9 +1,11 @@
-//! The interactive mode's colours: one place that knows the palette, and `NO_COLOR`, which keeps
-//! the attributes (bold, dim, italic) and drops every colour.
+//! The interactive mode's styles: each one a token of the active theme ([`theme`]), and
+//! `NO_COLOR`, which keeps the attributes (bold, dim, italic) and drops every colour.
 
 use std::sync::OnceLock;
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
+
+use super::theme::{self, Token};
 
 /// True when `NO_COLOR` is set to a non-empty value (no-color.org).
 pub fn no_color() -> bool {
@@ -11,12 +13,25 @@ pub fn no_color() -> bool {
     *NO_COLOR.get_or_init(|| std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()))
 }
 
-fn fg(color: Color) -> Style {
-    if no_color() { Style::new() } else { Style::new().fg(color) }
+/// The foreground of `token` (nothing under `NO_COLOR`, or for a token of the default colour).
+pub fn token(token: Token) -> Style {
+    match theme::color(token) {
+        Some(color) if !no_color() => Style::new().fg(color),
+        _ => Style::new(),
+    }
 }
 
+/// The background of `token`.
+fn background(token: Token) -> Style {
+    match theme::color(token) {
+        Some(color) if !no_color() => Style::new().bg(color),
+        _ => Style::new(),
+    }
+}
+
+/// Tertiary text: the theme's `dim` colour, or the dim attribute without colours.
 pub fn dim() -> Style {
-    Style::new().add_modifier(Modifier::DIM)
+    if no_color() { Style::new().add_modifier(Modifier::DIM) } else { token(Token::Dim) }
 }
 
 pub fn bold() -> Style {
@@ -24,45 +39,98 @@ pub fn bold() -> Style {
 }
 
 pub fn accent() -> Style {
-    fg(Color::Cyan)
+    token(Token::Accent)
 }
 
+/// The marker of a user message.
 pub fn user() -> Style {
-    fg(Color::Blue).add_modifier(Modifier::BOLD)
+    token(Token::Accent).add_modifier(Modifier::BOLD)
+}
+
+/// The text of a user message, on its background.
+pub fn user_text() -> Style {
+    token(Token::UserMessageText).patch(background(Token::UserMessageBg))
 }
 
 pub fn heading() -> Style {
-    fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    token(Token::MdHeading).add_modifier(Modifier::BOLD)
 }
 
+/// Inline code.
 pub fn code() -> Style {
-    fg(Color::Yellow)
+    token(Token::MdCode)
+}
+
+/// A code block's text where it is not highlighted.
+pub fn code_block() -> Style {
+    token(Token::MdCodeBlock)
+}
+
+/// A code block's fence line.
+pub fn code_fence() -> Style {
+    token(Token::MdCodeBlockBorder)
+}
+
+pub fn quote() -> Style {
+    token(Token::MdQuote)
+}
+
+pub fn quote_border() -> Style {
+    token(Token::MdQuoteBorder)
+}
+
+pub fn rule() -> Style {
+    token(Token::MdHr)
+}
+
+pub fn list_bullet() -> Style {
+    token(Token::MdListBullet)
+}
+
+pub fn link() -> Style {
+    token(Token::MdLink).add_modifier(Modifier::UNDERLINED)
+}
+
+pub fn link_url() -> Style {
+    token(Token::MdLinkUrl)
 }
 
 pub fn thinking() -> Style {
-    Style::new().add_modifier(Modifier::DIM | Modifier::ITALIC)
+    let italic = Style::new().add_modifier(Modifier::ITALIC);
+    if no_color() { italic.add_modifier(Modifier::DIM) } else { token(Token::ThinkingText).patch(italic) }
 }
 
+/// A tool's name.
 pub fn tool() -> Style {
-    fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    token(Token::ToolTitle).add_modifier(Modifier::BOLD)
+}
+
+/// A tool's output.
+pub fn tool_output() -> Style {
+    if no_color() { Style::new().add_modifier(Modifier::DIM) } else { token(Token::ToolOutput) }
 }
 
 pub fn error() -> Style {
-    fg(Color::Red)
+    token(Token::Error)
 }
 
 pub fn warning() -> Style {
-    fg(Color::Yellow)
+    token(Token::Warning)
 }
 
 pub fn added() -> Style {
-    fg(Color::Green)
+    token(Token::ToolDiffAdded)
 }
 
 pub fn removed() -> Style {
-    fg(Color::Red)
+    token(Token::ToolDiffRemoved)
+}
+
+/// A diff's unchanged lines.
+pub fn diff_context() -> Style {
+    if no_color() { Style::new().add_modifier(Modifier::DIM) } else { token(Token::ToolDiffContext) }
 }
 
 pub fn selected() -> Style {
-    fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    token(Token::Accent).add_modifier(Modifier::BOLD)
 }
