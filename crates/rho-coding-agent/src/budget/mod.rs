@@ -183,6 +183,11 @@ impl BudgetTracker {
         exceeded
     }
 
+    /// The limits it measures against.
+    pub fn limits(&self) -> &BudgetSettings {
+        &self.limits
+    }
+
     /// The totals as they stand.
     pub fn snapshot(&self) -> BudgetSnapshot {
         let state = self.lock();

@@ -19,9 +19,15 @@ use super::dialogs::Dialog;
 use super::editor::Editor;
 use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
+use super::subagents::TaskBoard;
+use super::widgets::ExtensionWidgets;
+use super::{notices, subagents};
 use crate::agent_session::Resources;
 use crate::ui::UiAnswer;
 use crate::{AgentSession, AgentSessionEvent};
+
+/// The task tool's name (its calls get a live line per sub-agent).
+const TASK_TOOL: &str = "task";
 
 /// Everything the main loop waits for.
 pub enum AppEvent {
@@ -92,6 +98,10 @@ pub struct App {
     pub last_tool: Option<ToolOutput>,
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
+    /// The sub-agents of each running task call.
+    pub tasks: Vec<TaskBoard>,
+    /// Statuses and widgets set through the UI service.
+    pub widgets: ExtensionWidgets,
     pub quit: bool,
     /// A `!command` is running (Escape kills it).
     pub shell_running: bool,
@@ -136,6 +146,8 @@ impl App {
             hidden_thinking: false,
             last_tool: None,
             running: Vec::new(),
+            tasks: Vec::new(),
+            widgets: ExtensionWidgets::default(),
             quit: false,
             shell_running: false,
             suspend: false,
@@ -231,13 +243,32 @@ impl App {
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
                 self.end_stream();
                 self.push(blocks::tool_call(&tool_name, &args));
+                if tool_name == TASK_TOOL {
+                    self.tasks.push(TaskBoard::new(tool_call_id.clone()));
+                }
                 self.running.push((tool_call_id, tool_name));
+            }
+            AgentEvent::ToolExecutionUpdate { tool_call_id, partial_result, .. } => {
+                if let Some(board) = self.tasks.iter_mut().find(|b| b.call_id == tool_call_id) {
+                    board.update(partial_result.details.as_ref(), Instant::now());
+                }
             }
             AgentEvent::ToolExecutionEnd { tool_call_id, result, is_error, .. } => {
                 self.running.retain(|(id, _)| *id != tool_call_id);
-                let (lines, _) =
-                    blocks::tool_result(&result.content, result.details.as_ref(), is_error, self.expand_tools);
-                self.push(lines);
+                // A task call's sub-agents leave one summary line each; its full text stays
+                // behind Ctrl+O unless something went wrong.
+                let mut summary = Vec::new();
+                if let Some(at) = self.tasks.iter().position(|b| b.call_id == tool_call_id) {
+                    self.tasks.remove(at);
+                    summary = subagents::summary(result.details.as_ref());
+                }
+                let folded = !summary.is_empty() && !is_error && !self.expand_tools;
+                self.push(summary);
+                if !folded {
+                    let (lines, _) =
+                        blocks::tool_result(&result.content, result.details.as_ref(), is_error, self.expand_tools);
+                    self.push(lines);
+                }
                 self.last_tool = Some(ToolOutput { content: result.content, details: result.details, is_error });
             }
             AgentEvent::QueueUpdate { steering, follow_up } => {
@@ -247,6 +278,7 @@ impl App {
             AgentEvent::AgentEnd { .. } => {
                 self.end_stream();
                 self.running.clear();
+                self.tasks.clear();
             }
             _ => {}
         }
@@ -293,14 +325,16 @@ impl App {
                 self.push([line]);
             }
             SessionEvent::TtsrTriggered { rules } => {
-                let names: Vec<String> = rules.iter().map(|r| r.name.clone()).collect();
-                self.push([blocks::warning(&format!("Stream rule: {}", names.join(", ")))]);
+                self.end_stream();
+                self.push(notices::stream_rules(&rules));
             }
-            SessionEvent::BudgetWarning { scope, .. } => {
-                self.push([blocks::warning(&format!("Budget warning ({scope:?})"))]);
+            SessionEvent::BudgetWarning { scope, snapshot } => {
+                let limits = self.session.budget().map(|b| *b.limits());
+                self.push([notices::budget(scope, &snapshot, limits.as_ref(), false)]);
             }
-            SessionEvent::BudgetExceeded { scope, .. } => {
-                self.push([blocks::error(&format!("Budget exceeded ({scope:?})"))]);
+            SessionEvent::BudgetExceeded { scope, snapshot } => {
+                let limits = self.session.budget().map(|b| *b.limits());
+                self.push([notices::budget(scope, &snapshot, limits.as_ref(), true)]);
             }
             _ => {}
         }

@@ -1,18 +1,20 @@
 //! The [`Ui`] service in the terminal: a tool's dialog (the `ask` tool's select and input,
 //! confirm, editor) opens in the viewport and its answer goes back to the waiting tool; notices
-//! become history lines, and `set_editor_text` fills the editor. A dialog withdrawn by an abort
+//! become history lines, statuses and widgets go to the footer and above the editor
+//! ([`super::widgets`]), and `set_editor_text` fills the editor. A dialog withdrawn by an abort
 //! or its timeout closes by itself.
 
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rho_rpc::{NotifyType, UiMethod};
+use ratatui::text::Line;
+use rho_rpc::UiMethod;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Picking};
-use super::blocks;
+use super::notices;
 use super::select::{Select, SelectItem};
 use crate::ui::{Ui, UiAnswer};
 
@@ -134,12 +136,11 @@ impl App {
     pub fn ui_notify(&mut self, method: UiMethod) {
         match method {
             UiMethod::Notify { message, notify_type } => {
-                let line = match notify_type {
-                    Some(NotifyType::Error) => blocks::error(&message),
-                    Some(NotifyType::Warning) => blocks::warning(&message),
-                    _ => blocks::notice(&message),
-                };
-                self.push([line]);
+                self.push([Line::default(), notices::notify(&message, notify_type)]);
+            }
+            UiMethod::SetStatus { status_key, status_text } => self.widgets.set_status(status_key, status_text),
+            UiMethod::SetWidget { widget_key, widget_lines, widget_placement } => {
+                self.widgets.set_widget(widget_key, widget_lines, widget_placement);
             }
             UiMethod::SetEditorText { text } => self.editor.set_text(&text),
             _ => {}

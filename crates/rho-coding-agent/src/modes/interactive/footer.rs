@@ -1,12 +1,12 @@
 //! The start-up header (version, model, cwd, the AGENTS.md files, templates and skills, the main
-//! keys) and the footer under the editor (cwd, session name, tokens in/out/cache, cost, context
-//! usage, model and thinking level).
+//! keys) and the footer under the editor (cwd, session name and the budget's use when a budget
+//! is set; tokens in/out/cache, cost, context usage, model and thinking level).
 
 use std::path::Path;
 
 use ratatui::text::{Line, Span};
 
-use super::style;
+use super::{notices, style};
 use crate::AgentSession;
 
 /// `~` for the home directory.
@@ -88,8 +88,16 @@ pub fn footer(session: &AgentSession, width: u16) -> Vec<Line<'static>> {
     let right = model_label(session);
     let used = left.chars().count() + right.chars().count();
     let gap = usize::from(width).saturating_sub(used).max(2);
+    let top = match session.budget() {
+        Some(budget) => {
+            let text = notices::budget_footer(&budget.snapshot(), budget.limits());
+            let gap = usize::from(width).saturating_sub(first.chars().count() + text.content.chars().count()).max(2);
+            Line::from(vec![Span::styled(first, style::dim()), Span::raw(" ".repeat(gap)), text])
+        }
+        None => Line::styled(first, style::dim()),
+    };
     vec![
-        Line::styled(first, style::dim()),
+        top,
         Line::from(vec![
             Span::styled(left, style::dim()),
             Span::raw(" ".repeat(gap)),

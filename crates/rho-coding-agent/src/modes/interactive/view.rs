@@ -1,14 +1,19 @@
-//! The live viewport under the history: the streaming block's unfinished lines, the working
-//! indicator with the queued messages, the editor between two rules (or an open list), the
-//! command completions, the `@` file list or a path completion's choices, and the footer. Its height follows its content.
+//! The live viewport under the history: the streaming block's unfinished lines, the todo list,
+//! the running sub-agents and the widgets above the editor, the working indicator with the
+//! queued messages, the editor between two rules (or an open list) and the widgets below it,
+//! the command completions, the `@` file list or a path completion's choices, and the footer
+//! with the statuses. Its height follows its content.
+
+use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use rho_rpc::WidgetPlacement;
 
 use super::app::App;
-use super::{footer, style};
+use super::{footer, style, todos};
 
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Editor rows shown at most (it scrolls to the cursor past that).
@@ -35,6 +40,16 @@ impl View {
         let live_scroll = full - live_height;
 
         let mut lines = Vec::new();
+        let todo = todos::lines(&app.session.todo_phases());
+        if !todo.is_empty() {
+            lines.push(Line::default());
+            lines.extend(todo);
+        }
+        let now = Instant::now();
+        for board in &app.tasks {
+            lines.extend(board.lines(now));
+        }
+        lines.extend(app.widgets.lines(WidgetPlacement::AboveEditor));
         if app.is_working() {
             let spinner = SPINNER[app.tick % SPINNER.len()];
             let what = match (&app.status, app.running.last()) {
@@ -81,6 +96,7 @@ impl View {
             let cursor_row = editor_top + usize::from(row) - first;
             cursor = Some((u16::try_from(cursor_row).unwrap_or(0), col + 2));
             lines.push(rule);
+            lines.extend(app.widgets.lines(WidgetPlacement::BelowEditor));
             for (i, c) in app.completions().iter().enumerate().take(MAX_COMPLETIONS) {
                 let selected = i == app.completion;
                 let name_style = if selected { style::selected() } else { style::accent() };
@@ -113,6 +129,7 @@ impl View {
             lines.push(Line::styled(hint.clone(), style::warning()));
         }
         lines.extend(footer::footer(&app.session, width));
+        lines.extend(app.widgets.status_line());
         Self { live, live_height, live_scroll, lines, cursor }
     }
 

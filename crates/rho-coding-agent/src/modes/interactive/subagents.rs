@@ -1,0 +1,269 @@
+//! The task tool's sub-agents while they run: one live line each above the editor (name and
+//! description, status, the tool it runs or its last output, tool count, tokens, cost, time),
+//! read from the tool's progress updates (`details.progress`), and one summary line each for
+//! the history when the tool ends (from `details.results`).
+
+use std::time::{Duration, Instant};
+
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use rho_ai::types::Usage;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::footer::tokens;
+use super::style;
+
+/// The longest activity text (a tool, a line of output) shown on a live line.
+const ACTIVITY_CHARS: usize = 48;
+/// The longest description shown.
+const DESCRIPTION_CHARS: usize = 60;
+
+/// One sub-agent as a progress update reports it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Progress {
+    id: String,
+    agent: String,
+    status: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    current_tool: Option<String>,
+    #[serde(default)]
+    recent_output: Vec<String>,
+    #[serde(default)]
+    tool_count: u64,
+    #[serde(default)]
+    tokens: u64,
+    #[serde(default)]
+    duration_ms: u64,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+/// One sub-agent's outcome in the tool's result.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Outcome {
+    id: String,
+    agent: String,
+    #[serde(default)]
+    description: Option<String>,
+    exit_code: i32,
+    #[serde(default)]
+    duration_ms: u64,
+    #[serde(default)]
+    tokens: u64,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    aborted: Option<bool>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// A sub-agent on the board, with when it was first seen running.
+#[derive(Debug)]
+struct Entry {
+    progress: Progress,
+    started: Option<Instant>,
+}
+
+/// The sub-agents of one running task call.
+#[derive(Debug)]
+pub struct TaskBoard {
+    pub call_id: String,
+    entries: Vec<Entry>,
+}
+
+impl TaskBoard {
+    pub fn new(call_id: String) -> Self {
+        Self { call_id, entries: Vec::new() }
+    }
+
+    /// Takes a progress update's `details`; entries keep the time they started running.
+    pub fn update(&mut self, details: Option<&Value>, now: Instant) {
+        let Some(list) = details.and_then(|d| d.get("progress")) else { return };
+        let Ok(progress) = Vec::<Progress>::deserialize(list) else { return };
+        let mut entries = Vec::with_capacity(progress.len());
+        for p in progress {
+            let old = self.entries.iter().find(|e| e.progress.id == p.id).and_then(|e| e.started);
+            let started = old.or_else(|| (p.status != "pending").then_some(now));
+            entries.push(Entry { progress: p, started });
+        }
+        self.entries = entries;
+    }
+
+    /// One line per sub-agent.
+    pub fn lines(&self, now: Instant) -> Vec<Line<'static>> {
+        self.entries.iter().map(|e| live_line(e, now)).collect()
+    }
+}
+
+fn live_line(entry: &Entry, now: Instant) -> Line<'static> {
+    let p = &entry.progress;
+    let (mark, mark_style) = mark(&p.status);
+    let mut spans = vec![Span::raw("  "), Span::styled(format!("{mark} "), mark_style)];
+    spans.extend(title(&p.id, &p.agent, p.description.as_deref()));
+    let activity = match (&p.current_tool, p.recent_output.last()) {
+        _ if p.status == "pending" => "waiting".to_owned(),
+        (Some(tool), _) if p.status == "running" => format!("▸ {tool}"),
+        (_, Some(line)) if p.status == "running" => clip(line.trim(), ACTIVITY_CHARS),
+        _ => p.status.clone(),
+    };
+    spans.push(Span::styled(" · ", style::dim()));
+    spans.push(Span::styled(activity, style::accent()));
+    let mut facts = Vec::new();
+    if p.tool_count > 0 {
+        facts.push(format!("{} tool{}", p.tool_count, if p.tool_count == 1 { "" } else { "s" }));
+    }
+    facts.extend(usage_facts(p.tokens, p.usage.as_ref()));
+    let elapsed = match entry.started {
+        _ if p.duration_ms > 0 => Some(Duration::from_millis(p.duration_ms)),
+        Some(started) => Some(now.saturating_duration_since(started)),
+        None => None,
+    };
+    facts.extend(elapsed.map(seconds));
+    for fact in facts {
+        spans.push(Span::styled(format!(" · {fact}"), style::dim()));
+    }
+    Line::from(spans)
+}
+
+/// The history's lines for a finished task call: one per sub-agent of `details.results`
+/// (nothing when the result has none, e.g. a refused call).
+pub fn summary(details: Option<&Value>) -> Vec<Line<'static>> {
+    let Some(list) = details.and_then(|d| d.get("results")) else { return Vec::new() };
+    let Ok(outcomes) = Vec::<Outcome>::deserialize(list) else { return Vec::new() };
+    outcomes
+        .iter()
+        .map(|o| {
+            let status = if o.aborted == Some(true) {
+                "cancelled".to_owned()
+            } else if o.exit_code != 0 {
+                format!("failed (exit {})", o.exit_code)
+            } else if o.error.is_some() {
+                "merge failed".to_owned()
+            } else {
+                "completed".to_owned()
+            };
+            let done = o.exit_code == 0 && o.aborted != Some(true) && o.error.is_none();
+            let (mark, mark_style) = if done { mark("completed") } else { mark("failed") };
+            let mut spans = vec![Span::styled(format!("{mark} "), mark_style)];
+            spans.extend(title(&o.id, &o.agent, o.description.as_deref()));
+            spans.push(Span::styled(format!(" · {status}"), if done { style::dim() } else { style::error() }));
+            let mut facts = usage_facts(o.tokens, o.usage.as_ref());
+            facts.push(seconds(Duration::from_millis(o.duration_ms)));
+            for fact in facts {
+                spans.push(Span::styled(format!(" · {fact}"), style::dim()));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn mark(status: &str) -> (&'static str, Style) {
+    match status {
+        "pending" => ("○", style::dim()),
+        "running" => ("●", style::accent()),
+        "completed" => ("✓", style::added()),
+        "aborted" => ("✗", style::warning()),
+        _ => ("✗", style::error()),
+    }
+}
+
+/// `id [agent] description`.
+fn title(id: &str, agent: &str, description: Option<&str>) -> Vec<Span<'static>> {
+    let mut spans = vec![
+        Span::styled(id.to_owned(), Style::new().add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" [{agent}]"), style::dim()),
+    ];
+    if let Some(d) = description.map(str::trim).filter(|d| !d.is_empty() && *d != id) {
+        spans.push(Span::raw(format!(" {}", clip(d, DESCRIPTION_CHARS))));
+    }
+    spans
+}
+
+/// `1.2k tok`, and `$0.012` when the usage has a price.
+fn usage_facts(tokens_used: u64, usage: Option<&Usage>) -> Vec<String> {
+    let mut facts = Vec::new();
+    if tokens_used > 0 {
+        facts.push(format!("{} tok", tokens(tokens_used)));
+    }
+    if let Some(cost) = usage.map(|u| u.cost.total).filter(|c| *c > 0.0) {
+        facts.push(format!("${cost:.3}"));
+    }
+    facts
+}
+
+/// `4s`, `2m05s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 { format!("{s}s") } else { format!("{}m{:02}s", s / 60, s % 60) }
+}
+
+/// The first line of `text`, at most `max` characters (an ellipsis marks the cut).
+fn clip(text: &str, max: usize) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    if first.chars().count() <= max {
+        first.to_owned()
+    } else {
+        first.chars().take(max - 1).collect::<String>() + "…"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn text(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    #[test]
+    fn a_running_sub_agent_shows_its_tool_counts_and_time() {
+        let start = Instant::now();
+        let mut board = TaskBoard::new("call".into());
+        let details = json!({"progress": [
+            {"id": "Alpha", "agent": "explore", "status": "running", "description": "first",
+             "currentTool": "ls", "recentOutput": [], "toolCount": 1, "tokens": 1500, "durationMs": 0,
+             "usage": {"input": 1000, "output": 500, "cost": {"total": 0.0125}}},
+            {"id": "Beta", "agent": "explore", "status": "pending", "recentOutput": [], "toolCount": 0,
+             "tokens": 0, "durationMs": 0}]});
+        board.update(Some(&details), start);
+        let lines = text(&board.lines(start + Duration::from_secs(75)));
+        assert_eq!(
+            lines,
+            ["  ● Alpha [explore] first · ▸ ls · 1 tool · 1.5k tok · $0.013 · 1m15s", "  ○ Beta [explore] · waiting"]
+        );
+    }
+
+    #[test]
+    fn the_last_output_line_shows_when_no_tool_runs() {
+        let start = Instant::now();
+        let mut board = TaskBoard::new("call".into());
+        let progress = |status: &str| {
+            json!({"progress": [{"id": "A", "agent": "task", "status": status, "recentOutput": ["one", "two"],
+                    "toolCount": 0, "tokens": 0, "durationMs": 0}]})
+        };
+        board.update(Some(&progress("running")), start);
+        // A later update keeps the start time.
+        board.update(Some(&progress("running")), start + Duration::from_secs(5));
+        assert_eq!(text(&board.lines(start + Duration::from_secs(7))), ["  ● A [task] · two · 7s"]);
+    }
+
+    #[test]
+    fn the_summary_has_a_line_per_result() {
+        let details = json!({"results": [
+            {"id": "Alpha", "agent": "explore", "description": "first", "exitCode": 0, "durationMs": 2100, "tokens": 300},
+            {"id": "Beta", "agent": "explore", "exitCode": 1, "durationMs": 500, "tokens": 0}]});
+        assert_eq!(
+            text(&summary(Some(&details))),
+            ["✓ Alpha [explore] first · completed · 300 tok · 2s", "✗ Beta [explore] · failed (exit 1) · 0s"]
+        );
+        assert!(summary(Some(&json!({"results": "nonsense"}))).is_empty());
+    }
+}

@@ -1,0 +1,145 @@
+//! Interactive mode's live widgets, driven through the real `rho` in a pseudo-terminal against
+//! rho-mock-llm: the todo list above the editor, a line per running sub-agent of the task tool
+//! and their summary, budget warnings with the budget in the footer, and stream-rule notices.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::Terminal;
+use regex::Regex;
+use rho_mock_llm::{Turn, Usage};
+use serde_json::json;
+
+async fn ready(term: &Terminal) {
+    term.wait_for("Enter send").await;
+}
+
+/// The screen with what changes from run to run made steady: the spinner's frame and the
+/// times (`3s`, `1m05s`).
+fn steady(screen: &str) -> String {
+    let spinner = Regex::new("[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]").unwrap();
+    let times = Regex::new(r"\b\d+(m\d\d)?s\b").unwrap();
+    times.replace_all(&spinner.replace_all(screen, "⠋"), "Ns").into_owned()
+}
+
+/// Waits until the screen shows `text` and, made steady, reads the same twice in a row (a frame
+/// is written in pieces, so one read can catch it half drawn).
+async fn wait_settled(term: &Terminal, text: &str) -> String {
+    let mut last = String::new();
+    loop {
+        let screen = steady(&term.wait_for(text).await);
+        if screen == last {
+            return screen;
+        }
+        last = screen;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The part of the screen under the last line containing `text`.
+fn below<'a>(screen: &'a str, text: &str) -> &'a str {
+    &screen[screen.rfind(text).unwrap()..]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_todo_list_is_drawn_above_the_editor_until_every_task_is_done() {
+    let plan = json!({"ops": [{"op": "replace", "phases": [{"name": "Fix", "tasks": [
+        {"content": "Read the failing test", "status": "completed"},
+        {"content": "Fix the parser", "status": "in_progress"},
+        {"content": "Run the tests"}]}]}]});
+    let finish = json!({"ops": [
+        {"op": "update", "id": "task-2", "status": "completed"},
+        {"op": "update", "id": "task-3", "status": "completed"}]});
+    let env = Env::new(vec![
+        Turn::tool_call("todo_write", plan),
+        Turn::text("Working on the parser."),
+        Turn::tool_call("todo_write", finish),
+        Turn::text("All done."),
+    ])
+    .await;
+    // No reminder continues the run while tasks are open: it stops with the list on screen.
+    let term = Terminal::start(&env, &["--setting", "todo.reminders=false"]);
+    ready(&term).await;
+    term.submit("fix it");
+    let screen = term.wait_idle_with("Working on the parser.").await;
+    let widget = below(&screen, "Working on the parser.");
+    assert!(
+        widget.contains("\n\nTodos 1/3\n  ✓ Read the failing test\n  → Fix the parser\n  ○ Run the tests"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("todo_widget", screen);
+
+    term.submit("finish");
+    let screen = term.wait_idle_with("All done.").await;
+    assert!(!below(&screen, "All done.").contains("Todos"), "the finished list is not drawn:\n{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_sub_agent_has_a_live_line_and_leaves_a_summary() {
+    let gate = tempfile::tempdir().unwrap();
+    let release = gate.path().join("release");
+    let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done; echo released", release.display());
+    let task = json!({"agent": "task", "tasks": [
+        {"id": "Alpha", "description": "wait at the gate", "assignment": "GATE-MARK: run the command"}]});
+    let usage = Usage { input: 1000, output: 10, ..Usage::default() };
+    let env = Env::new(vec![
+        Turn::tool_call("task", task),
+        Turn::tool_call("bash", json!({"command": wait})).when_body_contains("GATE-MARK").with_usage(usage),
+        Turn::text("passed the gate").when_body_contains("GATE-MARK"),
+        Turn::text("The sub-agent is done."),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("delegate");
+    // The sub-agent waits in its bash call until the gate opens.
+    let screen = wait_settled(&term, "Alpha [task] wait at the gate · ▸ bash").await;
+    assert!(screen.contains("● Alpha [task] wait at the gate · ▸ bash · 1 tool · 1.0k tok"), "{screen}");
+    insta::assert_snapshot!("subagent_running", screen);
+
+    std::fs::write(&release, "").unwrap();
+    let screen = term.wait_idle_with("The sub-agent is done.").await;
+    assert!(screen.contains("✓ Alpha [task] wait at the gate · completed"), "{screen}");
+    assert!(!screen.contains("▸ bash"), "the live line is gone:\n{screen}");
+    insta::assert_snapshot!("subagent_summary", steady(&screen));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_warning_is_shown_and_the_footer_tracks_the_budget() {
+    let env =
+        Env::new(vec![Turn::tool_call("bash", json!({"command": "echo spent"})), Turn::text("One call made.")]).await;
+    let term = Terminal::start(&env, &["--setting", "task.budget.maxToolCalls=1"]);
+    ready(&term).await;
+    term.wait_for("budget tools 0/1").await;
+    term.submit("spend");
+    let screen = term.wait_idle_with("One call made.").await;
+    assert!(screen.contains("⚠ Budget warning: tool calls 1 of 1"), "{screen}");
+    assert!(term.is_coloured("⚠ Budget warning"));
+    insta::assert_snapshot!("budget_warning", screen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_rule_that_fires_is_named_in_its_own_line() {
+    let env = Env::new(vec![
+        Turn::text("Sure, I will leave a TODO here and move on with more text")
+            .with_chunk_size(4)
+            .with_chunk_delay_ms(5),
+        Turn::text("Done properly, no placeholders."),
+    ])
+    .await;
+    let rules = env.cwd.join(".rho/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("no-todos.md"),
+        "---\ndescription: No placeholders\ncondition: TODO\n---\nNever leave TODO comments; finish the work.\n",
+    )
+    .unwrap();
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("do it");
+    let screen = term.wait_idle_with("Done properly, no placeholders.").await;
+    assert!(screen.contains("⚑ Stream rule no-todos: No placeholders"), "{screen}");
+    assert!(term.is_coloured("⚑ Stream rule"));
+}
