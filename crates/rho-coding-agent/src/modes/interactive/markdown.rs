@@ -19,7 +19,11 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
 /// starts with the blank line that separates blocks).
 pub fn render_from(text: &str, continued: bool) -> Vec<Line<'static>> {
     let mut r = Renderer { block_ended: continued, ..Renderer::default() };
-    for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
+    for (event, range) in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(kind)) = &event {
+            let followed = !text[range.end..].trim().is_empty();
+            r.code_closed = code_block_closed(kind, &text[range], followed);
+        }
         r.event(event);
     }
     r.flush();
@@ -38,6 +42,8 @@ struct Renderer {
     quote_depth: usize,
     /// The code block being read: its language (empty when none) and text so far.
     code_block: Option<(String, String)>,
+    /// Whether that block has ended in the source (then its closing fence is drawn).
+    code_closed: bool,
     /// A block ended: the next one starts after a blank line.
     block_ended: bool,
     link_url: Option<String>,
@@ -91,6 +97,13 @@ impl Renderer {
             Some((_, code)) => code.push_str(text),
             None => self.spans.push(Span::styled(text.to_owned(), self.style())),
         }
+    }
+
+    /// A code block's opening or closing fence line.
+    fn fence(&mut self, text: &str) {
+        let mut spans = self.prefix();
+        spans.push(Span::styled(text.to_owned(), style::code_fence()));
+        self.lines.push(Line::from(spans));
     }
 
     /// The code block's lines, indented: highlighted in its language, else in the code colour.
@@ -152,11 +165,7 @@ impl Renderer {
                     CodeBlockKind::Fenced(lang) => lang.into_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
-                if !lang.is_empty() {
-                    let mut spans = self.prefix();
-                    spans.push(Span::styled(format!("```{lang}"), style::code_fence()));
-                    self.lines.push(Line::from(spans));
-                }
+                self.fence(&format!("```{lang}"));
                 self.code_block = Some((lang, String::new()));
             }
             Tag::List(start) => {
@@ -211,6 +220,9 @@ impl Renderer {
                 if let Some((lang, code)) = self.code_block.take() {
                     self.code_lines(&lang, &code);
                 }
+                if self.code_closed {
+                    self.fence("```");
+                }
                 self.block_ended = true;
             }
             TagEnd::List(_) => {
@@ -233,6 +245,21 @@ impl Renderer {
     }
 }
 
+/// Whether a code block (its source `block`) has ended: a fenced one by its closing fence, an
+/// indented one by what `followed` it. One still streaming in has not, and shows no closing
+/// fence until it has (so what is drawn of it only grows).
+fn code_block_closed(kind: &CodeBlockKind<'_>, block: &str, followed: bool) -> bool {
+    match kind {
+        CodeBlockKind::Indented => followed,
+        CodeBlockKind::Fenced(_) => {
+            let mut lines = block.trim_end().lines();
+            let last = lines.next_back().unwrap_or_default();
+            let fence = last.trim_start_matches(|c: char| c.is_whitespace() || c == '>');
+            lines.next().is_some() && (fence.starts_with("```") || fence.starts_with("~~~"))
+        }
+    }
+}
+
 /// The plain text of `lines` (tests and snapshots).
 #[cfg(test)]
 pub fn plain(lines: &[Line<'_>]) -> String {
@@ -249,13 +276,13 @@ mod tests {
         let out = plain(&render(text));
         assert_eq!(
             out,
-            "# Title\n\nSome bold and code.\nNext line.\n\n• one\n• two\n  1. inner\n\n```rust\n  fn main() {}\n\n│ quoted"
+            "# Title\n\nSome bold and code.\nNext line.\n\n• one\n• two\n  1. inner\n\n```rust\n  fn main() {}\n```\n\n│ quoted"
         );
     }
 
     #[test]
     fn a_prefix_ending_at_a_line_break_renders_to_a_prefix_of_the_lines() {
-        let text = "Intro line\nsecond line\n\n```\na\nb\n```\nafter\n";
+        let text = "Intro line\nsecond line\n\n```\na\nb\n```\nafter\n\n    indented\n\nend\n";
         let full = render(text);
         for (cut, _) in text.match_indices('\n') {
             let part = render(&text[..=cut]);
@@ -263,5 +290,14 @@ mod tests {
             let stable = part.len().saturating_sub(1);
             assert_eq!(plain(&part[..stable]), plain(&full[..stable]), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_code_block_shows_its_closing_fence_once_it_has_one() {
+        assert_eq!(plain(&render("```\na\n")), "```\n  a");
+        assert_eq!(plain(&render("```\na\n```\n")), "```\n  a\n```");
+        assert_eq!(plain(&render("> ```sh\n> ls\n> ```\n")), "│ ```sh\n│   ls\n│ ```");
+        assert_eq!(plain(&render("    a\n")), "```\n  a");
+        assert_eq!(plain(&render("    a\n\nafter")), "```\n  a\n```\n\nafter");
     }
 }
