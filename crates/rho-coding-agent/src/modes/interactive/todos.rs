@@ -9,8 +9,9 @@ use rho_rpc::{TodoItem, TodoPhase, TodoStatus};
 
 use super::style;
 
-/// A list of more tasks than this is collapsed.
-const MAX_TASKS: usize = 6;
+/// A list taking more rows than this (tasks, and phase names when there are several phases)
+/// is collapsed.
+const MAX_ROWS: usize = 8;
 /// Open tasks shown by a collapsed list (the one in progress first).
 const COLLAPSED_OPEN: usize = 3;
 
@@ -26,11 +27,13 @@ pub fn lines(phases: &[TodoPhase]) -> Vec<Line<'static>> {
         Span::styled("Todos", style::accent().add_modifier(Modifier::BOLD)),
         Span::styled(format!(" {closed}/{}", tasks.len()), style::dim()),
     ])];
-    if tasks.len() > MAX_TASKS {
+    let phase_count = phases.iter().filter(|p| !p.tasks.is_empty()).count();
+    let named = phase_count > 1;
+    let rows = tasks.len() + if named { phase_count } else { 0 };
+    if rows > MAX_ROWS {
         lines.extend(collapsed(phases, &tasks, open));
         return lines;
     }
-    let named = phases.iter().filter(|p| !p.tasks.is_empty()).count() > 1;
     for phase in phases.iter().filter(|p| !p.tasks.is_empty()) {
         let indent = if named {
             let done = phase.tasks.iter().filter(|t| !t.status.is_open()).count();
@@ -130,9 +133,12 @@ mod tests {
     #[test]
     fn a_long_list_collapses_to_the_task_in_progress_and_the_counts() {
         let mut tasks: Vec<(&str, TodoStatus)> = vec![("a", Completed), ("b", Completed), ("c", InProgress)];
-        tasks.extend([("d", Pending), ("e", Pending), ("f", Pending), ("g", Pending)]);
+        tasks.extend([("d", Pending), ("e", Pending), ("f", Pending), ("g", Pending), ("h", Pending), ("i", Pending)]);
         let phases = [phase("Work", &tasks)];
-        assert_eq!(text(&lines(&phases)), ["Todos 2/7", "  → c", "  ○ d", "  ○ e", "  … 2 more open"]);
+        assert_eq!(text(&lines(&phases)), ["Todos 2/9", "  → c", "  ○ d", "  ○ e", "  … 4 more open"]);
+        // Several phases: the phase of the task in progress is named.
+        let phases = [phase("One", &[("a", Completed), ("b", Completed)]), phase("Two", &tasks[2..])];
+        assert_eq!(text(&lines(&phases)), ["Todos 2/9", "  Two", "  → c", "  ○ d", "  ○ e", "  … 4 more open"]);
     }
 
     #[test]

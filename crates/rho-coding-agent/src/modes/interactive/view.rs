@@ -39,17 +39,7 @@ impl View {
         let live_height = full.min(screen_height / 2);
         let live_scroll = full - live_height;
 
-        let mut lines = Vec::new();
-        let todo = todos::lines(&app.session.todo_phases());
-        if !todo.is_empty() {
-            lines.push(Line::default());
-            lines.extend(todo);
-        }
-        let now = Instant::now();
-        for board in &app.tasks {
-            lines.extend(board.lines(now));
-        }
-        lines.extend(app.widgets.lines(WidgetPlacement::AboveEditor));
+        let mut lines = above_editor(app, (screen_height - live_height) / 2);
         if app.is_working() {
             let spinner = SPINNER[app.tick % SPINNER.len()];
             let what = match (&app.status, app.running.last()) {
@@ -152,6 +142,29 @@ impl View {
         }
         frame.render_widget(Paragraph::new(self.lines), rest);
     }
+}
+
+/// The todo list, the running sub-agents and the widgets above the editor, cut to `max` rows
+/// (at least 3) so that the editor stays on screen.
+fn above_editor(app: &App, max: u16) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let todo = todos::lines(&app.session.todo_phases());
+    if !todo.is_empty() {
+        lines.push(Line::default());
+        lines.extend(todo);
+    }
+    let now = Instant::now();
+    for board in &app.tasks {
+        lines.extend(board.lines(now));
+    }
+    lines.extend(app.widgets.lines(WidgetPlacement::AboveEditor));
+    let max = usize::from(max).max(3);
+    if lines.len() > max {
+        let hidden = lines.len() - (max - 1);
+        lines.truncate(max - 1);
+        lines.push(Line::styled(format!("  … {hidden} more lines"), style::dim()));
+    }
+    lines
 }
 
 fn queued_line(kind: &str, text: &str) -> Line<'static> {
