@@ -1,7 +1,8 @@
 //! The user's own shell commands (the RPC `bash` command): run in the session's directory with
 //! the user's shell, answered with a `BashResult`, and recorded in the conversation as a
 //! `bashExecution` message — held back while a run streams, so a tool call and its result are
-//! never split, and added before the next prompt.
+//! never split, and added before the next prompt. The interactive mode's `!!command` is recorded
+//! the same way, marked `excludeFromContext` so the model never sees it (pi's `!!`).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,6 +62,13 @@ impl UserShell {
     }
 }
 
+/// Whether a command's output goes to the model with the next prompt.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Included,
+    Excluded,
+}
+
 impl AgentSession {
     /// How many `abort_bash` came so far: a command read before the latest one never runs.
     pub fn bash_epoch(&self) -> u64 {
@@ -71,6 +79,16 @@ impl AgentSession {
     /// [`bash_epoch`](Self::bash_epoch) when the command was read: an `abort_bash` read after it
     /// cancels it even before it starts.
     pub async fn bash(&self, command: &str, read_at: u64) -> Result<BashResult, String> {
+        self.user_bash(command, read_at, Context::Included).await
+    }
+
+    /// Like [`bash`](Self::bash), but the command and its output stay out of the model's
+    /// context: shown and saved in the session, never sent (`!!command`).
+    pub async fn bash_outside_context(&self, command: &str, read_at: u64) -> Result<BashResult, String> {
+        self.user_bash(command, read_at, Context::Excluded).await
+    }
+
+    async fn user_bash(&self, command: &str, read_at: u64, context: Context) -> Result<BashResult, String> {
         if read_at < self.bash_epoch() {
             return Ok(BashResult {
                 output: String::new(),
@@ -99,7 +117,7 @@ impl AgentSession {
             truncated: result.truncated,
             full_output_path: result.full_output_path.clone(),
             timestamp: now_ms(),
-            exclude_from_context: None,
+            exclude_from_context: (context == Context::Excluded).then_some(true),
         });
         self.record_bash(message);
         // No output is no lines (omp's counting; the tool's truncation calls it one empty line).

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use ratatui::text::Line;
+use rho_ai::types::ImageContent;
 use rho_rpc::StreamingBehavior;
 
 use super::app::{App, Picking};
@@ -39,17 +40,23 @@ impl App {
             self.command(invocation);
             return;
         }
-        if let Some(command) = text.strip_prefix('!').map(str::trim).filter(|c| !c.is_empty()) {
-            self.shell(command);
+        if let Some((command, context)) = shell_command(&text) {
+            self.shell(command, context);
             return;
         }
-        self.prompt(&text, follow_up);
+        let images = self.editor.take_images(&text);
+        self.prompt_with_images(&text, images, follow_up);
     }
 
     /// Sends a prompt, or queues it while a run streams.
     pub fn prompt(&mut self, text: &str, follow_up: bool) {
+        self.prompt_with_images(text, Vec::new(), follow_up);
+    }
+
+    /// Sends a prompt with attached images, or queues it while a run streams.
+    fn prompt_with_images(&mut self, text: &str, images: Vec<ImageContent>, follow_up: bool) {
         let behavior = if follow_up { StreamingBehavior::FollowUp } else { StreamingBehavior::Steer };
-        let options = PromptOptions { streaming_behavior: Some(behavior), ..PromptOptions::default() };
+        let options = PromptOptions { images, streaming_behavior: Some(behavior), ..PromptOptions::default() };
         match self.session.prompt(text, options) {
             Ok(PromptOutcome::Started(run)) => drop(run.start()),
             Ok(PromptOutcome::Queued) => {}
@@ -62,7 +69,7 @@ impl App {
         }
     }
 
-    fn command(&mut self, Invocation { name, args }: Invocation<'_>) {
+    pub(super) fn command(&mut self, Invocation { name, args }: Invocation<'_>) {
         let report = self.reporter();
         match name {
             "quit" => self.quit = true,
@@ -114,8 +121,8 @@ impl App {
     }
 
     /// `!command`: runs in the user's shell; the output joins the conversation (the model sees
-    /// it with the next prompt). Escape kills it.
-    fn shell(&mut self, command: &str) {
+    /// it with the next prompt), or with `!!command` stays out of it. Escape kills it.
+    fn shell(&mut self, command: &str, context: ShellContext) {
         let session = self.session.clone();
         let report = self.reporter();
         let command = command.to_owned();
@@ -123,10 +130,18 @@ impl App {
         self.status = Some(format!("Running {command}…"));
         self.shell_running = true;
         tokio::spawn(async move {
-            let lines = match session.bash(&command, session.bash_epoch()).await {
+            let read_at = session.bash_epoch();
+            let result = match context {
+                ShellContext::Included => session.bash(&command, read_at).await,
+                ShellContext::Excluded => session.bash_outside_context(&command, read_at).await,
+            };
+            let mut lines = match result {
                 Ok(r) => blocks::bash(&command, &r.output, r.exit_code, r.cancelled, expanded),
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],
             };
+            if context == ShellContext::Excluded {
+                lines.push(blocks::notice("  (not sent to the model)"));
+            }
             report(lines);
         });
     }
@@ -239,6 +254,23 @@ impl App {
             report(lines);
         });
     }
+}
+
+/// Whether a shell command's output joins the conversation (`!`) or not (`!!`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShellContext {
+    Included,
+    Excluded,
+}
+
+/// `!command` or `!!command`: the command, when there is one.
+fn shell_command(text: &str) -> Option<(&str, ShellContext)> {
+    let rest = text.strip_prefix('!')?;
+    let (command, context) = match rest.strip_prefix('!') {
+        Some(command) => (command, ShellContext::Excluded),
+        None => (rest, ShellContext::Included),
+    };
+    Some((command.trim(), context)).filter(|(c, _)| !c.is_empty())
 }
 
 /// The sessions of `dir`, newest first, as picker items (the value is the file's path).

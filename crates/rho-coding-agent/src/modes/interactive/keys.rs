@@ -1,15 +1,19 @@
-//! What each key does: the editor's keys, sending (Enter; while working Enter steers and
-//! Alt+Enter queues a follow-up), Escape (abort, the queued messages back into the editor;
-//! idle, twice on an empty editor: the session tree), Ctrl+C (clear, twice quit), Ctrl+D, Ctrl+L,
-//! Ctrl+O, Ctrl+P (next model), Shift+Tab (next thinking level), Tab and Up/Down over the
-//! command completions (Tab completes a path otherwise), and the keys of an open list or of the
-//! `@` file list.
+//! What each key does. A key is looked up in the key table ([`keybindings`]): the first of its
+//! actions that applies runs (Ctrl+D quits on an empty editor, else deletes forward). Sending
+//! (Enter; while working Enter steers and Alt+Enter queues a follow-up), Escape (abort, the
+//! queued messages back into the editor; idle, twice on an empty editor: the session tree),
+//! Alt+Up (the queued messages back into the editor), Ctrl+C (clear, twice quit), the editor's
+//! keys, Tab and Up/Down over the command completions (Tab completes a path otherwise), and the
+//! keys of an open list or of the `@` file list. Pastes fold when long, and a pasted image path
+//! attaches the image.
 
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::app::{App, Picking};
+use super::editor::pasted_image;
+use super::keybindings::{self, Action};
 use super::select::SelectOutcome;
 use super::{blocks, commands};
 
@@ -32,9 +36,8 @@ impl App {
     }
 
     fn on_key(&mut self, key: KeyEvent) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        if !(ctrl && key.code == KeyCode::Char('c')) {
+        let bindings = keybindings::current();
+        if !bindings.is(key, Action::Clear) {
             self.hint = None;
         }
         if let Some((picking, select)) = &mut self.select {
@@ -55,45 +58,72 @@ impl App {
             return;
         }
         self.path_choices.clear();
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        // A pending Ctrl+] takes the next character; any other key cancels it and acts.
+        let typed = match key.code {
+            KeyCode::Char(c) if !ctrl && !alt => Some(c),
+            _ => None,
+        };
+        if self.editor.end_jump(typed) && typed.is_some() {
+            return;
+        }
         if self.mention_key(key) {
             return;
         }
-        let completions = self.completions();
+        for action in bindings.actions(key) {
+            if self.run(action) {
+                return;
+            }
+        }
         match key.code {
-            KeyCode::Enter if key.modifiers.contains(KeyModifiers::SHIFT) => self.editor.insert("\n"),
-            KeyCode::Enter if alt => self.submit(true),
-            KeyCode::Enter => {
+            // A line feed is a new line whatever the table says, as in pi's editor.
+            KeyCode::Char('j') if ctrl && !alt => self.editor.insert("\n"),
+            KeyCode::Char(c) if !ctrl => {
+                self.editor.type_char(c);
+                self.edited();
+            }
+            KeyCode::Backspace if ctrl => self.edit(super::editor::Editor::delete_word_back),
+            KeyCode::Backspace if key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.edit(super::editor::Editor::backspace);
+            }
+            KeyCode::Delete if key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.edit(super::editor::Editor::delete);
+            }
+            _ => {}
+        }
+    }
+
+    /// Runs `action`; whether it applied (when not, the key's next action is tried).
+    fn run(&mut self, action: Action) -> bool {
+        use super::editor::Editor;
+        let completions = self.completions();
+        match action {
+            Action::Interrupt => self.interrupt(),
+            Action::Clear => self.ctrl_c(),
+            Action::Exit if self.editor.is_empty() => self.quit = true,
+            Action::Exit => return false,
+            Action::Suspend => self.suspend = true,
+            Action::ThinkingCycle => self.cycle_thinking(),
+            Action::ModelCycleForward => self.cycle_model(),
+            Action::ModelSelect => self.open_model_selector(),
+            Action::ToolsExpand => self.expand_last_tool(),
+            Action::ThinkingToggle => self.toggle_thinking(),
+            Action::FollowUp => self.submit(true),
+            Action::Dequeue => self.dequeue(),
+            Action::PasteImage => self.paste_clipboard_image(),
+            Action::SessionNew => self.command(commands::Invocation { name: "new", args: "" }),
+            Action::SessionTree => self.open_tree_selector(),
+            Action::SessionFork => self.open_fork_selector(),
+            Action::SessionResume => self.open_session_picker(),
+            Action::NewLine => self.editor.insert("\n"),
+            Action::Submit => {
                 if let Some(candidate) = completions.get(self.completion) {
                     self.editor.set_text(&format!("/{}", candidate.name));
                 }
                 self.submit(false);
             }
-            KeyCode::Char('j') if ctrl => self.editor.insert("\n"),
-            KeyCode::Char('c') if ctrl => self.ctrl_c(),
-            KeyCode::Char('d') if ctrl => {
-                if self.editor.is_empty() {
-                    self.quit = true;
-                } else {
-                    self.editor.delete();
-                }
-            }
-            KeyCode::Char('a') if ctrl => self.editor.home(),
-            KeyCode::Char('e') if ctrl => self.editor.end(),
-            KeyCode::Char('k') if ctrl => self.editor.kill_to_end(),
-            KeyCode::Char('u') if ctrl => self.editor.kill_to_start(),
-            KeyCode::Char('w') if ctrl => self.editor.delete_word_back(),
-            KeyCode::Char('l') if ctrl => self.open_model_selector(),
-            KeyCode::Char('o') if ctrl => self.expand_last_tool(),
-            KeyCode::Char('p') if ctrl => self.cycle_model(),
-            KeyCode::Char('z') if ctrl => self.suspend = true,
-            KeyCode::Char('t') if ctrl => self.toggle_thinking(),
-            KeyCode::BackTab => self.cycle_thinking(),
-            KeyCode::Backspace if alt || ctrl => self.editor.delete_word_back(),
-            KeyCode::Char(c) if !ctrl => {
-                self.editor.insert(c.encode_utf8(&mut [0; 4]));
-                self.edited();
-            }
-            KeyCode::Tab => {
+            Action::Tab => {
                 if let Some(candidate) = completions.get(self.completion) {
                     self.editor.set_text(&format!("/{} ", candidate.name));
                     self.completion = 0;
@@ -101,39 +131,76 @@ impl App {
                     self.complete_path();
                 }
             }
-            KeyCode::Esc if self.dialog.is_some() => self.answer_dialog(None),
-            KeyCode::Esc if self.shell_running => self.session.abort_bash(),
-            KeyCode::Esc => {
-                if self.is_working() {
-                    self.restore_queued();
-                    let session = self.session.clone();
-                    tokio::spawn(async move { session.abort().await });
-                } else {
-                    self.completion = 0;
-                    self.escape_on_idle();
-                }
-            }
-            KeyCode::Backspace => {
-                self.editor.backspace();
-                self.edited();
-            }
-            KeyCode::Delete => self.editor.delete(),
-            KeyCode::Left => self.editor.left(),
-            KeyCode::Right => self.editor.right(),
-            KeyCode::Home => self.editor.home(),
-            KeyCode::End => self.editor.end(),
-            KeyCode::Up if !completions.is_empty() => {
+            Action::Undo => self.edit(Editor::undo),
+            Action::DeleteToLineEnd => self.edit(Editor::kill_to_end),
+            Action::DeleteToLineStart => self.edit(Editor::kill_to_start),
+            Action::DeleteWordBackward => self.edit(Editor::delete_word_back),
+            Action::DeleteWordForward => self.edit(Editor::delete_word_forward),
+            Action::DeleteCharBackward => self.edit(Editor::backspace),
+            Action::DeleteCharForward => self.edit(Editor::delete),
+            Action::Yank => self.edit(Editor::yank),
+            Action::YankPop => self.edit(Editor::yank_pop),
+            Action::CursorLineStart => self.editor.home(),
+            Action::CursorLineEnd => self.editor.end(),
+            Action::CursorWordLeft => self.editor.word_left(),
+            Action::CursorWordRight => self.editor.word_right(),
+            Action::JumpForward => self.editor.start_jump(super::editor::Direction::Forward),
+            Action::JumpBackward => self.editor.start_jump(super::editor::Direction::Backward),
+            Action::CursorUp if !completions.is_empty() => {
                 self.completion = self.completion.checked_sub(1).unwrap_or(completions.len() - 1);
             }
-            KeyCode::Down if !completions.is_empty() => self.completion = (self.completion + 1) % completions.len(),
-            KeyCode::Up => self.editor.up(),
-            KeyCode::Down => self.editor.down(),
-            _ => {}
+            Action::CursorDown if !completions.is_empty() => {
+                self.completion = (self.completion + 1) % completions.len();
+            }
+            Action::CursorUp => self.editor.up(),
+            Action::CursorDown => self.editor.down(),
+            Action::CursorLeft => self.editor.left(),
+            Action::CursorRight => self.editor.right(),
+        }
+        true
+    }
+
+    /// An edit of the editor's text (the completions and the `@` list follow it).
+    fn edit(&mut self, edit: fn(&mut super::editor::Editor)) {
+        edit(&mut self.editor);
+        self.edited();
+    }
+
+    /// Escape: answers an open dialog with nothing, kills a running `!command`, aborts the run
+    /// (its queued messages back into the editor), or when idle counts towards the tree.
+    fn interrupt(&mut self) {
+        if self.dialog.is_some() {
+            self.answer_dialog(None);
+        } else if self.shell_running {
+            self.session.abort_bash();
+        } else if self.is_working() {
+            self.restore_queued();
+            let session = self.session.clone();
+            tokio::spawn(async move { session.abort().await });
+        } else {
+            self.completion = 0;
+            self.escape_on_idle();
         }
     }
 
-    /// A paste of more than [`PASTE_FOLD_LINES`] lines goes into the editor as one marker.
+    /// Alt+Up: the queued messages back into the editor, the run going on.
+    fn dequeue(&mut self) {
+        let hint = match self.restore_queued() {
+            0 => "No queued messages to restore".to_owned(),
+            1 => "Restored 1 queued message to the editor".to_owned(),
+            n => format!("Restored {n} queued messages to the editor"),
+        };
+        self.hint = Some(hint);
+    }
+
+    /// A pasted image path attaches the image; a paste of more than [`PASTE_FOLD_LINES`] lines
+    /// goes into the editor as one marker.
     fn paste(&mut self, text: &str) {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        if let Some(image) = pasted_image(text, self.session.cwd(), home.as_deref()) {
+            self.editor.attach_image(image);
+            return;
+        }
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         let lines = text.lines().count();
         if lines <= PASTE_FOLD_LINES {
@@ -152,8 +219,9 @@ impl App {
 
     fn ctrl_c(&mut self) {
         if !self.editor.is_empty() {
-            // Clearing does not arm quitting: a quick second press only clears.
-            self.editor.take();
+            // Clearing does not arm quitting: a quick second press only clears. Undo brings the
+            // text back.
+            self.editor.set_text("");
             self.ctrl_c_at = None;
             return;
         }
@@ -177,9 +245,9 @@ impl App {
         }
     }
 
-    /// Escape while working: the queued messages come back into the editor instead of being
-    /// sent after the abort.
-    fn restore_queued(&mut self) {
+    /// Escape while working, or Alt+Up: the queued messages come back into the editor instead
+    /// of being sent; how many there were.
+    fn restore_queued(&mut self) -> usize {
         let queued: Vec<String> = self
             .session
             .agent()
@@ -193,14 +261,15 @@ impl App {
         self.steering.clear();
         self.follow_up.clear();
         if queued.is_empty() {
-            return;
+            return 0;
         }
         let mut text = queued.join("\n\n");
-        if !self.editor.is_empty() {
+        if !self.editor.text().trim().is_empty() {
             text.push_str("\n\n");
             text.push_str(self.editor.text());
         }
         self.editor.set_text(&text);
+        queued.len()
     }
 
     /// Shift+Tab: the next thinking level the model supports.

@@ -12,6 +12,7 @@ mod actions;
 mod app;
 mod backend;
 mod blocks;
+mod clipboard;
 mod commands;
 mod dialogs;
 mod editor;
@@ -19,6 +20,7 @@ mod file_keys;
 mod footer;
 mod frame_stats;
 mod highlight;
+mod keybindings;
 mod keys;
 mod markdown;
 mod mention;
@@ -121,6 +123,9 @@ pub async fn run(mut cli: Cli) -> i32 {
     let mut app = App::new(AgentSession::new(options), tx);
     app.push(footer::header(&app.session));
     app.push(theme_warning.iter().map(|w| blocks::warning(w)));
+    if let Some(warning) = keybindings::load(&app.session.paths().agent_dir) {
+        app.push([blocks::warning(&warning)]);
+    }
     if continuing {
         app.replay();
     }

@@ -1,9 +1,32 @@
-//! The prompt editor: multi-line text with a cursor, the word and line editing keys, and the
-//! history of sent prompts (Up on the first line, Down on the last). It knows nothing of
-//! terminals: it edits text, and lays itself out in rows of a given width with the cursor's
-//! place among them.
+//! The prompt editor: multi-line text with a cursor, the history of sent prompts (Up on the
+//! first line, Down on the last) and an undo stack. It knows nothing of terminals: it edits text,
+//! and lays itself out in rows of a given width with the cursor's place among them.
+//!
+//! Undo follows pi's editor: every edit saves the state before it, except that typed characters
+//! of one word are one step (a space saves the state before itself, so undoing it removes the
+//! space with the word typed after it). The word and kill-ring keys are in [`kill`], the word
+//! boundaries in [`words`], attached images in [`images`].
+
+mod images;
+mod kill;
+mod words;
 
 use unicode_width::UnicodeWidthChar;
+
+use self::images::Attachment;
+pub use self::images::pasted_image;
+pub use self::words::Direction;
+
+/// What the last edit was: typing continues a word's undo step, a kill joins the next kill's
+/// entry of the kill ring, a yank may be cycled by yank-pop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum LastEdit {
+    #[default]
+    Other,
+    TypedWord,
+    Kill,
+    Yank,
+}
 
 /// The editor's text and cursor (a byte offset on a char boundary).
 #[derive(Debug, Default)]
@@ -13,6 +36,15 @@ pub struct Editor {
     history: Vec<String>,
     /// The history entry shown, and the draft it replaced.
     browsing: Option<(usize, String)>,
+    /// The states before each edit, the latest last.
+    undo: Vec<(String, usize)>,
+    last: LastEdit,
+    /// Deleted text, the latest last.
+    kill_ring: Vec<String>,
+    /// Ctrl+] (forward) or Ctrl+Alt+] (backward) waits for the character to jump to.
+    jump: Option<words::Direction>,
+    /// Images attached by pasting their path, shown as their marker.
+    images: Vec<Attachment>,
 }
 
 impl Editor {
@@ -24,16 +56,23 @@ impl Editor {
         self.text.is_empty()
     }
 
+    /// Replaces the text (one undo step); the cursor goes to its end.
     pub fn set_text(&mut self, text: &str) {
+        if self.text != text {
+            self.save();
+        }
+        self.last = LastEdit::Other;
         self.text = text.to_owned();
         self.cursor = self.text.len();
         self.browsing = None;
     }
 
-    /// Empties the editor and returns what it held.
+    /// Empties the editor and returns what it held; a new prompt starts with nothing to undo.
     pub fn take(&mut self) -> String {
         self.browsing = None;
         self.cursor = 0;
+        self.undo.clear();
+        self.last = LastEdit::Other;
         std::mem::take(&mut self.text)
     }
 
@@ -44,10 +83,43 @@ impl Editor {
         }
     }
 
+    /// Saves the state before an edit.
+    fn save(&mut self) {
+        self.undo.push((self.text.clone(), self.cursor));
+    }
+
+    /// Back to the state before the last edit.
+    pub fn undo(&mut self) {
+        self.browsing = None;
+        self.last = LastEdit::Other;
+        if let Some((text, cursor)) = self.undo.pop() {
+            self.text = text;
+            self.cursor = cursor;
+        }
+    }
+
+    /// Inserts text as one undo step (a paste, a new line).
     pub fn insert(&mut self, s: &str) {
         let s = s.replace("\r\n", "\n").replace('\r', "\n");
+        if s.is_empty() {
+            return;
+        }
+        self.save();
+        self.last = LastEdit::Other;
+        self.browsing = None;
         self.text.insert_str(self.cursor, &s);
         self.cursor += s.len();
+    }
+
+    /// A typed character: the characters of one word are one undo step.
+    pub fn type_char(&mut self, c: char) {
+        if c.is_whitespace() || self.last != LastEdit::TypedWord {
+            self.save();
+        }
+        self.last = LastEdit::TypedWord;
+        self.browsing = None;
+        self.text.insert(self.cursor, c);
+        self.cursor += c.len_utf8();
     }
 
     /// The word the cursor ends (back to the last whitespace) and where it starts.
@@ -58,8 +130,13 @@ impl Editor {
         (start, &before[start..])
     }
 
-    /// Replaces the text from `start` to the cursor with `with`; the cursor goes after it.
+    /// Replaces the text from `start` to the cursor with `with` (one undo step); the cursor goes
+    /// after it.
     pub fn replace_before_cursor(&mut self, start: usize, with: &str) {
+        if &self.text[start..self.cursor] != with {
+            self.save();
+        }
+        self.last = LastEdit::Other;
         self.text.replace_range(start..self.cursor, with);
         self.cursor = start + with.len();
         self.browsing = None;
@@ -81,61 +158,56 @@ impl Editor {
         self.text[self.cursor..].find('\n').map_or(self.text.len(), |i| self.cursor + i)
     }
 
-    pub fn backspace(&mut self) {
-        if self.cursor > 0 {
-            let start = self.prev_boundary(self.cursor);
-            self.text.replace_range(start..self.cursor, "");
-            self.cursor = start;
+    /// Deletes `start..end` as one undo step (nothing when it is empty); the cursor goes to
+    /// `start`. Returns what was deleted.
+    fn delete_range(&mut self, start: usize, end: usize) -> String {
+        if start == end {
+            return String::new();
         }
+        self.save();
+        self.browsing = None;
+        let deleted = self.text[start..end].to_owned();
+        self.text.replace_range(start..end, "");
+        self.cursor = start;
+        deleted
+    }
+
+    pub fn backspace(&mut self) {
+        self.last = LastEdit::Other;
+        self.delete_range(self.prev_boundary(self.cursor), self.cursor);
     }
 
     pub fn delete(&mut self) {
-        let end = self.next_boundary(self.cursor);
-        self.text.replace_range(self.cursor..end, "");
+        self.last = LastEdit::Other;
+        self.delete_range(self.cursor, self.next_boundary(self.cursor));
+    }
+
+    /// Moves the cursor (no edit: the next typed word is a new undo step).
+    fn move_to(&mut self, at: usize) {
+        self.last = LastEdit::Other;
+        self.cursor = at;
     }
 
     pub fn left(&mut self) {
-        self.cursor = self.prev_boundary(self.cursor);
+        self.move_to(self.prev_boundary(self.cursor));
     }
 
     pub fn right(&mut self) {
-        self.cursor = self.next_boundary(self.cursor);
+        self.move_to(self.next_boundary(self.cursor));
     }
 
     pub fn home(&mut self) {
-        self.cursor = self.line_start();
+        self.move_to(self.line_start());
     }
 
     pub fn end(&mut self) {
-        self.cursor = self.line_end();
+        self.move_to(self.line_end());
     }
 
-    /// Ctrl+K: deletes to the end of the line (the line break itself at its end).
-    pub fn kill_to_end(&mut self) {
-        let end = self.line_end();
-        let end = if end == self.cursor { self.next_boundary(end) } else { end };
-        self.text.replace_range(self.cursor..end, "");
-    }
-
-    /// Ctrl+U: deletes to the start of the line.
-    pub fn kill_to_start(&mut self) {
-        let start = self.line_start();
-        self.text.replace_range(start..self.cursor, "");
-        self.cursor = start;
-    }
-
-    /// Ctrl+W / Alt+Backspace: deletes the word before the cursor (and the spaces after it).
-    pub fn delete_word_back(&mut self) {
-        let before = &self.text[..self.cursor];
-        let trimmed = before.trim_end_matches([' ', '\t']);
-        let start = trimmed.rfind(|c: char| c.is_whitespace()).map_or(0, |i| i + 1);
-        let start = if start == self.cursor && self.cursor > 0 { self.prev_boundary(self.cursor) } else { start };
-        self.text.replace_range(start..self.cursor, "");
-        self.cursor = start;
-    }
-
-    /// Up: the line above, or on the first line the previous prompt of the history.
+    /// Up: the line above, or on the first line the previous prompt of the history (entering
+    /// the history is one undo step).
     pub fn up(&mut self) {
+        self.last = LastEdit::Other;
         if self.text[..self.cursor].contains('\n') {
             self.move_line(-1);
             return;
@@ -145,6 +217,7 @@ impl Editor {
             Some((i, _)) => i - 1,
             None if self.history.is_empty() => return,
             None => {
+                self.save();
                 self.browsing = Some((self.history.len(), self.text.clone()));
                 self.history.len() - 1
             }
@@ -154,6 +227,7 @@ impl Editor {
 
     /// Down: the line below, or on the last line the next prompt of the history (then the draft).
     pub fn down(&mut self) {
+        self.last = LastEdit::Other;
         if self.text[self.cursor..].contains('\n') {
             self.move_line(1);
             return;
@@ -226,66 +300,4 @@ impl Editor {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn typed(text: &str) -> Editor {
-        let mut e = Editor::default();
-        e.insert(text);
-        e
-    }
-
-    #[test]
-    fn word_and_line_keys_edit_around_the_cursor() {
-        let mut e = typed("hello big world");
-        e.delete_word_back();
-        assert_eq!(e.text(), "hello big ");
-        e.home();
-        e.right();
-        e.kill_to_end();
-        assert_eq!(e.text(), "h");
-        e.insert("ey there");
-        e.kill_to_start();
-        assert_eq!(e.text(), "");
-    }
-
-    #[test]
-    fn up_and_down_move_between_lines_then_through_history() {
-        let mut e = Editor::default();
-        e.remember("first");
-        e.remember("second");
-        e.insert("draft");
-        e.up();
-        assert_eq!(e.text(), "second");
-        e.up();
-        assert_eq!(e.text(), "first");
-        e.down();
-        e.down();
-        assert_eq!(e.text(), "draft");
-        let mut e = typed("ab\ncd");
-        e.up();
-        e.insert("X");
-        assert_eq!(e.text(), "abX\ncd");
-    }
-
-    #[test]
-    fn the_word_before_the_cursor_is_replaced() {
-        let mut e = typed("read @ma now");
-        e.end();
-        for _ in 0..4 {
-            e.left();
-        }
-        assert_eq!(e.word_before_cursor(), (5, "@ma"));
-        e.replace_before_cursor(5, "@src/mail.rs");
-        e.insert("!");
-        assert_eq!(e.text(), "read @src/mail.rs! now");
-    }
-
-    #[test]
-    fn layout_wraps_and_places_the_cursor() {
-        let e = typed("abcdef\nxy");
-        let (rows, cursor) = e.layout(4);
-        assert_eq!(rows, vec!["abcd", "ef", "xy"]);
-        assert_eq!(cursor, (2, 2));
-    }
-}
+mod tests;
