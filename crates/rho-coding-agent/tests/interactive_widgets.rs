@@ -143,3 +143,55 @@ async fn a_stream_rule_that_fires_is_named_in_its_own_line() {
     assert!(screen.contains("⚑ Stream rule no-todos: No placeholders"), "{screen}");
     assert!(term.is_coloured("⚑ Stream rule"));
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git").args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_being_verified_says_so_and_its_summary_says_verified() {
+    let gate = tempfile::tempdir().unwrap();
+    let release = gate.path().join("release");
+    let env = Env::new(vec![
+        Turn::tool_call(
+            "task",
+            json!({"agent": "task", "isolated": true, "verify": "check",
+                   "tasks": [{"id": "Fix", "description": "fix lib", "assignment": "FIX-MARK: fix lib.txt"}]}),
+        ),
+        Turn::tool_call("write", json!({"path": "lib.txt", "content": "fixed\n"})).when_body_contains("FIX-MARK"),
+        Turn::text("Fixed it.").when_body_contains("FIX-MARK"),
+        Turn::text("Verified and merged."),
+    ])
+    .await;
+    git(&env.cwd, &["init", "-q", "-b", "main"]);
+    git(&env.cwd, &["config", "user.name", "Test"]);
+    git(&env.cwd, &["config", "user.email", "test@example.com"]);
+    std::fs::write(env.cwd.join("lib.txt"), "broken\n").unwrap();
+    git(&env.cwd, &["add", "lib.txt"]);
+    git(&env.cwd, &["commit", "-q", "-m", "init"]);
+    // The check waits at the gate, then passes when the fix is there.
+    let check = format!("while [ ! -e '{}' ]; do sleep 0.05; done; grep -q fixed lib.txt", release.display());
+    let profiles =
+        format!("task.verification.profiles={}", json!({"check": {"commands": [{"name": "gate", "command": check}]}}));
+    let term = Terminal::start(
+        &env,
+        &[
+            "--setting",
+            "task.isolation.mode=worktree",
+            "--setting",
+            "task.verification.enabled=true",
+            "--setting",
+            &profiles,
+        ],
+    );
+    ready(&term).await;
+    term.submit("fix it");
+    let screen = wait_settled(&term, "Fix [task] fix lib · verifying: gate").await;
+    assert!(screen.contains("● Fix [task] fix lib · verifying: gate · 1 tool"), "{screen}");
+
+    std::fs::write(&release, "").unwrap();
+    let screen = term.wait_idle_with("Verified and merged.").await;
+    assert!(screen.contains("✓ Fix [task] fix lib · completed · verified"), "{screen}");
+    assert_eq!(std::fs::read_to_string(env.cwd.join("lib.txt")).unwrap(), "fixed\n");
+}

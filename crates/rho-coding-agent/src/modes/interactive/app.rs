@@ -328,6 +328,11 @@ impl App {
                 self.end_stream();
                 self.push(notices::stream_rules(&rules));
             }
+            SessionEvent::SubagentVerificationStart { id, .. } => self.verifying(&id, Some("verifying".to_owned())),
+            SessionEvent::SubagentVerificationCommandStart { id, command_name, .. } => {
+                self.verifying(&id, Some(format!("verifying: {command_name}")));
+            }
+            SessionEvent::SubagentVerificationEnd { id, .. } => self.verifying(&id, None),
             SessionEvent::BudgetWarning { scope, snapshot } => {
                 let limits = self.session.budget().map(|b| *b.limits());
                 self.push([notices::budget(scope, &snapshot, limits.as_ref(), false)]);
@@ -337,6 +342,15 @@ impl App {
                 self.push([notices::budget(scope, &snapshot, limits.as_ref(), true)]);
             }
             _ => {}
+        }
+    }
+
+    /// What sub-agent `id`'s verification runs, on the board that has it.
+    fn verifying(&mut self, id: &str, what: Option<String>) {
+        for board in &mut self.tasks {
+            if board.verifying(id, what.clone()) {
+                break;
+            }
         }
     }
 

@@ -1,13 +1,15 @@
 //! The task tool's sub-agents while they run: one live line each above the editor (name and
-//! description, status, the tool it runs or its last output, tool count, tokens, cost, time),
-//! read from the tool's progress updates (`details.progress`), and one summary line each for
-//! the history when the tool ends (from `details.results`).
+//! description, status, the tool it runs, its verification command or its last output, tool
+//! count, tokens, cost, time), read from the tool's progress updates (`details.progress`) and
+//! the `subagent_verification_*` events, and one summary line each for the history when the
+//! tool ends (from `details.results`, with the verification's outcome).
 
 use std::time::{Duration, Instant};
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rho_ai::types::Usage;
+use rho_rpc::{VerificationResult, VerificationStatus};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -61,6 +63,8 @@ struct Outcome {
     aborted: Option<bool>,
     #[serde(default)]
     error: Option<String>,
+    #[serde(default)]
+    verification: Option<VerificationResult>,
 }
 
 /// A sub-agent on the board, with when it was first seen running.
@@ -68,6 +72,8 @@ struct Outcome {
 struct Entry {
     progress: Progress,
     started: Option<Instant>,
+    /// What its verification runs now (`verifying`, `verifying: <command>`).
+    verifying: Option<String>,
 }
 
 /// The sub-agents of one running task call.
@@ -88,11 +94,24 @@ impl TaskBoard {
         let Ok(progress) = Vec::<Progress>::deserialize(list) else { return };
         let mut entries = Vec::with_capacity(progress.len());
         for p in progress {
-            let old = self.entries.iter().find(|e| e.progress.id == p.id).and_then(|e| e.started);
-            let started = old.or_else(|| (p.status != "pending").then_some(now));
-            entries.push(Entry { progress: p, started });
+            let old = self.entries.iter().find(|e| e.progress.id == p.id);
+            let started = old.and_then(|e| e.started).or_else(|| (p.status != "pending").then_some(now));
+            let verifying = old.and_then(|e| e.verifying.clone());
+            entries.push(Entry { progress: p, started, verifying });
         }
         self.entries = entries;
+    }
+
+    /// Sets what sub-agent `id`'s verification runs (`None`: it ended); false when the
+    /// sub-agent is not on this board.
+    pub fn verifying(&mut self, id: &str, what: Option<String>) -> bool {
+        match self.entries.iter_mut().find(|e| e.progress.id == id) {
+            Some(entry) => {
+                entry.verifying = what;
+                true
+            }
+            None => false,
+        }
     }
 
     /// One line per sub-agent.
@@ -108,6 +127,7 @@ fn live_line(entry: &Entry, now: Instant) -> Line<'static> {
     spans.extend(title(&p.id, &p.agent, p.description.as_deref()));
     let activity = match (&p.current_tool, p.recent_output.last()) {
         _ if p.status == "pending" => "waiting".to_owned(),
+        _ if entry.verifying.is_some() => entry.verifying.clone().unwrap_or_default(),
         (Some(tool), _) if p.status == "running" => format!("▸ {tool}"),
         (_, Some(line)) if p.status == "running" => clip(line.trim(), ACTIVITY_CHARS),
         _ => p.status.clone(),
@@ -153,6 +173,12 @@ pub fn summary(details: Option<&Value>) -> Vec<Line<'static>> {
             let mut spans = vec![Span::styled(format!("{mark} "), mark_style)];
             spans.extend(title(&o.id, &o.agent, o.description.as_deref()));
             spans.push(Span::styled(format!(" · {status}"), if done { style::dim() } else { style::error() }));
+            match o.verification.as_ref().map(|v| v.status) {
+                Some(VerificationStatus::Passed) => spans.push(Span::styled(" · verified", style::added())),
+                Some(VerificationStatus::Failed) => spans.push(Span::styled(" · verification failed", style::error())),
+                Some(VerificationStatus::Skipped) => spans.push(Span::styled(" · verification skipped", style::dim())),
+                _ => {}
+            }
             let mut facts = usage_facts(o.tokens, o.usage.as_ref());
             facts.push(seconds(Duration::from_millis(o.duration_ms)));
             for fact in facts {
@@ -265,5 +291,21 @@ mod tests {
             ["✓ Alpha [explore] first · completed · 300 tok · 2s", "✗ Beta [explore] · failed (exit 1) · 0s"]
         );
         assert!(summary(Some(&json!({"results": "nonsense"}))).is_empty());
+    }
+
+    #[test]
+    fn a_verification_shows_while_it_runs_and_in_the_summary() {
+        let start = Instant::now();
+        let mut board = TaskBoard::new("call".into());
+        let details = json!({"progress": [{"id": "A", "agent": "task", "status": "running", "recentOutput": [],
+                "toolCount": 0, "tokens": 0, "durationMs": 0}]});
+        board.update(Some(&details), start);
+        assert!(board.verifying("A", Some("verifying: test".into())));
+        assert!(!board.verifying("B", None));
+        board.update(Some(&details), start);
+        assert_eq!(text(&board.lines(start)), ["  ● A [task] · verifying: test · 0s"]);
+        let details = json!({"results": [{"id": "A", "agent": "task", "exitCode": 0, "durationMs": 0, "tokens": 0,
+            "verification": {"requested": true, "status": "passed", "attempts": [], "retriesUsed": 0}}]});
+        assert_eq!(text(&summary(Some(&details))), ["✓ A [task] · completed · verified · 0s"]);
     }
 }
