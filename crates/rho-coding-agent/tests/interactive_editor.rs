@@ -192,3 +192,18 @@ async fn ctrl_v_attaches_the_clipboards_image() {
     let content = sent_content(&env);
     assert_eq!(content[1]["source"]["data"], base64::engine::general_purpose::STANDARD.encode(PNG), "{content:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pasted_path_after_a_word_gets_a_space_and_tabs_become_spaces() {
+    let env = Env::new(vec![Turn::text("pasted")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("see");
+    term.send("\x1b[200~./src/main.rs\x1b[201~");
+    editor_shows(&term, "see ./src/main.rs").await;
+    term.send("\x1b[200~\tindented\x1b[201~");
+    editor_shows(&term, "see ./src/main.rs    indented").await;
+    term.send(keys::ENTER);
+    term.wait_idle_with("pasted").await;
+    assert_eq!(sent_content(&env)[0]["text"], "see ./src/main.rs    indented");
+}

@@ -20,6 +20,9 @@ use super::{blocks, commands};
 /// Pastes longer than this many lines are folded into a marker.
 const PASTE_FOLD_LINES: usize = 10;
 
+/// Pastes longer than this many characters are folded into a marker.
+const PASTE_FOLD_CHARS: usize = 1000;
+
 /// Two Ctrl+C within this quit.
 const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
 
@@ -193,23 +196,27 @@ impl App {
         self.hint = Some(hint);
     }
 
-    /// A pasted image path attaches the image; a paste of more than [`PASTE_FOLD_LINES`] lines
-    /// goes into the editor as one marker.
+    /// A pasted image path attaches the image. Other text is cleaned ([`clean_paste`]); a paste
+    /// of more than [`PASTE_FOLD_LINES`] lines or [`PASTE_FOLD_CHARS`] characters goes into the
+    /// editor as one marker.
     fn paste(&mut self, text: &str) {
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
         if let Some(image) = pasted_image(text, self.session.cwd(), home.as_deref()) {
             self.editor.attach_image(image);
+            self.edited();
             return;
         }
-        let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        let lines = text.lines().count();
-        if lines <= PASTE_FOLD_LINES {
-            self.editor.insert(&text);
-            return;
+        let after_word =
+            self.editor.word_before_cursor().1.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let text = clean_paste(text, after_word);
+        match fold_marker(&text, self.pastes.len() + 1) {
+            Some(marker) => {
+                self.editor.insert(&marker);
+                self.pastes.push((marker, text));
+            }
+            None => self.editor.insert(&text),
         }
-        let marker = format!("[paste #{} +{lines} lines]", self.pastes.len() + 1);
-        self.editor.insert(&marker);
-        self.pastes.push((marker, text));
+        self.edited();
     }
 
     /// Command names completing the editor's text.
@@ -299,5 +306,57 @@ impl App {
             Picking::Tree => self.navigate_tree(value),
             Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
         }
+    }
+}
+
+/// A paste as pi's editor takes it: line breaks normalized, tabs as four spaces, other control
+/// characters dropped, and a space before a path (`/`, `~` or `.` first) pasted right after a
+/// word.
+fn clean_paste(text: &str, after_word: bool) -> String {
+    let mut text: String = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\t', "    ")
+        .chars()
+        .filter(|c| *c == '\n' || !c.is_control())
+        .collect();
+    if after_word && text.starts_with(['/', '~', '.']) {
+        text.insert(0, ' ');
+    }
+    text
+}
+
+/// The marker paste number `n` is folded into, when it is long.
+fn fold_marker(text: &str, n: usize) -> Option<String> {
+    let lines = text.lines().count();
+    let chars = text.chars().count();
+    if lines > PASTE_FOLD_LINES {
+        Some(format!("[paste #{n} +{lines} lines]"))
+    } else if chars > PASTE_FOLD_CHARS {
+        Some(format!("[paste #{n} {chars} chars]"))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pastes_are_cleaned_as_pi_cleans_them() {
+        assert_eq!(clean_paste("a\tb\r\nc\rd\x07", false), "a    b\nc\nd");
+        assert_eq!(clean_paste("./src/main.rs", true), " ./src/main.rs");
+        assert_eq!(clean_paste("./src/main.rs", false), "./src/main.rs");
+        assert_eq!(clean_paste("plain", true), "plain");
+    }
+
+    #[test]
+    fn long_pastes_fold_by_lines_or_characters() {
+        let lines = vec!["x"; 11].join("\n");
+        assert_eq!(fold_marker(&lines, 2).as_deref(), Some("[paste #2 +11 lines]"));
+        assert_eq!(fold_marker(&"y".repeat(1001), 1).as_deref(), Some("[paste #1 1001 chars]"));
+        assert_eq!(fold_marker(&"y".repeat(1000), 1), None);
+        assert_eq!(fold_marker(&vec!["x"; 10].join("\n"), 1), None);
     }
 }
