@@ -121,6 +121,46 @@ async fn a_budget_warning_is_shown_and_the_footer_tracks_the_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exceeded_budget_is_shown_and_the_next_prompt_is_refused() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo one"})),
+        Turn::tool_call("bash", json!({"command": "echo two"})),
+        Turn::text("Two calls made."),
+    ])
+    .await;
+    let term = Terminal::start(&env, &["--setting", "task.budget.maxToolCalls=1"]);
+    ready(&term).await;
+    term.submit("spend");
+    term.wait_for("✗ Budget exceeded: tool calls 2 of 1; new prompts are refused").await;
+    assert!(term.is_coloured("✗ Budget exceeded"));
+    term.wait_idle_with("Budget exceeded").await;
+    term.submit("more");
+    let screen = term.wait_idle_with("Budget exceeded: tool_calls").await;
+    assert!(screen.contains("budget tools 2/1"), "{screen}");
+    assert!(term.is_coloured("budget tools 2/1"), "the footer's budget is coloured once exceeded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_todo_reminder_says_why_the_run_goes_on() {
+    let plan = json!({"ops": [{"op": "replace", "phases": [{"name": "Work", "tasks": [
+        {"content": "Only step", "status": "in_progress"}]}]}]});
+    let finish = json!({"ops": [{"op": "update", "id": "task-1", "status": "completed"}]});
+    let env = Env::new(vec![
+        Turn::tool_call("todo_write", plan),
+        Turn::text("Stopping early."),
+        Turn::tool_call("todo_write", finish),
+        Turn::text("Now it is finished."),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("work");
+    let screen = term.wait_idle_with("Now it is finished.").await;
+    assert!(screen.contains("↻ Todo reminder (1/3): 1 task still open"), "{screen}");
+    assert!(!below(&screen, "Now it is finished.").contains("Todos"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_rule_that_fires_is_named_in_its_own_line() {
     let env = Env::new(vec![
         Turn::text("Sure, I will leave a TODO here and move on with more text")

@@ -328,6 +328,10 @@ impl App {
                 self.end_stream();
                 self.push(notices::stream_rules(&rules));
             }
+            SessionEvent::TodoReminder { todos, attempt, max_attempts } => {
+                self.end_stream();
+                self.push([Line::default(), notices::todo_reminder(todos.len(), attempt, max_attempts)]);
+            }
             SessionEvent::SubagentVerificationStart { id, .. } => self.verifying(&id, Some("verifying".to_owned())),
             SessionEvent::SubagentVerificationCommandStart { id, command_name, .. } => {
                 self.verifying(&id, Some(format!("verifying: {command_name}")));

@@ -1,6 +1,6 @@
 //! The lines the forks' session events put in the history (budget warnings and the exceeded
-//! budget, stream rules that fired, a tool's or extension's notify) and the budget's use as
-//! the footer shows it.
+//! budget, stream rules that fired, todo reminders, a tool's or extension's notify) and the
+//! budget's use as the footer shows it.
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -35,6 +35,12 @@ pub fn stream_rules(rules: &[TtsrRule]) -> Vec<Line<'static>> {
             Line::from(spans)
         })
         .collect()
+}
+
+/// `↻ Todo reminder (1/3): 2 tasks still open`: the run goes on because tasks are open.
+pub fn todo_reminder(open: usize, attempt: u32, max_attempts: u32) -> Line<'static> {
+    let tasks = if open == 1 { "task" } else { "tasks" };
+    Line::styled(format!("↻ Todo reminder ({attempt}/{max_attempts}): {open} {tasks} still open"), style::dim())
 }
 
 /// A budget warning (`exceeded` false) or the exceeded budget: the dimension, its use and its
@@ -189,6 +195,12 @@ mod tests {
             text(&budget(BudgetScope::Task, &over, None, true)),
             "✗ Budget exceeded (task): tool calls 4; new prompts are refused"
         );
+    }
+
+    #[test]
+    fn a_todo_reminder_counts_the_open_tasks() {
+        assert_eq!(text(&todo_reminder(2, 1, 3)), "↻ Todo reminder (1/3): 2 tasks still open");
+        assert_eq!(text(&todo_reminder(1, 3, 3)), "↻ Todo reminder (3/3): 1 task still open");
     }
 
     #[test]
