@@ -604,3 +604,26 @@ async fn an_unknown_theme_falls_back_to_dark_with_a_warning() {
     term.wait_idle_with("plain words here").await;
     assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0x56, 0x9c, 0xd6));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_diff_is_coloured_and_marks_the_changed_word() {
+    let env = Env::new(vec![
+        Turn::tool_call(
+            "edit",
+            json!({"path": "f.rs", "edits": [{"oldText": "let old_name = 1;", "newText": "let new_name = 1;"}]}),
+        ),
+        Turn::text("edited it"),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("f.rs"), "fn main() {\n    let old_name = 1;\n}\n").unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("rename it");
+    term.wait_idle_with("edited it").await;
+    // pi's dark theme: toolDiffRemoved #CC6666, toolDiffAdded #B5BD68, toolDiffContext #808080.
+    assert_eq!(term.fg_of("-2     let"), vt100::Color::Rgb(0xcc, 0x66, 0x66));
+    assert_eq!(term.fg_of("+2     let"), vt100::Color::Rgb(0xb5, 0xbd, 0x68));
+    assert_eq!(term.fg_of(" 1 fn main"), vt100::Color::Rgb(0x80, 0x80, 0x80));
+    assert!(term.is_inverse("old_name") && term.is_inverse("new_name"));
+    assert!(!term.is_inverse("let old_name"));
+}

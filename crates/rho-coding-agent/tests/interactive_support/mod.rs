@@ -132,6 +132,16 @@ impl Terminal {
 
     /// The foreground colour of the first cell showing `text`.
     pub fn fg_of(&self, text: &str) -> vt100::Color {
+        self.first_cell(text).fgcolor()
+    }
+
+    /// Whether the first cell showing `text` is drawn inverse.
+    pub fn is_inverse(&self, text: &str) -> bool {
+        self.first_cell(text).inverse()
+    }
+
+    /// The first cell showing `text`.
+    fn first_cell(&self, text: &str) -> vt100::Cell {
         let parser = self.parser.lock().unwrap();
         let screen = parser.screen();
         let (rows, cols) = screen.size();
@@ -140,7 +150,7 @@ impl Terminal {
             let line: String = screen.contents_between(row, 0, row, cols);
             if let Some(at) = line.find(text) {
                 let col = u16::try_from(line[..at].chars().count()).unwrap();
-                return screen.cell(row, col).map_or(vt100::Color::Default, |c| c.fgcolor());
+                return screen.cell(row, col).unwrap().clone();
             }
         }
         panic!("{text:?} is not on the screen");

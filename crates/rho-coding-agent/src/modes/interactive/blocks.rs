@@ -8,7 +8,7 @@ use rho_agent::AgentMessage;
 use rho_ai::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
 use serde_json::{Map, Value};
 
-use super::{markdown, style};
+use super::{diff, markdown, style};
 
 /// Lines of a tool result shown before the rest is folded away.
 pub const FOLDED_RESULT_LINES: usize = 6;
@@ -95,29 +95,33 @@ pub fn tool_result(
     expanded: bool,
 ) -> (Vec<Line<'static>>, bool) {
     let diff = details.and_then(|d| d.get("diff")).and_then(Value::as_str).filter(|_| !is_error);
-    let text = match diff {
-        Some(diff) => diff.to_owned(),
-        None => content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n"),
-    };
-    let all: Vec<&str> = text.trim_end().lines().collect();
     let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
-    let mut lines = Vec::with_capacity(all.len().min(limit) + 1);
-    for line in all.iter().take(limit) {
-        let styled = match (diff.is_some(), is_error) {
-            (_, true) => style::error(),
-            (true, _) if line.starts_with('+') => style::added(),
-            (true, _) if line.starts_with('-') => style::removed(),
-            (true, _) => style::diff_context(),
-            _ => style::tool_output(),
-        };
-        lines.push(Line::from(vec![Span::styled("  ", style::dim()), Span::styled((*line).to_owned(), styled)]));
+    // Only the lines shown are styled (a command's output may be very long).
+    let (shown, total): (Vec<Vec<Span<'static>>>, usize) = match diff {
+        Some(diff) => {
+            let all = diff::render(diff.trim_end());
+            let total = all.len();
+            (all.into_iter().take(limit).collect(), total)
+        }
+        None => {
+            let text = content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
+            let styled = if is_error { style::error() } else { style::tool_output() };
+            let all: Vec<&str> = text.trim_end().lines().collect();
+            (all.iter().take(limit).map(|l| vec![Span::styled((*l).to_owned(), styled)]).collect(), all.len())
+        }
+    };
+    let mut lines = Vec::with_capacity(shown.len() + 1);
+    for line in shown {
+        let mut spans = vec![Span::styled("  ", style::dim())];
+        spans.extend(line);
+        lines.push(Line::from(spans));
     }
-    let folded = all.len() > limit;
+    let folded = total > limit;
     if folded {
         let hint = if expanded { "" } else { " (Ctrl+O to expand)" };
-        lines.push(notice(&format!("  … {} more lines{hint}", all.len() - limit)));
+        lines.push(notice(&format!("  … {} more lines{hint}", total - limit)));
     }
-    if all.is_empty() && is_error {
+    if total == 0 && is_error {
         lines.push(error("  (error)"));
     }
     (lines, folded)

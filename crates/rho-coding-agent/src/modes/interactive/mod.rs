@@ -15,6 +15,7 @@ mod blocks;
 mod clipboard;
 mod commands;
 mod dialogs;
+mod diff;
 mod editor;
 mod file_keys;
 mod footer;
