@@ -32,11 +32,21 @@ MOCK = TARGET / "rho-mock-llm"
 
 
 def build():
-    subprocess.run(
-        ["cargo", "build", "--release", "--locked", "-p", "rho-coding-agent", "-p", "rho-mock-llm"],
-        cwd=ROOT,
-        check=True,
-    )
+    # The whole workspace, as README's set-up command builds it: the release link orders
+    # start-up functions by name (crates/rho-coding-agent/symbol-order.txt), and names depend on
+    # the features the build unifies.
+    subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True)
+
+
+def symbol_order_found():
+    """How many of symbol-order.txt's functions the binary has: a stale list shows here."""
+    wanted = (ROOT / "crates" / "rho-coding-agent" / "symbol-order.txt").read_text().split()
+    try:
+        out = subprocess.run(["nm", "--defined-only", str(RHO)], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (no nm)"
+    have = {line.rsplit(" ", 1)[-1] for line in out.splitlines()}
+    return f"{sum(name in have for name in wanted)} of {len(wanted)}"
 
 
 def peak_rss_kb(pid):
@@ -238,6 +248,7 @@ def main():
         ("`rho --help`", f"{help_ * 1000:.1f} ms"),
         ("RPC spawn to `get_state` response", f"{startup * 1000:.1f} ms"),
         ("idle peak RSS", f"{idle_rss / 1024:.1f} MB"),
+        ("start-up functions found for the link order (symbol-order.txt)", symbol_order_found()),
         ("SIGTERM when idle to exit", f"{sigterm * 1000:.1f} ms"),
     ]
     for name, run in (("reader keeps up", fast), ("slow reader", slow)):
