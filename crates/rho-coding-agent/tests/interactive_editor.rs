@@ -207,3 +207,17 @@ async fn a_pasted_path_after_a_word_gets_a_space_and_tabs_become_spaces() {
     term.wait_idle_with("pasted").await;
     assert_eq!(sent_content(&env)[0]["text"], "see ./src/main.rs    indented");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backslash_before_enter_makes_a_new_line() {
+    let env = Env::new(vec![Turn::text("two lines")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("line one\\");
+    term.send(keys::ENTER);
+    term.send("line two");
+    term.wait_until("two lines in the editor", |s| s.contains("› line one\n  line two")).await;
+    term.send(keys::ENTER);
+    term.wait_idle_with("two lines").await;
+    assert_eq!(sent_content(&env)[0]["text"], "line one\nline two");
+}

@@ -5,7 +5,7 @@
 //! key, leaves the defaults of what it names and yields one warning line.
 //!
 //! pi's ids for what rho's interactive mode does not have (the tree and session pickers' keys,
-//! the external editor, page scrolling, …) are accepted and have no effect, so a pi user's file
+//! the external editor, the lists' keys, …) are accepted and have no effect, so a pi user's file
 //! loads without noise. The table is read once at start ([`load`]) and shared ([`current`]), as
 //! pi's key manager is.
 
@@ -58,6 +58,8 @@ pub enum Action {
     CursorDown,
     CursorLeft,
     CursorRight,
+    PageUp,
+    PageDown,
 }
 
 /// Each action's id and default keys, in the order keys are tried.
@@ -100,12 +102,12 @@ pub const DEFAULTS: &[(Action, &str, &[&str])] = &[
     (Action::CursorDown, "tui.editor.cursorDown", &["down"]),
     (Action::CursorLeft, "tui.editor.cursorLeft", &["left", "ctrl+b"]),
     (Action::CursorRight, "tui.editor.cursorRight", &["right", "ctrl+f"]),
+    (Action::PageUp, "tui.editor.pageUp", &["pageUp"]),
+    (Action::PageDown, "tui.editor.pageDown", &["pageDown"]),
 ];
 
 /// pi's ids for what rho's interactive mode does not have: accepted, without effect.
 const WITHOUT_EFFECT: &[&str] = &[
-    "tui.editor.pageUp",
-    "tui.editor.pageDown",
     "tui.input.copy",
     "tui.select.up",
     "tui.select.down",

@@ -120,6 +120,12 @@ impl App {
             Action::SessionFork => self.open_fork_selector(),
             Action::SessionResume => self.open_session_picker(),
             Action::NewLine => self.editor.insert("\n"),
+            // A backslash before the cursor makes Enter a new line, as in pi's editor (for
+            // terminals that send Shift+Enter as Enter).
+            Action::Submit if self.editor.word_before_cursor().1.ends_with('\\') => {
+                self.editor.backspace();
+                self.editor.insert("\n");
+            }
             Action::Submit => {
                 if let Some(candidate) = completions.get(self.completion) {
                     self.editor.set_text(&format!("/{}", candidate.name));
@@ -159,6 +165,8 @@ impl App {
             Action::CursorDown => self.editor.down(),
             Action::CursorLeft => self.editor.left(),
             Action::CursorRight => self.editor.right(),
+            Action::PageUp => self.editor.move_lines(-page_lines()),
+            Action::PageDown => self.editor.move_lines(page_lines()),
         }
         true
     }
@@ -309,6 +317,12 @@ impl App {
     }
 }
 
+/// How many lines PageUp and PageDown move: 30% of the terminal's rows, at least 5 (pi's page).
+fn page_lines() -> isize {
+    let rows = ratatui::crossterm::terminal::size().map_or(0, |(_, rows)| rows);
+    isize::try_from(rows.saturating_mul(3) / 10).unwrap_or(0).max(5)
+}
+
 /// A paste as pi's editor takes it: line breaks normalized, tabs as four spaces, other control
 /// characters dropped, and a space before a path (`/`, `~` or `.` first) pasted right after a
 /// word.
@@ -353,10 +367,10 @@ mod tests {
 
     #[test]
     fn long_pastes_fold_by_lines_or_characters() {
-        let lines = vec!["x"; 11].join("\n");
+        let lines = ["x"; 11].join("\n");
         assert_eq!(fold_marker(&lines, 2).as_deref(), Some("[paste #2 +11 lines]"));
         assert_eq!(fold_marker(&"y".repeat(1001), 1).as_deref(), Some("[paste #1 1001 chars]"));
         assert_eq!(fold_marker(&"y".repeat(1000), 1), None);
-        assert_eq!(fold_marker(&vec!["x"; 10].join("\n"), 1), None);
+        assert_eq!(fold_marker(&["x"; 10].join("\n"), 1), None);
     }
 }

@@ -242,6 +242,19 @@ impl Editor {
         self.show_history(index + 1);
     }
 
+    /// PageUp / PageDown: `lines` lines up (negative) or down, stopping at the first or last
+    /// line (never into the history).
+    pub fn move_lines(&mut self, lines: isize) {
+        self.last = LastEdit::Other;
+        for _ in 0..lines.unsigned_abs() {
+            let more = if lines < 0 { &self.text[..self.cursor] } else { &self.text[self.cursor..] };
+            if !more.contains('\n') {
+                break;
+            }
+            self.move_line(lines.signum());
+        }
+    }
+
     fn show_history(&mut self, index: usize) {
         if let Some((i, _)) = &mut self.browsing {
             *i = index;

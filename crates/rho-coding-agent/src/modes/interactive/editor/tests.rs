@@ -147,3 +147,16 @@ fn word_moves_and_jumps() {
     assert_eq!(e.cursor, 10);
     assert!(!e.end_jump(Some('f')));
 }
+
+#[test]
+fn page_keys_move_by_lines_and_stop_at_the_ends() {
+    let mut e = typed("a1\nb2\nc3\nd4");
+    e.remember("history");
+    e.move_lines(-2);
+    e.insert("X");
+    assert_eq!(e.text(), "a1\nb2X\nc3\nd4");
+    e.move_lines(-5);
+    assert_eq!(e.cursor, 2, "the column is kept where the line has it");
+    e.move_lines(9);
+    assert_eq!(e.text()[..e.cursor].lines().count(), 4);
+}
