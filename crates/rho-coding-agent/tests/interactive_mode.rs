@@ -512,6 +512,8 @@ async fn tree_moves_the_leaf_and_the_next_prompt_branches_there() {
     term.send(keys::UP);
     term.wait_for("→ assistant: first answer").await;
     term.send(keys::ENTER);
+    term.wait_for("→ No summary").await;
+    term.send(keys::ENTER);
     term.wait_for("── Continuing from the selected entry ──").await;
 
     term.submit("branch question");

@@ -78,11 +78,11 @@ impl CompactionState {
     }
 
     /// A token for a requested compaction, cancelled by [`cancel`](Self::cancel).
-    fn requested(&self) -> CancellationToken {
+    pub(super) fn requested(&self) -> CancellationToken {
         lock(&self.state).cancel.insert(CancellationToken::new()).clone()
     }
 
-    fn request_done(&self) {
+    pub(super) fn request_done(&self) {
         lock(&self.state).cancel = None;
     }
 

@@ -16,9 +16,12 @@ pub mod events;
 mod lifecycle;
 mod mcp;
 mod models;
+mod navigate;
 mod prompting;
+mod reload;
 mod retry;
 mod run_control;
+mod scope;
 mod sessions;
 mod sink;
 mod state;
@@ -44,7 +47,9 @@ pub use abort_gate::{AbortEpoch, PromptTicket};
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub use models::CycledModel;
+pub use navigate::{BranchSummaryChoice, Navigated};
 pub use prompting::{PendingRun, PromptOptions, PromptOutcome, PromptRejection};
+pub use reload::{Reloaded, ResourceSources, load_resources};
 pub use tools::{HostToolEntry, ToolSelection, Ui};
 
 /// The files rho read before the first prompt: context files, skills, templates and the
@@ -72,6 +77,8 @@ pub struct SessionOptions {
     pub scope: Vec<ScopedModel>,
     pub session: Session,
     pub resources: Resources,
+    /// Where the resources came from, for `reload`.
+    pub resource_sources: ResourceSources,
     pub tools: ToolSelection,
     pub sink: Arc<dyn SessionEventSink>,
     /// The dialogs tools may open; `None` answers every dialog with its default.
@@ -96,11 +103,14 @@ pub(crate) struct Inner {
     pub paths: ConfigPaths,
     pub settings: Mutex<Settings>,
     pub registry: Arc<ModelRegistry>,
-    pub scope: Vec<ScopedModel>,
+    /// The models `cycle_model` walks (empty: every available model); `/scoped-models` changes it.
+    pub scope: Mutex<Vec<ScopedModel>>,
     pub has_model: Mutex<bool>,
     /// The session file and the agent's messages, kept in step.
     pub transcript: transcript::Transcript,
-    pub resources: Resources,
+    /// Replaced whole by `reload`.
+    pub resources: Mutex<Arc<Resources>>,
+    pub resource_sources: ResourceSources,
     pub tools: Mutex<tools::ToolSet>,
     /// The todo list (todo_write, set_todos, get_state).
     pub todos: TodoStore,
@@ -142,6 +152,7 @@ impl AgentSession {
             scope,
             mut session,
             mut resources,
+            resource_sources,
             tools: selection,
             sink,
             ui,
@@ -191,10 +202,11 @@ impl AgentSession {
                 paths,
                 settings: Mutex::new(settings),
                 registry,
-                scope,
+                scope: Mutex::new(scope),
                 has_model: Mutex::new(has_model),
                 transcript,
-                resources,
+                resources: Mutex::new(Arc::new(resources)),
+                resource_sources,
                 tools: Mutex::new(tool_set),
                 todos,
                 todo_reminders: Mutex::new(TodoReminders::new()),
@@ -234,6 +246,11 @@ impl AgentSession {
 
     pub fn settings(&self) -> MutexGuard<'_, Settings> {
         lock(&self.inner.settings)
+    }
+
+    /// The context files, skills and templates in use (as last loaded or reloaded).
+    pub(crate) fn resources(&self) -> Arc<Resources> {
+        lock(&self.inner.resources).clone()
     }
 
     /// The session file, unless the session lives in memory only.

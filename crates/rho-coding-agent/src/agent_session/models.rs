@@ -49,9 +49,19 @@ impl AgentSession {
     /// `cycle_model`: the next model of the `--models` scope, or of all available models.
     /// `None` when there is nothing to switch to.
     pub fn cycle_model(&self) -> Result<Option<CycledModel>, SessionCommandError> {
-        let is_scoped = !self.inner.scope.is_empty();
+        self.cycle_model_by(1)
+    }
+
+    /// Like [`cycle_model`](Self::cycle_model), the previous model (pi's Shift+Ctrl+P).
+    pub fn cycle_model_backward(&self) -> Result<Option<CycledModel>, SessionCommandError> {
+        self.cycle_model_by(-1)
+    }
+
+    fn cycle_model_by(&self, step: isize) -> Result<Option<CycledModel>, SessionCommandError> {
+        let scope = self.scoped_models();
+        let is_scoped = !scope.is_empty();
         let candidates: Vec<(Model, Option<ThinkingLevel>)> = if is_scoped {
-            self.inner.scope.iter().map(|s| (s.model.clone(), s.thinking)).collect()
+            scope.into_iter().map(|s| (s.model, s.thinking)).collect()
         } else {
             self.available_models().into_iter().map(|m| (m, None)).collect()
         };
@@ -62,7 +72,7 @@ impl AgentSession {
         let position = current
             .as_ref()
             .and_then(|c| candidates.iter().position(|(m, _)| m.provider == c.provider && m.id == c.id));
-        let next = position.map_or(0, |p| (p + 1) % candidates.len());
+        let next = position.map_or(0, |p| (p as isize + step).rem_euclid(candidates.len() as isize) as usize);
         let (model, level) = candidates[next].clone();
         self.switch_model(model.clone(), level)?;
         Ok(Some(CycledModel { model, thinking_level: self.thinking_level(), is_scoped }))

@@ -187,7 +187,7 @@ impl AgentSession {
 
     /// `get_commands`: the prompt templates, skills and MCP prompts a prompt may start with.
     pub fn slash_commands(&self) -> Vec<rho_rpc::RpcSlashCommand> {
-        let resources = &self.inner.resources;
+        let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
         let mut commands = slash_commands(&resources.templates, &resources.skills, enable_skills);
         commands.extend(self.mcp_slash_commands());
@@ -196,7 +196,7 @@ impl AgentSession {
 
     /// omp's `get_available_commands`: the same commands in omp's shape.
     pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
-        let resources = &self.inner.resources;
+        let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
         let mut commands = available_commands(&resources.templates, &resources.skills, enable_skills);
         commands.extend(self.mcp_available_commands());
@@ -229,7 +229,7 @@ impl AgentSession {
         if !text.starts_with('/') {
             return text.to_owned();
         }
-        let resources = &self.inner.resources;
+        let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
         match expand_prompt(text, &resources.templates, &resources.skills, enable_skills) {
             Ok(expanded) => expanded,

@@ -102,32 +102,6 @@ impl AgentSession {
         Ok(text)
     }
 
-    /// Moves the leaf of the session tree (pi's tree navigation): to `entry_id`, or for a user
-    /// message to just before it (its text is returned, to edit and send again). The
-    /// conversation becomes that branch; the next prompt branches from there.
-    pub async fn navigate_tree(&self, entry_id: &str) -> Result<Option<String>, SessionCommandError> {
-        self.stop().await;
-        let text = {
-            let mut session = self.session();
-            match user_message_at(&session, entry_id) {
-                Ok((text, parent)) => {
-                    match parent {
-                        Some(parent) => session.branch(parent.as_str())?,
-                        None => session.reset_leaf()?,
-                    }
-                    Some(text)
-                }
-                Err(_) if session.get_entry(entry_id).is_some() => {
-                    session.branch(entry_id)?;
-                    None
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        self.inner.transcript.rebuild();
-        Ok(text)
-    }
-
     /// `get_branch_messages`: every user message with text, across all branches, in file order.
     pub fn branch_messages(&self) -> Vec<UserMessageEntry> {
         self.session().user_message_entries().into_iter().filter(|e| !e.text.is_empty()).collect()
@@ -252,7 +226,7 @@ impl AgentSession {
 }
 
 /// The text and parent of the user message `entry_id` (the entry to branch or fork before).
-fn user_message_at(
+pub(super) fn user_message_at(
     session: &Session,
     entry_id: &str,
 ) -> Result<(String, Option<rho_session::EntryId>), SessionCommandError> {

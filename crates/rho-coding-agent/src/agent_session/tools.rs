@@ -239,7 +239,7 @@ impl AgentSession {
     pub(crate) fn refresh_tools(&self) {
         let (tools, prompt) = {
             let set = lock(&self.inner.tools);
-            (set.active_tools(), set.system_prompt(&self.inner.paths, &self.inner.resources))
+            (set.active_tools(), set.system_prompt(&self.inner.paths, &self.resources()))
         };
         self.inner.agent.set_tools(tools, prompt);
     }

@@ -11,11 +11,9 @@ use std::sync::Arc;
 
 use rho_ai::{ModelRegistry, ThinkingLevel};
 
-use crate::agent_session::{Resources, SessionEventSink, SessionOptions, ToolSelection, Ui};
+use crate::agent_session::{ResourceSources, Resources, SessionEventSink, SessionOptions, ToolSelection, Ui};
 use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
-use crate::prompt::{ResourcePaths, load_context_files, load_prompt_templates, load_skills, resolve_prompt_texts};
-use crate::ttsr::load_ttsr_rules;
 
 pub use model_select::{ModelChoice, select_model};
 pub use session_select::select_session;
@@ -96,7 +94,7 @@ pub fn session_options(
         ),
         (None, level) => level.unwrap_or(ThinkingLevel::Off),
     };
-    let resources = load_resources(cli, &paths, &settings);
+    let (resources, resource_sources) = load_resources(cli, &paths, &settings);
     let mcp = load_mcp(&paths);
     Ok(SessionOptions {
         paths,
@@ -107,6 +105,7 @@ pub fn session_options(
         scope: choice.scope,
         session,
         resources,
+        resource_sources,
         tools: tool_selection(cli),
         sink,
         ui,
@@ -149,37 +148,23 @@ fn tool_selection(cli: &Cli) -> ToolSelection {
     }
 }
 
-/// Context files, skills, templates and the prompt texts; problems are printed.
-fn load_resources(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Resources {
+/// Context files, skills, templates and the prompt texts (problems are printed), and where
+/// they came from (for `/reload`).
+fn load_resources(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> (Resources, ResourceSources) {
     let to_strings = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
-    let (context_files, mut diagnostics) =
-        if cli.no_context_files { (Vec::new(), Vec::new()) } else { load_context_files(paths) };
-    let (skills, d) = load_skills(
-        paths,
-        &ResourcePaths { skip_defaults: cli.no_skills, settings: settings.skill_paths(), cli: to_strings(&cli.skills) },
-    );
-    diagnostics.extend(d);
-    let (templates, d) = load_prompt_templates(
-        paths,
-        &ResourcePaths {
-            skip_defaults: cli.no_prompt_templates,
-            settings: settings.prompt_paths(),
-            cli: to_strings(&cli.prompt_templates),
-        },
-    );
-    diagnostics.extend(d);
-    let (prompt_texts, d) =
-        resolve_prompt_texts(paths, cli.system_prompt.as_deref(), cli.append_system_prompt.as_deref());
-    diagnostics.extend(d);
-    let ttsr_rules = if cli.no_rules {
-        Vec::new()
-    } else {
-        let (rules, d) = load_ttsr_rules(paths);
-        diagnostics.extend(d);
-        rules
+    let sources = ResourceSources {
+        no_context_files: cli.no_context_files,
+        no_skills: cli.no_skills,
+        skills: to_strings(&cli.skills),
+        no_prompt_templates: cli.no_prompt_templates,
+        prompt_templates: to_strings(&cli.prompt_templates),
+        system_prompt: cli.system_prompt.clone(),
+        append_system_prompt: cli.append_system_prompt.clone(),
+        no_rules: cli.no_rules,
     };
+    let (resources, diagnostics) = crate::agent_session::load_resources(paths, settings, &sources);
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }
-    Resources { context_files, skills, templates, prompt_texts, ttsr_rules }
+    (resources, sources)
 }

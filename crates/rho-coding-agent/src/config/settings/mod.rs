@@ -57,12 +57,26 @@ pub struct Settings {
     effective: Layer,
     global_file: Option<PathBuf>,
     home: Option<PathBuf>,
+    /// Loaded for RPC mode (see [`LoadOptions::rpc_mode`]); a reload keeps to it.
+    rpc_mode: bool,
 }
 
 impl Settings {
     /// Reads the global and project files of `paths` and applies `options`. Problems are
     /// returned, not printed.
     pub fn load(paths: &ConfigPaths, options: &LoadOptions) -> (Settings, Vec<SettingsDiagnostic>) {
+        let mut settings = Settings { rpc_mode: options.rpc_mode, ..Settings::default() };
+        let mut diagnostics = settings.reload(paths);
+        let mut overrides = flatten::layer_from_overrides(&options.overrides);
+        validate(&mut overrides, &SettingsSource::CommandLine, &mut diagnostics);
+        settings.overrides = overrides;
+        settings.recompute();
+        (settings, diagnostics)
+    }
+
+    /// Reads the global and project files of `paths` again; the `--setting` overrides stay.
+    /// Problems are returned, not printed.
+    pub fn reload(&mut self, paths: &ConfigPaths) -> Vec<SettingsDiagnostic> {
         let mut diagnostics = Vec::new();
         let global_file = paths.global_settings_file();
         let mut global = read_layer(&global_file, &mut diagnostics);
@@ -70,22 +84,16 @@ impl Settings {
         for file in paths.project_settings_files() {
             project.extend(read_layer(&file, &mut diagnostics));
         }
-        if options.rpc_mode {
+        if self.rpc_mode {
             global.retain(|k, _| !is_rpc_reset_key(k));
             project.retain(|k, _| !is_rpc_reset_key(k));
         }
-        let mut overrides = flatten::layer_from_overrides(&options.overrides);
-        validate(&mut overrides, &SettingsSource::CommandLine, &mut diagnostics);
-        let mut settings = Settings {
-            global,
-            project,
-            overrides,
-            effective: Layer::new(),
-            global_file: Some(global_file),
-            home: paths.home.clone(),
-        };
-        settings.recompute();
-        (settings, diagnostics)
+        self.global = global;
+        self.project = project;
+        self.global_file = Some(global_file);
+        self.home = paths.home.clone();
+        self.recompute();
+        diagnostics
     }
 
     /// Settings from one in-memory JSON object (no files; writes stay in memory). Tests and

@@ -124,6 +124,11 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("prompts", StrList, D::EmptyList),
     k("themes", List, D::EmptyList),
     k("enableSkillCommands", Bool, D::Bool(true)),
+    // The interactive screen.
+    k("hideThinkingBlock", Bool, D::Bool(false)),
+    k("quietStartup", Bool, D::Bool(false)),
+    k("doubleEscapeAction", Enum(&["tree", "fork", "none"]), D::Str("tree")),
+    k("theme", Str, D::None),
     // Todos.
     k("todo.enabled", Bool, D::Bool(true)),
     k("todo.reminders", Bool, D::Bool(true)),

@@ -74,6 +74,9 @@ impl App {
         match name {
             "quit" => self.quit = true,
             "hotkeys" => self.push(commands::hotkeys()),
+            "settings" => self.open_settings(),
+            "scoped-models" => self.open_scoped_models(),
+            "reload" => self.reload(),
             "model" if args.is_empty() => self.open_model_selector(),
             "model" => self.set_model(args),
             "name" if args.is_empty() => self.push([blocks::error("Usage: /name <name>")]),

@@ -22,7 +22,6 @@ use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
 use super::widgets::ExtensionWidgets;
 use super::{notices, subagents};
-use crate::agent_session::Resources;
 use crate::ui::UiAnswer;
 use crate::{AgentSession, AgentSessionEvent};
 
@@ -61,6 +60,14 @@ pub enum Picking {
     Fork,
     /// `/tree`: an entry of the session tree to continue from.
     Tree,
+    /// `/tree`: whether to summarize the branch left (`choice:entry id`).
+    TreeSummary,
+    /// `/settings`: the menu (stays open).
+    Settings,
+    /// `/settings`: a value of one setting (`id=value`).
+    SettingValue,
+    /// `/scoped-models`: the models Ctrl+P cycles (stays open).
+    ScopedModels,
     /// A tool's select or confirm dialog.
     Dialog,
 }
@@ -384,12 +391,5 @@ impl App {
             let lines = blocks::message(&message, self.expand_tools);
             self.push(lines);
         }
-    }
-}
-
-impl AgentSession {
-    /// The context files, skills and templates the session was built with.
-    pub(crate) fn resources(&self) -> &Resources {
-        &self.inner.resources
     }
 }

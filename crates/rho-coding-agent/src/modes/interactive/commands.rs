@@ -8,7 +8,9 @@ use crate::AgentSession;
 
 /// The built-in commands: name and what it does.
 pub const BUILTIN: &[(&str, &str)] = &[
+    ("settings", "Open the settings menu"),
     ("model", "Select the model (or /model provider/id)"),
+    ("scoped-models", "Choose the models Ctrl+P cycles"),
     ("new", "Start a new session"),
     ("resume", "Resume a session of this directory"),
     ("fork", "Fork a new session from an earlier message"),
@@ -20,6 +22,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("export", "Export the session to HTML: /export [file]"),
     ("copy", "Copy the last answer to the clipboard (OSC 52)"),
     ("hotkeys", "Show the keys"),
+    ("reload", "Reload settings, context files, skills, prompt templates and themes"),
     ("quit", "Quit rho"),
 ];
 

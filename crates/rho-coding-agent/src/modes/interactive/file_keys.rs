@@ -1,5 +1,6 @@
-//! The editor's file keys: the `@` list (the working directory's files matching what follows
-//! the `@`; Up/Down choose, Tab or Enter put `@path` in place of `@query`, Escape closes it) and
+//! The editor's file keys: the `@` list (the working directory's files and folders matching
+//! what follows the `@`; Up/Down choose, Tab or Enter put `@path` in place of `@query` — a
+//! folder without the space after it, so its own entries are listed next — Escape closes it) and
 //! Tab completing a path word. An `@path` stays as typed in the prompt, as pi's editor leaves it:
 //! the model reads the file with its tools.
 
@@ -60,7 +61,8 @@ impl App {
             KeyCode::Tab | KeyCode::Enter => {
                 let path = &mentions[self.mention.min(mentions.len() - 1)];
                 let (start, _) = self.editor.word_before_cursor();
-                self.editor.replace_before_cursor(start, &format!("@{path} "));
+                let space = if path.ends_with('/') { "" } else { " " };
+                self.editor.replace_before_cursor(start, &format!("@{path}{space}"));
                 self.mention = 0;
             }
             KeyCode::Esc => self.mention_closed = true,

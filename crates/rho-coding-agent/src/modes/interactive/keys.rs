@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::app::{App, Picking};
+use super::app::App;
 use super::editor::pasted_image;
 use super::keybindings::{self, Action};
 use super::select::SelectOutcome;
@@ -48,15 +48,16 @@ impl App {
             match select.key(key) {
                 SelectOutcome::Pending => {}
                 SelectOutcome::Cancelled => {
-                    self.select = None;
-                    if picking == Picking::Dialog {
-                        self.answer_dialog(None);
+                    if let Some((_, list)) = self.select.take() {
+                        self.list_closed(picking, &list);
                     }
                 }
                 SelectOutcome::Chosen(value) => {
                     self.select = None;
                     self.picked(picking, &value);
                 }
+                SelectOutcome::Toggled(value) => self.toggled(picking, &value),
+                SelectOutcome::Shortcut(key, value) => self.list_shortcut(picking, key, value.as_deref()),
             }
             return;
         }
@@ -109,6 +110,7 @@ impl App {
             Action::Suspend => self.suspend = true,
             Action::ThinkingCycle => self.cycle_thinking(),
             Action::ModelCycleForward => self.cycle_model(),
+            Action::ModelCycleBackward => self.cycle_model_backward(),
             Action::ModelSelect => self.open_model_selector(),
             Action::ToolsExpand => self.expand_last_tool(),
             Action::ThinkingToggle => self.toggle_thinking(),
@@ -248,15 +250,18 @@ impl App {
         self.hint = Some("Press Ctrl+C again to quit".to_owned());
     }
 
-    /// Escape while idle: a second one soon after, on an empty editor, opens `/tree`.
+    /// Escape while idle: a second one soon after, on an empty editor, opens `/tree` (or
+    /// `/fork`, or nothing, as `doubleEscapeAction` says).
     fn escape_on_idle(&mut self) {
-        if !self.editor.is_empty() {
+        let action = self.double_escape_action();
+        if !self.editor.is_empty() || action == "none" {
             self.escape_at = None;
         } else if self.escape_at.take().is_some_and(|at| at.elapsed() < DOUBLE_ESCAPE) {
-            self.open_tree_selector();
+            if action == "fork" { self.open_fork_selector() } else { self.open_tree_selector() }
         } else {
             self.escape_at = Some(Instant::now());
-            self.hint = Some("Press Escape again for the session tree".to_owned());
+            let target = if action == "fork" { "to fork" } else { "for the session tree" };
+            self.hint = Some(format!("Press Escape again {target}"));
         }
     }
 
@@ -304,16 +309,6 @@ impl App {
             Err(e) => blocks::error(&format!("Error: {e}")),
         };
         self.push([line]);
-    }
-
-    fn picked(&mut self, picking: Picking, value: &str) {
-        match picking {
-            Picking::Model => self.set_model(value),
-            Picking::Session => self.resume(value),
-            Picking::Fork => self.fork(value),
-            Picking::Tree => self.navigate_tree(value),
-            Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
-        }
     }
 }
 

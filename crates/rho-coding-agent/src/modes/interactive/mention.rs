@@ -1,4 +1,5 @@
-//! The `@` file mention: the working directory's files, listed once off the UI thread with the
+//! The `@` file mention: the working directory's files and folders (a folder with a trailing
+//! `/`, as pi lists them), listed once off the UI thread with the
 //! find tool's ignore rules (`.gitignore`, `.ignore`, `.git` never entered), and their fuzzy
 //! ranking against what follows the `@` (the query's characters in order, shorter and earlier
 //! matches first, a match inside the file name before one across directories).
@@ -8,17 +9,22 @@ use std::path::Path;
 /// Files listed at most (the walk stops there).
 pub const MAX_FILES: usize = 20_000;
 
-/// The files under `root`, relative with `/` separators, in walk order (sorted by name).
+/// The files and folders under `root`, relative with `/` separators (a folder ends in `/`), in
+/// walk order (sorted by name).
 pub fn list_files(root: &Path) -> Vec<String> {
     // The find tool's walk, with its `.fdignore`, sorted by name.
     let mut builder = rho_tools::walk::walker(root, ".fdignore");
     builder.sort_by_file_name(std::ffi::OsStr::cmp);
     let mut files = Vec::new();
     for entry in builder.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let Some(kind) = entry.file_type() else { continue };
+        if kind.is_dir() && entry.depth() > 0 {
+            files.push(format!("{}/", rho_tools::walk::display_path(root, entry.path())));
+        } else if kind.is_file() {
+            files.push(rho_tools::walk::display_path(root, entry.path()));
+        } else {
             continue;
         }
-        files.push(rho_tools::walk::display_path(root, entry.path()));
         if files.len() >= MAX_FILES {
             break;
         }
@@ -31,13 +37,18 @@ type Rank = (bool, usize, usize, usize);
 
 /// The best `limit` files for `query` (case-insensitive), best first.
 pub fn rank<'a>(files: &'a [String], query: &str, limit: usize) -> Vec<&'a str> {
-    let query: Vec<char> = query.to_lowercase().chars().collect();
+    let typed = query.to_lowercase();
+    let query: Vec<char> = typed.chars().collect();
     let mut scored: Vec<(Rank, &str)> = files
         .iter()
         .filter_map(|path| {
             let lower = path.to_lowercase();
+            // A folder just picked lists what is in it, not itself again.
+            if path.ends_with('/') && lower == typed {
+                return None;
+            }
             let (start, span) = best_match(&lower, &query)?;
-            let name_start = lower.rfind('/').map_or(0, |i| i + 1);
+            let name_start = lower.trim_end_matches('/').rfind('/').map_or(0, |i| i + 1);
             Some(((start < name_start, span, path.len(), start), path.as_str()))
         })
         .collect();
@@ -93,6 +104,13 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_matches_by_its_name_and_not_once_typed_whole() {
+        let files = files(&["src/", "src/main.rs", "tests/", "tests/src.rs"]);
+        assert_eq!(rank(&files, "src", 10), vec!["src/", "tests/src.rs", "src/main.rs"]);
+        assert_eq!(rank(&files, "src/", 10), vec!["src/main.rs"]);
+    }
+
+    #[test]
     fn the_shortest_span_wins_over_the_first_one() {
         assert_eq!(best_match("axxxbxab", &['a', 'b']), Some((6, 2)));
         assert_eq!(best_match("abc", &['c', 'a']), None);
@@ -106,6 +124,6 @@ mod tests {
         std::fs::write(dir.path().join(".gitignore"), "target/\n").unwrap();
         std::fs::write(dir.path().join("src/a.rs"), "").unwrap();
         std::fs::write(dir.path().join("target/b.rs"), "").unwrap();
-        assert_eq!(list_files(dir.path()), vec![".gitignore", "src/a.rs"]);
+        assert_eq!(list_files(dir.path()), vec![".gitignore", "src/", "src/a.rs"]);
     }
 }

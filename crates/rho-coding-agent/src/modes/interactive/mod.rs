@@ -23,12 +23,16 @@ mod frame_stats;
 mod highlight;
 mod keybindings;
 mod keys;
+mod lists;
 mod markdown;
 mod mention;
 mod notices;
 mod path_complete;
 mod picker;
+mod reload;
+mod scoped_models;
 mod select;
+mod settings_menu;
 mod stream;
 mod style;
 mod subagents;
@@ -122,11 +126,14 @@ pub async fn run(mut cli: Cli) -> i32 {
         },
     };
     let mut app = App::new(AgentSession::new(options), tx);
-    app.push(footer::header(&app.session));
-    app.push(theme_warning.iter().map(|w| blocks::warning(w)));
+    app.apply_screen_settings();
+    if !app.quiet_startup() {
+        app.push(footer::header(&app.session));
+    }
     if let Some(warning) = keybindings::load(&app.session.paths().agent_dir) {
         app.push([blocks::warning(&warning)]);
     }
+    app.push(theme_warning.iter().map(|w| blocks::warning(w)));
     if continuing {
         app.replay();
     }

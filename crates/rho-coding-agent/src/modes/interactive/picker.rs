@@ -39,7 +39,8 @@ pub async fn pick_session(
             && key.kind != KeyEventKind::Release
         {
             match select.key(key) {
-                SelectOutcome::Pending => {}
+                // The session list is not a toggling one.
+                SelectOutcome::Pending | SelectOutcome::Toggled(_) | SelectOutcome::Shortcut(..) => {}
                 SelectOutcome::Cancelled => return Ok(Picked::Cancelled),
                 SelectOutcome::Chosen(path) => return Ok(Picked::Session(path)),
             }

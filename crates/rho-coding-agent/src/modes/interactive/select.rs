@@ -1,6 +1,8 @@
-//! A list to pick one item from, with a search line: the model selector (`/model`) and the
-//! session picker (`rho -r`, `/resume`). Typing filters (every word must appear), Up/Down move,
-//! Enter picks, Escape cancels.
+//! A list to pick one item from, with a search line: the model selector (`/model`), the
+//! session picker (`rho -r`, `/resume`), the tree and fork lists. Typing filters (every word
+//! must appear), Up/Down move, Enter picks, Escape cancels. A toggling list (`/settings`,
+//! `/scoped-models`) stays open: Enter or Space toggles the highlighted item, and Ctrl+letter
+//! keys are handed to the caller; its owner updates the items in place.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
@@ -23,6 +25,10 @@ pub struct SelectItem {
 pub enum SelectOutcome {
     Pending,
     Chosen(String),
+    /// A toggling list: Enter or Space on this item.
+    Toggled(String),
+    /// A toggling list: Ctrl+letter, with the highlighted item (if any).
+    Shortcut(char, Option<String>),
     Cancelled,
 }
 
@@ -32,11 +38,42 @@ pub struct Select {
     items: Vec<SelectItem>,
     query: String,
     selected: usize,
+    toggling: bool,
+    /// The dim line under the items.
+    hint: Option<String>,
 }
 
 impl Select {
     pub fn new(title: impl Into<String>, items: Vec<SelectItem>, selected: usize) -> Self {
-        Self { title: title.into(), items, query: String::new(), selected }
+        Self { title: title.into(), items, query: String::new(), selected, toggling: false, hint: None }
+    }
+
+    /// A list that stays open: Enter and Space toggle, Ctrl+letters are shortcuts.
+    pub fn toggling(mut self) -> Self {
+        self.toggling = true;
+        self
+    }
+
+    /// The line under the items, in place of the count and the keys.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// New items (new values shown), keeping the search and the highlighted row.
+    pub fn set_items(&mut self, items: Vec<SelectItem>) {
+        self.items = items;
+        self.selected = self.selected.min(self.filtered().len().saturating_sub(1));
+    }
+
+    /// Every item, filtered or not.
+    pub fn items(&self) -> &[SelectItem] {
+        &self.items
+    }
+
+    /// The highlighted item's value.
+    pub fn highlighted(&self) -> Option<String> {
+        self.filtered().get(self.selected).map(|item| item.value.clone())
     }
 
     fn filtered(&self) -> Vec<&SelectItem> {
@@ -55,6 +92,15 @@ impl Select {
         match key.code {
             KeyCode::Esc => return SelectOutcome::Cancelled,
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => return SelectOutcome::Cancelled,
+            KeyCode::Enter | KeyCode::Char(' ') if self.toggling => {
+                return match self.highlighted() {
+                    Some(value) => SelectOutcome::Toggled(value),
+                    None => SelectOutcome::Pending,
+                };
+            }
+            KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
+                return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
+            }
             KeyCode::Enter => {
                 return match self.filtered().get(self.selected) {
                     Some(item) => SelectOutcome::Chosen(item.value.clone()),
@@ -96,10 +142,11 @@ impl Select {
         if items.is_empty() {
             lines.push(Line::styled("  (no match)", style::dim()));
         }
-        lines.push(Line::styled(
-            format!("  {}/{} · Enter pick · Esc cancel", items.len(), self.items.len()),
-            style::dim(),
-        ));
+        let hint = match &self.hint {
+            Some(hint) => format!("  {hint}"),
+            None => format!("  {}/{} · Enter pick · Esc cancel", items.len(), self.items.len()),
+        };
+        lines.push(Line::styled(hint, style::dim()));
         lines
     }
 }
@@ -120,5 +167,16 @@ mod tests {
         }
         assert_eq!(select.key(KeyEvent::from(KeyCode::Enter)), SelectOutcome::Chosen("alpha three".into()));
         assert_eq!(select.key(KeyEvent::from(KeyCode::Esc)), SelectOutcome::Cancelled);
+    }
+
+    #[test]
+    fn a_toggling_list_stays_on_its_row_when_its_items_change() {
+        let mut select = Select::new("Settings", vec![item("one"), item("two")], 0).toggling();
+        select.key(KeyEvent::from(KeyCode::Down));
+        assert_eq!(select.key(KeyEvent::from(KeyCode::Char(' '))), SelectOutcome::Toggled("two".into()));
+        select.set_items(vec![item("one"), item("two!")]);
+        assert_eq!(select.key(KeyEvent::from(KeyCode::Enter)), SelectOutcome::Toggled("two!".into()));
+        let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(select.key(ctrl_s), SelectOutcome::Shortcut('s', Some("two!".into())));
     }
 }

@@ -1,6 +1,10 @@
 //! The session-tree commands: `/fork` (a new session from before an earlier user message),
 //! `/tree` (move the leaf to any entry of the session tree; Escape twice on an empty editor opens
 //! it too) and `/clone` (the current branch copied into a new session file).
+//!
+//! Moving in the tree asks first, as pi does, whether to summarize the branch being left (unless
+//! `branchSummary.skipPrompt`); Escape there goes back to the tree. Once moved, the new branch's
+//! conversation is shown again below.
 
 use std::collections::HashMap;
 
@@ -12,9 +16,14 @@ use rho_session::{Session, SessionEntry};
 use super::app::{App, AppEvent, Picking};
 use super::blocks;
 use super::select::{Select, SelectItem};
+use crate::agent_session::BranchSummaryChoice;
 
 /// Characters of an entry's first line shown in a list.
 const PREVIEW_CHARS: usize = 70;
+
+/// The summary choices, as the values of their list.
+const NO_SUMMARY: &str = "none";
+const SUMMARIZE: &str = "summarize";
 
 impl App {
     /// `/fork`: this session's user messages, newest first.
@@ -52,27 +61,83 @@ impl App {
 
     /// `/tree`: every entry of the session tree, the current leaf selected.
     pub fn open_tree_selector(&mut self) {
+        self.open_tree_selector_at(None);
+    }
+
+    /// The tree with `entry_id` selected (the current leaf when `None` or not shown).
+    fn open_tree_selector_at(&mut self, entry_id: Option<&str>) {
         let (items, current) = tree_items(&self.session.session());
         if items.is_empty() {
             self.push([blocks::notice("The session tree is empty")]);
             return;
         }
-        self.select = Some((Picking::Tree, Select::new("Session tree", items, current)));
+        let selected = entry_id.and_then(|id| items.iter().position(|i| i.value == id)).unwrap_or(current);
+        self.select = Some((Picking::Tree, Select::new("Session tree", items, selected)));
+    }
+
+    /// An entry picked in the tree: the current one stays; for another, whether to summarize the
+    /// branch being left.
+    pub fn tree_entry_picked(&mut self, entry_id: &str) {
+        let (items, current) = tree_items(&self.session.session());
+        if items.get(current).is_some_and(|i| i.value == entry_id) {
+            self.push([blocks::notice("Already at this point")]);
+            return;
+        }
+        if self.session.settings().branch_summary().skip_prompt {
+            self.navigate_tree(entry_id, BranchSummaryChoice::NoSummary);
+            return;
+        }
+        let items = [("No summary", NO_SUMMARY), ("Summarize", SUMMARIZE)]
+            .into_iter()
+            .map(|(label, choice)| SelectItem {
+                label: label.to_owned(),
+                detail: String::new(),
+                value: format!("{choice}:{entry_id}"),
+            })
+            .collect();
+        let list =
+            Select::new("Summarize the branch you leave?", items, 0).with_hint("Enter select · Esc back to the tree");
+        self.select = Some((Picking::TreeSummary, list));
+    }
+
+    /// The summary choice made (`choice:entry id`).
+    pub fn tree_summary_picked(&mut self, value: &str) {
+        let Some((choice, entry_id)) = value.split_once(':') else { return };
+        let choice = if choice == SUMMARIZE {
+            BranchSummaryChoice::Summarize { instructions: None }
+        } else {
+            BranchSummaryChoice::NoSummary
+        };
+        self.navigate_tree(entry_id, choice);
+    }
+
+    /// Escape on the summary choice: back to the tree, on the entry picked.
+    pub fn tree_summary_closed(&mut self, highlighted: Option<&str>) {
+        let entry_id = highlighted.and_then(|v| v.split_once(':')).map(|(_, id)| id);
+        self.open_tree_selector_at(entry_id);
     }
 
     /// Moves the leaf to `entry_id` (before it, for a user message, whose text goes into the
-    /// editor).
-    pub fn navigate_tree(&mut self, entry_id: &str) {
+    /// editor), summarizing the branch left when asked, and shows the new branch.
+    fn navigate_tree(&mut self, entry_id: &str, summary: BranchSummaryChoice) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         let entry_id = entry_id.to_owned();
+        let expanded = self.expand_tools;
+        if matches!(summary, BranchSummaryChoice::Summarize { .. }) {
+            self.status = Some("Summarizing the branch…".to_owned());
+        }
         tokio::spawn(async move {
-            let lines = match session.navigate_tree(&entry_id).await {
-                Ok(text) => {
-                    if let Some(text) = text {
+            let lines = match session.navigate_tree(&entry_id, summary).await {
+                Ok(navigated) => {
+                    if let Some(text) = navigated.editor_text {
                         let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
                     }
-                    vec![Line::default(), blocks::notice("── Continuing from the selected entry ──")]
+                    let mut lines = vec![Line::default(), blocks::notice("── Continuing from the selected entry ──")];
+                    for message in session.messages() {
+                        lines.extend(blocks::message(&message, expanded));
+                    }
+                    lines
                 }
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],
             };

@@ -1,0 +1,105 @@
+//! Moving in the session tree (pi's `/tree`): the leaf goes to another entry, and the branch
+//! being left may first be summarized into a `branch_summary` entry at the new position, so
+//! what was learned there is not lost. The summary request can be cancelled like a requested
+//! compaction (`abort`).
+
+use rho_session::SessionEntry;
+
+use super::sessions::user_message_at;
+use super::{AgentSession, SessionCommandError, lock};
+use crate::compaction::{BranchSummaryOptions, SummaryRequest, entries_to_summarize, generate_branch_summary};
+
+/// Whether the branch being left is summarized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BranchSummaryChoice {
+    NoSummary,
+    /// Summarized with the built-in instructions, plus these (as a focus) when given.
+    Summarize {
+        instructions: Option<String>,
+    },
+}
+
+/// Where navigation left the session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Navigated {
+    /// The text of the user message navigated to (the leaf is now just before it), to edit
+    /// and send again.
+    pub editor_text: Option<String>,
+    /// A branch summary was recorded.
+    pub summarized: bool,
+}
+
+impl AgentSession {
+    /// Moves the leaf to `entry_id`, or for a user message to just before it. With a summary,
+    /// the entries from the old leaf back to the common ancestor are summarized by the current
+    /// model and the summary becomes the new leaf. The conversation becomes that branch; the
+    /// next prompt branches from there.
+    pub async fn navigate_tree(
+        &self,
+        entry_id: &str,
+        summary: BranchSummaryChoice,
+    ) -> Result<Navigated, SessionCommandError> {
+        self.stop().await;
+        let (target, editor_text, to_summarize) = {
+            let session = self.session();
+            let (target, editor_text) = match user_message_at(&session, entry_id) {
+                Ok((text, parent)) => (parent.map(|p| p.to_string()), Some(text)),
+                Err(_) if session.get_entry(entry_id).is_some() => (Some(entry_id.to_owned()), None),
+                Err(e) => return Err(e),
+            };
+            let to_summarize: Vec<SessionEntry> = match summary {
+                BranchSummaryChoice::NoSummary => Vec::new(),
+                BranchSummaryChoice::Summarize { .. } => {
+                    let old_leaf = session.leaf_id().map(|l| l.to_string());
+                    entries_to_summarize(&session, old_leaf.as_deref(), Some(entry_id)).into_iter().cloned().collect()
+                }
+            };
+            (target, editor_text, to_summarize)
+        };
+        let summary_entry = match (&summary, to_summarize.is_empty()) {
+            (BranchSummaryChoice::Summarize { instructions }, false) => {
+                Some(self.summarize_branch(&to_summarize, instructions.as_deref()).await?)
+            }
+            _ => None,
+        };
+        let summarized = summary_entry.is_some();
+        {
+            let mut session = self.session();
+            match (summary_entry, target) {
+                (Some(summary), target) => {
+                    session.branch_with_summary(target.as_deref(), summary)?;
+                }
+                (None, Some(target)) => session.branch(&target)?,
+                (None, None) => session.reset_leaf()?,
+            }
+        }
+        self.inner.transcript.rebuild();
+        Ok(Navigated { editor_text, summarized })
+    }
+
+    async fn summarize_branch(
+        &self,
+        entries: &[SessionEntry],
+        instructions: Option<&str>,
+    ) -> Result<rho_session::NewBranchSummary, SessionCommandError> {
+        if !*lock(&self.inner.has_model) {
+            return Err(SessionCommandError::NoModel);
+        }
+        let model = self.inner.agent.model();
+        if !self.inner.registry.can_authenticate(&model.provider) {
+            return Err(SessionCommandError::NoApiKey(model.provider.clone()));
+        }
+        let options = BranchSummaryOptions {
+            context_window: model.context_window,
+            reserve_tokens: self.settings().branch_summary().reserve_tokens,
+            replace_instructions: false,
+        };
+        let mut request_options = (self.inner.request_options)(&model);
+        request_options.cancel = self.inner.compaction.requested();
+        let refs: Vec<&SessionEntry> = entries.iter().collect();
+        let request = SummaryRequest { model: &model, options: request_options, custom_instructions: instructions };
+        let output = generate_branch_summary(&refs, request, options).await;
+        self.inner.compaction.request_done();
+        Ok(output?.into_new_branch_summary())
+    }
+}

@@ -1,0 +1,48 @@
+//! What the lists of the built-in commands do when an item is picked, toggled or the list is
+//! closed: one place that dispatches on what the list is picking.
+
+use super::app::{App, Picking};
+use super::select::Select;
+
+impl App {
+    /// Enter on an item of a list that closes on picking.
+    pub fn picked(&mut self, picking: Picking, value: &str) {
+        match picking {
+            Picking::Model => self.set_model(value),
+            Picking::Session => self.resume(value),
+            Picking::Fork => self.fork(value),
+            Picking::Tree => self.tree_entry_picked(value),
+            Picking::TreeSummary => self.tree_summary_picked(value),
+            Picking::SettingValue => self.setting_value_picked(value),
+            Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
+            Picking::Settings | Picking::ScopedModels => self.toggled(picking, value),
+        }
+    }
+
+    /// Enter or Space on an item of a list that stays open.
+    pub fn toggled(&mut self, picking: Picking, value: &str) {
+        match picking {
+            Picking::Settings => self.setting_toggled(value),
+            Picking::ScopedModels => self.scoped_model_toggled(value),
+            _ => {}
+        }
+    }
+
+    /// A Ctrl+letter in a list that stays open.
+    pub fn list_shortcut(&mut self, picking: Picking, key: char, highlighted: Option<&str>) {
+        if picking == Picking::ScopedModels {
+            self.scoped_models_shortcut(key, highlighted);
+        }
+    }
+
+    /// Escape (or Ctrl+C) closed `list`: a tool's dialog is answered with nothing, a list of
+    /// values goes back to the list it came from.
+    pub fn list_closed(&mut self, picking: Picking, list: &Select) {
+        match picking {
+            Picking::Dialog => self.answer_dialog(None),
+            Picking::SettingValue => self.setting_values_closed(list.highlighted().as_deref()),
+            Picking::TreeSummary => self.tree_summary_closed(list.highlighted().as_deref()),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Interactive mode's menus and commands: `/settings`, `/scoped-models` with Ctrl+P and
+//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary, and folders in the `@` list. The real
+//! `rho` in a pseudo-terminal against rho-mock-llm, as interactive_mode.rs drives it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::{Terminal, keys};
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+/// Shift+Ctrl+P in the kitty keyboard protocol (`P` = 112, modifiers 1 + Shift 1 + Ctrl 4).
+const SHIFT_CTRL_P: &str = "\x1b[112;6u";
+const CTRL_P: &str = "\x10";
+const CTRL_S: &str = "\x13";
+const BACKSPACE: &str = "\x7f";
+
+async fn ready(term: &Terminal) {
+    term.wait_for("Enter send").await;
+}
+
+/// Waits until `check` holds on two reads in a row (a list is redrawn in one frame, but a
+/// read can fall between the clear and the draw).
+async fn settled(term: &Terminal, what: &str, check: impl Fn(&str) -> bool) -> String {
+    let mut last = String::new();
+    loop {
+        let screen = term.wait_until(what, &check).await;
+        if screen == last {
+            return screen;
+        }
+        last = screen;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The row of the open list that starts with `label` (after the `→ ` or two spaces).
+fn row<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
+    screen
+        .lines()
+        .find(|l| l.strip_prefix("→ ").or_else(|| l.strip_prefix("  ")).is_some_and(|rest| rest.starts_with(label)))
+}
+
+/// Whether the row `label` of the open list ends with `value`.
+fn shows(screen: &str, label: &str, value: &str) -> bool {
+    row(screen, label).is_some_and(|l| l.trim_end().ends_with(value))
+}
+
+fn global_settings(env: &Env) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_change_live_and_are_saved_to_the_global_settings() {
+    let env = Env::with_api(
+        vec![Turn::text("the visible answer").with_thinking("secret pondering")],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"myOwnKey": {"kept": [1, 2]}}"#).unwrap();
+    let term = Terminal::start(&env, &["--thinking", "low"]);
+    ready(&term).await;
+
+    term.submit("/settings");
+    let menu = settled(&term, "the settings menu", |s| s.contains("Settings") && s.contains("Theme")).await;
+    insta::assert_snapshot!("settings_menu", menu);
+
+    // Enter steps Auto-compact (the first row) to false.
+    term.send(keys::ENTER);
+    settled(&term, "auto-compact off", |s| shows(s, "Auto-compact", "false")).await;
+    // Typing searches; Space steps the row found.
+    term.send("hide");
+    term.wait_until("only Hide thinking listed", |s| row(s, "Auto-compact").is_none()).await;
+    term.send(" ");
+    settled(&term, "thinking hidden", |s| shows(s, "Hide thinking", "true")).await;
+    // The thinking level opens a list of levels; Escape there goes back to the menu.
+    for _ in 0..4 {
+        term.send(BACKSPACE);
+    }
+    term.send("level");
+    term.wait_until("only the thinking level listed", |s| row(s, "Hide thinking").is_none()).await;
+    term.send(keys::ENTER);
+    term.wait_for("Enter select · Esc back").await;
+    term.send(keys::ESCAPE);
+    term.wait_for("Enter/Space change").await;
+    term.send(keys::ENTER);
+    term.wait_for("Enter select · Esc back").await;
+    term.send("high");
+    term.send(keys::ENTER);
+    settled(&term, "the level high", |s| shows(s, "Thinking level", "high")).await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the menu closed", |s| !s.contains("Enter/Space change")).await;
+    term.wait_for("mock/mock-model • high").await;
+
+    let saved = global_settings(&env);
+    assert_eq!(saved["compaction"]["enabled"], json!(false), "{saved}");
+    assert_eq!(saved["hideThinkingBlock"], json!(true), "{saved}");
+    assert_eq!(saved["defaultThinkingLevel"], json!("high"), "{saved}");
+    assert_eq!(saved["myOwnKey"], json!({"kept": [1, 2]}), "other keys stay: {saved}");
+
+    // Hidden thinking applies to the next answer.
+    term.submit("think quietly");
+    let screen = term.wait_idle_with("the visible answer").await;
+    assert!(screen.contains("Thinking hidden (Ctrl+T shows it)"), "{screen}");
+    assert!(!screen.contains("secret pondering"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hidden_thinking_and_a_quiet_start_are_read_from_the_settings() {
+    let env = Env::with_api(
+        vec![Turn::text("the visible answer").with_thinking("secret pondering")],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"hideThinkingBlock": true, "quietStartup": true}"#)
+        .unwrap();
+    let term = Terminal::start(&env, &[]);
+    term.wait_for("mock/mock-model •").await;
+    term.submit("think quietly");
+    let screen = term.wait_idle_with("the visible answer").await;
+    assert!(!screen.contains("Enter send"), "no header on a quiet start:\n{screen}");
+    assert!(screen.contains("Thinking hidden (Ctrl+T shows it)"), "{screen}");
+}
+
+/// The mock provider with a third and a fourth model.
+fn four_models(env: &Env) {
+    let models = json!({"providers": {"mock": {
+        "baseUrl": env.server.url(),
+        "api": "anthropic-messages",
+        "apiKey": "test-key",
+        "models": [
+            {"id": "mock-model", "name": "Mock Model", "contextWindow": 200000, "maxTokens": 8192},
+            {"id": "mock-small", "name": "Mock Small", "contextWindow": 1000, "maxTokens": 500},
+            {"id": "mock-third", "name": "Mock Third", "contextWindow": 1000, "maxTokens": 500},
+            {"id": "mock-fourth", "name": "Mock Fourth", "contextWindow": 1000, "maxTokens": 500}
+        ]
+    }}});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scoped_models_limit_what_ctrl_p_cycles_and_are_saved() {
+    let env = Env::new(vec![]).await;
+    four_models(&env);
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+
+    term.submit("/scoped-models");
+    let list = settled(&term, "the model list", |s| s.contains("Models for Ctrl+P")).await;
+    assert!(shows(&list, "mock/mock-third", "mock/mock-third"), "all enabled: no marks\n{list}");
+    // The first toggle keeps only that model; the next adds one.
+    term.send(keys::ENTER);
+    term.wait_until("only mock-model enabled", |s| shows(s, "mock/mock-model", "✓")).await;
+    term.send(keys::DOWN);
+    term.send(keys::DOWN);
+    term.send(" ");
+    term.wait_until("mock-third enabled", |s| shows(s, "mock/mock-third", "✓")).await;
+    term.send(keys::DOWN);
+    term.send(" ");
+    let list = settled(&term, "mock-fourth enabled", |s| shows(s, "mock/mock-fourth", "✓")).await;
+    insta::assert_snapshot!("scoped_models", list);
+    term.send(CTRL_S);
+    term.wait_for("Model selection saved to settings").await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
+    let saved = global_settings(&env)["enabledModels"].clone();
+    assert_eq!(saved, json!(["mock/mock-model", "mock/mock-third", "mock/mock-fourth"]));
+
+    // Ctrl+P skips mock-small; Shift+Ctrl+P goes back.
+    term.send(CTRL_P);
+    term.wait_for("Model: mock/mock-third").await;
+    term.send(CTRL_P);
+    term.wait_for("Model: mock/mock-fourth").await;
+    term.send(SHIFT_CTRL_P);
+    let screen = term.wait_until("back to mock-third", |s| s.matches("Model: mock/mock-third").count() == 2).await;
+    assert!(!screen.contains("Model: mock/mock-small") && !screen.contains("Model: mock/mock-model"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_picks_up_new_templates_context_files_and_settings() {
+    let env = Env::new(vec![Turn::text("greeted")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+
+    std::fs::create_dir_all(env.cwd.join(".pi/prompts")).unwrap();
+    std::fs::write(env.cwd.join(".pi/prompts/greet.md"), "Say hello to $1 politely.\n").unwrap();
+    std::fs::write(env.cwd.join("AGENTS.md"), "Always answer in haiku.\n").unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"hideThinkingBlock": true}"#).unwrap();
+    term.submit("/reload");
+    term.wait_for("Reloaded settings, 1 context file, 0 skills, 1 prompt template, keybindings and themes").await;
+
+    term.send("/gre");
+    term.wait_for("/greet").await;
+    term.send(keys::TAB);
+    term.submit("world");
+    term.wait_idle_with("greeted").await;
+    let body = env.request_bodies().pop().unwrap();
+    let sent = body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(sent, "Say hello to world politely.", "the template is expanded");
+    assert!(
+        body["system"].to_string().contains("Always answer in haiku."),
+        "the new AGENTS.md is in the system prompt"
+    );
+
+    term.submit("/settings");
+    let menu = settled(&term, "the settings menu", |s| s.contains("Enter/Space change")).await;
+    assert!(shows(&menu, "Hide thinking", "true"), "the reloaded setting applies:\n{menu}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
+    let env = Env::new(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("## Goal\nthe summarized detour"),
+        Turn::text("branch answer"),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+    term.submit("second question");
+    term.wait_idle_with("second answer").await;
+
+    term.submit("/tree");
+    term.wait_for("→ assistant: second answer  ← current").await;
+    term.send(keys::ENTER);
+    term.wait_for("Already at this point").await;
+
+    term.submit("/tree");
+    term.wait_for("Session tree").await;
+    term.send(keys::UP);
+    term.send(keys::UP);
+    term.wait_for("→ assistant: first answer").await;
+    term.send(keys::ENTER);
+    term.wait_for("Summarize the branch you leave?").await;
+    // Escape goes back to the tree, on the entry picked.
+    term.send(keys::ESCAPE);
+    term.wait_for("→ assistant: first answer").await;
+    term.send(keys::ENTER);
+    term.wait_for("→ No summary").await;
+    term.send(keys::DOWN);
+    term.wait_for("→ Summarize").await;
+    term.send(keys::ENTER);
+    let screen = term.wait_idle_with("(branch summary)").await;
+    insta::assert_snapshot!("tree_summarized", screen);
+
+    let request = env.request_bodies().pop().unwrap().to_string();
+    assert!(request.contains("second question") && request.contains("second answer"), "the branch left: {request}");
+    assert!(request.contains("summar"), "a summarization request: {request}");
+
+    term.submit("branch question");
+    term.wait_idle_with("branch answer").await;
+    let sent = env.request_bodies().pop().unwrap()["messages"].to_string();
+    assert!(sent.contains("the summarized detour"), "the summary is in the new branch's context: {sent}");
+    assert!(sent.contains("first answer") && !sent.contains("second answer"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_lists_folders_and_a_picked_folder_lists_its_files() {
+    let env = Env::new(vec![]).await;
+    std::fs::create_dir_all(env.cwd.join("src/parser")).unwrap();
+    std::fs::write(env.cwd.join("src/parser/lexer.rs"), "").unwrap();
+    std::fs::write(env.cwd.join("notes.md"), "").unwrap();
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.send("look at @pars");
+    term.wait_for("→ @src/parser/").await;
+    term.send(keys::TAB);
+    let screen = term.wait_for("› look at @src/parser/").await;
+    assert!(screen.contains("→ @src/parser/lexer.rs"), "the folder's files are listed next:\n{screen}");
+    term.send(keys::ENTER);
+    term.wait_for("› look at @src/parser/lexer.rs").await;
+}
