@@ -21,7 +21,7 @@ use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
 use super::widgets::ExtensionWidgets;
-use super::{notices, subagents};
+use super::{notices, replay, subagents};
 use crate::ui::UiAnswer;
 use crate::{AgentSession, AgentSessionEvent};
 
@@ -387,9 +387,7 @@ impl App {
 
     /// The whole conversation so far (a resumed or continued session).
     pub fn replay(&mut self) {
-        for message in self.session.messages() {
-            let lines = blocks::message(&message, self.expand_tools);
-            self.push(lines);
-        }
+        let lines = replay::tail(&self.session.messages(), self.expand_tools);
+        self.push(lines);
     }
 }

@@ -30,6 +30,7 @@ mod notices;
 mod path_complete;
 mod picker;
 mod reload;
+mod replay;
 mod scoped_models;
 mod select;
 mod settings_menu;

@@ -1,0 +1,78 @@
+//! Replaying a conversation into the scrollback (on resume, `-c`, `/tree`): the newest messages,
+//! a bounded number of lines, so a 10,000-message session opens at once. Terminals keep a few
+//! thousand lines of scrollback (tmux 2,000 by default); writing more only costs time.
+
+use ratatui::text::Line;
+use rho_agent::AgentMessage;
+
+use super::{blocks, style};
+
+/// The most lines of history a replay renders (the message that crosses it is kept whole).
+pub const MAX_LINES: usize = 3_000;
+
+/// The newest messages' lines, oldest first, under a note of how many earlier ones were left out.
+pub fn tail(messages: &[AgentMessage], expanded: bool) -> Vec<Line<'static>> {
+    let mut rendered = Vec::new();
+    let mut count = 0;
+    let mut start = messages.len();
+    while start > 0 && count < MAX_LINES {
+        start -= 1;
+        let lines = blocks::message(&messages[start], expanded);
+        count += lines.len();
+        rendered.push(lines);
+    }
+    let mut out = Vec::with_capacity(count + 2);
+    if start > 0 {
+        let noun = if start == 1 { "message" } else { "messages" };
+        out.push(Line::styled(
+            format!("… {start} earlier {noun} not shown (/tree lists them, /export writes them all)"),
+            style::dim(),
+        ));
+        out.push(Line::default());
+    }
+    out.extend(rendered.into_iter().rev().flatten());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rho_ai::types::UserMessage;
+
+    use super::*;
+
+    fn user(text: &str) -> AgentMessage {
+        AgentMessage::User(UserMessage::prompt(text, Vec::new()))
+    }
+
+    fn text(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    #[test]
+    fn a_short_conversation_is_replayed_whole_in_order() {
+        let lines = text(&tail(&[user("first"), user("second")], false));
+        let first = lines.iter().position(|l| l.contains("first")).unwrap();
+        let second = lines.iter().position(|l| l.contains("second")).unwrap();
+        assert!(first < second);
+        assert!(!lines.iter().any(|l| l.contains("earlier")));
+    }
+
+    #[test]
+    fn a_long_conversation_keeps_its_newest_lines_and_says_how_many_messages_are_left_out() {
+        let messages: Vec<_> = (0..MAX_LINES * 2).map(|i| user(&format!("message {i}"))).collect();
+        let lines = text(&tail(&messages, false));
+        let last = format!("message {}", messages.len() - 1);
+        assert!(lines.iter().any(|l| l.contains(&last)));
+        assert!(!lines.iter().any(|l| l == "› message 0"));
+        let note = &lines[0];
+        let shown = lines.iter().filter(|l| l.contains("message ") && !l.contains("earlier")).count();
+        assert_eq!(
+            note,
+            &format!(
+                "… {} earlier messages not shown (/tree lists them, /export writes them all)",
+                messages.len() - shown
+            )
+        );
+        assert!(lines.len() <= MAX_LINES + 2 + 10, "{} lines", lines.len());
+    }
+}
