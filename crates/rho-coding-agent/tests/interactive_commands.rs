@@ -261,6 +261,42 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escape_cancels_the_branch_summary_and_the_leaf_stays() {
+    let slow = Turn {
+        chunk_size: Some(2),
+        chunk_delay_ms: Some(200),
+        ..Turn::text("a summary that takes a long while to arrive")
+    };
+    let env =
+        Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), slow, Turn::text("still here")]).await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+    term.submit("second question");
+    term.wait_idle_with("second answer").await;
+
+    term.submit("/tree");
+    term.wait_for("Session tree").await;
+    term.send(keys::UP);
+    term.send(keys::UP);
+    term.wait_for("→ assistant: first answer").await;
+    term.send(keys::ENTER);
+    term.wait_for("→ No summary").await;
+    term.send(keys::DOWN);
+    term.wait_for("→ Summarize").await;
+    term.send(keys::ENTER);
+    term.wait_for("Summarizing the branch… (Esc to cancel)").await;
+    term.send(keys::ESCAPE);
+    term.wait_for("Branch summarization cancelled").await;
+
+    term.submit("go on");
+    term.wait_idle_with("still here").await;
+    let sent = env.request_bodies().pop().unwrap()["messages"].to_string();
+    assert!(sent.contains("second answer"), "the leaf did not move: {sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_lists_folders_and_a_picked_folder_lists_its_files() {
     let env = Env::new(vec![]).await;
     std::fs::create_dir_all(env.cwd.join("src/parser")).unwrap();

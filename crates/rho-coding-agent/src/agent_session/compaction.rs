@@ -86,6 +86,11 @@ impl CompactionState {
         lock(&self.state).cancel = None;
     }
 
+    /// A requested compaction or branch summary is in progress.
+    pub(super) fn is_requested(&self) -> bool {
+        lock(&self.state).cancel.is_some()
+    }
+
     /// Cancels a requested compaction in progress.
     pub fn cancel(&self) {
         if let Some(token) = &lock(&self.state).cancel {

@@ -30,6 +30,17 @@ pub struct Navigated {
 }
 
 impl AgentSession {
+    /// A summary asked for (a branch summary, or a compaction) is being written.
+    pub fn is_summarizing(&self) -> bool {
+        self.inner.compaction.is_requested()
+    }
+
+    /// Cancels the summary being written: the navigation or compaction ends cancelled and
+    /// nothing changes.
+    pub fn abort_summary(&self) {
+        self.inner.compaction.cancel();
+    }
+
     /// Moves the leaf to `entry_id`, or for a user message to just before it. With a summary,
     /// the entries from the old leaf back to the common ancestor are summarized by the current
     /// model and the summary becomes the new leaf. The conversation becomes that branch; the

@@ -186,6 +186,8 @@ impl App {
             self.answer_dialog(None);
         } else if self.shell_running {
             self.session.abort_bash();
+        } else if self.session.is_summarizing() {
+            self.session.abort_summary();
         } else if self.is_working() {
             self.restore_queued();
             let session = self.session.clone();

@@ -16,7 +16,8 @@ use rho_session::{Session, SessionEntry};
 use super::app::{App, AppEvent, Picking};
 use super::blocks;
 use super::select::{Select, SelectItem};
-use crate::agent_session::BranchSummaryChoice;
+use crate::agent_session::{BranchSummaryChoice, SessionCommandError};
+use crate::compaction::CompactionError;
 
 /// Characters of an entry's first line shown in a list.
 const PREVIEW_CHARS: usize = 70;
@@ -125,7 +126,7 @@ impl App {
         let entry_id = entry_id.to_owned();
         let expanded = self.expand_tools;
         if matches!(summary, BranchSummaryChoice::Summarize { .. }) {
-            self.status = Some("Summarizing the branch…".to_owned());
+            self.status = Some("Summarizing the branch… (Esc to cancel)".to_owned());
         }
         tokio::spawn(async move {
             let lines = match session.navigate_tree(&entry_id, summary).await {
@@ -138,6 +139,9 @@ impl App {
                         lines.extend(blocks::message(&message, expanded));
                     }
                     lines
+                }
+                Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => {
+                    vec![blocks::notice("Branch summarization cancelled")]
                 }
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],
             };
