@@ -54,7 +54,7 @@ pub const HOTKEYS: &[(&str, &str)] = &[
     ("!command", "Run a shell command; its output joins the conversation"),
     ("!!command", "Run a shell command; its output is not sent to the model"),
     ("Ctrl+L", "Select the model"),
-    ("Ctrl+P", "Next model (of --models, else the available ones)"),
+    ("Ctrl+P / Shift+Ctrl+P", "Next / previous model (of /scoped-models, --models, else the available)"),
     ("Shift+Tab", "Next thinking level"),
     ("Ctrl+Z", "Suspend rho (fg resumes)"),
     ("Ctrl+O", "Expand tool output (and show the last one in full)"),
