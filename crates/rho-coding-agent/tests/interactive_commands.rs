@@ -1,5 +1,5 @@
 //! Interactive mode's menus and commands: `/settings`, `/scoped-models` with Ctrl+P and
-//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary, and folders in the `@` list. The real
+//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary, folders in the `@` list and `/resume`'s scopes. The real
 //! `rho` in a pseudo-terminal against rho-mock-llm, as interactive_mode.rs drives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -311,4 +311,48 @@ async fn at_lists_folders_and_a_picked_folder_lists_its_files() {
     assert!(screen.contains("→ @src/parser/lexer.rs"), "the folder's files are listed next:\n{screen}");
     term.send(keys::ENTER);
     term.wait_for("› look at @src/parser/lexer.rs").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_lists_this_directory_and_tab_lists_every_project() {
+    let env = Env::new(vec![Turn::text("the answer here")]).await;
+    // A session of another project, older than the one made below.
+    let elsewhere = env.agent_dir.join("sessions").join("--elsewhere--");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let lines = [
+        json!({"type": "session", "version": 3, "id": "other", "timestamp": "2020-01-01T00:00:00.000Z", "cwd": "/elsewhere"}),
+        json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "2020-01-01T00:00:01.000Z",
+               "message": {"role": "user", "content": "question from elsewhere", "timestamp": 1_577_836_801_000_i64}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(elsewhere.join("2020-01-01_other.jsonl"), text).unwrap();
+
+    let mut first = Terminal::start(&env, &["a question here"]);
+    first.wait_idle_with("the answer here").await;
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+
+    let picker = Terminal::start(&env, &["-r"]);
+    let screen = picker.wait_for("a question here").await;
+    assert!(screen.contains("Resume a session (this directory)"), "{screen}");
+    assert!(!screen.contains("question from elsewhere"), "{screen}");
+    picker.send(keys::TAB);
+    let screen = picker.wait_for("question from elsewhere").await;
+    assert!(screen.contains("Resume a session (all projects)"), "{screen}");
+    assert!(screen.contains("/elsewhere"), "the list of every project shows where: {screen}");
+    assert!(screen.contains("a question here"), "{screen}");
+    picker.send(keys::TAB);
+    picker.wait_until("back to this directory", |s| s.contains("(this directory)") && !s.contains("elsewhere")).await;
+
+    // The same in /resume, where picking the other project's session opens it.
+    picker.send(keys::ESCAPE);
+    let term = Terminal::start(&env, &[]);
+    term.wait_for("Enter send").await;
+    term.submit("/resume");
+    term.wait_for("Resume a session (this directory)").await;
+    term.send(keys::TAB);
+    term.wait_for("question from elsewhere").await;
+    term.send("elsewhere");
+    term.send(keys::ENTER);
+    term.wait_until("the other session shown", |s| s.lines().any(|l| l == "› question from elsewhere")).await;
 }

@@ -3,7 +3,7 @@
 //! /compact, /export, /copy, /hotkeys, /quit). Commands that take time run on a task of their
 //! own and report their lines back through the main loop.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use base64::Engine;
 use ratatui::text::Line;
@@ -13,6 +13,7 @@ use rho_rpc::StreamingBehavior;
 use super::app::{App, Picking};
 use super::blocks;
 use super::commands::{self, Invocation};
+use super::resume;
 use super::select::{Select, SelectItem};
 use crate::agent_session::{PromptOptions, PromptOutcome};
 
@@ -230,12 +231,10 @@ impl App {
     }
 
     pub fn open_session_picker(&mut self) {
-        let items = session_items(&self.session.sessions_dir());
-        if items.is_empty() {
-            self.push([blocks::notice("No sessions in this directory yet")]);
-            return;
+        match resume::list(&self.session.sessions_dir(), &self.session.paths().agent_dir) {
+            Some(list) => self.select = Some((Picking::Session, list)),
+            None => self.push([blocks::notice("No sessions yet")]),
         }
-        self.select = Some((Picking::Session, Select::new("Resume a session", items, 0)));
     }
 
     /// Switches to the session file at `path` and shows its conversation.
@@ -274,26 +273,6 @@ fn shell_command(text: &str) -> Option<(&str, ShellContext)> {
         None => (rest, ShellContext::Included),
     };
     Some((command.trim(), context)).filter(|(c, _)| !c.is_empty())
-}
-
-/// The sessions of `dir`, newest first, as picker items (the value is the file's path).
-pub fn session_items(dir: &Path) -> Vec<SelectItem> {
-    rho_session::list_sessions(dir)
-        .into_iter()
-        .map(|info| {
-            let first: String = info.first_message.lines().next().unwrap_or_default().chars().take(60).collect();
-            let label = info.name.clone().unwrap_or(first);
-            let when = time::OffsetDateTime::from_unix_timestamp(info.modified / 1000)
-                .ok()
-                .and_then(|t| t.format(time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]")).ok())
-                .unwrap_or_default();
-            SelectItem {
-                label,
-                detail: format!("{when} · {} messages", info.message_count),
-                value: info.path.display().to_string(),
-            }
-        })
-        .collect()
 }
 
 impl crate::AgentSession {

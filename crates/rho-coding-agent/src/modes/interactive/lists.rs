@@ -2,6 +2,7 @@
 //! closed: one place that dispatches on what the list is picking.
 
 use super::app::{App, Picking};
+use super::resume;
 use super::select::Select;
 
 impl App {
@@ -30,8 +31,15 @@ impl App {
 
     /// A Ctrl+letter in a list that stays open.
     pub fn list_shortcut(&mut self, picking: Picking, key: char, highlighted: Option<&str>) {
-        if picking == Picking::ScopedModels {
-            self.scoped_models_shortcut(key, highlighted);
+        match picking {
+            Picking::ScopedModels => self.scoped_models_shortcut(key, highlighted),
+            Picking::Session if key == '\t' => {
+                let (dir, agent_dir) = (self.session.sessions_dir(), self.session.paths().agent_dir.clone());
+                if let Some((_, list)) = self.select.as_mut() {
+                    resume::switch_scope(list, &dir, &agent_dir);
+                }
+            }
+            _ => {}
         }
     }
 

@@ -31,6 +31,7 @@ mod path_complete;
 mod picker;
 mod reload;
 mod replay;
+mod resume;
 mod scoped_models;
 mod select;
 mod settings_menu;
@@ -94,7 +95,7 @@ pub async fn run(mut cli: Cli) -> i32 {
             Ok(t) => tui.insert(t),
             Err(code) => return code,
         };
-        match picker::pick_session(picking, &mut rx, &dir).await {
+        match picker::pick_session(picking, &mut rx, &dir, &prepared.paths.agent_dir).await {
             Ok(Picked::Session(path)) => cli.session = Some(path),
             Ok(Picked::None) => {}
             Ok(Picked::Cancelled) => return 0,

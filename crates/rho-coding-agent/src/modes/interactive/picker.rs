@@ -1,5 +1,5 @@
-//! `rho -r`: the session picker before any session is open (this directory's sessions, newest
-//! first, with search), drawn in the same inline viewport the mode then uses.
+//! `rho -r`: the session picker before any session is open (this directory's sessions or every
+//! project's, newest first, with search), drawn in the same inline viewport the mode then uses.
 
 use std::path::Path;
 
@@ -7,9 +7,9 @@ use ratatui::crossterm::event::{Event, KeyEventKind};
 use ratatui::widgets::Paragraph;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::actions::session_items;
 use super::app::AppEvent;
-use super::select::{Select, SelectOutcome};
+use super::resume;
+use super::select::SelectOutcome;
 use super::terminal::Tui;
 
 /// What the person did with the picker.
@@ -24,12 +24,11 @@ pub async fn pick_session(
     tui: &mut Tui,
     events: &mut UnboundedReceiver<AppEvent>,
     dir: &Path,
+    agent_dir: &Path,
 ) -> std::io::Result<Picked> {
-    let items = session_items(dir);
-    if items.is_empty() {
+    let Some(mut select) = resume::list(dir, agent_dir) else {
         return Ok(Picked::None);
-    }
-    let mut select = Select::new("Resume a session", items, 0);
+    };
     loop {
         let lines = select.lines();
         tui.set_height(u16::try_from(lines.len()).unwrap_or(u16::MAX))?;
@@ -39,6 +38,7 @@ pub async fn pick_session(
             && key.kind != KeyEventKind::Release
         {
             match select.key(key) {
+                SelectOutcome::Shortcut('\t', _) => resume::switch_scope(&mut select, dir, agent_dir),
                 // The session list is not a toggling one.
                 SelectOutcome::Pending | SelectOutcome::Toggled(_) | SelectOutcome::Shortcut(..) => {}
                 SelectOutcome::Cancelled => return Ok(Picked::Cancelled),

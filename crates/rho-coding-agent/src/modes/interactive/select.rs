@@ -39,19 +39,38 @@ pub struct Select {
     query: String,
     selected: usize,
     toggling: bool,
+    /// Tab is a shortcut (`Shortcut('\t', …)`), e.g. the session list's scope.
+    tab: bool,
     /// The dim line under the items.
     hint: Option<String>,
 }
 
 impl Select {
     pub fn new(title: impl Into<String>, items: Vec<SelectItem>, selected: usize) -> Self {
-        Self { title: title.into(), items, query: String::new(), selected, toggling: false, hint: None }
+        Self { title: title.into(), items, query: String::new(), selected, toggling: false, tab: false, hint: None }
     }
 
     /// A list that stays open: Enter and Space toggle, Ctrl+letters are shortcuts.
     pub fn toggling(mut self) -> Self {
         self.toggling = true;
         self
+    }
+
+    /// Tab reports `Shortcut('\t', highlighted)` instead of being ignored.
+    pub fn with_tab(mut self) -> Self {
+        self.tab = true;
+        self
+    }
+
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// A new title and items (another view of the same list); the search stays.
+    pub fn replace(&mut self, title: impl Into<String>, items: Vec<SelectItem>) {
+        self.title = title.into();
+        self.selected = 0;
+        self.set_items(items);
     }
 
     /// The line under the items, in place of the count and the keys.
@@ -98,6 +117,7 @@ impl Select {
                     None => SelectOutcome::Pending,
                 };
             }
+            KeyCode::Tab if self.tab => return SelectOutcome::Shortcut('\t', self.highlighted()),
             KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
             }
