@@ -1,5 +1,5 @@
 //! Interactive mode's menus and commands: `/settings`, `/scoped-models` with Ctrl+P and
-//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary, folders in the `@` list and `/resume`'s scopes. The real
+//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary (custom instructions, cancelling), folders in the `@` list and `/resume`'s scopes. The real
 //! `rho` in a pseudo-terminal against rho-mock-llm, as interactive_mode.rs drives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -288,12 +288,59 @@ async fn escape_cancels_the_branch_summary_and_the_leaf_stays() {
     term.send(keys::ENTER);
     term.wait_for("Summarizing the branch… (Esc to cancel)").await;
     term.send(keys::ESCAPE);
-    term.wait_for("Branch summarization cancelled").await;
+    // The tree opens again, on the entry picked.
+    let screen = term
+        .wait_until("the tree again", |s| s.contains("Session tree") && s.contains("→ assistant: first answer"))
+        .await;
+    assert!(screen.contains("Branch summarization cancelled"), "{screen}");
+    term.send(keys::ESCAPE);
+    term.wait_until("the tree closed", |s| !s.contains("Session tree")).await;
 
     term.submit("go on");
     term.wait_idle_with("still here").await;
     let sent = env.request_bodies().pop().unwrap()["messages"].to_string();
     assert!(sent.contains("second answer"), "the leaf did not move: {sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_summary_with_a_custom_prompt_sends_the_instructions() {
+    let env = Env::new(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("## Goal\nthe focused summary"),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+    term.submit("second question");
+    term.wait_idle_with("second answer").await;
+
+    term.submit("/tree");
+    term.wait_for("Session tree").await;
+    term.send(keys::UP);
+    term.send(keys::UP);
+    term.wait_for("→ assistant: first answer").await;
+    term.send(keys::ENTER);
+    term.wait_for("→ No summary").await;
+    term.send(keys::UP);
+    term.wait_for("→ Summarize with custom prompt").await;
+    term.send(keys::ENTER);
+    term.wait_for("Custom summarization instructions (Enter answers, Esc dismisses)").await;
+    // Escape goes back to the question.
+    term.send(keys::ESCAPE);
+    term.wait_for("→ No summary").await;
+    term.send(keys::UP);
+    term.wait_for("→ Summarize with custom prompt").await;
+    term.send(keys::ENTER);
+    term.wait_for("Custom summarization instructions").await;
+    term.submit("keep every file name");
+    term.wait_idle_with("(branch summary)").await;
+
+    let request = env.request_bodies().pop().unwrap().to_string();
+    assert!(request.contains("Additional focus: keep every file name"), "the instructions are sent: {request}");
+    assert!(request.contains("second answer"), "the branch left is summarized: {request}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -40,6 +40,8 @@ pub enum AppEvent {
     UiNotify(UiMethod),
     /// The working directory's files, listed for `@` mentions.
     Files(Vec<String>),
+    /// `/tree`: a step back from a task (instructions typed, a summary cancelled).
+    Tree(super::tree::TreeStep),
 }
 
 /// The working directory's files for `@` mentions: listed on the first `@`, once.

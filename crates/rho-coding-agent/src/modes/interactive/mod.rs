@@ -41,6 +41,7 @@ mod subagents;
 mod terminal;
 mod theme;
 mod todos;
+mod tool_blocks;
 mod tree;
 mod view;
 mod widgets;
@@ -224,6 +225,7 @@ fn handle(app: &mut App, event: AppEvent) {
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
         AppEvent::Files(files) => app.files = app::FileList::Listed(files),
+        AppEvent::Tree(step) => app.tree_step(step),
     }
     app.drop_stale_dialog();
 }

@@ -3,7 +3,9 @@
 //! it too) and `/clone` (the current branch copied into a new session file).
 //!
 //! Moving in the tree asks first, as pi does, whether to summarize the branch being left (unless
-//! `branchSummary.skipPrompt`); Escape there goes back to the tree. Once moved, the new branch's
+//! `branchSummary.skipPrompt`): no summary, a summary, or one with custom instructions typed in
+//! the editor (Escape there goes back to the question). Escape on the question goes back to the
+//! tree, and so does Escape while the summary is being written. Once moved, the new branch's
 //! conversation is shown again below.
 
 use std::collections::HashMap;
@@ -12,12 +14,14 @@ use ratatui::text::Line;
 use rho_agent::AgentMessage;
 use rho_rpc::UiMethod;
 use rho_session::{Session, SessionEntry};
+use tokio::sync::oneshot;
 
 use super::app::{App, AppEvent, Picking};
 use super::blocks;
 use super::select::{Select, SelectItem};
 use crate::agent_session::{BranchSummaryChoice, SessionCommandError};
 use crate::compaction::CompactionError;
+use crate::ui::UiAnswer;
 
 /// Characters of an entry's first line shown in a list.
 const PREVIEW_CHARS: usize = 70;
@@ -25,6 +29,15 @@ const PREVIEW_CHARS: usize = 70;
 /// The summary choices, as the values of their list.
 const NO_SUMMARY: &str = "none";
 const SUMMARIZE: &str = "summarize";
+const CUSTOM_SUMMARY: &str = "custom";
+
+/// A step of moving in the tree that comes back from a task to the main loop.
+pub enum TreeStep {
+    /// The custom instructions typed for the summary (`None`: dismissed, back to the question).
+    Instructions { entry_id: String, text: Option<String> },
+    /// The summary was cancelled: the tree again, on the entry picked.
+    SummaryCancelled { entry_id: String },
+}
 
 impl App {
     /// `/fork`: this session's user messages, newest first.
@@ -88,7 +101,14 @@ impl App {
             self.navigate_tree(entry_id, BranchSummaryChoice::NoSummary);
             return;
         }
-        let items = [("No summary", NO_SUMMARY), ("Summarize", SUMMARIZE)]
+        self.open_summary_question(entry_id);
+    }
+
+    /// Whether to summarize the branch left on the way to `entry_id`, and how.
+    fn open_summary_question(&mut self, entry_id: &str) {
+        let choices =
+            [("No summary", NO_SUMMARY), ("Summarize", SUMMARIZE), ("Summarize with custom prompt", CUSTOM_SUMMARY)];
+        let items = choices
             .into_iter()
             .map(|(label, choice)| SelectItem {
                 label: label.to_owned(),
@@ -104,12 +124,40 @@ impl App {
     /// The summary choice made (`choice:entry id`).
     pub fn tree_summary_picked(&mut self, value: &str) {
         let Some((choice, entry_id)) = value.split_once(':') else { return };
-        let choice = if choice == SUMMARIZE {
-            BranchSummaryChoice::Summarize { instructions: None }
-        } else {
-            BranchSummaryChoice::NoSummary
+        let choice = match choice {
+            SUMMARIZE => BranchSummaryChoice::Summarize { instructions: None },
+            CUSTOM_SUMMARY => return self.ask_summary_instructions(entry_id),
+            _ => BranchSummaryChoice::NoSummary,
         };
         self.navigate_tree(entry_id, choice);
+    }
+
+    /// The editor asks for the summary's custom instructions; the answer comes back as a
+    /// [`TreeStep::Instructions`].
+    fn ask_summary_instructions(&mut self, entry_id: &str) {
+        let (answer, answered) = oneshot::channel();
+        let title = "Custom summarization instructions".to_owned();
+        self.open_dialog(UiMethod::Editor { title, prefill: None, prompt_style: None }, answer);
+        let tx = self.tx.clone();
+        let entry_id = entry_id.to_owned();
+        tokio::spawn(async move {
+            let text = match answered.await {
+                Ok(UiAnswer::Value(text)) => Some(text),
+                _ => None,
+            };
+            let _ = tx.send(AppEvent::Tree(TreeStep::Instructions { entry_id, text }));
+        });
+    }
+
+    /// A step of moving in the tree, back from its task.
+    pub fn tree_step(&mut self, step: TreeStep) {
+        match step {
+            TreeStep::Instructions { entry_id, text: Some(text) } => {
+                self.navigate_tree(&entry_id, BranchSummaryChoice::Summarize { instructions: Some(text) });
+            }
+            TreeStep::Instructions { entry_id, text: None } => self.open_summary_question(&entry_id),
+            TreeStep::SummaryCancelled { entry_id } => self.open_tree_selector_at(Some(&entry_id)),
+        }
     }
 
     /// Escape on the summary choice: back to the tree, on the entry picked.
@@ -141,7 +189,9 @@ impl App {
                     lines
                 }
                 Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => {
-                    vec![blocks::notice("Branch summarization cancelled")]
+                    let _ = tx.send(AppEvent::Lines(vec![blocks::notice("Branch summarization cancelled")]));
+                    let _ = tx.send(AppEvent::Tree(TreeStep::SummaryCancelled { entry_id }));
+                    return;
                 }
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],
             };
