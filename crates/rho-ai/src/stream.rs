@@ -232,6 +232,13 @@ impl Emitter {
         }
     }
 
+    /// The finished message for the stream's last event: its content moved out, not copied
+    /// (a long reply is not held twice); nothing is emitted after it.
+    fn take_message(&mut self) -> AssistantMessage {
+        let content = std::mem::take(&mut self.message.content);
+        AssistantMessage { content, ..self.message.clone() }
+    }
+
     /// The message built so far.
     pub fn message(&self) -> &AssistantMessage {
         &self.message
@@ -492,7 +499,7 @@ impl Emitter {
         self.message.stop_reason = stop;
         self.message.usage.finish(&self.cost);
         self.stamp();
-        let message = self.message.clone();
+        let message = self.take_message();
         self.emit(AssistantMessageEvent::Done { reason: stop, message }).await;
     }
 
@@ -523,7 +530,7 @@ impl Emitter {
         self.message.stop_reason = reason;
         self.message.usage.finish(&self.cost);
         self.stamp();
-        let error = self.message.clone();
+        let error = self.take_message();
         self.emit(AssistantMessageEvent::Error { reason, error, failure }).await;
     }
 }

@@ -75,10 +75,98 @@ pub fn write_shrunk<T: ?Sized + Serialize>(out: &mut Vec<u8>, frame: &T, max: us
     if write_within(out, frame, max) {
         return true;
     }
-    let Ok(mut value) = serde_json::to_value(frame) else {
+    let Some(mut value) = to_value_capped(frame, max) else {
         return false;
     };
     if shrink(&mut value, max) { write_within(out, &value, max) } else { false }
+}
+
+/// `frame` as a `Value`, every string that alone passes `max` bytes already replaced by its
+/// notice (no frame can keep it): a 100 MB reply's text is never copied to be dropped.
+fn to_value_capped<T: ?Sized + Serialize>(frame: &T, max: usize) -> Option<Value> {
+    let mut bytes = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut bytes, Capping::new(max));
+    frame.serialize(&mut ser).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// A compact JSON formatter that writes a string value longer than `max` bytes as its notice.
+/// A string is held back (at most `max` bytes of it) until its length is known.
+struct Capping {
+    max: usize,
+    in_key: bool,
+    /// The raw length of the string being written, in bytes.
+    len: usize,
+    held: Vec<u8>,
+}
+
+impl Capping {
+    fn new(max: usize) -> Self {
+        Self { max, in_key: false, len: 0, held: Vec::new() }
+    }
+
+    fn over(&self) -> bool {
+        self.len > self.max
+    }
+}
+
+impl serde_json::ser::Formatter for Capping {
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        self.in_key = true;
+        serde_json::ser::CompactFormatter.begin_object_key(writer, first)
+    }
+
+    fn end_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.in_key = false;
+        serde_json::ser::CompactFormatter.end_object_key(writer)
+    }
+
+    fn begin_string<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.len = 0;
+        self.held.clear();
+        writer.write_all(b"\"")
+    }
+
+    fn end_string<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        if self.over() {
+            writer.write_all(omitted(self.len, self.max).as_bytes())?;
+        } else {
+            writer.write_all(&self.held)?;
+        }
+        self.held = Vec::new();
+        writer.write_all(b"\"")
+    }
+
+    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
+        if self.in_key {
+            return writer.write_all(fragment.as_bytes());
+        }
+        self.len += fragment.len();
+        if self.over() {
+            self.held = Vec::new();
+        } else {
+            self.held.extend_from_slice(fragment.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> io::Result<()> {
+        if self.in_key {
+            return serde_json::ser::CompactFormatter.write_char_escape(writer, escape);
+        }
+        // Every escaped character is one byte of the string.
+        self.len += 1;
+        if self.over() {
+            self.held = Vec::new();
+            Ok(())
+        } else {
+            serde_json::ser::CompactFormatter.write_char_escape(&mut self.held, escape)
+        }
+    }
 }
 
 /// Replaces the largest strings of `value` by notices until its JSON fits in `max` bytes.
@@ -161,6 +249,20 @@ mod tests {
         let mut out = Vec::new();
         assert!(write_shrunk(&mut out, &json!({"items": items}), 64 * 1024));
         assert!(out.len() <= 64 * 1024);
+    }
+
+    #[test]
+    fn strings_past_the_bound_are_replaced_while_converting_and_keys_are_kept() {
+        let long_key = "k".repeat(300);
+        let frame = json!({"type": "t", "text": "a\n".repeat(3_000), "keep": "x\ty", long_key.clone(): 1.5});
+        let value = to_value_capped(&frame, 5_000).unwrap();
+        assert_eq!(value["text"], omitted(6_000, 5_000));
+        assert_eq!(value["keep"], "x\ty");
+        assert_eq!(value[long_key.as_str()], 1.5);
+        let mut out = Vec::new();
+        assert!(write_shrunk(&mut out, &frame, 5_000));
+        let written: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(written["text"], omitted(6_000, 5_000), "the same notice the shrinking writes");
     }
 
     #[test]
