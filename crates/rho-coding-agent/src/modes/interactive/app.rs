@@ -10,7 +10,7 @@ use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::AssistantMessageEvent;
 use rho_ai::types::UserContent;
 use rho_rpc::{NotifyType, SessionEvent, UiMethod};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
@@ -20,13 +20,11 @@ use super::editor::Editor;
 use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
+use super::tool_blocks::{self, TASK_TOOL};
 use super::widgets::ExtensionWidgets;
-use super::{notices, replay, subagents};
+use super::{notices, replay};
 use crate::ui::UiAnswer;
 use crate::{AgentSession, AgentSessionEvent};
-
-/// The task tool's name (its calls get a live line per sub-agent).
-const TASK_TOOL: &str = "task";
 
 /// Everything the main loop waits for.
 pub enum AppEvent {
@@ -76,9 +74,23 @@ pub enum Picking {
 
 /// A tool's result, kept for Ctrl+O.
 pub struct ToolOutput {
+    pub name: String,
+    pub args: Option<Map<String, Value>>,
     pub content: Vec<UserContent>,
     pub details: Option<Value>,
     pub is_error: bool,
+}
+
+impl ToolOutput {
+    fn finished(&self) -> tool_blocks::Finished<'_> {
+        tool_blocks::Finished {
+            name: &self.name,
+            args: self.args.as_ref(),
+            content: &self.content,
+            details: self.details.as_ref(),
+            is_error: self.is_error,
+        }
+    }
 }
 
 pub struct App {
@@ -107,6 +119,8 @@ pub struct App {
     pub last_tool: Option<ToolOutput>,
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
+    /// The arguments of the tools running now, by call id.
+    call_args: Vec<(String, Map<String, Value>)>,
     /// The sub-agents of each running task call.
     pub tasks: Vec<TaskBoard>,
     /// Statuses and widgets set through the UI service.
@@ -155,6 +169,7 @@ impl App {
             hidden_thinking: false,
             last_tool: None,
             running: Vec::new(),
+            call_args: Vec::new(),
             tasks: Vec::new(),
             widgets: ExtensionWidgets::default(),
             quit: false,
@@ -251,10 +266,11 @@ impl App {
             }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
                 self.end_stream();
-                self.push(blocks::tool_call(&tool_name, &args));
+                self.push(blocks::tool_call(&tool_name, &args, self.expand_tools));
                 if tool_name == TASK_TOOL {
                     self.tasks.push(TaskBoard::new(tool_call_id.clone()));
                 }
+                self.call_args.push((tool_call_id.clone(), args));
                 self.running.push((tool_call_id, tool_name));
             }
             AgentEvent::ToolExecutionUpdate { tool_call_id, partial_result, .. } => {
@@ -262,23 +278,15 @@ impl App {
                     board.update(partial_result.details.as_ref(), Instant::now());
                 }
             }
-            AgentEvent::ToolExecutionEnd { tool_call_id, result, is_error, .. } => {
+            AgentEvent::ToolExecutionEnd { tool_call_id, tool_name, result, is_error, .. } => {
                 self.running.retain(|(id, _)| *id != tool_call_id);
-                // A task call's sub-agents leave one summary line each; its full text stays
-                // behind Ctrl+O unless something went wrong.
-                let mut summary = Vec::new();
-                if let Some(at) = self.tasks.iter().position(|b| b.call_id == tool_call_id) {
-                    self.tasks.remove(at);
-                    summary = subagents::summary(result.details.as_ref());
-                }
-                let folded = !summary.is_empty() && !is_error && !self.expand_tools;
-                self.push(summary);
-                if !folded {
-                    let (lines, _) =
-                        blocks::tool_result(&result.content, result.details.as_ref(), is_error, self.expand_tools);
-                    self.push(lines);
-                }
-                self.last_tool = Some(ToolOutput { content: result.content, details: result.details, is_error });
+                self.tasks.retain(|b| b.call_id != tool_call_id);
+                let args = self.call_args.iter().position(|(id, _)| *id == tool_call_id);
+                let args = args.map(|at| self.call_args.remove(at).1);
+                let output =
+                    ToolOutput { name: tool_name, args, content: result.content, details: result.details, is_error };
+                self.push(tool_blocks::result(&output.finished(), self.expand_tools));
+                self.last_tool = Some(output);
             }
             AgentEvent::QueueUpdate { steering, follow_up } => {
                 self.steering = steering;
@@ -287,6 +295,7 @@ impl App {
             AgentEvent::AgentEnd { .. } => {
                 self.end_stream();
                 self.running.clear();
+                self.call_args.clear();
                 self.tasks.clear();
             }
             _ => {}
@@ -382,8 +391,7 @@ impl App {
         if self.expand_tools
             && let Some(tool) = &self.last_tool
         {
-            let (lines, _) = blocks::tool_result(&tool.content, tool.details.as_ref(), tool.is_error, true);
-            self.push(lines);
+            self.push(tool_blocks::text(&tool.finished(), true));
         }
     }
 

@@ -8,7 +8,7 @@ use rho_agent::AgentMessage;
 use rho_ai::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
 use serde_json::{Map, Value};
 
-use super::{diff, markdown, style};
+use super::{diff, highlight, markdown, style, tool_blocks};
 
 /// Lines of a tool result shown before the rest is folded away.
 pub const FOLDED_RESULT_LINES: usize = 6;
@@ -58,15 +58,23 @@ pub fn notice(text: &str) -> Line<'static> {
     Line::styled(text.to_owned(), style::dim())
 }
 
-/// `● name summary`: a tool call as it starts.
-pub fn tool_call(name: &str, args: &Map<String, Value>) -> Vec<Line<'static>> {
+/// `● name summary`: a tool call as it starts; a `write` call's content follows, highlighted by
+/// the file's extension and folded unless `expanded`.
+pub fn tool_call(name: &str, args: &Map<String, Value>, expanded: bool) -> Vec<Line<'static>> {
     let summary = args_summary(name, args);
     let mut spans = vec![Span::styled("● ", style::accent()), Span::styled(name.to_owned(), style::tool())];
     if !summary.is_empty() {
         spans.push(Span::raw(" "));
         spans.push(Span::raw(summary));
     }
-    vec![Line::default(), Line::from(spans)]
+    let mut lines = vec![Line::default(), Line::from(spans)];
+    if name == "write"
+        && let Some(content) = args.get("content").and_then(Value::as_str)
+    {
+        let lang = args.get("path").and_then(Value::as_str).and_then(highlight::lang_of_path);
+        lines.extend(text_lines(content, lang.as_deref(), false, expanded).0);
+    }
+    lines
 }
 
 /// The one argument that says what a built-in tool does, else the arguments as JSON.
@@ -75,6 +83,10 @@ fn args_summary(name: &str, args: &Map<String, Value>) -> String {
     let picked = match name {
         "bash" => field("command"),
         "read" | "write" | "edit" | "ls" => field("path"),
+        "todo_write" => args
+            .get("ops")
+            .and_then(Value::as_array)
+            .map(|ops| ops.iter().filter_map(|op| op.get("op").and_then(Value::as_str)).collect::<Vec<_>>().join(", ")),
         "grep" | "find" => field("pattern").map(|p| match field("path") {
             Some(path) => format!("{p} in {path}"),
             None => p,
@@ -87,29 +99,54 @@ fn args_summary(name: &str, args: &Map<String, Value>) -> String {
     if text.lines().count() > 1 || text.chars().count() > 200 { format!("{first} …") } else { first }
 }
 
-/// A tool's result: an edit's diff coloured, else the text; folded to a few lines unless `expanded`.
+/// A tool's result: an edit's diff coloured, else the text (highlighted as `lang`, a `read`
+/// file's extension, when syntect knows it); folded to a few lines unless `expanded`.
 pub fn tool_result(
     content: &[UserContent],
     details: Option<&Value>,
     is_error: bool,
     expanded: bool,
+    lang: Option<&str>,
 ) -> (Vec<Line<'static>>, bool) {
     let diff = details.and_then(|d| d.get("diff")).and_then(Value::as_str).filter(|_| !is_error);
-    let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
-    // Only the lines shown are styled (a command's output may be very long).
-    let (shown, total): (Vec<Vec<Span<'static>>>, usize) = match diff {
+    match diff {
         Some(diff) => {
+            let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
+            // Only the lines shown are styled (a diff may be very long).
             let all = diff::render(diff.trim_end());
             let total = all.len();
-            (all.into_iter().take(limit).collect(), total)
+            indented(all.into_iter().take(limit).collect(), total, limit, expanded)
         }
         None => {
             let text = content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
-            let styled = if is_error { style::error() } else { style::tool_output() };
-            let all: Vec<&str> = text.trim_end().lines().collect();
-            (all.iter().take(limit).map(|l| vec![Span::styled((*l).to_owned(), styled)]).collect(), all.len())
+            let (mut lines, folded) = text_lines(&text, lang, is_error, expanded);
+            if lines.is_empty() && is_error {
+                lines.push(error("  (error)"));
+            }
+            (lines, folded)
         }
-    };
+    }
+}
+
+/// `text`'s lines, indented and folded unless `expanded`: highlighted as `lang` when syntect
+/// knows it, else in `toolOutput` (`error` for an error). Only the lines shown are styled.
+fn text_lines(text: &str, lang: Option<&str>, is_error: bool, expanded: bool) -> (Vec<Line<'static>>, bool) {
+    let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
+    let all: Vec<&str> = text.trim_end().lines().collect();
+    let shown = &all[..all.len().min(limit)];
+    let highlighted = lang.filter(|_| !is_error && !shown.is_empty()).and_then(|lang| {
+        let code: String = shown.iter().flat_map(|l| [*l, "\n"]).collect();
+        highlight::highlight(&code, lang)
+    });
+    let spans = highlighted.unwrap_or_else(|| {
+        let styled = if is_error { style::error() } else { style::tool_output() };
+        shown.iter().map(|l| vec![Span::styled((*l).to_owned(), styled)]).collect()
+    });
+    indented(spans, all.len(), limit, expanded)
+}
+
+/// The lines shown, indented, and how many more there are when `total` passes `limit`.
+fn indented(shown: Vec<Vec<Span<'static>>>, total: usize, limit: usize, expanded: bool) -> (Vec<Line<'static>>, bool) {
     let mut lines = Vec::with_capacity(shown.len() + 1);
     for line in shown {
         let mut spans = vec![Span::styled("  ", style::dim())];
@@ -120,9 +157,6 @@ pub fn tool_result(
     if folded {
         let hint = if expanded { "" } else { " (Ctrl+O to expand)" };
         lines.push(notice(&format!("  … {} more lines{hint}", total - limit)));
-    }
-    if total == 0 && is_error {
-        lines.push(error("  (error)"));
     }
     (lines, folded)
 }
@@ -140,7 +174,7 @@ pub fn bash(
         Line::from(vec![Span::styled("$ ", style::accent()), Span::styled(command.to_owned(), style::bold())]),
     ];
     let content = [UserContent::text(output)];
-    lines.extend(tool_result(&content, None, false, expanded).0);
+    lines.extend(tool_result(&content, None, false, expanded, None).0);
     if cancelled {
         lines.push(notice("  (cancelled)"));
     } else if let Some(code) = exit_code.filter(|c| *c != 0) {
@@ -151,6 +185,16 @@ pub fn bash(
 
 /// A whole message of a replayed session.
 pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
+    message_after(message, None, expanded)
+}
+
+/// A whole message of a replayed session; a tool result with the arguments of its call, when
+/// they are known (a `read` result is highlighted by the file's extension).
+pub fn message_after(
+    message: &AgentMessage,
+    call_args: Option<&Map<String, Value>>,
+    expanded: bool,
+) -> Vec<Line<'static>> {
     match message {
         AgentMessage::User(u) => user(&u.text()),
         AgentMessage::Assistant(a) => {
@@ -159,14 +203,23 @@ pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
                 match block {
                     AssistantContent::Text(t) => lines.extend(markdown::render(&t.text)),
                     AssistantContent::Thinking(t) => lines.extend(thinking(&t.thinking)),
-                    AssistantContent::ToolCall(call) => lines.extend(tool_call(&call.name, &call.arguments)),
+                    AssistantContent::ToolCall(call) => lines.extend(tool_call(&call.name, &call.arguments, expanded)),
                     AssistantContent::RedactedThinking(_) => lines.push(notice("(thinking redacted)")),
                 }
             }
             lines.extend(stop_notice(a));
             lines
         }
-        AgentMessage::ToolResult(r) => tool_result(&r.content, r.details.as_ref(), r.is_error, expanded).0,
+        AgentMessage::ToolResult(r) => {
+            let result = tool_blocks::Finished {
+                name: &r.tool_name,
+                args: call_args,
+                content: &r.content,
+                details: r.details.as_ref(),
+                is_error: r.is_error,
+            };
+            tool_blocks::result(&result, expanded)
+        }
         AgentMessage::BashExecution(b) => bash(&b.command, &b.output, b.exit_code, b.cancelled, expanded),
         AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],
         AgentMessage::BranchSummary(_) => vec![notice("(branch summary)")],
@@ -183,11 +236,11 @@ mod tests {
     fn long_results_fold_and_expand() {
         let text = (1..=10).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
         let content = vec![UserContent::text(text)];
-        let (folded, was_folded) = tool_result(&content, None, false, false);
+        let (folded, was_folded) = tool_result(&content, None, false, false, None);
         assert!(was_folded);
         assert_eq!(folded.len(), FOLDED_RESULT_LINES + 1);
         assert!(markdown::plain(&folded).ends_with("… 4 more lines (Ctrl+O to expand)"));
-        let (expanded, _) = tool_result(&content, None, false, true);
+        let (expanded, _) = tool_result(&content, None, false, true, None);
         assert_eq!(plain(&expanded).lines().count(), 10);
     }
 
@@ -195,6 +248,6 @@ mod tests {
     fn a_bash_call_shows_its_command() {
         let mut args = Map::new();
         args.insert("command".into(), Value::from("ls -la"));
-        assert_eq!(plain(&tool_call("bash", &args)), "\n● bash ls -la");
+        assert_eq!(plain(&tool_call("bash", &args, false)), "\n● bash ls -la");
     }
 }

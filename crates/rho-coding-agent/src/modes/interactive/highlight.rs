@@ -121,6 +121,18 @@ pub fn highlight(code: &str, lang: &str) -> Option<Vec<Vec<Span<'static>>>> {
     })
 }
 
+/// The language a file's contents are highlighted as: its extension (`rs`, `py`, `ts`), or its
+/// name when it has none (`Makefile`); `None` when the path has neither. Whether syntect knows
+/// it is [`highlight`]'s question: an unknown one is drawn plain.
+pub fn lang_of_path(path: &str) -> Option<String> {
+    let name = std::path::Path::new(path.trim()).file_name()?.to_str()?;
+    let lang = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext,
+        _ => name,
+    };
+    (!lang.is_empty()).then(|| lang.to_ascii_lowercase())
+}
+
 fn spans(pieces: &[Piece]) -> Vec<Span<'static>> {
     pieces
         .iter()
@@ -215,6 +227,18 @@ mod tests {
         assert!(highlight("x = 1\n", "no-such-language").is_none());
         assert!(highlight(&"x\n".repeat(MAX_BYTES), "rust").is_none());
         assert!(highlight("x = 1\n", "python").is_some());
+    }
+
+    #[test]
+    fn a_path_names_its_language_by_extension() {
+        assert_eq!(lang_of_path("src/main.RS").as_deref(), Some("rs"));
+        assert_eq!(lang_of_path("web/app.test.ts").as_deref(), Some("ts"));
+        assert_eq!(lang_of_path("Makefile").as_deref(), Some("makefile"));
+        assert_eq!(lang_of_path(".bashrc").as_deref(), Some(".bashrc"));
+        assert!(lang_of_path("").is_none());
+        assert!(highlight("fn main() {}\n", &lang_of_path("a.rs").unwrap()).is_some());
+        assert!(highlight("plain\n", &lang_of_path("notes.txt").unwrap()).is_none());
+        assert!(highlight("x\n", &lang_of_path("data.unknownext").unwrap()).is_none());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use ratatui::text::Line;
 use rho_agent::AgentMessage;
 
-use super::{blocks, style};
+use super::{blocks, style, tool_blocks};
 
 /// The most lines of history a replay renders (the message that crosses it is kept whole).
 pub const MAX_LINES: usize = 3_000;
@@ -17,7 +17,7 @@ pub fn tail(messages: &[AgentMessage], expanded: bool) -> Vec<Line<'static>> {
     let mut start = messages.len();
     while start > 0 && count < MAX_LINES {
         start -= 1;
-        let lines = blocks::message(&messages[start], expanded);
+        let lines = blocks::message_after(&messages[start], tool_blocks::call_args(messages, start), expanded);
         count += lines.len();
         rendered.push(lines);
     }

@@ -1,0 +1,103 @@
+//! How interactive mode draws tool calls and results, through the real `rho` in a
+//! pseudo-terminal against rho-mock-llm: `read` results and `write` contents highlighted by the
+//! file's extension (folded as any result is), and the compact forms of `task` and `todo_write`
+//! results, live and when the session is resumed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::{Terminal, keys};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+/// The terminal's background is dark (a `COLORFGBG` of the outer terminal would pick light).
+const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
+/// pi's dark theme: syntaxKeyword #569CD6, toolOutput #808080.
+const KEYWORD: vt100::Color = vt100::Color::Rgb(0x56, 0x9c, 0xd6);
+const TOOL_OUTPUT: vt100::Color = vt100::Color::Rgb(0x80, 0x80, 0x80);
+
+async fn ready(term: &Terminal) {
+    term.wait_for("Enter send").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_result_is_highlighted_by_the_file_extension_and_stays_folded() {
+    let env = Env::new(vec![
+        Turn::tool_call("read", json!({"path": "notes.txt"})),
+        Turn::tool_call("read", json!({"path": "lib.rs"})),
+        Turn::text("read both"),
+    ])
+    .await;
+    let rust: String = (1..=10).map(|i| format!("fn step_{i}() {{}}\n")).collect();
+    std::fs::write(env.cwd.join("lib.rs"), rust).unwrap();
+    std::fs::write(env.cwd.join("notes.txt"), "fn is a plain word here\n").unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("read the files");
+    let screen = term.wait_idle_with("read both").await;
+    assert_eq!(term.fg_of("fn step_1()"), KEYWORD);
+    assert!(screen.contains("fn step_6() {}\n  … 4 more lines (Ctrl+O to expand)"), "{screen}");
+    assert!(!screen.contains("step_7"), "{screen}");
+    // An extension syntect does not highlight: the plain tool output colour.
+    assert_eq!(term.fg_of("fn is a plain word"), TOOL_OUTPUT);
+
+    // Ctrl+O shows the last result whole, still highlighted.
+    term.send(keys::CTRL_O);
+    let screen = term.wait_for("fn step_10() {}").await;
+    assert!(screen.contains("Tool output expanded\n  fn step_1() {}"), "{screen}");
+    assert_eq!(term.fg_of("fn step_10()"), KEYWORD);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_call_shows_its_content_highlighted() {
+    let content = "def greet():\n    return 'hi'\n";
+    let env = Env::new(vec![
+        Turn::tool_call("write", json!({"path": "hello.py", "content": content})),
+        Turn::text("wrote it"),
+    ])
+    .await;
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("write a file");
+    let screen = term.wait_idle_with("wrote it").await;
+    assert!(screen.contains("● write hello.py\n  def greet():\n      return 'hi'"), "{screen}");
+    assert_eq!(term.fg_of("def greet"), KEYWORD);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_and_todo_results_are_compact_live_and_on_resume() {
+    let plan = json!({"ops": [{"op": "replace", "phases": [{"name": "Fix", "tasks": [
+        {"content": "Read the failing test", "status": "completed"},
+        {"content": "Fix the parser", "status": "in_progress"},
+        {"content": "Run the tests"}]}]}]});
+    let task = json!({"agent": "task", "tasks": [
+        {"id": "Alpha", "description": "look around", "assignment": "SUB-MARK: answer"}]});
+    let env = Env::new(vec![
+        Turn::tool_call("todo_write", plan),
+        Turn::tool_call("task", task),
+        Turn::text("sub-agent answer").when_body_contains("SUB-MARK"),
+        Turn::text("Both done."),
+    ])
+    .await;
+    let args = ["--setting", "todo.reminders=false"];
+    let mut first = Terminal::start(&env, &args);
+    ready(&first).await;
+    first.submit("plan and delegate");
+    let screen = first.wait_idle_with("Both done.").await;
+    check_compact(&screen);
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+
+    let second = Terminal::start(&env, &["-c", args[0], args[1]]);
+    let screen = second.wait_idle_with("Both done.").await;
+    check_compact(&screen);
+}
+
+fn check_compact(screen: &str) {
+    // The call, its one line, then the next call: none of the result's text.
+    assert!(screen.contains("● todo_write replace\n  Todos: 1/3 done, → Fix the parser\n\n● task"), "{screen}");
+    assert!(screen.contains("✓ Alpha [task] look around · completed"), "{screen}");
+    assert!(!screen.contains("<task-summary>"), "{screen}");
+}
