@@ -16,6 +16,8 @@ const SHIFT_CTRL_P: &str = "\x1b[112;6u";
 const CTRL_P: &str = "\x10";
 const CTRL_S: &str = "\x13";
 const BACKSPACE: &str = "\x7f";
+const ALT_UP: &str = "\x1b[1;3A";
+const ALT_DOWN: &str = "\x1b[1;3B";
 
 async fn ready(term: &Terminal) {
     term.wait_for("Enter send").await;
@@ -177,6 +179,60 @@ async fn scoped_models_limit_what_ctrl_p_cycles_and_are_saved() {
     term.send(SHIFT_CTRL_P);
     let screen = term.wait_until("back to mock-third", |s| s.matches("Model: mock/mock-third").count() == 2).await;
     assert!(!screen.contains("Model: mock/mock-small") && !screen.contains("Model: mock/mock-model"), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_up_and_down_reorder_the_scoped_models_for_ctrl_p_and_the_save() {
+    let env = Env::new(vec![]).await;
+    four_models(&env);
+    let term = Terminal::start(&env, &[]);
+    ready(&term).await;
+
+    term.submit("/scoped-models");
+    term.wait_for("Models for Ctrl+P").await;
+    term.send(keys::ENTER);
+    term.wait_until("only mock-model enabled", |s| shows(s, "mock/mock-model", "✓")).await;
+    term.send(keys::DOWN);
+    term.send(keys::DOWN);
+    term.send(" ");
+    term.wait_until("mock-third enabled", |s| shows(s, "mock/mock-third", "✓")).await;
+    // The enabled models come first, in their order: model, third, then small.
+    term.send(keys::DOWN);
+    term.send(" ");
+    term.wait_until("mock-fourth enabled", |s| shows(s, "mock/mock-fourth", "✓")).await;
+    term.send(keys::UP);
+    term.wait_for("→ mock/mock-fourth").await;
+    // Alt+Up twice takes mock-fourth to the top, a third time does nothing; Alt+Down moves
+    // mock-model below mock-third.
+    term.send(ALT_UP);
+    term.send(ALT_UP);
+    term.send(ALT_UP);
+    term.send(keys::DOWN);
+    term.send(ALT_DOWN);
+    let list = settled(&term, "the new order", |s| {
+        let order: Vec<&str> = s
+            .lines()
+            .filter_map(|l| l.strip_prefix("→ ").or_else(|| l.strip_prefix("  ")))
+            .filter_map(|rest| rest.split_whitespace().next().filter(|w| w.starts_with("mock/")))
+            .collect();
+        order == ["mock/mock-fourth", "mock/mock-third", "mock/mock-model", "mock/mock-small"]
+    })
+    .await;
+    assert!(list.contains("→ mock/mock-model"), "the moved model stays highlighted:\n{list}");
+    term.send(CTRL_S);
+    term.wait_for("Model selection saved to settings").await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
+    let saved = global_settings(&env)["enabledModels"].clone();
+    assert_eq!(saved, json!(["mock/mock-fourth", "mock/mock-third", "mock/mock-model"]));
+
+    // Ctrl+P follows the order, from the current model.
+    term.send(CTRL_P);
+    term.wait_for("Model: mock/mock-fourth").await;
+    term.send(CTRL_P);
+    term.wait_for("Model: mock/mock-third").await;
+    term.send(CTRL_P);
+    term.wait_for("Model: mock/mock-model").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

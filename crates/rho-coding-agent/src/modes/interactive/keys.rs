@@ -58,6 +58,7 @@ impl App {
                 }
                 SelectOutcome::Toggled(value) => self.toggled(picking, &value),
                 SelectOutcome::Shortcut(key, value) => self.list_shortcut(picking, key, value.as_deref()),
+                SelectOutcome::Move(delta, value) => self.list_item_moved(picking, delta, &value),
             }
             return;
         }

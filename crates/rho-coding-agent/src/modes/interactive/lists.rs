@@ -43,6 +43,13 @@ impl App {
         }
     }
 
+    /// Alt+Up / Alt+Down on an item of a list that stays open.
+    pub fn list_item_moved(&mut self, picking: Picking, delta: isize, value: &str) {
+        if picking == Picking::ScopedModels {
+            self.scoped_model_moved(delta, value);
+        }
+    }
+
     /// Escape (or Ctrl+C) closed `list`: a tool's dialog is answered with nothing, a list of
     /// values goes back to the list it came from.
     pub fn list_closed(&mut self, picking: Picking, list: &Select) {

@@ -40,7 +40,10 @@ pub async fn pick_session(
             match select.key(key) {
                 SelectOutcome::Shortcut('\t', _) => resume::switch_scope(&mut select, dir, agent_dir),
                 // The session list is not a toggling one.
-                SelectOutcome::Pending | SelectOutcome::Toggled(_) | SelectOutcome::Shortcut(..) => {}
+                SelectOutcome::Pending
+                | SelectOutcome::Toggled(_)
+                | SelectOutcome::Shortcut(..)
+                | SelectOutcome::Move(..) => {}
                 SelectOutcome::Cancelled => return Ok(Picked::Cancelled),
                 SelectOutcome::Chosen(path) => return Ok(Picked::Session(path)),
             }

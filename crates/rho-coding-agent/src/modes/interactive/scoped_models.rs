@@ -2,8 +2,10 @@
 //! available model is listed; with all of them cycling no row is marked, otherwise each is
 //! marked ✓ or ✗. Enter or Space toggles the highlighted model (the first toggle from "all"
 //! keeps only that one), Ctrl+A enables all, Ctrl+X clears all, Ctrl+P toggles the highlighted
-//! model's provider. Changes apply to this session at once; Ctrl+S saves them as
-//! `enabledModels` in the global settings (all or none enabled: the key is removed).
+//! model's provider. The enabled models are listed first, in the order Ctrl+P cycles them;
+//! Alt+Up / Alt+Down move the highlighted one. Changes apply to this session at once; Ctrl+S
+//! saves them, in that order, as `enabledModels` in the global settings (all or none enabled:
+//! the key is removed).
 
 use super::app::{App, Picking};
 use super::blocks;
@@ -12,7 +14,7 @@ use super::select::{Select, SelectItem};
 const ENABLED: &str = "✓";
 const DISABLED: &str = "✗";
 
-const HINT: &str = "Enter/Space toggle · Ctrl+A all · Ctrl+X clear · Ctrl+P provider · Ctrl+S save · Esc close";
+const HINT: &str = "Enter toggle · Ctrl+A all · Ctrl+X clear · Ctrl+P provider · Alt+↑/↓ reorder · Ctrl+S save";
 
 /// The enabled models, as `provider/id`: `None` when all are.
 type Enabled = Option<Vec<String>>;
@@ -64,6 +66,18 @@ impl App {
         self.apply_scope(enabled);
     }
 
+    /// Alt+Up (-1) / Alt+Down (+1): an enabled model one place earlier or later in the order.
+    pub fn scoped_model_moved(&mut self, delta: isize, id: &str) {
+        let Some(mut ids) = self.listed_enabled() else { return };
+        let Some(at) = ids.iter().position(|i| i == id) else { return };
+        let Some(to) = at.checked_add_signed(delta).filter(|to| *to < ids.len()) else { return };
+        ids.swap(at, to);
+        self.apply_scope(Some(ids));
+        if let Some((Picking::ScopedModels, list)) = &mut self.select {
+            list.highlight(id);
+        }
+    }
+
     /// Ctrl+A, Ctrl+X, Ctrl+P and Ctrl+S in the list.
     pub fn scoped_models_shortcut(&mut self, key: char, highlighted: Option<&str>) {
         let all = self.all_model_ids();
@@ -112,9 +126,14 @@ impl App {
     }
 }
 
-/// The list rows: every model, marked when not all are enabled.
+/// The list rows: every model, marked when not all are enabled; the enabled ones first, in
+/// their order.
 fn items(all: &[String], enabled: &Enabled) -> Vec<SelectItem> {
-    all.iter()
+    let first = enabled.as_deref().unwrap_or_default();
+    first
+        .iter()
+        .filter(|id| all.contains(id))
+        .chain(all.iter().filter(|id| !first.contains(id)))
         .map(|id| SelectItem {
             label: id.clone(),
             detail: match enabled {

@@ -1,8 +1,9 @@
 //! A list to pick one item from, with a search line: the model selector (`/model`), the
 //! session picker (`rho -r`, `/resume`), the tree and fork lists. Typing filters (every word
 //! must appear), Up/Down move, Enter picks, Escape cancels. A toggling list (`/settings`,
-//! `/scoped-models`) stays open: Enter or Space toggles the highlighted item, and Ctrl+letter
-//! keys are handed to the caller; its owner updates the items in place.
+//! `/scoped-models`) stays open: Enter or Space toggles the highlighted item, Ctrl+letter keys
+//! and Alt+Up / Alt+Down (move the item) are handed to the caller; its owner updates the items
+//! in place.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
@@ -29,6 +30,8 @@ pub enum SelectOutcome {
     Toggled(String),
     /// A toggling list: Ctrl+letter, with the highlighted item (if any).
     Shortcut(char, Option<String>),
+    /// A toggling list: Alt+Up (-1) or Alt+Down (+1) on this item, to move it.
+    Move(isize, String),
     Cancelled,
 }
 
@@ -85,6 +88,13 @@ impl Select {
         self.selected = self.selected.min(self.filtered().len().saturating_sub(1));
     }
 
+    /// Highlights the shown item whose value is `value` (if shown).
+    pub fn highlight(&mut self, value: &str) {
+        if let Some(at) = self.filtered().iter().position(|item| item.value == value) {
+            self.selected = at;
+        }
+    }
+
     /// Every item, filtered or not.
     pub fn items(&self) -> &[SelectItem] {
         &self.items
@@ -118,6 +128,13 @@ impl Select {
                 };
             }
             KeyCode::Tab if self.tab => return SelectOutcome::Shortcut('\t', self.highlighted()),
+            KeyCode::Up | KeyCode::Down if self.toggling && key.modifiers.contains(KeyModifiers::ALT) => {
+                let delta = if key.code == KeyCode::Up { -1 } else { 1 };
+                return match self.highlighted() {
+                    Some(value) => SelectOutcome::Move(delta, value),
+                    None => SelectOutcome::Pending,
+                };
+            }
             KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
             }
@@ -198,5 +215,10 @@ mod tests {
         assert_eq!(select.key(KeyEvent::from(KeyCode::Enter)), SelectOutcome::Toggled("two!".into()));
         let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
         assert_eq!(select.key(ctrl_s), SelectOutcome::Shortcut('s', Some("two!".into())));
+        let alt_up = KeyEvent::new(KeyCode::Up, KeyModifiers::ALT);
+        assert_eq!(select.key(alt_up), SelectOutcome::Move(-1, "two!".into()));
+        select.set_items(vec![item("two!"), item("one")]);
+        select.highlight("two!");
+        assert_eq!(select.highlighted().as_deref(), Some("two!"));
     }
 }
