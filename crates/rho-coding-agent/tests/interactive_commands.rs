@@ -1,6 +1,8 @@
-//! Interactive mode's menus and commands: `/settings`, `/scoped-models` with Ctrl+P and
-//! Shift+Ctrl+P, `/reload`, `/tree` with a branch summary (custom instructions, cancelling), folders in the `@` list and `/resume`'s scopes. The real
-//! `rho` in a pseudo-terminal against rho-mock-llm, as interactive_mode.rs drives it.
+//! Interactive mode's menus and commands: `/settings` (the theme list shows the highlighted
+//! theme), `/scoped-models` with Ctrl+P and Shift+Ctrl+P and the order of the models, `/reload`,
+//! `/tree` with a branch summary (custom instructions, cancelling), folders in the `@` list and
+//! `/resume`'s scopes. The real `rho` in a pseudo-terminal against rho-mock-llm, as
+//! interactive_mode.rs drives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -107,6 +109,45 @@ async fn settings_change_live_and_are_saved_to_the_global_settings() {
     let screen = term.wait_idle_with("the visible answer").await;
     assert!(screen.contains("Thinking hidden (Ctrl+T shows it)"), "{screen}");
     assert!(!screen.contains("secret pondering"), "{screen}");
+}
+
+/// The terminal's background is dark (a `COLORFGBG` of the outer terminal would pick light).
+const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
+/// The `accent` of pi's dark and light themes (the list's `→`).
+const DARK_ACCENT: vt100::Color = vt100::Color::Rgb(0x8a, 0xbe, 0xb7);
+const LIGHT_ACCENT: vt100::Color = vt100::Color::Rgb(0x5a, 0x80, 0x80);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_theme_list_shows_the_highlighted_theme_and_escape_puts_the_old_one_back() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("/settings");
+    term.wait_for("Enter/Space change").await;
+    term.send("theme");
+    term.wait_until("only the theme listed", |s| row(s, "Auto-compact").is_none()).await;
+    term.send(keys::ENTER);
+    settled(&term, "the theme list", |s| s.contains("→ dark")).await;
+    assert_eq!(term.fg_of("→ dark"), DARK_ACCENT);
+    term.send(keys::DOWN);
+    settled(&term, "light highlighted", |s| s.contains("→ light")).await;
+    assert_eq!(term.fg_of("→ light"), LIGHT_ACCENT, "the highlighted theme is shown");
+    term.send(keys::ESCAPE);
+    let menu = settled(&term, "back in the menu", |s| s.contains("Enter/Space change")).await;
+    assert!(shows(&menu, "Theme", "dark"), "{menu}");
+    assert_eq!(term.fg_of("→ Theme"), DARK_ACCENT, "the theme before is back");
+    let settings = env.agent_dir.join("settings.json");
+    assert!(!settings.exists() || global_settings(&env).get("theme").is_none(), "nothing saved");
+
+    // Enter keeps the theme picked.
+    term.send(keys::ENTER);
+    settled(&term, "the theme list again", |s| s.contains("→ dark")).await;
+    term.send(keys::DOWN);
+    settled(&term, "light highlighted again", |s| s.contains("→ light")).await;
+    term.send(keys::ENTER);
+    settled(&term, "light picked", |s| shows(s, "Theme", "light")).await;
+    assert_eq!(term.fg_of("→ Theme"), LIGHT_ACCENT);
+    assert_eq!(global_settings(&env)["theme"], json!("light"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -45,8 +45,13 @@ impl App {
         }
         if let Some((picking, select)) = &mut self.select {
             let picking = *picking;
+            let before = select.highlighted();
             match select.key(key) {
-                SelectOutcome::Pending => {}
+                SelectOutcome::Pending => {
+                    if let Some(now) = select.highlighted().filter(|now| Some(now) != before.as_ref()) {
+                        self.list_highlighted(picking, &now);
+                    }
+                }
                 SelectOutcome::Cancelled => {
                     if let Some((_, list)) = self.select.take() {
                         self.list_closed(picking, &list);

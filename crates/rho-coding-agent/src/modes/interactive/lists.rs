@@ -43,6 +43,13 @@ impl App {
         }
     }
 
+    /// Another item highlighted (moving, or typing in the search).
+    pub fn list_highlighted(&mut self, picking: Picking, value: &str) {
+        if picking == Picking::SettingValue {
+            self.setting_value_highlighted(value);
+        }
+    }
+
     /// Alt+Up / Alt+Down on an item of a list that stays open.
     pub fn list_item_moved(&mut self, picking: Picking, delta: isize, value: &str) {
         if picking == Picking::ScopedModels {

@@ -1,8 +1,9 @@
 //! `/settings`: pi's settings menu, with the settings rho acts on. Each row shows its current
 //! value; Enter or Space moves a two- or three-valued setting to its next value, or opens the
 //! list of values (thinking level, theme). A change applies at once (to the session, or to this
-//! screen) and is saved to the global `settings.json`, other keys kept. Escape closes the menu,
-//! or a list of values back to the menu.
+//! screen) and is saved to the global `settings.json`, other keys kept. The theme list shows
+//! the highlighted theme while moving, as pi's does. Escape closes the menu, or a list of values
+//! back to the menu (the theme in effect before is back).
 //!
 //! Left out from pi's menu, for want of the feature behind them: transport (rho streams over
 //! SSE only), images (no inline images), tree filter mode, editor padding, autocomplete size,
@@ -206,8 +207,17 @@ impl App {
         self.open_settings_at(setting);
     }
 
-    /// Escape in a setting's list: back to the menu on that setting.
+    /// Another value highlighted in a setting's list (`id=value`): a theme is shown at once.
+    pub fn setting_value_highlighted(&mut self, highlighted: &str) {
+        if let Some(name) = highlighted.strip_prefix(&format!("{}=", Setting::Theme.id())) {
+            theme::preview(name);
+        }
+    }
+
+    /// Escape in a setting's list: back to the menu on that setting (and to the theme in effect
+    /// before a preview).
     pub fn setting_values_closed(&mut self, highlighted: Option<&str>) {
+        theme::end_preview();
         let setting = highlighted.and_then(|v| v.split_once('=')).and_then(|(id, _)| Setting::from_id(id));
         self.open_settings_at(setting.unwrap_or(Setting::Thinking));
     }

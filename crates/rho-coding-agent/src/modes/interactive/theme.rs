@@ -2,7 +2,8 @@
 //! files of the project's `.rho/themes` and `.pi/themes`, the agent dir's `themes` and the
 //! `themes` setting's files and directories (the first theme of a name wins, before the
 //! built-ins). The `theme` setting picks one at start; an unknown name or a bad file falls
-//! back to `dark` with a warning. [`set`] switches while running.
+//! back to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme
+//! for now and [`end_preview`] puts back the one in effect before.
 
 mod palette;
 mod parse;
@@ -23,6 +24,8 @@ const BUILT_IN: [(&str, &str); 2] =
 
 /// The theme drawn with; `None` until [`init`] (the built-in dark then).
 static ACTIVE: RwLock<Option<Theme>> = RwLock::new(None);
+/// The theme in effect when a preview began; `None` while none is shown.
+static BEFORE_PREVIEW: RwLock<Option<Theme>> = RwLock::new(None);
 /// Where theme files are looked for (set by [`init`]).
 static SOURCES: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
 
@@ -57,14 +60,36 @@ pub fn names() -> Vec<String> {
     names_in(&sources(), mode())
 }
 
-/// Makes `name` the active theme; on error (unknown, or a bad file) the active one stays.
+/// Makes `name` the active theme; on error (unknown, or a bad file) the active one stays (the
+/// one before a preview, if any).
 pub fn set(name: &str) -> Result<(), String> {
+    end_preview();
     match load(name, &sources(), mode())? {
         Some(theme) => {
             activate(theme);
             Ok(())
         }
         None => Err(format!("unknown theme \"{name}\" (there are: {})", names().join(", "))),
+    }
+}
+
+/// Shows `name` until [`end_preview`] or [`set`]; a theme that cannot be used is not shown.
+pub fn preview(name: &str) {
+    let Ok(Some(theme)) = load(name, &sources(), mode()) else { return };
+    if let Ok(mut before) = BEFORE_PREVIEW.write()
+        && before.is_none()
+    {
+        let active = ACTIVE.read().ok().and_then(|a| a.clone());
+        *before = Some(active.unwrap_or_else(|| dark().clone()));
+    }
+    activate(theme);
+}
+
+/// Puts back the theme in effect before the preview (nothing when none is shown).
+pub fn end_preview() {
+    let before = BEFORE_PREVIEW.write().ok().and_then(|mut b| b.take());
+    if let Some(theme) = before {
+        activate(theme);
     }
 }
 
