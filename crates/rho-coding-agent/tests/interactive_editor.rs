@@ -67,7 +67,8 @@ async fn word_keys_move_delete_and_yank() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keybindings_json_remaps_an_action() {
     let env = Env::new(vec![]).await;
-    let file = r#"{"tui.editor.undo": "alt+u", "tui.editor.deleteToLineStart": ["ctrl+u", "alt+k"]}"#;
+    let file = r#"{"tui.editor.undo": "alt+u", "tui.editor.deleteToLineStart": ["ctrl+u", "alt+k"],
+                   "app.thinking.toggle": "alt+t", "app.session.new": "ctrl+n"}"#;
     std::fs::write(env.agent_dir.join("keybindings.json"), file).unwrap();
     let term = Terminal::start(&env, &[]);
     ready(&term).await;
@@ -79,6 +80,12 @@ async fn keybindings_json_remaps_an_action() {
     term.send("\x1bk");
     let screen = term.wait_until("the line deleted", |s| !s.contains("› one")).await;
     assert!(!screen.contains("keybindings.json"), "a good file is not warned about:\n{screen}");
+    // /hotkeys lists the keys in effect.
+    term.submit("/hotkeys");
+    let screen = term.wait_for("Quit rho").await;
+    assert!(screen.contains("  Alt+T                     Hide or show thinking blocks\n"), "{screen}");
+    // An action without default keys is listed once bound.
+    assert!(screen.contains("  Ctrl+N                    Start a new session\n"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

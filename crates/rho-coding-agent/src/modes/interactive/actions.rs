@@ -74,7 +74,7 @@ impl App {
         let report = self.reporter();
         match name {
             "quit" => self.quit = true,
-            "hotkeys" => self.push(commands::hotkeys()),
+            "hotkeys" => self.push(commands::hotkeys(&super::keybindings::current())),
             "settings" => self.open_settings(),
             "scoped-models" => self.open_scoped_models(),
             "reload" => self.reload(),

@@ -3,6 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
+use super::keybindings::{Action, Keybindings};
 use super::style;
 use crate::AgentSession;
 
@@ -26,40 +27,74 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("quit", "Quit rho"),
 ];
 
+/// What a `/hotkeys` line names: fixed text, or the keys of actions in the key table (as
+/// `keybindings.json` left them), each action's keys joined by `, ` and the actions by ` / `.
+#[derive(Debug, Clone, Copy)]
+pub enum Keys {
+    Text(&'static str),
+    Of(&'static [Action]),
+    /// An action without default keys: listed only once bound.
+    IfBound(Action),
+}
+
 /// The keys, as `/hotkeys` lists them.
-pub const HOTKEYS: &[(&str, &str)] = &[
-    ("Enter", "Send (while working: queue a steering message)"),
-    ("Alt+Enter", "While working: queue a follow-up message"),
-    ("Alt+Up", "Put the queued messages back into the editor"),
-    ("Shift+Enter, Ctrl+J", "New line"),
-    ("Escape", "Abort the run (queued messages back into the editor) / close a list"),
-    ("Escape twice", "Open the session tree (editor empty, idle)"),
-    ("Ctrl+C", "Clear the editor; twice quits"),
-    ("Ctrl+D", "Quit (editor empty); else delete the character under the cursor"),
-    ("Up / Down", "Move between lines; history of prompts"),
-    ("Left / Right", "Move the cursor (also Ctrl+B / Ctrl+F)"),
-    ("Alt+B / Alt+F", "Word left / right (also Alt+Left / Alt+Right, Ctrl+Left / Ctrl+Right)"),
-    ("Ctrl+] / Ctrl+Alt+]", "Jump to the next / previous typed character"),
-    ("Home / End", "Start / end of line (also Ctrl+A / Ctrl+E)"),
-    ("Ctrl+K / Ctrl+U", "Delete to end / start of line"),
-    ("Ctrl+W, Alt+Backspace", "Delete the word before the cursor"),
-    ("Alt+D, Alt+Delete", "Delete the word after the cursor"),
-    ("Ctrl+Y / Alt+Y", "Paste the last deleted text / cycle to older ones"),
-    ("Ctrl+-", "Undo"),
-    ("Tab", "Complete a command name, or a path (a word with /, or starting with . or ~)"),
-    ("@", "Pick a file of the working directory (fuzzy; Up/Down, Tab or Enter, Esc closes)"),
-    ("Paste", "More than 10 lines show as [paste #n +N lines], sent whole"),
-    ("Paste an image path", "Attach the image (drag a file onto the terminal); shown as [image #n]"),
-    ("Ctrl+V", "Attach the clipboard's image (needs wl-paste, xclip or pngpaste)"),
-    ("!command", "Run a shell command; its output joins the conversation"),
-    ("!!command", "Run a shell command; its output is not sent to the model"),
-    ("Ctrl+L", "Select the model"),
-    ("Ctrl+P / Shift+Ctrl+P", "Next / previous model (of /scoped-models, --models, else the available)"),
-    ("Shift+Tab", "Next thinking level"),
-    ("Ctrl+Z", "Suspend rho (fg resumes)"),
-    ("Ctrl+O", "Expand tool output (and show the last one in full)"),
-    ("Ctrl+T", "Hide or show thinking blocks"),
+pub const HOTKEYS: &[(Keys, &str)] = &[
+    (Keys::Of(&[Action::Submit]), "Send (while working: queue a steering message)"),
+    (Keys::Of(&[Action::FollowUp]), "While working: queue a follow-up message"),
+    (Keys::Of(&[Action::Dequeue]), "Put the queued messages back into the editor"),
+    (Keys::Of(&[Action::NewLine]), "New line (also Ctrl+J)"),
+    (Keys::Of(&[Action::Interrupt]), "Abort the run (queued messages back into the editor) / close a list"),
+    (Keys::Text("Escape twice"), "Open the session tree (editor empty, idle)"),
+    (Keys::Of(&[Action::Clear]), "Clear the editor; twice quits"),
+    (Keys::Of(&[Action::Exit]), "Quit (editor empty); else delete the character under the cursor"),
+    (Keys::Of(&[Action::CursorUp, Action::CursorDown]), "Move between lines; history of prompts"),
+    (Keys::Of(&[Action::CursorLeft, Action::CursorRight]), "Move the cursor"),
+    (Keys::Of(&[Action::CursorWordLeft, Action::CursorWordRight]), "Word left / right"),
+    (Keys::Of(&[Action::JumpForward, Action::JumpBackward]), "Jump to the next / previous typed character"),
+    (Keys::Of(&[Action::CursorLineStart, Action::CursorLineEnd]), "Start / end of line"),
+    (Keys::Of(&[Action::PageUp, Action::PageDown]), "Move a page of lines"),
+    (Keys::Of(&[Action::DeleteToLineEnd, Action::DeleteToLineStart]), "Delete to end / start of line"),
+    (Keys::Of(&[Action::DeleteWordBackward]), "Delete the word before the cursor"),
+    (Keys::Of(&[Action::DeleteWordForward]), "Delete the word after the cursor"),
+    (Keys::Of(&[Action::Yank, Action::YankPop]), "Paste the last deleted text / cycle to older ones"),
+    (Keys::Of(&[Action::Undo]), "Undo"),
+    (Keys::Of(&[Action::Tab]), "Complete a command name, or a path (a word with /, or starting with . or ~)"),
+    (Keys::Text("@"), "Pick a file of the working directory (fuzzy; Up/Down, Tab or Enter, Esc closes)"),
+    (Keys::Text("Paste"), "More than 10 lines show as [paste #n +N lines], sent whole"),
+    (Keys::Text("Paste an image path"), "Attach the image (drag a file onto the terminal); shown as [image #n]"),
+    (Keys::Of(&[Action::PasteImage]), "Attach the clipboard's image (needs wl-paste, xclip or pngpaste)"),
+    (Keys::Text("!command"), "Run a shell command; its output joins the conversation"),
+    (Keys::Text("!!command"), "Run a shell command; its output is not sent to the model"),
+    (Keys::Of(&[Action::ModelSelect]), "Select the model"),
+    (
+        Keys::Of(&[Action::ModelCycleForward, Action::ModelCycleBackward]),
+        "Next / previous model (of /scoped-models, --models, else the available)",
+    ),
+    (Keys::Of(&[Action::ThinkingCycle]), "Next thinking level"),
+    (Keys::Of(&[Action::Suspend]), "Suspend rho (fg resumes)"),
+    (Keys::Of(&[Action::ToolsExpand]), "Expand tool output (and show the last one in full)"),
+    (Keys::Of(&[Action::ThinkingToggle]), "Hide or show thinking blocks"),
+    (Keys::IfBound(Action::SessionNew), "Start a new session"),
+    (Keys::IfBound(Action::SessionTree), "Open the session tree"),
+    (Keys::IfBound(Action::SessionFork), "Fork from an earlier message"),
+    (Keys::IfBound(Action::SessionResume), "Resume a session"),
 ];
+
+/// The width of `/hotkeys`' key column.
+const KEY_COLUMN: usize = 25;
+
+/// The text of a `/hotkeys` line's keys in `bindings` (`None`: an unbound optional action).
+fn keys_text(keys: Keys, bindings: &Keybindings) -> Option<String> {
+    let of = |action: Action| {
+        let keys: Vec<String> = bindings.keys(action).iter().map(ToString::to_string).collect();
+        if keys.is_empty() { "(unbound)".to_owned() } else { keys.join(", ") }
+    };
+    match keys {
+        Keys::Text(text) => Some(text.to_owned()),
+        Keys::Of(actions) => Some(actions.iter().map(|a| of(*a)).collect::<Vec<_>>().join(" / ")),
+        Keys::IfBound(action) => (!bindings.keys(action).is_empty()).then(|| of(action)),
+    }
+}
 
 /// A built-in command with its argument text.
 #[derive(Debug, PartialEq, Eq)]
@@ -99,10 +134,21 @@ pub fn complete(text: &str, session: &AgentSession) -> Vec<Candidate> {
     builtin.chain(session_commands).filter(|c| c.name.starts_with(prefix) && c.name != prefix).collect()
 }
 
-pub fn hotkeys() -> Vec<Line<'static>> {
+/// `/hotkeys`: the keys in effect (the key table's) and the commands.
+pub fn hotkeys(bindings: &Keybindings) -> Vec<Line<'static>> {
     let mut lines = vec![Line::default(), Line::styled("Keys", style::bold())];
-    for (key, what) in HOTKEYS {
-        lines.push(Line::from(vec![Span::styled(format!("  {key:<26}"), style::accent()), Span::raw(*what)]));
+    for (keys, what) in HOTKEYS {
+        let Some(key) = keys_text(*keys, bindings) else { continue };
+        // Keys wider than the column get a line of their own.
+        if key.chars().count() > KEY_COLUMN {
+            lines.push(Line::styled(format!("  {key}"), style::accent()));
+            lines.push(Line::raw(format!("  {:KEY_COLUMN$} {what}", "")));
+        } else {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {key:<KEY_COLUMN$} "), style::accent()),
+                Span::raw(*what),
+            ]));
+        }
     }
     lines.push(Line::styled("Commands", style::bold()));
     for (name, what) in BUILTIN {
@@ -114,6 +160,24 @@ pub fn hotkeys() -> Vec<Line<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hotkeys_shows_the_keys_of_the_table() {
+        let shown = |bindings: &Keybindings| crate::modes::interactive::markdown::plain(&hotkeys(bindings));
+        let defaults = shown(&Keybindings::default());
+        assert!(defaults.contains("\n  Ctrl+O                    Expand tool output"), "{defaults}");
+        assert!(defaults.contains("\n  Ctrl+P / Shift+Ctrl+P     Next / previous model"), "{defaults}");
+        let word =
+            "\n  Alt+Left, Ctrl+Left, Alt+B / Alt+Right, Ctrl+Right, Alt+F\n                            Word left";
+        assert!(defaults.contains(word), "{defaults}");
+        assert!(!defaults.contains("Ctrl+N") && !defaults.contains("(unbound)"), "{defaults}");
+        let (remapped, _) =
+            Keybindings::from_json(r#"{"app.tools.expand": "alt+o", "app.session.new": "ctrl+n", "app.exit": []}"#);
+        let remapped = shown(&remapped);
+        assert!(remapped.contains("\n  Alt+O                     Expand tool output"), "{remapped}");
+        assert!(remapped.contains("\n  Ctrl+N                    Start a new session"), "{remapped}");
+        assert!(remapped.contains("\n  (unbound)                 Quit (editor empty)"), "{remapped}");
+    }
 
     #[test]
     fn builtins_parse_with_their_arguments() {

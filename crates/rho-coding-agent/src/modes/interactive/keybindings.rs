@@ -284,6 +284,41 @@ impl Key {
     }
 }
 
+/// As `/hotkeys` shows a key: `Shift+Ctrl+P`, `Ctrl+Alt+]`, `Alt+Backspace`, `PageUp`.
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (modifier, name) in
+            [(KeyModifiers::SHIFT, "Shift+"), (KeyModifiers::CONTROL, "Ctrl+"), (KeyModifiers::ALT, "Alt+")]
+        {
+            if self.modifiers.contains(modifier) {
+                f.write_str(name)?;
+            }
+        }
+        let name = match self.code {
+            KeyCode::Char(' ') => "Space",
+            KeyCode::Char(c) => return write!(f, "{}", c.to_ascii_uppercase()),
+            KeyCode::F(n) => return write!(f, "F{n}"),
+            KeyCode::Esc => "Escape",
+            KeyCode::Enter => "Enter",
+            KeyCode::Tab => "Tab",
+            KeyCode::Backspace => "Backspace",
+            KeyCode::Delete => "Delete",
+            KeyCode::Insert => "Insert",
+            KeyCode::KeypadBegin => "Clear",
+            KeyCode::Home => "Home",
+            KeyCode::End => "End",
+            KeyCode::PageUp => "PageUp",
+            KeyCode::PageDown => "PageDown",
+            KeyCode::Up => "Up",
+            KeyCode::Down => "Down",
+            KeyCode::Left => "Left",
+            KeyCode::Right => "Right",
+            _ => "?",
+        };
+        f.write_str(name)
+    }
+}
+
 /// A key's name (`a`, `7`, `pageUp`, `f5`, `-`) as a key code.
 fn key_code(name: &str) -> Option<KeyCode> {
     let mut chars = name.chars();
@@ -389,6 +424,11 @@ impl Keybindings {
         self.keys.iter().filter(|(_, keys)| keys.contains(&key)).map(|(action, _)| *action).collect()
     }
 
+    /// `action`'s keys, in the order they were given.
+    pub fn keys(&self, action: Action) -> &[Key] {
+        self.keys.iter().find(|(a, _)| *a == action).map_or(&[], |(_, keys)| keys)
+    }
+
     /// Whether `key` is one of `action`'s keys.
     pub fn is(&self, key: KeyEvent, action: Action) -> bool {
         let key = Key::from_event(key);
@@ -448,6 +488,22 @@ mod tests {
         for bad in ["ctrl+nope", "hyper+a", "f13", "", "ctrl+"] {
             assert_eq!(Key::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn keys_are_shown_as_hotkeys_lists_them() {
+        let shown = |spec: &str| Key::parse(spec).unwrap().to_string();
+        assert_eq!(shown("shift+ctrl+p"), "Shift+Ctrl+P");
+        assert_eq!(shown("ctrl+alt+]"), "Ctrl+Alt+]");
+        assert_eq!(shown("alt+backspace"), "Alt+Backspace");
+        assert_eq!(shown("pageUp"), "PageUp");
+        assert_eq!(shown("escape"), "Escape");
+        assert_eq!(shown("ctrl+-"), "Ctrl+-");
+        assert_eq!(shown("f5"), "F5");
+        let (bindings, _) = Keybindings::from_json(r#"{"app.tools.expand": ["alt+o", "ctrl+o"]}"#);
+        let keys: Vec<String> = bindings.keys(Action::ToolsExpand).iter().map(Key::to_string).collect();
+        assert_eq!(keys, ["Alt+O", "Ctrl+O"]);
+        assert!(bindings.keys(Action::SessionNew).is_empty());
     }
 
     #[test]
