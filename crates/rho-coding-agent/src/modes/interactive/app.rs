@@ -20,6 +20,7 @@ use super::editor::Editor;
 use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
+use super::title::TerminalTitle;
 use super::tool_blocks::{self, TASK_TOOL};
 use super::widgets::ExtensionWidgets;
 use super::{notices, replay};
@@ -138,6 +139,8 @@ pub struct App {
     pub tick: usize,
     /// An OSC 52 sequence to write before the next frame (`/copy`).
     pub osc52: Option<String>,
+    /// The terminal's title (`setTitle`).
+    pub title: TerminalTitle,
     /// The last history line was blank.
     last_blank: bool,
     pub files: FileList,
@@ -180,6 +183,7 @@ impl App {
             hint: None,
             tick: 0,
             osc52: None,
+            title: TerminalTitle::default(),
             last_blank: true,
             files: FileList::NotListed,
             mention: 0,

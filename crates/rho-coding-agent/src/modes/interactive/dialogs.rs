@@ -143,6 +143,7 @@ impl App {
                 self.widgets.set_widget(widget_key, widget_lines, widget_placement);
             }
             UiMethod::SetEditorText { text } => self.editor.set_text(&text),
+            UiMethod::SetTitle { title } => self.title.set(&title),
             _ => {}
         }
     }

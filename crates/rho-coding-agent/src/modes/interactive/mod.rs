@@ -40,6 +40,7 @@ mod style;
 mod subagents;
 mod terminal;
 mod theme;
+mod title;
 mod todos;
 mod tool_blocks;
 mod tree;
@@ -233,6 +234,9 @@ fn handle(app: &mut App, event: AppEvent) {
 /// The history first (above the viewport), then the viewport at its new height.
 fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
     if let Some(sequence) = app.osc52.take() {
+        tui.write_raw(sequence.as_bytes())?;
+    }
+    if let Some(sequence) = app.title.take_escape() {
         tui.write_raw(sequence.as_bytes())?;
     }
     let history = std::mem::take(&mut app.history);
