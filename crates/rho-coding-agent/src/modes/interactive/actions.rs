@@ -246,9 +246,7 @@ impl App {
             let lines = match session.switch_session(&path).await {
                 Ok(()) => {
                     let mut lines = vec![Line::default(), blocks::notice(&format!("── Resumed {} ──", path.display()))];
-                    for message in session.messages() {
-                        lines.extend(blocks::message(&message, false));
-                    }
+                    lines.extend(super::replay::tail(&session.messages(), false));
                     lines
                 }
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],

@@ -133,14 +133,15 @@ pub fn tool_result(
 fn text_lines(text: &str, lang: Option<&str>, is_error: bool, expanded: bool) -> (Vec<Line<'static>>, bool) {
     let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
     let all: Vec<&str> = text.trim_end().lines().collect();
-    let shown = &all[..all.len().min(limit)];
+    // Tabs as three spaces, as pi shows them (a terminal cell has no tab width).
+    let shown: Vec<String> = all[..all.len().min(limit)].iter().map(|l| l.replace('\t', "   ")).collect();
     let highlighted = lang.filter(|_| !is_error && !shown.is_empty()).and_then(|lang| {
-        let code: String = shown.iter().flat_map(|l| [*l, "\n"]).collect();
+        let code: String = shown.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
         highlight::highlight(&code, lang)
     });
     let spans = highlighted.unwrap_or_else(|| {
         let styled = if is_error { style::error() } else { style::tool_output() };
-        shown.iter().map(|l| vec![Span::styled((*l).to_owned(), styled)]).collect()
+        shown.into_iter().map(|l| vec![Span::styled(l, styled)]).collect()
     });
     indented(spans, all.len(), limit, expanded)
 }
@@ -242,6 +243,28 @@ mod tests {
         assert!(markdown::plain(&folded).ends_with("… 4 more lines (Ctrl+O to expand)"));
         let (expanded, _) = tool_result(&content, None, false, true, None);
         assert_eq!(plain(&expanded).lines().count(), 10);
+    }
+
+    #[test]
+    fn tabs_show_as_spaces_and_a_known_extension_is_highlighted() {
+        let content = vec![UserContent::text("fn main() {\n\tlet x = 1;\n}")];
+        let (plain_lines, _) = tool_result(&content, None, false, false, None);
+        assert_eq!(plain(&plain_lines), "  fn main() {\n     let x = 1;\n  }");
+        let (highlighted, _) = tool_result(&content, None, false, false, Some("rs"));
+        assert_eq!(plain(&highlighted), plain(&plain_lines));
+        if !style::no_color() {
+            assert!(highlighted[0].spans.len() > 2, "{:?}", highlighted[0]);
+        }
+    }
+
+    #[test]
+    fn a_write_call_shows_its_content_folded() {
+        let mut args = Map::new();
+        args.insert("path".into(), Value::from("notes.md"));
+        args.insert("content".into(), Value::from((1..=8).map(|i| format!("line {i}\n")).collect::<String>()));
+        let lines = plain(&tool_call("write", &args, false));
+        assert!(lines.starts_with("\n● write notes.md\n  line 1\n"), "{lines}");
+        assert!(lines.ends_with("  line 6\n  … 2 more lines (Ctrl+O to expand)"), "{lines}");
     }
 
     #[test]
