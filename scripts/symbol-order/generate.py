@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
-"""Writes crates/rho-coding-agent/symbol-order.txt: the functions rho runs at start-up.
+"""Writes crates/rho-coding-agent/symbol-order.txt: the functions rho runs to start and answer.
 
 The release link places these functions side by side (build.rs passes the file to the linker).
 The kernel maps a binary's code 64 KB at a time around each page touched, so start-up code
 scattered over a 19 MB text section made 6 MB of it resident; packed together it is about 1 MB.
 
 Needs valgrind (callgrind lists every function run, with its symbol name as the linker sees it)
-and a release build of the current tree:
+and a release build of the whole workspace (rho-mock-llm serves the streamed reply; symbol names
+depend on the features the build unifies, so build it as README does):
 
-    cargo build --release -p rho-coding-agent
+    cargo build --release --locked
     python3 scripts/symbol-order/generate.py [target/release/rho]
 
 Rerun it when start-up changes a lot; names that no longer exist are ignored by the linker, so a
 stale file costs memory, never a failed build.
 """
 
+import json
 import os
 import pty
 import re
@@ -27,13 +29,17 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "crates", "rho-coding-agent", "symbol-order.txt")
 
-# What an embedding host does first (start rho, wait for ready, ask for the state and the
-# models, close stdin), then a person opening the interactive UI and quitting it (stdin None).
+# What an embedding host does first: start rho, wait for ready, ask for the state and the
+# models, close stdin; the same with a model configured (models.json, as hosts and
+# bench/rpc/bench.py have it) and one streamed reply; then a person opening the interactive UI
+# and quitting it (stdin None).
 SCENARIOS = [
-    (["--mode", "rpc", "--no-session"], b'{"id":"1","type":"get_state"}\n'),
-    (["--mode", "rpc", "--no-session"], b'{"id":"1","type":"get_available_models"}\n{"id":"2","type":"get_commands"}\n'),
-    (["--no-session"], None),
+    (["--mode", "rpc", "--no-session"], b'{"id":"1","type":"get_state"}\n', False),
+    (["--mode", "rpc", "--no-session"], b'{"id":"1","type":"get_available_models"}\n{"id":"2","type":"get_commands"}\n', False),
+    (["--mode", "rpc", "--model", "mock/mock-model"], b'{"id":"1","type":"get_state"}\n{"id":"2","type":"prompt","message":"hi"}\n', True),
+    (["--no-session"], None, False),
 ]
+MOCK_SCRIPT = {"turns": [{"flood": {"count": 200, "size": 20}}]}
 CURSOR_QUERY = b"\x1b[6n"
 
 
@@ -64,18 +70,53 @@ def on_terminal(argv, env, cwd):
     os.waitpid(pid, 0)
 
 
-def functions_run(rho, args, stdin):
+def with_mock(home, rho):
+    """Starts rho-mock-llm (beside `rho`) and writes a models.json naming it; returns the mock."""
+    script = os.path.join(home, "mock.json")
+    with open(script, "w") as f:
+        json.dump(MOCK_SCRIPT, f)
+    mock = subprocess.Popen(
+        [os.path.join(os.path.dirname(rho), "rho-mock-llm"), "--script", script],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    url = mock.stdout.readline().strip()
+    model = {"id": "mock-model", "name": "Mock", "contextWindow": 200000, "maxTokens": 8192}
+    models = {"providers": {"mock": {"baseUrl": url, "api": "anthropic-messages", "apiKey": "k", "models": [model]}}}
+    with open(os.path.join(home, "models.json"), "w") as f:
+        json.dump(models, f)
+    return mock
+
+
+def run_rpc(argv, stdin, env, cwd, until_agent_end):
+    """Feeds `stdin` to rho in RPC mode; with a prompt, waits for its agent_end before closing it."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    proc.stdin.write(stdin)
+    proc.stdin.flush()
+    if until_agent_end:
+        for line in proc.stdout:
+            if b'"type":"agent_end"' in line:
+                break
+    proc.stdin.close()
+    proc.stdout.read()
+    proc.wait()
+
+
+def functions_run(rho, args, stdin, mock):
     """The symbols callgrind saw run, in the order it first names them."""
     with tempfile.TemporaryDirectory() as home:
         out = os.path.join(home, "callgrind.out")
         env = dict(os.environ, HOME=home, RHO_CODING_AGENT_DIR=home, TERM="xterm-256color")
         argv = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", rho, *args]
-        if stdin is None:
-            on_terminal(argv, env, home)
-        else:
-            subprocess.run(
-                argv, input=stdin, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-            )
+        server = with_mock(home, rho) if mock else None
+        try:
+            if stdin is None:
+                on_terminal(argv, env, home)
+            else:
+                run_rpc(argv, stdin, env, home, until_agent_end=mock)
+        finally:
+            if server:
+                server.terminate()
+                server.wait()
         seen, names = set(), []
         with open(out, errors="replace") as f:
             for line in f:
@@ -95,8 +136,8 @@ def main():
     rho = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "rho")
     text = text_symbols(rho)
     order, placed = [], set()
-    for args, stdin in SCENARIOS:
-        for name in functions_run(rho, args, stdin):
+    for args, stdin, mock in SCENARIOS:
+        for name in functions_run(rho, args, stdin, mock):
             if name in text and name not in placed:
                 placed.add(name)
                 order.append(name)
