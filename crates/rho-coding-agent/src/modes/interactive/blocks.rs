@@ -184,11 +184,6 @@ pub fn bash(
     lines
 }
 
-/// A whole message of a replayed session.
-pub fn message(message: &AgentMessage, expanded: bool) -> Vec<Line<'static>> {
-    message_after(message, None, expanded)
-}
-
 /// A whole message of a replayed session; a tool result with the arguments of its call, when
 /// they are known (a `read` result is highlighted by the file's extension).
 pub fn message_after(

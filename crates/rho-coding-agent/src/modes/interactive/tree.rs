@@ -17,8 +17,8 @@ use rho_session::{Session, SessionEntry};
 use tokio::sync::oneshot;
 
 use super::app::{App, AppEvent, Picking};
-use super::blocks;
 use super::select::{Select, SelectItem};
+use super::{blocks, replay};
 use crate::agent_session::{BranchSummaryChoice, SessionCommandError};
 use crate::compaction::CompactionError;
 use crate::ui::UiAnswer;
@@ -183,9 +183,7 @@ impl App {
                         let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
                     }
                     let mut lines = vec![Line::default(), blocks::notice("── Continuing from the selected entry ──")];
-                    for message in session.messages() {
-                        lines.extend(blocks::message(&message, expanded));
-                    }
+                    lines.extend(replay::tail(&session.messages(), expanded));
                     lines
                 }
                 Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => {
