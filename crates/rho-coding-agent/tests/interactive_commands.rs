@@ -39,6 +39,25 @@ async fn settled(term: &Terminal, what: &str, check: impl Fn(&str) -> bool) -> S
     }
 }
 
+/// Two exchanges: "first question" / "first answer", "second question" / "second answer".
+async fn two_exchanges(term: &Terminal) {
+    ready(term).await;
+    term.submit("first question");
+    term.wait_idle_with("first answer").await;
+    term.submit("second question");
+    term.wait_idle_with("second answer").await;
+}
+
+/// [`two_exchanges`], then `/tree` with the first answer highlighted.
+async fn two_exchanges_then_tree_on_the_first_answer(term: &Terminal) {
+    two_exchanges(term).await;
+    term.submit("/tree");
+    term.wait_for("Session tree").await;
+    term.send(keys::UP);
+    term.send(keys::UP);
+    term.wait_for("→ assistant: first answer").await;
+}
+
 /// The row of the open list that starts with `label` (after the `→ ` or two spaces).
 fn row<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
     screen
@@ -317,11 +336,7 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
-    term.submit("first question");
-    term.wait_idle_with("first answer").await;
-    term.submit("second question");
-    term.wait_idle_with("second answer").await;
+    two_exchanges(&term).await;
 
     term.submit("/tree");
     term.wait_for("→ assistant: second answer  ← current").await;
@@ -367,17 +382,7 @@ async fn escape_cancels_the_branch_summary_and_the_leaf_stays() {
     let env =
         Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), slow, Turn::text("still here")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
-    term.submit("first question");
-    term.wait_idle_with("first answer").await;
-    term.submit("second question");
-    term.wait_idle_with("second answer").await;
-
-    term.submit("/tree");
-    term.wait_for("Session tree").await;
-    term.send(keys::UP);
-    term.send(keys::UP);
-    term.wait_for("→ assistant: first answer").await;
+    two_exchanges_then_tree_on_the_first_answer(&term).await;
     term.send(keys::ENTER);
     term.wait_for("→ No summary").await;
     term.send(keys::DOWN);
@@ -408,17 +413,7 @@ async fn tree_summary_with_a_custom_prompt_sends_the_instructions() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
-    term.submit("first question");
-    term.wait_idle_with("first answer").await;
-    term.submit("second question");
-    term.wait_idle_with("second answer").await;
-
-    term.submit("/tree");
-    term.wait_for("Session tree").await;
-    term.send(keys::UP);
-    term.send(keys::UP);
-    term.wait_for("→ assistant: first answer").await;
+    two_exchanges_then_tree_on_the_first_answer(&term).await;
     term.send(keys::ENTER);
     term.wait_for("→ No summary").await;
     term.send(keys::UP);
