@@ -331,9 +331,10 @@ async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
     let term = Terminal::start(&env, &[]);
     ready(&term).await;
     term.submit("ask me");
-    term.wait_for("Which colour?").await;
-    term.wait_for("green").await;
+    // The list itself (the tool call's line above it names the options too).
+    term.wait_for("→ red").await;
     term.send(keys::DOWN);
+    term.wait_for("→ green").await;
     term.send(keys::ENTER);
     term.wait_for("User answered: green").await;
     term.wait_for("? Why? (Enter answers, Esc dismisses)").await;
