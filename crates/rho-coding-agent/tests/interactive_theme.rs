@@ -1,0 +1,88 @@
+//! Interactive mode's colours: code highlighted with the theme's syntax tokens, the theme picked
+//! by the settings (and a bad one refused), edit diffs coloured. The real `rho` in a
+//! pseudo-terminal against rho-mock-llm, the cells' colours read back through vt100.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::Terminal;
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+/// The start-up screen is there (the editor is ready).
+async fn ready(term: &Terminal) {
+    term.wait_for("Enter send").await;
+}
+
+/// A reply with a Rust block, then a paragraph of plain text.
+const RUST_ANSWER: &str = "```rust\nfn main() { let answer = 42; }\n```\n\nplain words here\n";
+
+/// The terminal's background is dark (a `COLORFGBG` of the outer terminal would pick light).
+const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rust_block_is_highlighted_with_the_theme() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    // pi's dark theme: syntaxKeyword #569CD6, syntaxNumber #B5CEA8; plain text keeps the default.
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0x56, 0x9c, 0xd6));
+    assert_eq!(term.fg_of("42;"), vt100::Color::Rgb(0xb5, 0xce, 0xa8));
+    assert_eq!(term.fg_of("plain words"), vt100::Color::Default);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_theme_setting_selects_the_light_theme() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "light"}"#).unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    // pi's light theme: syntaxKeyword #0000FF.
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0, 0, 0xff));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_theme_falls_back_to_dark_with_a_warning() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::create_dir_all(env.cwd.join(".rho/themes")).unwrap();
+    std::fs::write(env.cwd.join(".rho/themes/broken.json"), "{").unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "nope"}"#).unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    let screen = term.wait_for("using the dark theme").await;
+    assert!(
+        screen.contains(r#"unknown theme "nope" (there are: broken, dark, light); using the dark theme"#),
+        "{screen}"
+    );
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0x56, 0x9c, 0xd6));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_diff_is_coloured_and_marks_the_changed_word() {
+    let env = Env::new(vec![
+        Turn::tool_call(
+            "edit",
+            json!({"path": "f.rs", "edits": [{"oldText": "let old_name = 1;", "newText": "let new_name = 1;"}]}),
+        ),
+        Turn::text("edited it"),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("f.rs"), "fn main() {\n    let old_name = 1;\n}\n").unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    ready(&term).await;
+    term.submit("rename it");
+    term.wait_idle_with("edited it").await;
+    // pi's dark theme: toolDiffRemoved #CC6666, toolDiffAdded #B5BD68, toolDiffContext #808080.
+    assert_eq!(term.fg_of("-2     let"), vt100::Color::Rgb(0xcc, 0x66, 0x66));
+    assert_eq!(term.fg_of("+2     let"), vt100::Color::Rgb(0xb5, 0xbd, 0x68));
+    assert_eq!(term.fg_of(" 1 fn main"), vt100::Color::Rgb(0x80, 0x80, 0x80));
+    assert!(term.is_inverse("old_name") && term.is_inverse("new_name"));
+    assert!(!term.is_inverse("let old_name"));
+}
