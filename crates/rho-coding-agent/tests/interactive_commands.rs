@@ -21,10 +21,6 @@ const BACKSPACE: &str = "\x7f";
 const ALT_UP: &str = "\x1b[1;3A";
 const ALT_DOWN: &str = "\x1b[1;3B";
 
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 /// Waits until `check` holds on two reads in a row (a list is redrawn in one frame, but a
 /// read can fall between the clear and the draw).
 async fn settled(term: &Terminal, what: &str, check: impl Fn(&str) -> bool) -> String {
@@ -39,18 +35,9 @@ async fn settled(term: &Terminal, what: &str, check: impl Fn(&str) -> bool) -> S
     }
 }
 
-/// Two exchanges: "first question" / "first answer", "second question" / "second answer".
-async fn two_exchanges(term: &Terminal) {
-    ready(term).await;
-    term.submit("first question");
-    term.wait_idle_with("first answer").await;
-    term.submit("second question");
-    term.wait_idle_with("second answer").await;
-}
-
-/// [`two_exchanges`], then `/tree` with the first answer highlighted.
+/// [`Terminal::two_exchanges`], then `/tree` with the first answer highlighted.
 async fn two_exchanges_then_tree_on_the_first_answer(term: &Terminal) {
-    two_exchanges(term).await;
+    term.two_exchanges().await;
     term.submit("/tree");
     term.wait_for("Session tree").await;
     term.send(keys::UP);
@@ -74,6 +61,15 @@ fn global_settings(env: &Env) -> Value {
     serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap()
 }
 
+/// Ctrl+S in `/scoped-models`, then Escape: the `enabledModels` saved to the global settings.
+async fn save_scoped_models(term: &Terminal, env: &Env) -> Value {
+    term.send(CTRL_S);
+    term.wait_for("Model selection saved to settings").await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
+    global_settings(env)["enabledModels"].clone()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_change_live_and_are_saved_to_the_global_settings() {
     let env = Env::with_api(
@@ -84,7 +80,7 @@ async fn settings_change_live_and_are_saved_to_the_global_settings() {
     .await;
     std::fs::write(env.agent_dir.join("settings.json"), r#"{"myOwnKey": {"kept": [1, 2]}}"#).unwrap();
     let term = Terminal::start(&env, &["--thinking", "low"]);
-    ready(&term).await;
+    term.ready().await;
 
     term.submit("/settings");
     let menu = settled(&term, "the settings menu", |s| s.contains("Settings") && s.contains("Theme")).await;
@@ -140,7 +136,7 @@ const LIGHT_ACCENT: vt100::Color = vt100::Color::Rgb(0x5a, 0x80, 0x80);
 async fn the_theme_list_shows_the_highlighted_theme_and_escape_puts_the_old_one_back() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("/settings");
     term.wait_for("Enter/Space change").await;
     term.send("theme");
@@ -208,7 +204,7 @@ async fn scoped_models_limit_what_ctrl_p_cycles_and_are_saved() {
     let env = Env::new(vec![]).await;
     four_models(&env);
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
 
     term.submit("/scoped-models");
     let list = settled(&term, "the model list", |s| s.contains("Models for Ctrl+P")).await;
@@ -224,11 +220,7 @@ async fn scoped_models_limit_what_ctrl_p_cycles_and_are_saved() {
     term.send(" ");
     let list = settled(&term, "mock-fourth enabled", |s| shows(s, "mock/mock-fourth", "✓")).await;
     insta::assert_snapshot!("scoped_models", list);
-    term.send(CTRL_S);
-    term.wait_for("Model selection saved to settings").await;
-    term.send(keys::ESCAPE);
-    term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
-    let saved = global_settings(&env)["enabledModels"].clone();
+    let saved = save_scoped_models(&term, &env).await;
     assert_eq!(saved, json!(["mock/mock-model", "mock/mock-third", "mock/mock-fourth"]));
 
     // Ctrl+P skips mock-small; Shift+Ctrl+P goes back.
@@ -246,7 +238,7 @@ async fn alt_up_and_down_reorder_the_scoped_models_for_ctrl_p_and_the_save() {
     let env = Env::new(vec![]).await;
     four_models(&env);
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
 
     term.submit("/scoped-models");
     term.wait_for("Models for Ctrl+P").await;
@@ -279,11 +271,7 @@ async fn alt_up_and_down_reorder_the_scoped_models_for_ctrl_p_and_the_save() {
     })
     .await;
     assert!(list.contains("→ mock/mock-model"), "the moved model stays highlighted:\n{list}");
-    term.send(CTRL_S);
-    term.wait_for("Model selection saved to settings").await;
-    term.send(keys::ESCAPE);
-    term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
-    let saved = global_settings(&env)["enabledModels"].clone();
+    let saved = save_scoped_models(&term, &env).await;
     assert_eq!(saved, json!(["mock/mock-fourth", "mock/mock-third", "mock/mock-model"]));
 
     // Ctrl+P follows the order, from the current model.
@@ -299,7 +287,7 @@ async fn alt_up_and_down_reorder_the_scoped_models_for_ctrl_p_and_the_save() {
 async fn reload_picks_up_new_templates_context_files_and_settings() {
     let env = Env::new(vec![Turn::text("greeted")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
 
     std::fs::create_dir_all(env.cwd.join(".pi/prompts")).unwrap();
     std::fs::write(env.cwd.join(".pi/prompts/greet.md"), "Say hello to $1 politely.\n").unwrap();
@@ -336,7 +324,7 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    two_exchanges(&term).await;
+    term.two_exchanges().await;
 
     term.submit("/tree");
     term.wait_for("→ assistant: second answer  ← current").await;
@@ -442,7 +430,7 @@ async fn at_lists_folders_and_a_picked_folder_lists_its_files() {
     std::fs::write(env.cwd.join("src/parser/lexer.rs"), "").unwrap();
     std::fs::write(env.cwd.join("notes.md"), "").unwrap();
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("look at @pars");
     term.wait_for("→ @src/parser/").await;
     term.send(keys::TAB);

@@ -17,10 +17,6 @@ const ALT_UP: &str = "\x1b[1;3A";
 /// The smallest PNG header `rho` takes for an image (the magic bytes and an IHDR chunk start).
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
 
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 /// Waits until the editor's first line is exactly `text`.
 async fn editor_shows(term: &Terminal, text: &str) -> String {
     let line = format!("› {text}");
@@ -35,7 +31,7 @@ fn slow(text: &str) -> Turn {
 async fn typed_words_are_undone_one_at_a_time_and_a_clear_is_undone() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("hello big world");
     editor_shows(&term, "hello big world").await;
     term.send(CTRL_MINUS);
@@ -54,7 +50,7 @@ async fn typed_words_are_undone_one_at_a_time_and_a_clear_is_undone() {
 async fn word_keys_move_delete_and_yank() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("alpha beta gamma");
     editor_shows(&term, "alpha beta gamma").await;
     // Alt+B twice: before "beta"; Alt+D deletes it; Ctrl+E, Ctrl+Y puts it at the end.
@@ -71,7 +67,7 @@ async fn keybindings_json_remaps_an_action() {
                    "app.thinking.toggle": "alt+t", "app.session.new": "ctrl+n"}"#;
     std::fs::write(env.agent_dir.join("keybindings.json"), file).unwrap();
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("one two");
     editor_shows(&term, "one two").await;
     term.send(CTRL_MINUS);
@@ -98,7 +94,7 @@ async fn a_bad_keybindings_json_warns_once_and_keeps_the_defaults() {
     assert!(screen.contains("Warning: ~/agent/keybindings.json: tui.editor.undo: unknown key"), "{screen}");
     assert!(screen.contains("\"ctrl+nope\""), "{screen}");
     assert_eq!(screen.matches("keybindings.json").count(), 1, "one warning:\n{screen}");
-    ready(&term).await;
+    term.ready().await;
     term.send("one two");
     editor_shows(&term, "one two").await;
     term.send(CTRL_MINUS);
@@ -113,7 +109,7 @@ async fn a_bad_keybindings_json_warns_once_and_keeps_the_defaults() {
 async fn alt_up_takes_the_queued_messages_back_into_the_editor() {
     let env = Env::new(vec![slow("a slow answer that is not cut short"), Turn::text("never asked for")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("go slowly");
     term.wait_for("Esc to abort").await;
     term.submit("queued words");
@@ -131,7 +127,7 @@ async fn alt_up_takes_the_queued_messages_back_into_the_editor() {
 async fn a_double_bang_command_is_shown_but_not_sent_to_the_model() {
     let env = Env::new(vec![Turn::text("seen nothing")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("!!echo kept-from-the-model");
     let screen = term.wait_for("(not sent to the model)").await;
     assert!(screen.contains("$ echo kept-from-the-model"), "{screen}");
@@ -155,7 +151,7 @@ async fn a_pasted_image_path_is_attached_and_sent_as_an_image_block() {
     let path = env.cwd.join("dragged shot.png");
     std::fs::write(&path, PNG).unwrap();
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("what is");
     // A terminal types a dragged file's path, quoted, as a bracketed paste.
     term.send(&format!("\x1b[200~'{}'\x1b[201~", path.display()));
@@ -191,7 +187,7 @@ async fn ctrl_v_attaches_the_clipboards_image() {
     }
     let path_var = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let term = Terminal::start_with(&env, &[], &[("PATH", &path_var)]);
-    ready(&term).await;
+    term.ready().await;
     term.send("\x16");
     editor_shows(&term, "[image #1]").await;
     term.send(keys::ENTER);
@@ -204,7 +200,7 @@ async fn ctrl_v_attaches_the_clipboards_image() {
 async fn a_pasted_path_after_a_word_gets_a_space_and_tabs_become_spaces() {
     let env = Env::new(vec![Turn::text("pasted")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("see");
     term.send("\x1b[200~./src/main.rs\x1b[201~");
     editor_shows(&term, "see ./src/main.rs").await;
@@ -219,7 +215,7 @@ async fn a_pasted_path_after_a_word_gets_a_space_and_tabs_become_spaces() {
 async fn a_backslash_before_enter_makes_a_new_line() {
     let env = Env::new(vec![Turn::text("two lines")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("line one\\");
     term.send(keys::ENTER);
     term.send("line two");

@@ -10,11 +10,6 @@ use interactive_support::{Terminal, keys};
 use rho_mock_llm::Turn;
 use serde_json::json;
 
-/// The start-up screen is there (the editor is ready).
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_streams_its_markdown_answer_into_the_history() {
     let env = Env::new(vec![Turn::text(
@@ -22,7 +17,7 @@ async fn a_prompt_streams_its_markdown_answer_into_the_history() {
     )])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("make a plan");
     let screen = term.wait_idle_with("• two").await;
     insta::assert_snapshot!("streamed_answer", screen);
@@ -36,7 +31,7 @@ async fn a_tool_call_runs_and_shows_its_command_and_output() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("run it");
     let screen = term.wait_idle_with("The command ran.").await;
     assert!(screen.contains("● bash echo tool-ran-here"), "{screen}");
@@ -53,7 +48,7 @@ async fn escape_aborts_the_run() {
     };
     let env = Env::new(vec![slow]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("go slowly");
     term.wait_for("Esc to abort").await;
     term.send(keys::ESCAPE);
@@ -70,7 +65,7 @@ async fn enter_while_working_queues_a_steering_message() {
     };
     let env = Env::new(vec![slow, Turn::text("second answer")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("first");
     term.wait_for("Esc to abort").await;
     term.submit("also this");
@@ -85,7 +80,7 @@ async fn enter_while_working_queues_a_steering_message() {
 async fn model_selector_switches_the_model() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("/mo");
     term.wait_for("/model").await;
     term.send(keys::TAB);
@@ -114,7 +109,7 @@ async fn a_message_argument_is_sent_at_start_and_ctrl_d_quits() {
 async fn ctrl_c_clears_then_quits_twice() {
     let env = Env::new(vec![]).await;
     let mut term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("draft text");
     term.wait_for("› draft text").await;
     term.send(keys::CTRL_C);
@@ -129,7 +124,7 @@ async fn ctrl_c_clears_then_quits_twice() {
 async fn newline_keys_make_a_multi_line_prompt() {
     let env = Env::new(vec![Turn::text("got both lines")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("line one");
     term.send(keys::SHIFT_ENTER);
     term.send("line two");
@@ -153,7 +148,7 @@ async fn at_lists_matching_files_and_inserts_the_chosen_path() {
         std::fs::write(env.cwd.join(file), "fn main() {}\n").unwrap();
     }
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("read @ma");
     let screen = term.wait_for("@src/main_loop.rs").await;
     let list: Vec<&str> = screen.lines().filter(|l| l.contains("  @") || l.contains("→ @")).collect();
@@ -177,7 +172,7 @@ async fn escape_closes_the_at_list() {
     let env = Env::new(vec![]).await;
     std::fs::write(env.cwd.join("notes.md"), "").unwrap();
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("@no");
     term.wait_for("→ @notes.md").await;
     term.send(keys::ESCAPE);
@@ -193,7 +188,7 @@ async fn tab_completes_a_path_and_lists_the_choices() {
         std::fs::write(env.cwd.join(file), "").unwrap();
     }
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("see ./sr");
     term.wait_for("› see ./sr").await;
     term.send(keys::TAB);
@@ -232,7 +227,7 @@ async fn resume_picks_a_session_and_shows_its_conversation() {
 async fn slash_commands_name_and_show_the_session() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("/name my work");
     term.wait_for("Session named: my work").await;
     term.submit("/session");
@@ -251,7 +246,7 @@ async fn alt_enter_while_working_queues_a_follow_up() {
     };
     let env = Env::new(vec![slow, Turn::text("follow-up answer")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("first");
     term.wait_for("Esc to abort").await;
     term.send("and then this");
@@ -276,7 +271,7 @@ async fn thinking_errors_and_retries_are_shown() {
     )
     .await;
     let term = Terminal::start(&env, &["--setting", "retry.maxRetries=1", "--setting", "retry.baseDelayMs=10"]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("think");
     let screen = term.wait_idle_with("the answer").await;
     assert!(screen.contains("pondering the question"), "{screen}");
@@ -301,7 +296,7 @@ async fn continue_replays_the_last_session() {
 async fn a_resize_redraws_the_viewport_at_the_new_width() {
     let env = Env::new(vec![]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.resize(24, 60);
     term.send("x");
     let rule = "─".repeat(60);
@@ -313,10 +308,10 @@ async fn a_resize_redraws_the_viewport_at_the_new_width() {
 async fn no_color_drops_the_colours() {
     let env = Env::new(vec![]).await;
     let coloured = Terminal::start(&env, &[]);
-    ready(&coloured).await;
+    coloured.ready().await;
     assert!(coloured.is_coloured("mock/mock-model"));
     let plain = Terminal::start_with(&env, &["--no-session"], &[("NO_COLOR", "1")]);
-    ready(&plain).await;
+    plain.ready().await;
     assert!(!plain.is_coloured("mock/mock-model"));
 }
 
@@ -329,7 +324,7 @@ async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("ask me");
     // The list itself (the tool call's line above it names the options too).
     term.wait_for("→ red").await;
@@ -347,7 +342,7 @@ async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
 async fn ctrl_p_cycles_the_model_and_shift_tab_the_thinking_level() {
     let env = Env::with_api(vec![], "anthropic-messages", true).await;
     let term = Terminal::start(&env, &["--thinking", "low"]);
-    ready(&term).await;
+    term.ready().await;
     term.wait_for("mock/mock-model • low").await;
     term.send("\x1b[Z");
     term.wait_for("Thinking: medium").await;
@@ -366,7 +361,7 @@ async fn escape_puts_the_queued_messages_back_into_the_editor() {
     };
     let env = Env::new(vec![slow, Turn::text("never asked for")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("go slowly");
     term.wait_for("Esc to abort").await;
     term.submit("queued words");
@@ -383,7 +378,7 @@ async fn escape_puts_the_queued_messages_back_into_the_editor() {
 async fn a_bang_command_runs_in_the_shell_and_joins_the_conversation() {
     let env = Env::new(vec![Turn::text("seen it")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("!echo from-the-shell; exit 3");
     let screen = term.wait_for("exit code 3").await;
     assert!(screen.contains("$ echo from-the-shell; exit 3"), "{screen}");
@@ -403,7 +398,7 @@ async fn ctrl_t_hides_thinking_blocks() {
     )
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.send("\x14");
     term.wait_for("Thinking blocks hidden").await;
     term.submit("think quietly");
@@ -416,7 +411,7 @@ async fn ctrl_t_hides_thinking_blocks() {
 async fn copy_export_new_and_compact_commands() {
     let env = Env::new(vec![Turn::text("an answer worth keeping"), Turn::text("## Summary\nthe summary")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("first question");
     term.wait_idle_with("an answer worth keeping").await;
 
@@ -445,7 +440,7 @@ async fn copy_export_new_and_compact_commands() {
 async fn a_large_paste_is_folded_in_the_editor_and_sent_whole() {
     let env = Env::new(vec![Turn::text("got the paste")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     let pasted: Vec<String> = (1..=12).map(|i| format!("pasted line {i}")).collect();
     term.send("look: ");
     term.send(&format!("\x1b[200~{}\x1b[201~", pasted.join("\n")));
@@ -462,21 +457,12 @@ fn last_request_messages(env: &Env) -> String {
     env.request_bodies().pop().unwrap()["messages"].to_string()
 }
 
-/// Two exchanges: "first question" / "first answer", "second question" / "second answer".
-async fn two_exchanges(term: &Terminal) {
-    ready(term).await;
-    term.submit("first question");
-    term.wait_idle_with("first answer").await;
-    term.submit("second question");
-    term.wait_idle_with("second answer").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fork_starts_a_new_session_before_an_earlier_message() {
     let env =
         Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), Turn::text("forked answer")]).await;
     let term = Terminal::start(&env, &[]);
-    two_exchanges(&term).await;
+    term.two_exchanges().await;
 
     term.submit("/fork");
     let list = term.wait_for("Fork from a message").await;
@@ -504,7 +490,7 @@ async fn tree_moves_the_leaf_and_the_next_prompt_branches_there() {
     let env =
         Env::new(vec![Turn::text("first answer"), Turn::text("second answer"), Turn::text("branch answer")]).await;
     let term = Terminal::start(&env, &[]);
-    two_exchanges(&term).await;
+    term.two_exchanges().await;
 
     term.submit("/tree");
     let tree = term.wait_for("Session tree").await;
@@ -539,7 +525,7 @@ async fn tree_moves_the_leaf_and_the_next_prompt_branches_there() {
 async fn clone_continues_in_a_copy_of_the_session() {
     let env = Env::new(vec![Turn::text("first answer"), Turn::text("answer in the clone")]).await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("first question");
     term.wait_idle_with("first answer").await;
 

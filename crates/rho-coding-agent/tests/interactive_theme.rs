@@ -11,11 +11,6 @@ use interactive_support::Terminal;
 use rho_mock_llm::Turn;
 use serde_json::json;
 
-/// The start-up screen is there (the editor is ready).
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 /// A reply with a Rust block, then a paragraph of plain text.
 const RUST_ANSWER: &str = "```rust\nfn main() { let answer = 42; }\n```\n\nplain words here\n";
 
@@ -26,7 +21,7 @@ const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
 async fn a_rust_block_is_highlighted_with_the_theme() {
     let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("show code");
     term.wait_idle_with("plain words here").await;
     // pi's dark theme: syntaxKeyword #569CD6, syntaxNumber #B5CEA8; plain text keeps the default.
@@ -40,7 +35,7 @@ async fn the_theme_setting_selects_the_light_theme() {
     let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
     std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "light"}"#).unwrap();
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("show code");
     term.wait_idle_with("plain words here").await;
     // pi's light theme: syntaxKeyword #0000FF.
@@ -76,7 +71,7 @@ async fn an_edit_diff_is_coloured_and_marks_the_changed_word() {
     .await;
     std::fs::write(env.cwd.join("f.rs"), "fn main() {\n    let old_name = 1;\n}\n").unwrap();
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("rename it");
     term.wait_idle_with("edited it").await;
     // pi's dark theme: toolDiffRemoved #CC6666, toolDiffAdded #B5BD68, toolDiffContext #808080.

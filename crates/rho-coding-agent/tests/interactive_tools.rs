@@ -18,10 +18,6 @@ const DARK_BACKGROUND: (&str, &str) = ("COLORFGBG", "15;0");
 const KEYWORD: vt100::Color = vt100::Color::Rgb(0x56, 0x9c, 0xd6);
 const TOOL_OUTPUT: vt100::Color = vt100::Color::Rgb(0x80, 0x80, 0x80);
 
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_result_is_highlighted_by_the_file_extension_and_stays_folded() {
     let env = Env::new(vec![
@@ -34,7 +30,7 @@ async fn a_read_result_is_highlighted_by_the_file_extension_and_stays_folded() {
     std::fs::write(env.cwd.join("lib.rs"), rust).unwrap();
     std::fs::write(env.cwd.join("notes.txt"), "fn is a plain word here\n").unwrap();
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("read the files");
     let screen = term.wait_idle_with("read both").await;
     assert_eq!(term.fg_of("fn step_1()"), KEYWORD);
@@ -59,7 +55,7 @@ async fn a_write_call_shows_its_content_highlighted() {
     ])
     .await;
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("write a file");
     let screen = term.wait_idle_with("wrote it").await;
     assert!(screen.contains("● write hello.py\n  def greet():\n      return 'hi'"), "{screen}");
@@ -83,7 +79,7 @@ async fn task_and_todo_results_are_compact_live_and_on_resume() {
     .await;
     let args = ["--setting", "todo.reminders=false"];
     let mut first = Terminal::start(&env, &args);
-    ready(&first).await;
+    first.ready().await;
     first.submit("plan and delegate");
     let screen = first.wait_idle_with("Both done.").await;
     check_compact(&screen);

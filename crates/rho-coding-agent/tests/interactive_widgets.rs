@@ -12,10 +12,6 @@ use regex::Regex;
 use rho_mock_llm::{Turn, Usage};
 use serde_json::json;
 
-async fn ready(term: &Terminal) {
-    term.wait_for("Enter send").await;
-}
-
 /// The screen with what changes from run to run made steady: the spinner's frame and the
 /// times (`3s`, `1m05s`).
 fn steady(screen: &str) -> String {
@@ -61,7 +57,7 @@ async fn the_todo_list_is_drawn_above_the_editor_until_every_task_is_done() {
     .await;
     // No reminder continues the run while tasks are open: it stops with the list on screen.
     let term = Terminal::start(&env, &["--setting", "todo.reminders=false"]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("fix it");
     let screen = term.wait_idle_with("Working on the parser.").await;
     let widget = below(&screen, "Working on the parser.");
@@ -92,7 +88,7 @@ async fn a_running_sub_agent_has_a_live_line_and_leaves_a_summary() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("delegate");
     // The sub-agent waits in its bash call until the gate opens.
     let screen = wait_settled(&term, "Alpha [task] wait at the gate · ▸ bash").await;
@@ -111,7 +107,7 @@ async fn a_budget_warning_is_shown_and_the_footer_tracks_the_budget() {
     let env =
         Env::new(vec![Turn::tool_call("bash", json!({"command": "echo spent"})), Turn::text("One call made.")]).await;
     let term = Terminal::start(&env, &["--setting", "task.budget.maxToolCalls=1"]);
-    ready(&term).await;
+    term.ready().await;
     term.wait_for("budget tools 0/1").await;
     term.submit("spend");
     let screen = term.wait_idle_with("One call made.").await;
@@ -129,7 +125,7 @@ async fn an_exceeded_budget_is_shown_and_the_next_prompt_is_refused() {
     ])
     .await;
     let term = Terminal::start(&env, &["--setting", "task.budget.maxToolCalls=1"]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("spend");
     term.wait_for("✗ Budget exceeded: tool calls 2 of 1; new prompts are refused").await;
     assert!(term.is_coloured("✗ Budget exceeded"));
@@ -153,7 +149,7 @@ async fn a_todo_reminder_says_why_the_run_goes_on() {
     ])
     .await;
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("work");
     let screen = term.wait_idle_with("Now it is finished.").await;
     assert!(screen.contains("↻ Todo reminder (1/3): 1 task still open"), "{screen}");
@@ -177,7 +173,7 @@ async fn a_stream_rule_that_fires_is_named_in_its_own_line() {
     )
     .unwrap();
     let term = Terminal::start(&env, &[]);
-    ready(&term).await;
+    term.ready().await;
     term.submit("do it");
     let screen = term.wait_idle_with("Done properly, no placeholders.").await;
     assert!(screen.contains("⚑ Stream rule no-todos: No placeholders"), "{screen}");
@@ -225,7 +221,7 @@ async fn a_sub_agent_being_verified_says_so_and_its_summary_says_verified() {
             &profiles,
         ],
     );
-    ready(&term).await;
+    term.ready().await;
     term.submit("fix it");
     let screen = wait_settled(&term, "Fix [task] fix lib · verifying: gate").await;
     assert!(screen.contains("● Fix [task] fix lib · verifying: gate · 1 tool"), "{screen}");

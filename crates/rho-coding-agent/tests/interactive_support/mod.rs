@@ -183,6 +183,21 @@ impl Terminal {
         }
     }
 
+    /// Waits for the start-up screen: the editor is ready.
+    pub async fn ready(&self) {
+        self.wait_for("Enter send").await;
+    }
+
+    /// From the start-up screen, two exchanges: "first question" / "first answer", then
+    /// "second question" / "second answer".
+    pub async fn two_exchanges(&self) {
+        self.ready().await;
+        self.submit("first question");
+        self.wait_idle_with("first answer").await;
+        self.submit("second question");
+        self.wait_idle_with("second answer").await;
+    }
+
     /// Waits until `text` is on the screen.
     pub async fn wait_for(&self, text: &str) -> String {
         self.wait_until(&format!("{text:?}"), |s| s.contains(text)).await
