@@ -158,20 +158,7 @@ async fn a_todo_reminder_says_why_the_run_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_rule_that_fires_is_named_in_its_own_line() {
-    let env = Env::new(vec![
-        Turn::text("Sure, I will leave a TODO here and move on with more text")
-            .with_chunk_size(4)
-            .with_chunk_delay_ms(5),
-        Turn::text("Done properly, no placeholders."),
-    ])
-    .await;
-    let rules = env.cwd.join(".rho/rules");
-    std::fs::create_dir_all(&rules).unwrap();
-    std::fs::write(
-        rules.join("no-todos.md"),
-        "---\ndescription: No placeholders\ncondition: TODO\n---\nNever leave TODO comments; finish the work.\n",
-    )
-    .unwrap();
+    let env = Env::with_no_todos_rule().await;
     let term = Terminal::start(&env, &[]);
     term.ready().await;
     term.submit("do it");

@@ -66,20 +66,7 @@ async fn finished_todos_are_cleared_after_the_delay() {
 
 #[tokio::test]
 async fn a_stream_rule_interrupts_the_reply_injects_itself_and_the_turn_runs_again() {
-    let env = Env::new(vec![
-        Turn::text("Sure, I will leave a TODO here and move on with more text")
-            .with_chunk_size(4)
-            .with_chunk_delay_ms(5),
-        Turn::text("Done properly, no placeholders."),
-    ])
-    .await;
-    let rules = env.cwd.join(".rho/rules");
-    std::fs::create_dir_all(&rules).unwrap();
-    std::fs::write(
-        rules.join("no-todos.md"),
-        "---\ndescription: No placeholders\ncondition: TODO\n---\nNever leave TODO comments; finish the work.\n",
-    )
-    .unwrap();
+    let env = Env::with_no_todos_rule().await;
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"type": "prompt", "message": "do it"})).await;
     let mut frames = rho.until_agent_end().await;

@@ -37,6 +37,27 @@ impl Env {
         Self::with_api(turns, "anthropic-messages", false).await
     }
 
+    /// A mock whose first reply (streamed slowly) writes "TODO", with the project's stream rule
+    /// `no-todos` ("No placeholders") on that word, and whose second reply is "Done properly, no
+    /// placeholders.": the stream rule fires once.
+    pub async fn with_no_todos_rule() -> Env {
+        let env = Env::new(vec![
+            Turn::text("Sure, I will leave a TODO here and move on with more text")
+                .with_chunk_size(4)
+                .with_chunk_delay_ms(5),
+            Turn::text("Done properly, no placeholders."),
+        ])
+        .await;
+        let rules = env.cwd.join(".rho/rules");
+        std::fs::create_dir_all(&rules).unwrap();
+        std::fs::write(
+            rules.join("no-todos.md"),
+            "---\ndescription: No placeholders\ncondition: TODO\n---\nNever leave TODO comments; finish the work.\n",
+        )
+        .unwrap();
+        env
+    }
+
     pub async fn with_api(turns: Vec<Turn>, api: &str, reasoning: bool) -> Env {
         let server = MockServer::start(Script::new(turns)).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
