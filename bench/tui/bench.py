@@ -46,12 +46,34 @@ def build():
     subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True)
 
 
-def start_mock(script_path):
-    mock = subprocess.Popen(
-        [str(MOCK), "--script", str(script_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
+def start_mock(turns):
+    """rho-mock-llm serving `turns`; the process and its base URL."""
+    script = Path(tempfile.mkstemp(suffix=".json")[1])
+    script.write_text(json.dumps({"turns": turns}))
+    mock = subprocess.Popen([str(MOCK), "--script", str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = mock.stdout.readline().strip()
     return mock, url
+
+
+def terminal_env(home, agent, **extra):
+    """The environment of an agent on the pseudo-terminal: nothing of the outer one but PATH."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "RHO_CODING_AGENT_DIR": str(agent),
+    }
+    env.update(extra)
+    return env
+
+
+def print_medians(runs):
+    """A markdown table of each measure's median, least and greatest over `runs`."""
+    print("| measure | median | min | max |")
+    print("| --- | --- | --- | --- |")
+    for key in runs[0]:
+        values = [r[key] for r in runs]
+        print(f"| {key} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
 
 
 def world(url):
@@ -75,13 +97,14 @@ def world(url):
 
 
 class Pty:
-    """rho on a pseudo-terminal; reads its output, answers cursor queries."""
+    """rho (or `program`) on a pseudo-terminal; reads its output, answers cursor queries."""
 
-    def __init__(self, args, env, cwd):
+    def __init__(self, args, env, cwd, program=None):
+        program = str(program or RHO)
         pid, fd = pty.fork()
         if pid == 0:
             os.chdir(cwd)
-            os.execve(str(RHO), [str(RHO), *args], env)
+            os.execve(program, [program, *args], env)
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         self.pid, self.fd = pid, fd
         self.out = bytearray()
@@ -132,21 +155,13 @@ class Pty:
 
 
 def one_run(deltas, size, delay_ms):
-    script = Path(tempfile.mkstemp(suffix=".json")[1])
     turn = {"flood": {"count": deltas, "size": size}}
     if delay_ms > 0:
         turn["chunkDelayMs"] = delay_ms
-    script.write_text(json.dumps({"turns": [turn]}))
-    mock, url = start_mock(script)
+    mock, url = start_mock([turn])
     home, agent, work = world(url)
     stats_file = home / "frames.json"
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TERM": "xterm-256color",
-        "RHO_CODING_AGENT_DIR": str(agent),
-        "RHO_TUI_FRAME_STATS": str(stats_file),
-    }
+    env = terminal_env(home, agent, RHO_TUI_FRAME_STATS=str(stats_file))
     try:
         t0 = time.monotonic()
         term = Pty(["--model", "mock/mock-model"], env, work)
@@ -206,11 +221,7 @@ def main():
     runs = [one_run(args.deltas, args.size, args.delay_ms) for _ in range(args.runs)]
     pacing = f", {args.delay_ms} ms apart" if args.delay_ms else ", unpaced"
     print(f"rho interactive mode, {args.runs} runs, a reply of {args.deltas} deltas x {args.size} bytes{pacing}, 100x30 pty\n")
-    print("| measure | median | min | max |")
-    print("| --- | --- | --- | --- |")
-    for key in runs[0]:
-        values = [r[key] for r in runs]
-        print(f"| {key} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
+    print_medians(runs)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Usage: python3 bench/tui/long_session.py [--messages 10000] [--runs 3] [--no-bui
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -62,14 +61,11 @@ def write_session(path, cwd, messages):
 
 
 def one_run(messages):
-    script = Path(bench.tempfile.mkstemp(suffix=".json")[1])
-    script.write_text(json.dumps({"turns": [{"flood": {"count": 2000, "size": 8}}]}))
-    mock, url = bench.start_mock(script)
+    mock, url = bench.start_mock([{"flood": {"count": 2000, "size": 8}}])
     home, agent, work = bench.world(url)
     session = home / "long.jsonl"
     last = write_session(session, work, messages)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TERM": "xterm-256color",
-           "RHO_CODING_AGENT_DIR": str(agent)}
+    env = bench.terminal_env(home, agent)
     try:
         t0 = time.monotonic()
         term = bench.Pty(["--model", "mock/mock-model", "--session", str(session)], env, work)
@@ -106,11 +102,7 @@ def main():
         bench.build()
     runs = [one_run(args.messages) for _ in range(args.runs)]
     print(f"rho interactive mode opening a {args.messages:,}-message session, {args.runs} runs, 100x30 pty\n")
-    print("| measure | median | min | max |")
-    print("| --- | --- | --- | --- |")
-    for key in runs[0]:
-        values = [r[key] for r in runs]
-        print(f"| {key} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
+    bench.print_medians(runs)
 
 
 if __name__ == "__main__":

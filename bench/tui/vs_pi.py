@@ -13,7 +13,6 @@ Usage: PI_REF_DIR=/path/to/pi python3 bench/tui/vs_pi.py [--runs 5] [--deltas 50
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -25,22 +24,12 @@ import bench  # noqa: E402  (the build, the mock, the pseudo-terminal)
 
 
 def one_run(program, deltas, size):
-    script = Path(bench.tempfile.mkstemp(suffix=".json")[1])
-    script.write_text(json.dumps({"turns": [{"flood": {"count": deltas, "size": size}}]}))
-    mock, url = bench.start_mock(script)
+    mock, url = bench.start_mock([{"flood": {"count": deltas, "size": size}}])
     home, agent, work = bench.world(url)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TERM": "xterm-256color",
-        "RHO_CODING_AGENT_DIR": str(agent),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "PI_SKIP_VERSION_CHECK": "1",
-    }
-    bench.RHO = program
+    env = bench.terminal_env(home, agent, PI_CODING_AGENT_DIR=str(agent), PI_SKIP_VERSION_CHECK="1")
     try:
         t0 = time.monotonic()
-        term = bench.Pty(["--model", "mock/mock-model"], env, work)
+        term = bench.Pty(["--model", "mock/mock-model"], env, work, program)
         term.wait_for(lambda: b"mock-model" in term.out)
         first_frame = time.monotonic() - t0
         settle = time.monotonic() + 1.0
@@ -83,9 +72,8 @@ def main():
     pi = Path(pi_dir) / "node_modules" / ".bin" / "pi"
     if not args.no_build:
         bench.build()
-    rho = bench.RHO
     results = {}
-    for name, program in (("rho", rho), ("pi 0.73.1", pi)):
+    for name, program in (("rho", bench.RHO), ("pi 0.73.1", pi)):
         results[name] = [one_run(program, args.deltas, args.size) for _ in range(args.runs)]
     print(f"interactive mode, a reply of {args.deltas} deltas x {args.size} bytes, 100x30 pty, median of {args.runs} runs\n")
     print("| measure | rho | pi 0.73.1 |")
