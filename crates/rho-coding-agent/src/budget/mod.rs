@@ -23,7 +23,7 @@ use crate::agent_session::SessionEventSink;
 use crate::config::settings::BudgetSettings;
 
 /// Every dimension, in the order they are checked (and reported when several pass at once).
-const DIMENSIONS: [BudgetViolationReason; 7] = [
+pub const DIMENSIONS: [BudgetViolationReason; 7] = [
     BudgetViolationReason::WallTime,
     BudgetViolationReason::InputTokens,
     BudgetViolationReason::OutputTokens,

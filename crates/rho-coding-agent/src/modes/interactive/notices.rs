@@ -74,7 +74,7 @@ pub fn budget(
 /// The footer's `budget …` text: each limit that is set with its use; coloured once a warning
 /// or the limit was reached.
 pub fn budget_footer(snapshot: &BudgetSnapshot, limits: &BudgetSettings) -> Span<'static> {
-    let parts: Vec<String> = DIMENSIONS
+    let parts: Vec<String> = crate::budget::DIMENSIONS
         .iter()
         .filter_map(|&d| Some(format!("{} {}/{}", short_name(d), used(d, snapshot), limit(d, limits)?)))
         .collect();
@@ -86,16 +86,6 @@ pub fn budget_footer(snapshot: &BudgetSnapshot, limits: &BudgetSettings) -> Span
     };
     Span::styled(text, look)
 }
-
-const DIMENSIONS: [BudgetViolationReason; 7] = [
-    BudgetViolationReason::WallTime,
-    BudgetViolationReason::InputTokens,
-    BudgetViolationReason::OutputTokens,
-    BudgetViolationReason::TotalTokens,
-    BudgetViolationReason::Cost,
-    BudgetViolationReason::ToolCalls,
-    BudgetViolationReason::Subagents,
-];
 
 fn name(d: BudgetViolationReason) -> &'static str {
     match d {
