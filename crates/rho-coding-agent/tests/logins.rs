@@ -261,6 +261,25 @@ fn param<'a>(url: &'a str, name: &str) -> &'a str {
     url.split(['?', '&']).find_map(|pair| pair.strip_prefix(name).and_then(|v| v.strip_prefix('='))).unwrap()
 }
 
+/// The authorize URL `rho login anthropic` prints on stderr, and the rest of stderr (kept open:
+/// rho goes on writing to it).
+async fn authorize_url(
+    child: &mut tokio::process::Child,
+) -> (String, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
+            if line.starts_with("https://claude.ai/oauth/authorize?") {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    (url, stderr)
+}
+
 #[tokio::test]
 async fn login_exchanges_a_pasted_code_and_stores_it_as_pi_does() {
     let env = Env::new(vec![]).await;
@@ -275,17 +294,7 @@ async fn login_exchanges_a_pasted_code_and_stores_it_as_pi_does() {
         },
     );
     let mut child = rho(&env, &["login", "anthropic"]).spawn().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
-            if line.starts_with("https://claude.ai/oauth/authorize?") {
-                return line;
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let (url, _stderr) = authorize_url(&mut child).await;
     assert_eq!(param(&url, "code_challenge_method"), "S256");
     assert_eq!(param(&url, "redirect_uri"), "http%3A%2F%2Flocalhost%3A53692%2Fcallback");
     let (state, challenge) = (param(&url, "state").to_owned(), param(&url, "code_challenge").to_owned());
@@ -352,17 +361,7 @@ async fn login_completes_when_the_browser_comes_back_to_the_callback() {
     command.env("RHO_OAUTH_CALLBACK_PORT", "0");
     let mut child = command.spawn().unwrap();
     let _stdin = child.stdin.take();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
-            if line.starts_with("https://claude.ai/oauth/authorize?") {
-                return line;
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let (url, _stderr) = authorize_url(&mut child).await;
     let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
     let port: u16 =
         redirect.strip_prefix("http://localhost:").unwrap().strip_suffix("/callback").unwrap().parse().unwrap();
