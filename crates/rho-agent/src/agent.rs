@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::event::{AgentEvent, AgentEventSink};
+use crate::hooks::AgentHooks;
 use crate::message::AgentMessage;
 use crate::queue::{InterruptMode, MessageQueue, QueueMode};
 use crate::run;
@@ -51,6 +52,8 @@ pub(crate) struct AgentState {
     pub(crate) running: bool,
     /// Asked before each tool call runs; `None` runs every call.
     pub(crate) tool_gate: Option<Arc<dyn ToolGate>>,
+    /// The application's hooks into the loop (extensions); `None` changes nothing.
+    pub(crate) hooks: Option<Arc<dyn AgentHooks>>,
 }
 
 /// How the queues are drained and what a steering message does to running tools.
@@ -121,6 +124,7 @@ impl Agent {
             cancel: None,
             running: false,
             tool_gate: None,
+            hooks: None,
         };
         let (running_tx, _) = watch::channel(false);
         Self {
@@ -212,6 +216,18 @@ impl Agent {
     /// runs every call, the default.
     pub fn set_tool_gate(&self, gate: Option<Arc<dyn ToolGate>>) {
         self.state().tool_gate = gate;
+    }
+
+    /// Sets the hooks the loop awaits at its points (from the next request or call on); `None`
+    /// removes them.
+    pub fn set_hooks(&self, hooks: Option<Arc<dyn AgentHooks>>) {
+        self.state().hooks = hooks;
+    }
+
+    /// Replaces the system prompt alone (an extension's `before_agent_start` changed it for a
+    /// run).
+    pub fn set_system_prompt(&self, system_prompt: String) {
+        self.state().system_prompt = system_prompt;
     }
 
     /// Sets the tools and the system prompt that describes them, together.

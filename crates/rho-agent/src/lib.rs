@@ -6,6 +6,7 @@
 
 mod agent;
 pub mod event;
+pub mod hooks;
 mod run;
 pub mod tool;
 mod tool_exec;
@@ -15,6 +16,7 @@ pub use rho_types::{message, queue};
 
 pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};
+pub use hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 pub use message::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,
 };

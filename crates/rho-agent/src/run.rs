@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, queue_event};
 use crate::event::{AgentEvent, AgentEventSink};
+use crate::hooks::HookPoint;
 use crate::message::{AgentMessage, convert_to_llm};
 use crate::tool::{AgentToolResult, Tool};
 use crate::tool_exec;
@@ -29,7 +30,7 @@ pub(crate) async fn run(
     sink.emit(AgentEvent::TurnStart);
     let had_prompts = !prompts.is_empty();
     for message in prompts {
-        add_message(agent, &*sink, message, &mut new_messages);
+        add_message(agent, &*sink, message, &mut new_messages).await;
     }
     let mut pending = if continuing && had_prompts { Vec::new() } else { poll_steering(agent, &*sink) };
     let mut first_turn = true;
@@ -41,8 +42,8 @@ pub(crate) async fn run(
                 sink.emit(AgentEvent::TurnStart);
             }
             first_turn = false;
-            for message in pending.drain(..) {
-                add_message(agent, &*sink, message, &mut new_messages);
+            for message in std::mem::take(&mut pending) {
+                add_message(agent, &*sink, message, &mut new_messages).await;
             }
 
             let (assistant, tools) = stream_assistant(agent, &cancel, &*sink).await;
@@ -50,7 +51,7 @@ pub(crate) async fn run(
             let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
 
             if assistant.is_failed() {
-                let results = settle_failed_calls(agent, &*sink, &assistant, &calls, &mut new_messages);
+                let results = settle_failed_calls(agent, &*sink, &assistant, &calls, &mut new_messages).await;
                 sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
                 break 'run;
             }
@@ -65,6 +66,10 @@ pub(crate) async fn run(
                 }
                 results = outcome.results;
                 steering = outcome.steering;
+                // Every result asked to end the batch: no request follows it (pi's `terminate`).
+                if outcome.terminate {
+                    more_tool_calls = false;
+                }
             }
             sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
             pending = match steering {
@@ -97,11 +102,32 @@ pub(crate) async fn run(
 }
 
 /// Emits a message's start and end and appends it to the conversation.
-fn add_message(agent: &Agent, sink: &dyn AgentEventSink, message: AgentMessage, new_messages: &mut Vec<AgentMessage>) {
+async fn add_message(
+    agent: &Agent,
+    sink: &dyn AgentEventSink,
+    message: AgentMessage,
+    new_messages: &mut Vec<AgentMessage>,
+) {
     sink.emit(AgentEvent::MessageStart { message: message.clone() });
+    let message = end_message(agent, message).await;
     agent.state().messages.push(message.clone());
     sink.emit(AgentEvent::MessageEnd { message: message.clone() });
     new_messages.push(message);
+}
+
+/// A message that ended, as the `message_end` hook leaves it: a replacement of another role is
+/// ignored (pi's rule).
+pub(crate) async fn end_message(agent: &Agent, message: AgentMessage) -> AgentMessage {
+    let hooks = agent.state().hooks.clone();
+    match hooks {
+        Some(hooks) if hooks.wants(HookPoint::MessageEnd) => {
+            let role = std::mem::discriminant(&message);
+            let original = message.clone();
+            let replaced = hooks.message_end(message).await;
+            if std::mem::discriminant(&replaced) == role { replaced } else { original }
+        }
+        _ => message,
+    }
 }
 
 /// Takes what one steering poll delivers.
@@ -127,15 +153,20 @@ async fn stream_assistant(
     cancel: &CancellationToken,
     sink: &dyn AgentEventSink,
 ) -> (AssistantMessage, Vec<Arc<dyn Tool>>) {
-    let (model, context, thinking, tools) = {
+    let (model, mut context, thinking, tools, hooked) = {
         let s = agent.state();
+        // With a `context` hook the messages are copied and converted after it answers.
+        let hooked = s.hooks.clone().filter(|h| h.wants(HookPoint::Context)).map(|h| (h, s.messages.clone()));
         let context = Context {
             system_prompt: Some(s.system_prompt.clone()).filter(|p| !p.is_empty()),
-            messages: convert_to_llm(&s.messages),
+            messages: if hooked.is_some() { Vec::new() } else { convert_to_llm(&s.messages) },
             tools: s.tools.iter().map(|t| t.spec()).collect(),
         };
-        (s.model.clone(), context, s.thinking_level, s.tools.clone())
+        (s.model.clone(), context, s.thinking_level, s.tools.clone(), hooked)
     };
+    if let Some((hooks, messages)) = hooked {
+        context.messages = convert_to_llm(&hooks.context(messages, cancel).await);
+    }
     let mut options = (agent.shared.request_options)(&model);
     options.thinking = if model.reasoning { model.clamp_thinking(thinking) } else { ThinkingLevel::Off };
     options.cancel = cancel.child_token();
@@ -174,6 +205,11 @@ async fn stream_assistant(
         m
     });
     message.timestamp = started.timestamp;
+    let message = match end_message(agent, AgentMessage::Assistant(message)).await {
+        AgentMessage::Assistant(ended) => ended,
+        // end_message keeps the role; nothing else can come back.
+        _ => unreachable!("message_end changed an assistant message's role"),
+    };
     {
         let mut s = agent.state();
         s.messages.push(AgentMessage::Assistant(message.clone()));
@@ -185,7 +221,7 @@ async fn stream_assistant(
 
 /// Gives every tool call of an aborted or failed reply a synthesized error result, with the
 /// full tool events, so the history never holds a call without a result.
-fn settle_failed_calls(
+async fn settle_failed_calls(
     agent: &Agent,
     sink: &dyn AgentEventSink,
     assistant: &AssistantMessage,
@@ -205,7 +241,11 @@ fn settle_failed_calls(
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
         });
-        let result = AgentToolResult { content: vec![UserContent::text(text.clone())], details: Some(json!({})) };
+        let result = AgentToolResult {
+            content: vec![UserContent::text(text.clone())],
+            details: Some(json!({})),
+            ..AgentToolResult::default()
+        };
         let message = tool_exec::result_message(call, &result, true, None);
         sink.emit(AgentEvent::ToolExecutionEnd {
             tool_call_id: call.id.clone(),
@@ -214,7 +254,7 @@ fn settle_failed_calls(
             is_error: true,
             is_warning: None,
         });
-        add_message(agent, sink, AgentMessage::ToolResult(message.clone()), new_messages);
+        add_message(agent, sink, AgentMessage::ToolResult(message.clone()), new_messages).await;
         results.push(message);
     }
     results

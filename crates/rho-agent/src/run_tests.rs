@@ -220,3 +220,171 @@ async fn a_refused_call_does_not_run_and_the_model_sees_why() {
     let second = server.requests()[1].body.to_string();
     assert!(second.contains("The user refused this call"), "{second}");
 }
+
+/// Hooks that block `wait`, rewrite the arguments of other calls, mark results, replace
+/// assistant text at `message_end` and drop the first message from every request's context.
+#[derive(Default)]
+struct Rewrite {
+    seen_args: Mutex<Vec<Value>>,
+    contexts: Mutex<Vec<usize>>,
+}
+
+impl crate::hooks::AgentHooks for Rewrite {
+    fn wants(&self, _: crate::hooks::HookPoint) -> bool {
+        true
+    }
+
+    fn context<'a>(
+        &'a self,
+        mut messages: Vec<AgentMessage>,
+        _: &'a tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'a, Vec<AgentMessage>> {
+        Box::pin(async move {
+            self.contexts.lock().unwrap().push(messages.len());
+            if messages.len() > 1 {
+                messages.remove(0);
+            }
+            messages
+        })
+    }
+
+    fn tool_call<'a>(
+        &'a self,
+        call: &'a rho_ai::types::ToolCall,
+        mut args: Map<String, Value>,
+        _: &'a tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'a, crate::hooks::ToolCallDecision> {
+        Box::pin(async move {
+            if call.id == "blocked" {
+                return crate::hooks::ToolCallDecision::Block("Blocked by policy".into());
+            }
+            args.insert("patched".into(), json!(true));
+            self.seen_args.lock().unwrap().push(Value::Object(args.clone()));
+            crate::hooks::ToolCallDecision::Run(args)
+        })
+    }
+
+    fn tool_result<'a>(
+        &'a self,
+        _: &'a rho_ai::types::ToolCall,
+        _: &'a Map<String, Value>,
+        mut outcome: crate::hooks::ToolOutcome,
+        _: &'a tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'a, crate::hooks::ToolOutcome> {
+        Box::pin(async move {
+            outcome.result.content.push(rho_ai::types::UserContent::text("(checked)"));
+            outcome
+        })
+    }
+
+    fn message_end<'a>(&'a self, message: AgentMessage) -> BoxFuture<'a, AgentMessage> {
+        Box::pin(async move {
+            match message {
+                AgentMessage::Assistant(mut a) if !a.text().is_empty() => {
+                    a.content =
+                        vec![rho_ai::types::AssistantContent::Text(rho_ai::types::TextContent::new("replaced"))];
+                    AgentMessage::Assistant(a)
+                }
+                // A replacement of another role is ignored by the loop.
+                AgentMessage::User(_) => AgentMessage::Custom(crate::message::CustomMessage {
+                    custom_type: "x".into(),
+                    content: rho_ai::types::UserMessageContent::Text("x".into()),
+                    display: false,
+                    details: None,
+                    attribution: None,
+                    timestamp: 0,
+                }),
+                other => other,
+            }
+        })
+    }
+}
+
+/// Echoes its arguments; its result asks to end the run (`terminate`).
+struct Echo {
+    schema: Value,
+    terminate: bool,
+}
+
+impl Tool for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn description(&self) -> &str {
+        "Echoes its arguments."
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+
+    fn execute<'a>(
+        &'a self,
+        args: Map<String, Value>,
+        _: ToolContext,
+    ) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
+        Box::pin(async move {
+            let mut result = AgentToolResult::text(Value::Object(args).to_string());
+            result.terminate = self.terminate.then_some(true);
+            Ok(result)
+        })
+    }
+}
+
+fn tool_ends(events: &Events) -> Vec<(String, bool)> {
+    events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolExecutionEnd { result, is_error, .. } => Some((result.text_content(), *is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The hooks answer at every point: a blocked call's reason is its result, a changed argument
+/// reaches the tool, a changed result reaches the model, a replaced reply is what is reported
+/// and kept, a role-changing replacement is ignored, and the context hook shapes the request.
+#[tokio::test]
+async fn hooks_block_change_arguments_results_messages_and_context() {
+    let turns = json!([
+        {"toolCalls": [{"id": "blocked", "name": "echo", "arguments": {}}, {"id": "ok", "name": "echo", "arguments": {"a": 1}}]},
+        {"text": "done"}
+    ]);
+    let (server, agent) = agent(turns, Arc::new(Notify::new())).await;
+    agent.set_tools(vec![Arc::new(Echo { schema: json!({"type": "object"}), terminate: false })], String::new());
+    let hooks = Arc::new(Rewrite::default());
+    agent.set_hooks(Some(hooks.clone()));
+    let events = Arc::new(Events::default());
+    agent.prompt(vec![user("go")], events.clone()).await.unwrap();
+
+    assert_eq!(
+        tool_ends(&events),
+        [("Blocked by policy".to_owned(), true), ("{\"a\":1,\"patched\":true}\n(checked)".to_owned(), false)]
+    );
+    assert_eq!(*hooks.seen_args.lock().unwrap(), [json!({"a": 1, "patched": true})]);
+    assert_eq!(user_texts(&events), ["go"], "the user message kept its role");
+    let last = agent.messages().last().cloned().unwrap();
+    assert_eq!(last.as_assistant().unwrap().text(), "replaced");
+    // Two requests, each without the first message of the conversation.
+    assert_eq!(*hooks.contexts.lock().unwrap(), [1, 4]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = &requests[1].body["messages"];
+    assert_eq!(second[0]["role"], "assistant", "the prompt was left out: {second}");
+}
+
+/// When every result of a batch asks to terminate, no request follows the batch.
+#[tokio::test]
+async fn a_batch_whose_results_all_terminate_ends_the_run() {
+    let turns = json!([{"toolCalls": [{"name": "echo", "arguments": {}}]}, {"text": "never asked"}]);
+    let (server, agent) = agent(turns, Arc::new(Notify::new())).await;
+    agent.set_tools(vec![Arc::new(Echo { schema: json!({"type": "object"}), terminate: true })], String::new());
+    let events = Arc::new(Events::default());
+    agent.prompt(vec![user("go")], events.clone()).await.unwrap();
+    assert_eq!(server.requests().len(), 1);
+    assert!(matches!(events.0.lock().unwrap().last(), Some(AgentEvent::AgentEnd { .. })));
+}

@@ -8,7 +8,9 @@
 //! steering queue is polled whenever a call finishes; a queued message cancels the calls still
 //! running or waiting, which are reported as skipped. A [`ToolGate`], when the agent has one, is
 //! asked before each validated call runs (after the calls writing the same file before it);
-//! a refusal is the call's error result.
+//! a refusal is the call's error result. The loop's hooks, when it has any, are asked around
+//! each call: `tool_call` before it runs (block it, or change its arguments), `tool_result`
+//! after (change its result), `message_end` for each result message.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,10 +24,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::Agent;
 use crate::event::{AgentEvent, AgentEventSink};
+use crate::hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 use crate::message::AgentMessage;
 use crate::queue::InterruptMode;
-use crate::run::poll_steering;
-use crate::tool::{AgentToolResult, Tool, ToolContext, ToolError, ToolGate};
+use crate::run::{end_message, poll_steering};
+use crate::tool::{AgentToolResult, Tool, ToolContext, ToolGate};
 
 /// The result text of a call skipped because a steering message interrupted the batch.
 pub const SKIPPED: &str = "Skipped due to queued user message.";
@@ -34,6 +37,8 @@ pub(crate) struct BatchOutcome {
     pub results: Vec<ToolResultMessage>,
     /// Steering messages taken while the batch ran (immediate mode).
     pub steering: Option<Vec<AgentMessage>>,
+    /// Every result asked for the batch to end the run's requests (pi's `terminate`).
+    pub terminate: bool,
 }
 
 enum Slot {
@@ -58,9 +63,9 @@ pub(crate) async fn execute(
             args: call.arguments.clone(),
         });
     }
-    let (interrupt_mode, gate) = {
+    let (interrupt_mode, gate, hooks) = {
         let state = agent.state();
-        (state.interrupt_mode, state.tool_gate.clone())
+        (state.interrupt_mode, state.tool_gate.clone(), state.hooks.clone())
     };
 
     let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
@@ -99,13 +104,14 @@ pub(crate) async fn execute(
             })
         };
         let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update));
-        let handle = tokio::spawn(run_tool(tool, args, ctx, predecessor, gate.clone()));
+        let checks = Checks { gate: gate.clone(), hooks: hooks.clone() };
+        let handle = tokio::spawn(run_tool(tool, call.clone(), args, ctx, predecessor, checks));
         running.push(async move {
-            let result = match handle.await {
-                Ok(r) => r,
-                Err(e) => Err(ToolError::new(format!("Tool execution failed: {e}"))),
+            let ran = match handle.await {
+                Ok(ran) => ran,
+                Err(e) => Ran { outcome: error_outcome(format!("Tool execution failed: {e}")), executed: true },
             };
-            (index, result)
+            (index, ran)
         });
         slots.push(Slot::Running);
     }
@@ -113,19 +119,13 @@ pub(crate) async fn execute(
     let mut steering = None;
     let mut results = Vec::with_capacity(calls.len());
     let mut next_to_report = 0;
-    report_ready(agent, &**sink, calls, &mut slots, &mut next_to_report, &mut results);
-    while let Some((index, outcome)) = running.next().await {
+    report_ready(agent, &**sink, calls, &mut slots, &mut next_to_report, &mut results).await;
+    while let Some((index, ran)) = running.next().await {
         if let Some(slot) = slots.get_mut(index)
             && matches!(slot, Slot::Running)
         {
-            *slot = match outcome {
-                Ok(result) => Slot::Finished { result, is_error: false, executed: true },
-                Err(e) => Slot::Finished {
-                    result: AgentToolResult { content: vec![UserContent::text(e.0)], details: Some(json!({})) },
-                    is_error: true,
-                    executed: true,
-                },
-            };
+            *slot =
+                Slot::Finished { result: ran.outcome.result, is_error: ran.outcome.is_error, executed: ran.executed };
         }
         let unfinished = slots.iter().any(|s| matches!(s, Slot::Running));
         if interrupt_mode == InterruptMode::Immediate && steering.is_none() && unfinished {
@@ -134,26 +134,37 @@ pub(crate) async fn execute(
                 steering = Some(taken);
                 batch_cancel.cancel();
                 for slot in slots.iter_mut().filter(|s| matches!(s, Slot::Running)) {
-                    *slot = Slot::Finished {
-                        result: AgentToolResult { content: vec![UserContent::text(SKIPPED)], details: Some(json!({})) },
-                        is_error: true,
-                        executed: false,
-                    };
+                    *slot = Slot::Finished { result: error_result(SKIPPED.into()), is_error: true, executed: false };
                 }
             }
         }
-        report_ready(agent, &**sink, calls, &mut slots, &mut next_to_report, &mut results);
+        report_ready(agent, &**sink, calls, &mut slots, &mut next_to_report, &mut results).await;
     }
-    BatchOutcome { results, steering }
+    let terminate = !slots.is_empty()
+        && slots.iter().all(|s| matches!(s, Slot::Finished { result, .. } if result.terminate == Some(true)));
+    BatchOutcome { results, steering, terminate }
+}
+
+/// What is asked before a call runs: the mode's gate and the loop's hooks.
+struct Checks {
+    gate: Option<Arc<dyn ToolGate>>,
+    hooks: Option<Arc<dyn AgentHooks>>,
+}
+
+/// A call's outcome, and whether the tool itself ran (not refused, blocked or aborted first).
+struct Ran {
+    outcome: ToolOutcome,
+    executed: bool,
 }
 
 async fn run_tool(
     tool: Arc<dyn Tool>,
+    call: ToolCall,
     args: serde_json::Map<String, serde_json::Value>,
     ctx: ToolContext,
     predecessor: Option<(Option<oneshot::Receiver<()>>, oneshot::Sender<()>)>,
-    gate: Option<Arc<dyn ToolGate>>,
-) -> Result<AgentToolResult, ToolError> {
+    checks: Checks,
+) -> Ran {
     let (previous, done) = match predecessor {
         Some((previous, done)) => (previous, Some(done)),
         None => (None, None),
@@ -162,34 +173,64 @@ async fn run_tool(
         // An error only means the previous writer is gone; either way it no longer writes.
         let _ = previous.await;
     }
-    let result = if ctx.cancel.is_cancelled() {
-        Err(ToolError::new(crate::tool::OPERATION_ABORTED))
-    } else {
-        match &gate {
-            Some(gate) => match gate.check(tool.name(), &args, &ctx).await {
-                Ok(()) => tool.execute(args, ctx).await,
-                Err(refused) => Err(refused),
-            },
-            None => tool.execute(args, ctx).await,
-        }
-    };
+    let ran = checked_run(&*tool, &call, args, ctx, &checks).await;
     if let Some(done) = done {
         let _ = done.send(());
     }
-    result
+    ran
+}
+
+/// The `tool_call` hook, the gate, the tool, then the `tool_result` hook.
+async fn checked_run(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    mut args: serde_json::Map<String, serde_json::Value>,
+    ctx: ToolContext,
+    checks: &Checks,
+) -> Ran {
+    let refused = |text: String| Ran { outcome: error_outcome(text), executed: false };
+    if ctx.cancel.is_cancelled() {
+        return refused(crate::tool::OPERATION_ABORTED.into());
+    }
+    let hooks = checks.hooks.as_ref();
+    if let Some(hooks) = hooks.filter(|h| h.wants(HookPoint::ToolCall)) {
+        match hooks.tool_call(call, args, &ctx.cancel).await {
+            ToolCallDecision::Run(changed) => args = changed,
+            ToolCallDecision::Block(reason) => return refused(reason),
+        }
+    }
+    if let Some(gate) = &checks.gate
+        && let Err(e) = gate.check(tool.name(), &args, &ctx).await
+    {
+        return refused(e.0);
+    }
+    let cancel = ctx.cancel.clone();
+    let outcome = match tool.execute(args.clone(), ctx).await {
+        Ok(result) => ToolOutcome { result, is_error: false },
+        Err(e) => error_outcome(e.0),
+    };
+    let outcome = match hooks.filter(|h| h.wants(HookPoint::ToolResult)) {
+        Some(hooks) => hooks.tool_result(call, &args, outcome, &cancel).await,
+        None => outcome,
+    };
+    Ran { outcome, executed: true }
+}
+
+fn error_result(text: String) -> AgentToolResult {
+    AgentToolResult { content: vec![UserContent::text(text)], details: Some(json!({})), ..AgentToolResult::default() }
+}
+
+fn error_outcome(text: String) -> ToolOutcome {
+    ToolOutcome { result: error_result(text), is_error: true }
 }
 
 fn error_slot(text: String) -> Slot {
-    Slot::Finished {
-        result: AgentToolResult { content: vec![UserContent::text(text)], details: Some(json!({})) },
-        is_error: true,
-        executed: false,
-    }
+    Slot::Finished { result: error_result(text), is_error: true, executed: false }
 }
 
 /// Reports, in call order, every finished call not yet reported whose predecessors are all
 /// reported.
-fn report_ready(
+async fn report_ready(
     agent: &Agent,
     sink: &dyn AgentEventSink,
     calls: &[ToolCall],
@@ -210,10 +251,15 @@ fn report_ready(
         });
         let agent_message = AgentMessage::ToolResult(message.clone());
         sink.emit(AgentEvent::MessageStart { message: agent_message.clone() });
+        *next += 1;
+        let agent_message = end_message(agent, agent_message).await;
+        let message = match &agent_message {
+            AgentMessage::ToolResult(ended) => ended.clone(),
+            _ => message,
+        };
         agent.state().messages.push(agent_message.clone());
         sink.emit(AgentEvent::MessageEnd { message: agent_message });
         results.push(message);
-        *next += 1;
     }
 }
 

@@ -27,5 +27,8 @@ pub use event::{AssistantMessageEvent, EventWithPartial, PartialMessage, WireAss
 pub use model::{InputKind, Model, ThinkingLevel};
 pub use registry::ModelRegistry;
 pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
-pub use stream::{AssistantMessageStream, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse};
+pub use stream::{
+    AssistantMessageStream, PayloadHook, RequestHooks, ResponseHook, StreamOptions, ThinkingBudgets, ToolChoice,
+    complete, stream, stream_sse,
+};
 pub use types::*;

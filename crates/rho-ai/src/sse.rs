@@ -54,12 +54,29 @@ pub async fn send(
     request: reqwest::RequestBuilder,
     cancel: &CancellationToken,
 ) -> Result<reqwest::Response, Interrupted> {
+    send_observed(request, cancel, None).await
+}
+
+/// [`send`], telling `observe` the response's status and headers before anything else.
+pub async fn send_observed(
+    request: reqwest::RequestBuilder,
+    cancel: &CancellationToken,
+    observe: Option<&crate::stream::ResponseHook>,
+) -> Result<reqwest::Response, Interrupted> {
     let response = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Interrupted::Cancelled),
         r = request.send() => r.map_err(|e| ProviderError::Connection(describe_reqwest(&e)))?,
     };
     let status = response.status();
+    if let Some(observe) = observe {
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
+        observe(status.as_u16(), headers);
+    }
     if status.is_success() && !answers_without_events(&response) {
         return Ok(response);
     }

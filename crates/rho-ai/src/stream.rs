@@ -7,6 +7,8 @@
 //! exactly one `done` or `error`.
 
 use std::sync::Arc;
+
+use futures::future::BoxFuture;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -82,6 +84,32 @@ pub struct StreamOptions {
     /// Fail when no byte arrives for this long.
     pub idle_timeout: Duration,
     pub cancel: CancellationToken,
+    /// What sees the request on its way out and the response on its way in (extensions).
+    pub hooks: RequestHooks,
+}
+
+/// Sees a request's JSON body just before it is sent and returns the body to send (pi's
+/// `before_provider_request`).
+pub type PayloadHook = Arc<dyn Fn(serde_json::Value) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
+
+/// Told a response's status and headers before its body is read (pi's
+/// `after_provider_response`).
+pub type ResponseHook = Arc<dyn Fn(u16, Vec<(String, String)>) + Send + Sync>;
+
+/// The hooks around one request; none by default.
+#[derive(Clone, Default)]
+pub struct RequestHooks {
+    pub payload: Option<PayloadHook>,
+    pub response: Option<ResponseHook>,
+}
+
+impl std::fmt::Debug for RequestHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestHooks")
+            .field("payload", &self.payload.is_some())
+            .field("response", &self.response.is_some())
+            .finish()
+    }
 }
 
 impl Default for StreamOptions {
@@ -98,6 +126,7 @@ impl Default for StreamOptions {
             headers: Vec::new(),
             idle_timeout: Duration::from_secs(300),
             cancel: CancellationToken::new(),
+            hooks: RequestHooks::default(),
         }
     }
 }

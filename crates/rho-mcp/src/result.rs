@@ -44,7 +44,7 @@ pub(crate) fn to_agent_result(result: CallToolResult, server: &str, tool: &str) 
     if content.is_empty() {
         content.push(UserContent::text("(no output)"));
     }
-    Ok(AgentToolResult { content, details: Some(Value::Object(details)) })
+    Ok(AgentToolResult { content, details: Some(Value::Object(details)), terminate: None })
 }
 
 fn block(block: ContentBlock) -> Option<UserContent> {

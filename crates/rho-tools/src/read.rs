@@ -167,6 +167,7 @@ impl ReadRequest {
                 }),
             ],
             details: None,
+            terminate: None,
         }
     }
 

@@ -13,11 +13,15 @@ pub struct AgentToolResult {
     pub content: Vec<UserContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// `true` asks that no model request follow the batch of calls this result ends, when
+    /// every result of the batch asks the same (pi's `terminate`, set by extension tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate: Option<bool>,
 }
 
 impl AgentToolResult {
     pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![UserContent::text(text)], details: None }
+        Self { content: vec![UserContent::text(text)], details: None, terminate: None }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {

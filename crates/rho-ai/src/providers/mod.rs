@@ -82,13 +82,19 @@ fn request_headers(base: &[(&str, &str)], model: &Model, options: &StreamOptions
 }
 
 /// POSTs `body` as JSON and opens the reply as an SSE stream. Error statuses, connection
-/// failures and cancellation are classified by [`sse::send`].
+/// failures and cancellation are classified by [`sse::send`]. The request hooks, when set, see
+/// the body first (and may replace it) and the response's status and headers.
 async fn post_sse(
     url: &str,
     headers: HeaderMap,
     body: &Value,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
+    let replaced = match &options.hooks.payload {
+        Some(hook) => Some(hook(body.clone()).await),
+        None => None,
+    };
+    let body = replaced.as_ref().unwrap_or(body);
     let bytes = serde_json::to_vec(body).map_err(|e| ProviderError::Request(e.to_string()))?;
     let request = sse::client()
         .post(url)
@@ -96,7 +102,7 @@ async fn post_sse(
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header(reqwest::header::ACCEPT, "text/event-stream")
         .body(bytes);
-    let response = sse::send(request, &options.cancel).await?;
+    let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
     Ok(SseStream::new(response, options.idle_timeout))
 }
 

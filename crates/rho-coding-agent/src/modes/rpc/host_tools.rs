@@ -218,5 +218,5 @@ fn tool_result_of(object: &Map<String, Value>) -> AgentToolResult {
         })
         .unwrap_or_default();
     let details = object.get("details").cloned().or_else(|| Some(json!({})));
-    AgentToolResult { content, details }
+    AgentToolResult { content, details, terminate: None }
 }
