@@ -75,6 +75,24 @@ pub trait Tool: Send + Sync {
     /// The JSON Schema of the arguments (an object schema).
     fn parameters(&self) -> &Value;
 
+    /// The one line the system prompt lists the tool with, when it wants to be listed (pi's
+    /// `promptSnippet`; the built-ins' lines are the application's).
+    fn prompt_snippet(&self) -> Option<&str> {
+        None
+    }
+
+    /// Guideline bullets the system prompt adds while the tool is active (pi's
+    /// `promptGuidelines`).
+    fn prompt_guidelines(&self) -> &[String] {
+        &[]
+    }
+
+    /// Where the tool was defined, in pi's `sourceInfo` shape, when something other than rho
+    /// defined it (an extension).
+    fn source_info(&self) -> Option<&Value> {
+        None
+    }
+
     /// Turns older or looser forms of the arguments into the form [`parameters`](Self::parameters)
     /// describes, before they are validated (pi's `prepareArguments`). The default keeps them.
     fn prepare_arguments(&self, args: Map<String, Value>) -> Map<String, Value> {

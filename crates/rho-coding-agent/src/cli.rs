@@ -85,11 +85,11 @@ pub struct Cli {
     #[arg(long)]
     pub offline: bool,
 
-    /// pi extensions (not supported by rho yet)
+    /// Load a pi extension (a .ts/.js file or a folder; repeatable)
     #[arg(short = 'e', long = "extension", value_name = "PATH", action = ArgAction::Append)]
     pub extensions: Vec<String>,
 
-    /// Accepted for pi's command line (rho loads no extensions) (pi: -ne)
+    /// Load only the -e extensions, not those of the settings and the extension folders (pi: -ne)
     #[arg(long)]
     pub no_extensions: bool,
 
@@ -184,6 +184,92 @@ pub struct Cli {
     /// Messages (each runs as its own prompt) and @file arguments
     #[arg(value_name = "MESSAGES")]
     pub args: Vec<String>,
+
+    /// `--name [value]` options rho does not know, for the flags extensions register (pi's
+    /// rules: `--name=value`, `--name value` unless the next word starts with `-` or `@`, else
+    /// `--name` alone).
+    #[arg(skip)]
+    pub extension_flags: Vec<(String, rho_extensions::FlagValue)>,
+}
+
+/// Parses the command line; options rho does not know are kept for the extensions' flags
+/// instead of failing (they fail later when no extension registers them).
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command();
+    let (known, extension_flags) = split_extension_flags(normalize_args(args), &command);
+    let matches = command.try_get_matches_from(known)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    cli.extension_flags = extension_flags;
+    Ok(cli)
+}
+
+/// Separates the `--options` `command` does not know (and their values) from the rest.
+fn split_extension_flags(
+    args: Vec<std::ffi::OsString>,
+    command: &clap::Command,
+) -> (Vec<std::ffi::OsString>, Vec<(String, rho_extensions::FlagValue)>) {
+    use rho_extensions::FlagValue;
+    let known = |name: &str| -> Option<bool> {
+        if name == "help" {
+            return Some(false);
+        }
+        command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|al| al.contains(&name)))
+            .map(|a| a.get_action().takes_values())
+    };
+    let mut kept = Vec::with_capacity(args.len());
+    let mut flags = Vec::new();
+    let mut args = args.into_iter().peekable();
+    if let Some(program) = args.next() {
+        kept.push(program);
+    }
+    while let Some(arg) = args.next() {
+        let Some(text) = arg.to_str().map(str::to_owned) else {
+            kept.push(arg);
+            continue;
+        };
+        if text == "--" {
+            kept.push(arg);
+            kept.extend(args);
+            break;
+        }
+        let Some(option) = text.strip_prefix("--").filter(|o| !o.is_empty()) else {
+            kept.push(arg);
+            continue;
+        };
+        let (name, inline) = match option.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (option, None),
+        };
+        match known(name) {
+            Some(takes_value) => {
+                kept.push(arg);
+                if takes_value
+                    && inline.is_none()
+                    && let Some(value) = args.next()
+                {
+                    kept.push(value);
+                }
+            }
+            None => {
+                let value = match inline {
+                    Some(value) => FlagValue::Text(value.to_owned()),
+                    None => match args.peek().and_then(|next| next.to_str()) {
+                        Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
+                            let value = next.to_owned();
+                            args.next();
+                            FlagValue::Text(value)
+                        }
+                        _ => FlagValue::Set(true),
+                    },
+                };
+                flags.push((name.to_owned(), value));
+            }
+        }
+    }
+    (kept, flags)
 }
 
 /// pi's multi-letter short flags (`-nc`, `-nt`, …), which no argument parser reads as one
@@ -218,12 +304,6 @@ impl Cli {
     /// Why this command line cannot run as given, for flags and subcommands of pi's that rho
     /// does not support.
     pub fn unsupported(&self) -> Option<String> {
-        if !self.extensions.is_empty() {
-            return Some(
-                "Error: rho has no extension system yet: --extension/-e is not supported (drop it, or use pi for extensions)"
-                    .to_owned(),
-            );
-        }
         match self.args.first().map(String::as_str) {
             Some(command) if PI_SUBCOMMANDS.contains(&command) && !self.print && self.mode.is_none() => Some(format!(
                 "Error: `rho {command}` is pi's package manager, which rho does not have (skills and prompt \

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export_html;
+pub mod extensions;
 pub mod list_models;
 pub mod login;
 pub mod modes;

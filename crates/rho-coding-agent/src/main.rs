@@ -3,7 +3,6 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
 use rho_coding_agent::cli::{Cli, Mode};
 use rho_coding_agent::export_html::{ExportOptions, export_session_file};
 use rho_coding_agent::list_models::list_models;
@@ -11,7 +10,7 @@ use rho_coding_agent::startup::{self, StartupError};
 use rho_coding_agent::{AgentSession, modes};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(rho_coding_agent::cli::normalize_args(std::env::args_os())) {
+    let cli = match rho_coding_agent::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -88,11 +87,12 @@ async fn run_rpc(cli: Cli) -> i32 {
     };
     let max_frame = cli.rpc_max_frame_bytes;
     let result = modes::rpc::run(
-        move |sink, ui| {
+        |sink, ui| {
             let options = startup::session_options(&cli, prepared, sink, Some(ui))?;
             Ok(AgentSession::new(options))
         },
         max_frame,
+        &cli,
     )
     .await;
     match result {

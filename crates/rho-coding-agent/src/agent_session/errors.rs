@@ -30,6 +30,9 @@ pub enum SessionCommandError {
     Session(String),
     #[error("{0}")]
     Invalid(String),
+    /// An extension's `session_before_*` handler cancelled the command; nothing changed.
+    #[error("Cancelled by an extension")]
+    Cancelled,
 }
 
 impl From<rho_session::SessionError> for SessionCommandError {

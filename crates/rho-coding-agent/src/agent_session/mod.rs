@@ -13,6 +13,7 @@ mod compaction;
 mod context_usage;
 mod errors;
 pub mod events;
+mod extensions;
 mod lifecycle;
 mod mcp;
 mod models;
@@ -40,6 +41,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::BudgetTracker;
 use crate::config::{ConfigPaths, Settings};
+use crate::extensions::Extensions;
 use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
 use crate::todo::{AutoClear, TodoReminders, TodoStore};
 
@@ -48,7 +50,7 @@ pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub use models::CycledModel;
 pub use navigate::{BranchSummaryChoice, Navigated};
-pub use prompting::{PendingRun, PromptOptions, PromptOutcome, PromptRejection};
+pub use prompting::{PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource};
 pub use reload::{Reloaded, ResourceSources, load_resources};
 pub use tools::{HostToolEntry, ToolSelection, Ui};
 
@@ -127,6 +129,11 @@ pub(crate) struct Inner {
     pub budget: Option<Arc<BudgetTracker>>,
     /// The MCP servers; set once, and only when the config names any.
     pub mcp: OnceLock<mcp::SessionMcp>,
+    /// The extensions; set once they started, and only when some are configured. Shared with
+    /// the request options (which take their request hooks from it).
+    pub extensions: Arc<OnceLock<Arc<Extensions>>>,
+    /// The dialogs of the mode (extensions' `ctx.ui`); `None` answers them with their defaults.
+    pub ui: Option<Arc<dyn Ui>>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -169,9 +176,11 @@ impl AgentSession {
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
         let hooks = tools::ToolHooks { file_access, terminals };
         let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
+        let ui_service = ui;
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));
-        let request_options = request_options(registry.clone(), &settings, cache_key.clone());
+        let extensions: Arc<OnceLock<Arc<Extensions>>> = Arc::default();
+        let request_options = request_options(registry.clone(), &settings, cache_key.clone(), extensions.clone());
         let agent = Agent::new(AgentConfig {
             system_prompt,
             model,
@@ -218,6 +227,8 @@ impl AgentSession {
                 shell: bash::UserShell::default(),
                 budget,
                 mcp: OnceLock::new(),
+                extensions,
+                ui: ui_service,
             }),
         };
         this.install_task_tool(&selection);
@@ -278,7 +289,30 @@ impl AgentSession {
     }
 
     pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
-        self.inner.sink.emit(event.into());
+        let event = event.into();
+        if let (AgentSessionEvent::Agent(agent_event), Some(extensions)) = (&event, self.extensions()) {
+            extensions.observe(agent_event);
+        }
+        self.inner.sink.emit(event);
+    }
+
+    /// The mode's dialogs, if it has any.
+    pub(crate) fn ui(&self) -> Option<Arc<dyn Ui>> {
+        self.inner.ui.clone()
+    }
+
+    /// The session's extensions, once started.
+    pub(crate) fn extensions(&self) -> Option<&Arc<Extensions>> {
+        self.inner.extensions.get()
+    }
+
+    /// An extension failed (pi's `extension_error`): the mode reports it, the agent goes on.
+    pub(crate) fn report_extension_error(&self, extension_path: &str, event: &str, error: &str) {
+        self.inner.sink.emit(AgentSessionEvent::ExtensionError(rho_rpc::ExtensionError {
+            extension_path: extension_path.to_owned(),
+            event: event.to_owned(),
+            error: error.to_owned(),
+        }));
     }
 
     /// A `notice` for the host (omp's shape).
@@ -350,7 +384,12 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The per-request options: the API key (resolved per request, so a key that changes on disk is
 /// picked up, and a login is refreshed when it expires mid-session; one that cannot be fails the
 /// request with the reason), the model's headers, thinking budgets and the session id as cache key.
-fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id: CacheKey) -> RequestOptionsFn {
+fn request_options(
+    registry: Arc<ModelRegistry>,
+    settings: &Settings,
+    session_id: CacheKey,
+    extensions: Arc<OnceLock<Arc<Extensions>>>,
+) -> RequestOptionsFn {
     let budgets = settings.thinking_budgets();
     Arc::new(move |model: &Model| {
         let defaults = rho_ai::ThinkingBudgets::default();
@@ -368,6 +407,7 @@ fn request_options(registry: Arc<ModelRegistry>, settings: &Settings, session_id
             session_id: Some(lock(&session_id).clone()),
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
+            hooks: extensions.get().map(crate::extensions::request_hooks).unwrap_or_default(),
             ..StreamOptions::default()
         }
     })

@@ -12,6 +12,7 @@ use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
 use super::{AbortEpoch, AgentSession, PromptTicket, lock};
+use crate::extensions::HookOutcome;
 use crate::prompt::{available_commands, expand_prompt, slash_commands};
 
 /// How a prompt is sent.
@@ -23,6 +24,30 @@ pub struct PromptOptions {
     /// Taken when the prompt was read, when it waited its turn (an abort read meanwhile reaches
     /// it); `None` takes one now.
     pub ticket: Option<PromptTicket>,
+    /// Who sent it (the extensions' `input` event says).
+    pub source: PromptSource,
+    /// Sent as it is: no extension command, template or skill is looked for (an extension's
+    /// `sendUserMessage`).
+    pub raw: bool,
+}
+
+/// Where a prompt came from, as pi's `input` event names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PromptSource {
+    #[default]
+    Rpc,
+    Interactive,
+    Extension,
+}
+
+impl PromptSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rpc => "rpc",
+            Self::Interactive => "interactive",
+            Self::Extension => "extension",
+        }
+    }
 }
 
 /// Why a prompt was not started (the texts hosts see as the late `prompt` error).
@@ -61,6 +86,29 @@ pub enum PromptOutcome {
     Started(PendingRun),
     /// A run was streaming; the message was queued on the steering or follow-up queue.
     Queued,
+    /// The prompt named an extension's command: it runs once [`PendingCommand::start`] is
+    /// called, whatever the session is doing.
+    Command(PendingCommand),
+    /// An extension's `input` handler dealt with it; nothing was sent to the model.
+    Handled,
+}
+
+/// An extension command accepted but not yet started.
+pub struct PendingCommand {
+    run: futures::future::BoxFuture<'static, ()>,
+}
+
+impl std::fmt::Debug for PendingCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingCommand").finish_non_exhaustive()
+    }
+}
+
+impl PendingCommand {
+    /// Runs the command; the handle resolves when its handler returned.
+    pub fn start(self) -> JoinHandle<()> {
+        tokio::spawn(self.run)
+    }
 }
 
 /// A run accepted but not yet started. Dropped without [`start`](Self::start), it starts
@@ -93,9 +141,32 @@ impl Drop for PendingRun {
 }
 
 impl AgentSession {
+    /// Sends a prompt as pi does with extensions: an extension's command runs instead, the
+    /// `input` handlers may change or handle it, and then it goes on as [`prompt`](Self::prompt).
+    /// Without extensions this is `prompt`.
+    pub async fn submit(&self, text: &str, mut options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
+        let Some(extensions) = self.extensions().cloned() else {
+            return self.prompt(text, options);
+        };
+        if !options.raw
+            && let Some((name, args)) = extensions.command_in(text)
+        {
+            let run = Box::pin(async move { extensions.run_command(&name, &args).await });
+            return Ok(PromptOutcome::Command(PendingCommand { run }));
+        }
+        let text = match extensions.input(text, &options.images, options.source.as_str()).await {
+            HookOutcome::Handled => return Ok(PromptOutcome::Handled),
+            HookOutcome::Continue { text, images } => {
+                options.images = images;
+                text
+            }
+        };
+        self.prompt(&text, options)
+    }
+
     /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued).
     pub fn prompt(&self, text: &str, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
-        let text = self.expand(text);
+        let text = if options.raw { text.to_owned() } else { self.expand(text) };
         self.check_budget()?;
         if self.is_streaming() {
             return match options.streaming_behavior {
@@ -121,15 +192,15 @@ impl AgentSession {
         let images = options.images;
         let this = self.clone();
         let run = async move {
-            let message = match mcp_prompt {
+            let (text, images) = match mcp_prompt {
                 Some(call) => {
                     let cancel = this.lifecycle_token();
-                    let (text, images) = this.expand_mcp_prompt(call, &text, images, &cancel).await;
-                    user_message(&text, images)
+                    this.expand_mcp_prompt(call, &text, images, &cancel).await
                 }
-                None => user_message(&text, images),
+                None => (text, images),
             };
-            let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(vec![message]));
+            let messages = this.prompt_messages(&text, images).await;
+            let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(messages));
             if lifecycle.catch_unwind().await.is_err() {
                 // A bug ended the run early: the session must not stay "streaming" forever.
                 tracing::error!("the run ended with an internal error");
@@ -140,6 +211,27 @@ impl AgentSession {
             drop(ticket);
         };
         Ok(PromptOutcome::Started(PendingRun { run: Some(Box::pin(run)) }))
+    }
+
+    /// Starts a run with these messages as its prompt, without a user's words (an extension's
+    /// `sendMessage` with `triggerTurn`); `None` when a run is already going.
+    pub(crate) fn run_messages(&self, messages: Vec<AgentMessage>) -> Option<PendingRun> {
+        let ticket = self.prompt_ticket();
+        if !self.begin_streaming(&ticket) {
+            return None;
+        }
+        self.sync_mcp_tools();
+        let this = self.clone();
+        let run = async move {
+            let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(messages));
+            if lifecycle.catch_unwind().await.is_err() {
+                tracing::error!("the run ended with an internal error");
+                this.mark_idle();
+                this.notify_idle();
+            }
+            drop(ticket);
+        };
+        Some(PendingRun { run: Some(Box::pin(run)) })
     }
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).
@@ -185,11 +277,13 @@ impl AgentSession {
         self.inner.agent.abort();
     }
 
-    /// `get_commands`: the prompt templates, skills and MCP prompts a prompt may start with.
+    /// `get_commands`: the extensions' commands, then the prompt templates, skills and MCP
+    /// prompts a prompt may start with (pi's order).
     pub fn slash_commands(&self) -> Vec<rho_rpc::RpcSlashCommand> {
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
-        let mut commands = slash_commands(&resources.templates, &resources.skills, enable_skills);
+        let mut commands = self.extensions().map(|e| e.slash_commands()).unwrap_or_default();
+        commands.extend(slash_commands(&resources.templates, &resources.skills, enable_skills));
         commands.extend(self.mcp_slash_commands());
         commands
     }
@@ -198,7 +292,8 @@ impl AgentSession {
     pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
-        let mut commands = available_commands(&resources.templates, &resources.skills, enable_skills);
+        let mut commands = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
+        commands.extend(available_commands(&resources.templates, &resources.skills, enable_skills));
         commands.extend(self.mcp_available_commands());
         commands
     }
@@ -208,12 +303,12 @@ impl AgentSession {
         self.inner.agent.queued_count()
     }
 
-    fn queue_steer(&self, message: AgentMessage) {
+    pub(super) fn queue_steer(&self, message: AgentMessage) {
         let sink = self.event_forwarder();
         self.inner.agent.steer(message, &sink);
     }
 
-    fn queue_follow_up(&self, message: AgentMessage) {
+    pub(super) fn queue_follow_up(&self, message: AgentMessage) {
         let sink = self.event_forwarder();
         self.inner.agent.follow_up(message, &sink);
     }

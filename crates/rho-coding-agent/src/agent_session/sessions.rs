@@ -7,6 +7,7 @@ use std::path::Path;
 
 use rho_agent::AgentMessage;
 use rho_rpc::SessionEvent;
+use serde_json::json;
 use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
 
 use super::{AgentSession, SessionCommandError, lock};
@@ -16,7 +17,9 @@ impl AgentSession {
     /// `new_session`: an empty conversation in a new file beside the current one (in memory
     /// when the current one is), its lineage recorded when `parent_session` is given.
     pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {
+        self.before_extensions(json!({"type": "session_before_switch", "reason": "new"})).await?;
         self.stop().await;
+        let previous = self.session_file();
         let mut replacement = {
             let current = self.session();
             match current.session_dir() {
@@ -26,33 +29,41 @@ impl AgentSession {
         };
         replacement.lock()?;
         self.install_session(replacement, true);
+        self.extensions_replaced("new", previous).await;
         Ok(())
     }
 
     /// `switch_session`: loads another session file (messages, model, thinking level). A path
     /// with no file starts an empty session there, as pi 0.73 does.
     pub async fn switch_session(&self, path: &Path) -> Result<(), SessionCommandError> {
+        let target = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let event = json!({"type": "session_before_switch", "reason": "resume", "targetSessionFile": target});
+        self.before_extensions(event).await?;
         self.stop().await;
+        let previous = self.session_file();
         if !path.exists() {
-            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-            let mut session = Session::create_at(&path, &self.inner.paths.cwd, None)?;
+            let mut session = Session::create_at(&target, &self.inner.paths.cwd, None)?;
             session.lock()?;
             self.install_session(session, true);
-            return Ok(());
+        } else {
+            let (mut session, warnings) = Session::open(path)?;
+            session.lock()?;
+            for warning in warnings {
+                tracing::warn!("{}: {warning}", path.display());
+            }
+            self.install_session(session, false);
         }
-        let (mut session, warnings) = Session::open(path)?;
-        session.lock()?;
-        for warning in warnings {
-            tracing::warn!("{}: {warning}", path.display());
-        }
-        self.install_session(session, false);
+        self.extensions_replaced("resume", previous).await;
         Ok(())
     }
 
     /// pi 0.73's `clone`: the current branch copied into a new session file, which becomes the
     /// current session.
     pub async fn clone_session(&self) -> Result<(), SessionCommandError> {
+        let leaf = self.leaf_id();
+        self.before_extensions(json!({"type": "session_before_fork", "entryId": leaf, "position": "at"})).await?;
         self.stop().await;
+        let previous = self.session_file();
         let copy = {
             let session = self.session();
             match session.leaf_id() {
@@ -74,6 +85,7 @@ impl AgentSession {
                 self.install_session(copy, false);
             }
         }
+        self.extensions_replaced("fork", previous).await;
         Ok(())
     }
 
@@ -82,7 +94,12 @@ impl AgentSession {
     /// which becomes the current session; in memory, the copy stays in memory. Returns that
     /// message's text (for the host's editor).
     pub async fn fork(&self, entry_id: &str) -> Result<String, SessionCommandError> {
+        if self.session().get_entry(entry_id).is_some() {
+            let event = json!({"type": "session_before_fork", "entryId": entry_id, "position": "before"});
+            self.before_extensions(event).await?;
+        }
         self.stop().await;
+        let previous = self.session_file();
         let (text, forked) = {
             let session = self.session();
             let (text, parent) = user_message_at(&session, entry_id)?;
@@ -99,6 +116,7 @@ impl AgentSession {
         let mut forked = forked;
         forked.lock()?;
         self.install_session(forked, false);
+        self.extensions_replaced("fork", previous).await;
         Ok(text)
     }
 

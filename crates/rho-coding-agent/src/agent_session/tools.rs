@@ -1,9 +1,11 @@
 //! The session's tool set: the built-in tools `--tools` selected, rho's own tools (`ask` when a
 //! UI exists, `task` in the default set while `task.enabled` and below the sub-agent depth
-//! limit), the tools a host registered with `set_host_tools`, and the tools of the MCP servers
-//! (whatever `--tools` says, as omp does); and the system prompt, rebuilt whenever that set
-//! changes. The MCP tools are offered but not listed in the system prompt, so servers coming and
-//! going leave it as it is.
+//! limit), the tools a host registered with `set_host_tools`, the extensions' tools (one named
+//! like a built-in replaces it, as in pi), and the tools of the MCP servers (whatever `--tools`
+//! says, as omp does); and the system prompt, rebuilt whenever that set changes. The MCP tools
+//! are offered but not listed in the system prompt, so servers coming and going leave it as it
+//! is. An extension's `setActiveTools` narrows the set to the tools it names (the built-ins
+//! `--tools` left out included).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -49,10 +51,25 @@ pub(crate) struct ToolHooks {
 
 pub(crate) struct ToolSet {
     builtin: Vec<Arc<dyn Tool>>,
+    /// The built-ins the default set leaves out (grep, find, ls), for `setActiveTools`.
+    spare: Vec<Arc<dyn Tool>>,
     own: Vec<Arc<dyn Tool>>,
     host: Vec<HostToolEntry>,
+    /// The extensions' tools.
+    extension: Vec<Arc<dyn Tool>>,
     /// `mcp__<server>__<tool>`, as the MCP servers list them now.
     mcp: Vec<Arc<dyn Tool>>,
+    /// The tools an extension made active (`setActiveTools`), by name; `None`: all of them.
+    chosen: Option<Vec<String>>,
+}
+
+/// Where a tool comes from, as pi's `getAllTools` says it (`sourceInfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolSource {
+    Builtin,
+    Host,
+    Extension,
+    Mcp,
 }
 
 impl ToolSet {
@@ -71,6 +88,17 @@ impl ToolSet {
             ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
             ToolSelection::None => Vec::new(),
         };
+        let spare = match &selection {
+            ToolSelection::Default => {
+                let left_out: Vec<&str> = rho_tools::builtin_tool_names()
+                    .iter()
+                    .copied()
+                    .filter(|n| !rho_tools::default_tool_names().contains(n))
+                    .collect();
+                rho_tools::create_tools(&left_out, &options)
+            }
+            _ => Vec::new(),
+        };
         let mut own: Vec<Arc<dyn Tool>> = Vec::new();
         if selection == ToolSelection::Default && settings.todo().enabled {
             own.push(Arc::new(TodoWriteTool::new(todos.clone())));
@@ -80,7 +108,7 @@ impl ToolSet {
         {
             own.push(Arc::new(AskTool::new(ui)));
         }
-        Self { builtin, own, host: Vec::new(), mcp: Vec::new() }
+        Self { builtin, spare, own, host: Vec::new(), extension: Vec::new(), mcp: Vec::new(), chosen: None }
     }
 
     /// Every tool the model is offered, in order: built-ins, rho's own, the host's, the MCP
@@ -95,11 +123,55 @@ impl ToolSet {
         tools
     }
 
-    /// The tools the system prompt lists: built-ins, rho's own, the host's.
+    /// The tools the system prompt lists: built-ins, rho's own, the host's, the extensions'
+    /// (narrowed to the chosen ones when an extension chose).
     fn listed_tools(&self) -> Vec<Arc<dyn Tool>> {
-        let mut tools: Vec<Arc<dyn Tool>> = self.builtin.iter().chain(&self.own).cloned().collect();
+        let spare = self.chosen.as_ref().map_or(&[][..], |_| &self.spare[..]);
+        let mut tools: Vec<Arc<dyn Tool>> = self.builtin.iter().chain(spare).chain(&self.own).cloned().collect();
         tools.extend(self.host.iter().filter(|h| !h.hidden).map(|h| h.tool.clone()));
+        for tool in &self.extension {
+            match tools.iter().position(|t| t.name() == tool.name()) {
+                Some(i) => tools[i] = tool.clone(),
+                None => tools.push(tool.clone()),
+            }
+        }
+        if let Some(chosen) = &self.chosen {
+            tools.retain(|t| chosen.iter().any(|n| n == t.name()));
+        }
         tools
+    }
+
+    /// Every tool the session could offer, with where it comes from (pi's `getAllTools`).
+    pub fn all_tools(&self) -> Vec<(Arc<dyn Tool>, ToolSource)> {
+        let mut all: Vec<(Arc<dyn Tool>, ToolSource)> = Vec::new();
+        let mut put =
+            |tool: &Arc<dyn Tool>, source: ToolSource| match all.iter().position(|(t, _)| t.name() == tool.name()) {
+                Some(i) => all[i] = (tool.clone(), source),
+                None => all.push((tool.clone(), source)),
+            };
+        for tool in self.builtin.iter().chain(&self.spare).chain(&self.own) {
+            put(tool, ToolSource::Builtin);
+        }
+        for entry in &self.host {
+            put(&entry.tool, ToolSource::Host);
+        }
+        for tool in &self.extension {
+            put(tool, ToolSource::Extension);
+        }
+        for tool in &self.mcp {
+            put(tool, ToolSource::Mcp);
+        }
+        all
+    }
+
+    /// Replaces the extensions' tools.
+    pub fn set_extension_tools(&mut self, tools: Vec<Arc<dyn Tool>>) {
+        self.extension = tools;
+    }
+
+    /// `setActiveTools`: only these, of the tools the session has (unknown names are ignored).
+    pub fn choose(&mut self, names: Vec<String>) {
+        self.chosen = Some(names);
     }
 
     /// Replaces the MCP servers' tools.
@@ -109,7 +181,7 @@ impl ToolSet {
 
     /// True when a tool of that name exists that the host does not own.
     pub fn has_own_tool(&self, name: &str) -> bool {
-        self.builtin.iter().chain(&self.own).any(|t| t.name() == name)
+        self.builtin.iter().chain(&self.own).chain(&self.extension).any(|t| t.name() == name)
     }
 
     pub fn set_host_tools(&mut self, tools: Vec<HostToolEntry>) {
@@ -126,6 +198,9 @@ impl ToolSet {
             .listed_tools()
             .iter()
             .map(|t| {
+                if self.extension.iter().any(|e| e.name() == t.name()) {
+                    return extension_prompt_tool(&**t);
+                }
                 let blurb = rho_tools::blurb(t.name())
                     .map(str::to_owned)
                     .unwrap_or_else(|| t.description().lines().next().unwrap_or_default().to_owned());
@@ -142,6 +217,16 @@ impl ToolSet {
             date: today_utc(),
             readme_path: None,
         })
+    }
+}
+
+/// An extension tool as the system prompt shows it: listed with its `promptSnippet` (not
+/// listed without one, as in pi), its `promptGuidelines` among the guidelines.
+fn extension_prompt_tool(tool: &dyn Tool) -> PromptTool {
+    PromptTool {
+        name: tool.name().to_owned(),
+        blurb: tool.prompt_snippet().unwrap_or_default().to_owned(),
+        guidelines: tool.prompt_guidelines().to_vec(),
     }
 }
 
@@ -228,6 +313,50 @@ impl AgentSession {
     pub fn add_tool(&self, tool: Arc<dyn Tool>) {
         lock(&self.inner.tools).add_own_tool(tool);
         self.refresh_tools();
+    }
+
+    /// Replaces the extensions' tools; they are offered from the next model request on.
+    pub(crate) fn set_extension_tools(&self, tools: Vec<Arc<dyn Tool>>) {
+        lock(&self.inner.tools).set_extension_tools(tools);
+        self.refresh_tools();
+    }
+
+    /// pi's `setActiveTools`: from the next request on, only the named tools are offered
+    /// (names the session has no tool for are ignored).
+    pub(crate) fn set_active_tools(&self, names: Vec<String>) {
+        lock(&self.inner.tools).choose(names);
+        self.refresh_tools();
+    }
+
+    /// The names of the tools offered now, in order.
+    pub(crate) fn active_tool_names(&self) -> Vec<String> {
+        self.inner.agent.tools().iter().map(|t| t.name().to_owned()).collect()
+    }
+
+    /// pi's `getAllTools`: every tool the session could offer, with its `sourceInfo`.
+    pub(crate) fn all_tools_info(&self) -> Vec<serde_json::Value> {
+        let all = lock(&self.inner.tools).all_tools();
+        all.iter()
+            .map(|(tool, source)| {
+                let source_info = match source {
+                    ToolSource::Extension => tool.source_info().cloned().unwrap_or(serde_json::Value::Null),
+                    other => {
+                        let (path, source) = match other {
+                            ToolSource::Host => (format!("<sdk:{}>", tool.name()), "sdk"),
+                            ToolSource::Mcp => (format!("<mcp:{}>", tool.name()), "mcp"),
+                            _ => (format!("<builtin:{}>", tool.name()), "builtin"),
+                        };
+                        serde_json::json!({"path": path, "source": source, "scope": "temporary", "origin": "top-level"})
+                    }
+                };
+                serde_json::json!({
+                    "name": tool.name(),
+                    "description": tool.description(),
+                    "parameters": tool.parameters(),
+                    "sourceInfo": source_info,
+                })
+            })
+            .collect()
     }
 
     /// True when `name` is a built-in or rho tool (a host tool may not take its name).

@@ -5,6 +5,7 @@
 pub mod acp;
 mod bounded;
 pub mod encoder;
+mod extensions;
 pub mod file_args;
 mod frames;
 pub mod interactive;

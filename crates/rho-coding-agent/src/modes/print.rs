@@ -41,13 +41,17 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     let sink: Arc<dyn SessionEventSink> = match &out {
         Some(queue) => queue.clone(),
         None if cli.verbose => Arc::new(verbose_activity),
-        None => crate::agent_session::discard(),
+        None => Arc::new(report_extension_errors),
     };
     let options = match startup::session_options(&cli, prepared, sink, None) {
         Ok(o) => o,
         Err(e) => return fail(&e.message, e.exit_code),
     };
     let session = AgentSession::new(options);
+    if let Err(e) = super::extensions::start(&cli, &session, startup::ExtensionUi::None).await {
+        session.discard_if_unused();
+        return fail(&e.message, e.exit_code);
+    }
     if let Some(queue) = &out {
         queue.push(OutItem::Raw(session.header_json()));
     }
@@ -56,6 +60,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     // tools and prompts are there for the first message.
     session.mcp_settled().await;
     let code = run_prompts(&session, prompts, images).await;
+    session.shutdown_extensions().await;
     session.shutdown_mcp().await;
     let code = match code {
         Some(code) => code,
@@ -73,7 +78,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
 async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: Vec<ImageContent>) -> Option<i32> {
     for text in prompts {
         let options = PromptOptions { images: std::mem::take(&mut images), ..PromptOptions::default() };
-        match session.prompt(&text, options) {
+        match session.submit(&text, options).await {
             Ok(PromptOutcome::Started(run)) => {
                 tokio::select! {
                     _ = run.start() => {}
@@ -83,7 +88,12 @@ async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: V
                     }
                 }
             }
-            Ok(PromptOutcome::Queued) => {}
+            Ok(PromptOutcome::Command(command)) => {
+                // A command may start a run of its own (sendUserMessage): wait for it too.
+                let _ = command.start().await;
+                session.wait_idle().await;
+            }
+            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
             Err(rejection) => {
                 session.discard_if_unused();
                 return Some(fail(&format!("Error: {}", rejection.to_string().replace("\n\n", " ")), 2));
@@ -167,7 +177,14 @@ fn verbose_activity(event: AgentSessionEvent) {
             eprintln!("{} {tool_name}", if is_error { "✗" } else { "✓" });
         }
         AgentSessionEvent::Session(e) => eprintln!("[{}]", e.type_name()),
-        _ => {}
+        other => report_extension_errors(other),
+    }
+}
+
+/// Text mode says on stderr when an extension fails; everything else stays quiet.
+fn report_extension_errors(event: AgentSessionEvent) {
+    if let AgentSessionEvent::ExtensionError(e) = event {
+        eprintln!("Extension error ({}, {}): {}", e.extension_path, e.event, e.error);
     }
 }
 

@@ -83,10 +83,13 @@ fn has_tool(tools: &[PromptTool], name: &str) -> bool {
 
 /// rho's own text: identity, tools, guidelines and, when known, where its README is.
 fn base_prompt(tools: &[PromptTool], readme_path: Option<&Path>) -> String {
-    let tools_list = if tools.is_empty() {
+    // A tool without a blurb is offered but not listed (an extension tool without a
+    // `promptSnippet`, as pi leaves it out); its guidelines still apply.
+    let listed: Vec<&PromptTool> = tools.iter().filter(|t| !t.blurb.trim().is_empty()).collect();
+    let tools_list = if listed.is_empty() {
         "(none)".to_owned()
     } else {
-        tools
+        listed
             .iter()
             .map(|t| {
                 let blurb = t.blurb.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -3,6 +3,7 @@
 //! the session file. Problems with the user's files are warnings on stderr (printed once) and
 //! rho goes on; only what makes the run impossible is an error.
 
+mod extensions;
 mod model_select;
 mod session_select;
 
@@ -15,6 +16,7 @@ use crate::agent_session::{ResourceSources, Resources, SessionEventSink, Session
 use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 
+pub use extensions::{ExtensionUi, extension_config};
 pub use model_select::{ModelChoice, select_model};
 pub use session_select::select_session;
 

@@ -4,6 +4,7 @@
 //! (timestamps, ids, ports, paths) so whole frames can be snapshotted.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+pub mod extensions;
 pub mod mcp;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub struct Env {
     pub agent_dir: PathBuf,
     pub cwd: PathBuf,
     pub server: MockServer,
+    /// `RHO_EXTENSION_HOST_DIR` for rho (pi's package installed there).
+    pub extension_host: Option<PathBuf>,
 }
 
 impl Env {
@@ -83,7 +86,7 @@ impl Env {
             ]
         }}});
         std::fs::write(agent_dir.join("models.json"), models.to_string()).unwrap();
-        Env { dir, agent_dir, cwd, server }
+        Env { dir, agent_dir, cwd, server, extension_host: None }
     }
 
     /// The session files rho wrote.
@@ -123,10 +126,14 @@ impl Env {
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
             .env_remove("PI_RPC_EMIT_TITLE")
+            .env_remove("RHO_EXTENSION_HOST_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        if let Some(host) = &self.extension_host {
+            cmd.env("RHO_EXTENSION_HOST_DIR", host);
+        }
         cmd
     }
 }

@@ -131,6 +131,12 @@ impl Settings {
         &self.overrides
     }
 
+    /// The values the global file and the project files give `key` (not merged), for lists whose
+    /// entries are relative to the file that names them (pi's `extensions`).
+    pub fn by_file(&self, key: &str) -> (Option<&Value>, Option<&Value>) {
+        (self.global.get(key), self.project.get(key))
+    }
+
     /// The value explicitly set for `key` (no default).
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.effective.get(key)

@@ -120,6 +120,9 @@ pub(crate) const KEYS: &[KeyDef] = &[
     // Resources.
     k("packages", List, D::EmptyList),
     k("extensions", List, D::EmptyList),
+    // rho: how long a hook that can change what happens (tool_call, context, input, …) may take
+    // to answer, not counting the time a dialog it opened stays open.
+    k("extensionHookTimeoutMs", UInt, D::UInt(30000)),
     k("skills", StrList, D::EmptyList),
     k("prompts", StrList, D::EmptyList),
     k("themes", List, D::EmptyList),

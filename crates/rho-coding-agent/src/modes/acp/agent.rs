@@ -214,8 +214,18 @@ impl AcpAgent {
                 });
                 Ok(())
             }
-            // Only with a streaming behaviour, which ACP prompts never carry.
-            Ok(PromptOutcome::Queued) => answer(responder, Ok(PromptResponse::new(StopReason::EndTurn))),
+            Ok(PromptOutcome::Command(command)) => {
+                let handle = command.start();
+                tokio::spawn(async move {
+                    let _ = handle.await;
+                    let _ = answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)));
+                });
+                Ok(())
+            }
+            // Queued only with a streaming behaviour, which ACP prompts never carry.
+            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {
+                answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)))
+            }
             Err(rejection) => {
                 responder.respond_with_error(Error::new(ErrorCode::INVALID_REQUEST, rejection.to_string()))
             }

@@ -60,7 +60,8 @@ impl App {
         let options = PromptOptions { images, streaming_behavior: Some(behavior), ..PromptOptions::default() };
         match self.session.prompt(text, options) {
             Ok(PromptOutcome::Started(run)) => drop(run.start()),
-            Ok(PromptOutcome::Queued) => {}
+            Ok(PromptOutcome::Command(command)) => drop(command.start()),
+            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
             Err(rejection) => {
                 self.push(blocks::user(text));
                 for line in rejection.to_string().split("\n\n") {

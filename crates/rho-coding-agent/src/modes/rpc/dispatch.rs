@@ -103,14 +103,19 @@ impl Dispatcher {
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
-                let options = PromptOptions { images: images.unwrap_or_default(), streaming_behavior, ticket };
-                self.prompt(id, "prompt", &message, options);
+                let options = PromptOptions {
+                    images: images.unwrap_or_default(),
+                    streaming_behavior,
+                    ticket,
+                    ..PromptOptions::default()
+                };
+                self.prompt(id, "prompt", &message, options).await;
                 return None;
             }
             RpcCommand::AbortAndPrompt { message, images } => {
                 // The abort half was acted on when the line was read; the dispatcher waited for it.
                 let options = PromptOptions { images: images.unwrap_or_default(), ticket, ..PromptOptions::default() };
-                self.prompt(id, "abort_and_prompt", &message, options);
+                self.prompt(id, "abort_and_prompt", &message, options).await;
                 return None;
             }
             RpcCommand::Steer { message, images } => {
@@ -135,6 +140,7 @@ impl Dispatcher {
             RpcCommand::NewSession { parent_session } => {
                 match s.new_session(parent_session.as_deref().map(Path::new)).await {
                     Ok(()) => self.session_changed(data(&CancelledData { cancelled: false })),
+                    Err(SessionCommandError::Cancelled) => data(&CancelledData { cancelled: true }),
                     Err(e) => Reply::Err(e.to_string()),
                 }
             }
@@ -207,12 +213,14 @@ impl Dispatcher {
             },
             RpcCommand::SwitchSession { session_path } => match s.switch_session(Path::new(&session_path)).await {
                 Ok(()) => self.session_changed(data(&CancelledData { cancelled: false })),
+                Err(SessionCommandError::Cancelled) => data(&CancelledData { cancelled: true }),
                 Err(e) => Reply::Err(e.to_string()),
             },
             RpcCommand::Branch { entry_id } => self.branch(&entry_id, false).await,
             RpcCommand::Fork { entry_id } => self.branch(&entry_id, true).await,
             RpcCommand::Clone => match s.clone_session().await {
                 Ok(()) => data(&CancelledData { cancelled: false }),
+                Err(SessionCommandError::Cancelled) => data(&CancelledData { cancelled: true }),
                 Err(e) => Reply::Err(e.to_string()),
             },
             RpcCommand::GetBranchMessages | RpcCommand::GetForkMessages => data(&BranchMessagesData {
@@ -263,14 +271,19 @@ impl Dispatcher {
 
     /// Answers a prompt once: success when its run started (or the message was queued), the
     /// reason otherwise. pi's own client breaks on a second response with the same id.
-    fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
-        match self.session.prompt(message, options) {
+    async fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
+        match self.session.submit(message, options).await {
             Ok(PromptOutcome::Started(run)) => {
                 // The answer comes before the run's first event, as pi writes them.
                 self.respond(id, command, Reply::Ok);
                 drop(run.start());
             }
-            Ok(PromptOutcome::Queued) => self.respond(id, command, Reply::Ok),
+            Ok(PromptOutcome::Command(run)) => {
+                // Acknowledged first (decision 4); the command runs beside the next commands.
+                self.respond(id, command, Reply::Ok);
+                drop(run.start());
+            }
+            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => self.respond(id, command, Reply::Ok),
             Err(rejection) => self.respond(id, command, Reply::Err(rejection.to_string())),
         }
     }
@@ -289,6 +302,7 @@ impl Dispatcher {
         match self.session.fork(entry_id).await {
             Ok(text) if fork => data(&BranchData { text, cancelled: false }),
             Ok(text) => self.session_changed(data(&BranchData { text, cancelled: false })),
+            Err(SessionCommandError::Cancelled) => data(&BranchData { text: String::new(), cancelled: true }),
             Err(SessionCommandError::InvalidBranchEntry) if fork => Reply::Err("Invalid entry ID for forking".into()),
             Err(e) => Reply::Err(e.to_string()),
         }

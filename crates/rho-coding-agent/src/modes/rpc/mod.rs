@@ -55,7 +55,7 @@ pub(super) struct Queued {
 
 /// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
 /// with the event sink and UI RPC mode provides. Returns the exit code.
-pub async fn run<F>(build: F, max_frame_bytes: usize) -> anyhow::Result<i32>
+pub async fn run<F>(build: F, max_frame_bytes: usize, cli: &crate::cli::Cli) -> anyhow::Result<i32>
 where
     F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>) -> anyhow::Result<AgentSession>,
 {
@@ -72,6 +72,14 @@ where
             return Err(e);
         }
     };
+    // The extensions are loaded before `ready`: a host's first command finds their tools and
+    // commands (pi loads them before it reads stdin).
+    if let Err(e) = crate::modes::extensions::start(cli, &session, crate::startup::ExtensionUi::Rpc).await {
+        session.discard_if_unused();
+        out.close();
+        let _ = writer.join();
+        return Err(e.into());
+    }
     out.push(OutItem::Raw(ready_line(&out.limits())));
     // omp's hosts learn the slash commands from this first update.
     session.announce_commands();
@@ -99,10 +107,14 @@ where
     let mut lines = reader::lines(std::io::stdin())?;
     let signal = termination_signal();
     tokio::pin!(signal);
+    let extension_shutdown = session.extension_shutdown();
+    tokio::pin!(extension_shutdown);
     loop {
         let line = tokio::select! {
             line = lines.next_line() => line,
             () = &mut signal => None,
+            // An extension's ctx.shutdown(): once the session is idle, as pi waits for it.
+            () = &mut extension_shutdown => None,
         };
         let Some(line) = line else { break };
         match rho_rpc::parse_line(&line) {
@@ -137,6 +149,7 @@ where
     }
 
     shutdown(&session, &host, &ui, work_tx, worker).await;
+    session.shutdown_extensions().await;
     session.shutdown_mcp().await;
     out.close();
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;

@@ -1,0 +1,170 @@
+//! The session's extensions: starting them (their tools join the session's, the loop gets their
+//! hooks, `session_start` runs) and stopping them (`session_shutdown`). A session without
+//! extensions never gets here.
+
+use std::sync::Arc;
+
+use rho_agent::AgentMessage;
+use rho_ai::types::ImageContent;
+use serde_json::{Value, json};
+
+use super::prompting::user_message;
+use super::{AgentSession, SessionCommandError, lock};
+use crate::extensions::{Config, Extensions, LoopHooks, StartError, Started};
+
+impl AgentSession {
+    /// Starts the extensions `config` names; with none, nothing happens. `progress` receives
+    /// the line said before the host is installed (first use only).
+    pub async fn start_extensions(
+        &self,
+        config: Config,
+        progress: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Started, StartError> {
+        if config.paths.is_empty() {
+            return Ok(Started::default());
+        }
+        let (extensions, started) = Extensions::start(self, config, progress).await?;
+        if self.inner.extensions.set(extensions.clone()).is_err() {
+            // Started twice: the first set stays.
+            extensions.shutdown().await;
+            return Ok(started);
+        }
+        self.inner.agent.set_hooks(Some(Arc::new(LoopHooks(extensions.clone()))));
+        extensions.emit(json!({"type": "session_start", "reason": "startup"})).await;
+        Ok(started)
+    }
+
+    /// Runs `session_shutdown` and stops the extension host (when there is one).
+    pub async fn shutdown_extensions(&self) {
+        if let Some(extensions) = self.extensions() {
+            extensions.shutdown().await;
+        }
+    }
+
+    /// Resolves once an extension called `ctx.shutdown()` and the session is idle (never
+    /// without extensions): the mode then ends as on end of input.
+    pub async fn extension_shutdown(&self) {
+        match self.extensions().cloned() {
+            Some(extensions) => {
+                extensions.shutdown_wanted().await;
+                self.wait_idle().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// The session's lifecycle as extensions see it.
+impl AgentSession {
+    /// A `session_before_*` event: `Err(Cancelled)` when a handler cancelled what is about to
+    /// happen.
+    pub(crate) async fn before_extensions(&self, event: Value) -> Result<(), SessionCommandError> {
+        let Some(extensions) = self.extensions().cloned() else {
+            return Ok(());
+        };
+        let answer = extensions.before(event).await;
+        match answer.as_ref().and_then(|a| a.get("cancel")).and_then(Value::as_bool) {
+            Some(true) => Err(SessionCommandError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
+    /// The session was replaced (new, resume, fork): pi tears the extensions down and loads
+    /// them again for the new session (`session_shutdown`, then `session_start`).
+    pub(crate) async fn extensions_replaced(&self, reason: &str, previous: Option<std::path::PathBuf>) {
+        if let Some(extensions) = self.extensions().cloned() {
+            let target = self.session_file();
+            extensions.replace(self, reason, previous, target).await;
+        }
+    }
+}
+
+/// What extensions ask of the session (rho's side of pi's `ExtensionAPI` actions).
+impl AgentSession {
+    /// The messages a prompt's run starts with: the user's, then what the extensions add (the
+    /// messages `sendMessage` kept for the next turn, `before_agent_start`'s); and the system
+    /// prompt for the run, which `before_agent_start` may replace (the base one otherwise).
+    pub(crate) async fn prompt_messages(&self, text: &str, images: Vec<ImageContent>) -> Vec<AgentMessage> {
+        let Some(extensions) = self.extensions().cloned() else {
+            return vec![user_message(text, images)];
+        };
+        let mut messages = vec![user_message(text, images.clone())];
+        messages.extend(extensions.take_next_turn());
+        let base = self.base_system_prompt();
+        let start = extensions.before_agent_start(text, &images, &base, self.system_prompt_options()).await;
+        messages.extend(start.messages);
+        self.inner.agent.set_system_prompt(start.system_prompt.unwrap_or(base));
+        messages
+    }
+
+    /// The system prompt for the tools and resources as they are (before any extension
+    /// changed it for a run).
+    fn base_system_prompt(&self) -> String {
+        lock(&self.inner.tools).system_prompt(&self.inner.paths, &self.resources())
+    }
+
+    /// pi's `systemPromptOptions`: what the system prompt was built from.
+    fn system_prompt_options(&self) -> Value {
+        let resources = self.resources();
+        let tools = self.active_tool_names();
+        json!({
+            "cwd": self.cwd(),
+            "customPrompt": resources.prompt_texts.custom,
+            "appendSystemPrompt": resources.prompt_texts.append,
+            "selectedTools": tools,
+            "contextFiles": resources.context_files.iter().map(|f| json!({"path": f.path, "content": f.content})).collect::<Vec<_>>(),
+            "skills": resources.skills.iter().map(|s| json!({
+                "name": s.name, "description": s.description, "filePath": s.file_path, "baseDir": s.base_dir,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// `sendMessage`: a custom message, queued while a run streams (`steer` or `followUp`),
+    /// kept for the next prompt (`nextTurn`), starting a run (`triggerTurn`), or else just
+    /// recorded.
+    pub(crate) fn send_custom_message(&self, message: AgentMessage, deliver_as: Option<&str>, trigger_turn: bool) {
+        match deliver_as {
+            Some("nextTurn") => {
+                if let Some(extensions) = self.extensions() {
+                    extensions.keep_for_next_turn(message);
+                }
+            }
+            _ if self.is_streaming() => {
+                if deliver_as == Some("followUp") {
+                    self.queue_follow_up(message);
+                } else {
+                    self.queue_steer(message);
+                }
+            }
+            _ if trigger_turn => match self.run_messages(vec![message]) {
+                Some(run) => drop(run.start()),
+                None => tracing::warn!("an extension's message could not start a run: one is already running"),
+            },
+            _ => {
+                self.emit(rho_agent::AgentEvent::MessageStart { message: message.clone() });
+                self.record(message.clone());
+                self.emit(rho_agent::AgentEvent::MessageEnd { message });
+            }
+        }
+    }
+
+    /// `appendEntry`: a custom entry in the session file (not seen by the model).
+    pub(crate) fn append_custom_entry(
+        &self,
+        custom_type: &str,
+        data: Option<Value>,
+    ) -> Result<(), SessionCommandError> {
+        self.session().append_custom(custom_type, data)?;
+        Ok(())
+    }
+
+    /// `setLabel`: marks (or, with `None`, unmarks) an entry of the tree.
+    pub(crate) fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), SessionCommandError> {
+        let mut session = self.session();
+        if session.get_entry(entry_id).is_none() {
+            return Err(SessionCommandError::Invalid(format!("Entry {entry_id} not found")));
+        }
+        session.append_label(entry_id, label.filter(|l| !l.is_empty()))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,269 @@
+//! What the host asks of rho, handled in the order it arrives: session actions (pi's
+//! `sendMessage`, `appendEntry`, `setModel`, …), dialogs and notices for the mode's UI service,
+//! failures to report, new registrations, and the host's exit. Actions that wait (a dialog,
+//! `waitForIdle`, `compact`) run on tasks of their own, so one that waits never holds up the
+//! next.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+
+use rho_agent::AgentMessage;
+use rho_ai::ThinkingLevel;
+use rho_ai::types::{ImageContent, UserContent};
+use rho_extensions::protocol::SendOptions;
+use rho_extensions::{Action, ExtensionHost, Incoming};
+use rho_rpc::{StreamingBehavior, UiMethod};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Extensions;
+use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, PromptSource, lock};
+use crate::ui::UiAnswer;
+
+/// Starts the task that handles what the host sends; it ends with the session.
+pub(super) fn spawn_loop(extensions: Weak<Extensions>, mut incoming: mpsc::UnboundedReceiver<Incoming>) {
+    tokio::spawn(async move {
+        let dialogs: Dialogs = Arc::default();
+        while let Some(message) = incoming.recv().await {
+            let Some(extensions) = extensions.upgrade() else { break };
+            let Some(session) = extensions.session() else { break };
+            handle(&extensions, &session, &dialogs, message);
+        }
+    });
+}
+
+/// Open dialogs by the host's request id, to withdraw them.
+type Dialogs = Arc<Mutex<HashMap<String, CancellationToken>>>;
+
+fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialogs, message: Incoming) {
+    match message {
+        Incoming::Fault(fault) => session.report_extension_error(&fault.extension_path, &fault.event, &fault.error),
+        Incoming::Registrations(registrations) => extensions.set_registrations(session, Arc::from(registrations)),
+        Incoming::Exited { reason } => {
+            *lock(&extensions.host) = None;
+            session.report_extension_error(
+                "<extension host>",
+                "exit",
+                &format!("the extension host exited ({reason}); it is started again when an extension is next needed"),
+            );
+        }
+        Incoming::UiCancel { target } => {
+            if let Some(cancel) = lock(dialogs).remove(&target) {
+                cancel.cancel();
+            }
+        }
+        Incoming::Ui { id, request } => ui(extensions, session, dialogs, id, request),
+        Incoming::Action { id, action } => act(extensions, session, id, action),
+    }
+}
+
+/// `ctx.ui`: a dialog through the mode's UI service (answered with its result), or a notice.
+fn ui(
+    extensions: &Arc<Extensions>,
+    session: &AgentSession,
+    dialogs: &Dialogs,
+    id: Option<String>,
+    request: Map<String, Value>,
+) {
+    let method: UiMethod = match serde_json::from_value(Value::Object(request)) {
+        Ok(method) => method,
+        Err(e) => {
+            session.report_extension_error("<extension host>", "ui", &format!("unusable dialog: {e}"));
+            if let (Some(id), Some(host)) = (id, current_host(extensions)) {
+                host.respond(id, Ok(json!({"cancelled": true})));
+            }
+            return;
+        }
+    };
+    let Some(service) = session.ui() else {
+        if let (Some(id), Some(host)) = (id, current_host(extensions)) {
+            host.respond(id, Ok(json!({"cancelled": true})));
+        }
+        return;
+    };
+    let Some(id) = id else {
+        service.notify(method);
+        return;
+    };
+    let cancel = CancellationToken::new();
+    lock(dialogs).insert(id.clone(), cancel.clone());
+    extensions.open_dialogs.fetch_add(1, Ordering::AcqRel);
+    let extensions = extensions.clone();
+    let dialogs = dialogs.clone();
+    tokio::spawn(async move {
+        let answer = service.dialog(method, cancel).await;
+        lock(&dialogs).remove(&id);
+        extensions.open_dialogs.fetch_sub(1, Ordering::AcqRel);
+        let value = match answer {
+            UiAnswer::Value(value) => json!({"value": value}),
+            UiAnswer::Confirmed(confirmed) => json!({"confirmed": confirmed}),
+            UiAnswer::Cancelled { timed_out } => json!({"cancelled": true, "timedOut": timed_out}),
+        };
+        if let Some(host) = current_host(&extensions) {
+            host.respond(id, Ok(value));
+        }
+    });
+}
+
+fn current_host(extensions: &Extensions) -> Option<ExtensionHost> {
+    lock(&extensions.host).clone()
+}
+
+/// Answers an action that wanted an answer.
+fn answer(extensions: &Extensions, id: Option<String>, result: Result<Value, String>) {
+    if let (Some(id), Some(host)) = (id, current_host(extensions)) {
+        host.respond(id, result);
+    }
+}
+
+fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>, action: Action) {
+    let failed = |event: &str, error: String| session.report_extension_error("<runtime>", event, &error);
+    match action {
+        Action::SendMessage { message, options } => match custom_message(message) {
+            Ok(message) => {
+                let options = options.unwrap_or_default();
+                let trigger = options.trigger_turn == Some(true);
+                session.send_custom_message(message, options.deliver_as.as_deref(), trigger);
+            }
+            Err(e) => failed("send_message", e),
+        },
+        Action::SendUserMessage { content, options } => {
+            let session = session.clone();
+            tokio::spawn(async move {
+                if let Err(e) = send_user_message(&session, content, options.unwrap_or_default()).await {
+                    session.report_extension_error("<runtime>", "send_user_message", &e);
+                }
+            });
+        }
+        Action::AppendEntry { custom_type, data } => {
+            if let Err(e) = session.append_custom_entry(&custom_type, data) {
+                failed("append_entry", e.to_string());
+            }
+        }
+        Action::SetSessionName { name } => {
+            if let Err(e) = session.set_session_name(&name) {
+                failed("set_session_name", e.to_string());
+            }
+        }
+        Action::SetLabel { entry_id, label } => {
+            if let Err(e) = session.set_label(&entry_id, label.as_deref()) {
+                failed("set_label", e.to_string());
+            }
+        }
+        Action::SetActiveTools { names } => session.set_active_tools(names),
+        Action::SetModel { provider, model_id } => {
+            // pi's setModel answers false when the model has no credentials.
+            let set = session.set_model(&provider, &model_id).is_ok();
+            answer(extensions, id, Ok(json!(set)));
+        }
+        Action::SetThinkingLevel { level } => match ThinkingLevel::parse(&level) {
+            Some(level) => {
+                if let Err(e) = session.set_thinking_level(level) {
+                    failed("set_thinking_level", e.to_string());
+                }
+            }
+            None => failed("set_thinking_level", format!("Invalid thinking level: {level}")),
+        },
+        Action::Abort => {
+            session.interrupt();
+        }
+        Action::Shutdown => extensions.request_shutdown(),
+        Action::Compact { custom_instructions } => {
+            let (extensions, session) = (extensions.clone(), session.clone());
+            tokio::spawn(async move {
+                let result = session.compact(custom_instructions.as_deref()).await;
+                let result =
+                    result.map_err(|e| e.to_string()).and_then(|r| serde_json::to_value(r).map_err(|e| e.to_string()));
+                answer(&extensions, id, result);
+            });
+        }
+        Action::WaitForIdle => {
+            let (extensions, session) = (extensions.clone(), session.clone());
+            tokio::spawn(async move {
+                session.wait_idle().await;
+                answer(&extensions, id, Ok(Value::Null));
+            });
+        }
+        Action::RegisterProvider { provider, .. } | Action::UnregisterProvider { provider } => {
+            failed("register_provider", format!("rho does not take providers from extensions yet ({provider})"));
+        }
+        Action::NewSession { .. }
+        | Action::Fork { .. }
+        | Action::NavigateTree { .. }
+        | Action::SwitchSession { .. }
+        | Action::Reload => {
+            let what = action_name(&action);
+            answer(extensions, id, Err(format!("{what} is not available to extensions in rho yet")));
+        }
+    }
+}
+
+fn action_name(action: &Action) -> &'static str {
+    match action {
+        Action::NewSession { .. } => "ctx.newSession()",
+        Action::Fork { .. } => "ctx.fork()",
+        Action::NavigateTree { .. } => "ctx.navigateTree()",
+        Action::SwitchSession { .. } => "ctx.switchSession()",
+        Action::Reload => "ctx.reload()",
+        _ => "this action",
+    }
+}
+
+/// `{customType, content, display, details}` as a custom message of the conversation.
+fn custom_message(message: Value) -> Result<AgentMessage, String> {
+    let Value::Object(mut fields) = message else {
+        return Err("sendMessage needs a message object".into());
+    };
+    fields.insert("role".into(), json!("custom"));
+    fields.entry("display").or_insert(json!(false));
+    fields.entry("content").or_insert(json!(""));
+    fields.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+    serde_json::from_value(Value::Object(fields)).map_err(|e| format!("unusable message: {e}"))
+}
+
+/// `sendUserMessage`: a prompt as it is (no command or template), from the extension; while a
+/// run streams it must say how to queue it, as in pi.
+async fn send_user_message(session: &AgentSession, content: Value, options: SendOptions) -> Result<(), String> {
+    let (text, images) = match content {
+        Value::String(text) => (text, Vec::new()),
+        Value::Array(parts) => {
+            let parts: Vec<UserContent> =
+                serde_json::from_value(Value::Array(parts)).map_err(|e| format!("unusable message content: {e}"))?;
+            let text: Vec<&str> = parts.iter().filter_map(UserContent::as_text).collect();
+            let images: Vec<ImageContent> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    UserContent::Image(image) => Some(image.clone()),
+                    _ => None,
+                })
+                .collect();
+            (text.join("\n"), images)
+        }
+        _ => return Err("sendUserMessage needs text or content blocks".into()),
+    };
+    let streaming_behavior = match options.deliver_as.as_deref() {
+        Some("followUp") => Some(StreamingBehavior::FollowUp),
+        Some("steer") => Some(StreamingBehavior::Steer),
+        _ => None,
+    };
+    let options =
+        PromptOptions { images, streaming_behavior, source: PromptSource::Extension, raw: true, ticket: None };
+    match session.submit(&text, options).await {
+        Ok(PromptOutcome::Started(run)) => {
+            drop(run.start());
+            Ok(())
+        }
+        Ok(PromptOutcome::Command(command)) => {
+            drop(command.start());
+            Ok(())
+        }
+        Ok(PromptOutcome::Queued | PromptOutcome::Handled) => Ok(()),
+        Err(crate::agent_session::PromptRejection::Busy) => {
+            Err("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+                .into())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}

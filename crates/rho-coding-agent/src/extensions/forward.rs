@@ -1,0 +1,100 @@
+//! The agent's events as extensions see them (pi's `agent_start`, `turn_start` with its index,
+//! `message_update` with the partial message, `tool_execution_*`, …), sent as they happen and
+//! not awaited: the run never waits for a handler that only listens. An event nobody listens
+//! to costs one set lookup; the partial message for `message_update` is only kept while some
+//! handler listens to it.
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::event::{EventWithPartial, apply_event};
+use rho_ai::types::AssistantMessage;
+use rho_extensions::ToHost;
+use serde_json::{Value, json};
+
+use super::Extensions;
+use crate::agent_session::lock;
+
+#[derive(Default)]
+pub(super) struct Forwarding {
+    turn_index: u64,
+    /// The streamed reply so far (only while `message_update` is listened to).
+    partial: Option<AssistantMessage>,
+}
+
+impl Extensions {
+    /// An agent event as it goes out: to the host when some handler listens to it.
+    pub(crate) fn observe(&self, event: &AgentEvent) {
+        let name = event.type_name();
+        let counts_turns = matches!(event, AgentEvent::AgentStart | AgentEvent::TurnEnd { .. });
+        let keeps_partial = matches!(event, AgentEvent::MessageStart { .. } | AgentEvent::MessageUpdate { .. });
+        if !(self.listens(name) || counts_turns || (keeps_partial && self.listens("message_update"))) {
+            return;
+        }
+        let Some(event) = self.extension_event(event) else {
+            return;
+        };
+        // Streaming events carry no state: it cannot have changed in between.
+        let with_state = !matches!(name, "message_update" | "tool_execution_update");
+        self.notify(&ToHost::Event { kind: "emit".into(), event }, with_state);
+    }
+
+    /// pi's extension event for an agent event; `None` when it is not one, or nobody listens.
+    fn extension_event(&self, event: &AgentEvent) -> Option<Value> {
+        let mut forwarding = lock(&self.forwarding);
+        let value = match event {
+            AgentEvent::AgentStart => {
+                forwarding.turn_index = 0;
+                json!({"type": "agent_start"})
+            }
+            AgentEvent::AgentEnd { messages } => json!({"type": "agent_end", "messages": messages}),
+            AgentEvent::TurnStart => json!({
+                "type": "turn_start",
+                "turnIndex": forwarding.turn_index,
+                "timestamp": rho_ai::types::now_ms(),
+            }),
+            AgentEvent::TurnEnd { message, tool_results } => {
+                let results: Vec<Value> = tool_results
+                    .iter()
+                    .map(|r| serde_json::to_value(AgentMessage::ToolResult(r.clone())).unwrap_or(Value::Null))
+                    .collect();
+                let value = json!({"type": "turn_end", "turnIndex": forwarding.turn_index, "message": message, "toolResults": results});
+                forwarding.turn_index += 1;
+                value
+            }
+            AgentEvent::MessageStart { message } => {
+                forwarding.partial = match message {
+                    AgentMessage::Assistant(a) if self.listens("message_update") => Some(a.clone()),
+                    _ => None,
+                };
+                json!({"type": "message_start", "message": message})
+            }
+            AgentEvent::MessageUpdate { event } => {
+                let partial = forwarding.partial.as_mut()?;
+                apply_event(partial, event);
+                let wire = EventWithPartial { event, partial };
+                json!({"type": "message_update", "message": partial, "assistantMessageEvent": wire})
+            }
+            AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => json!({
+                "type": "tool_execution_start", "toolCallId": tool_call_id, "toolName": tool_name, "args": args,
+            }),
+            AgentEvent::ToolExecutionUpdate { tool_call_id, tool_name, args, partial_result } => json!({
+                "type": "tool_execution_update",
+                "toolCallId": tool_call_id,
+                "toolName": tool_name,
+                "args": args,
+                "partialResult": partial_result,
+            }),
+            AgentEvent::ToolExecutionEnd { tool_call_id, tool_name, result, is_error, .. } => json!({
+                "type": "tool_execution_end",
+                "toolCallId": tool_call_id,
+                "toolName": tool_name,
+                "result": result,
+                "isError": is_error,
+            }),
+            // message_end is a hook (it may replace the message); queue updates are not
+            // extension events.
+            AgentEvent::MessageEnd { .. } | AgentEvent::QueueUpdate { .. } => return None,
+        };
+        let name = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        self.listens(name).then_some(value)
+    }
+}

@@ -1,0 +1,269 @@
+//! The hooks whose answers change what rho does: the loop's (`context`, `tool_call`,
+//! `tool_result`, `message_end`), the request's (`before_provider_request`), the prompt's
+//! (`input`, `before_agent_start`) and the session's (`session_before_*`, which may cancel).
+//! Each asks the host only when some handler listens, and combines answers as pi's runner
+//! does (it runs there). A failed or late answer is reported and counts as no answer, except
+//! for `tool_call`, where it blocks the call.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rho_agent::{AgentHooks, AgentMessage, HookPoint, ToolCallDecision, ToolOutcome};
+use rho_ai::types::{ImageContent, ToolCall};
+use rho_extensions::{HostError, ToHost};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Extensions;
+
+/// What the `input` handlers made of a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookOutcome {
+    /// Go on with this text and these images (changed or not).
+    Continue { text: String, images: Vec<ImageContent> },
+    /// A handler dealt with it: nothing is sent to the model.
+    Handled,
+}
+
+/// What `before_agent_start` added to a prompt.
+#[derive(Debug, Default)]
+pub struct AgentStart {
+    /// Custom messages to send after the user's.
+    pub messages: Vec<AgentMessage>,
+    /// The system prompt for this prompt's run, when a handler changed it.
+    pub system_prompt: Option<String>,
+}
+
+impl Extensions {
+    /// Runs the handlers of a hook, bounded by the hook timeout; `None` when nobody listens or
+    /// the answer failed (which is reported).
+    pub(crate) async fn hook(self: &Arc<Self>, kind: &str, event: Value) -> Option<Value> {
+        let event_type = event.get("type").and_then(Value::as_str).unwrap_or(kind).to_owned();
+        if !self.listens(&event_type) {
+            return None;
+        }
+        match self.call(ToHost::Event { kind: kind.to_owned(), event }, true).await {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.report_failure(&event_type, &e);
+                None
+            }
+        }
+    }
+
+    fn report_failure(&self, event: &str, error: &HostError) {
+        self.report("<extension host>", event, &error.to_string());
+    }
+
+    /// `input`: handlers may transform the prompt or handle it.
+    pub(crate) async fn input(self: &Arc<Self>, text: &str, images: &[ImageContent], source: &str) -> HookOutcome {
+        let unchanged = || HookOutcome::Continue { text: text.to_owned(), images: images.to_vec() };
+        let event = json!({"type": "input", "text": text, "images": images_or_undefined(images), "source": source});
+        let Some(answer) = self.hook("input", event).await else {
+            return unchanged();
+        };
+        match answer.get("action").and_then(Value::as_str) {
+            Some("handled") => HookOutcome::Handled,
+            Some("transform") => {
+                let text = answer.get("text").and_then(Value::as_str).unwrap_or(text).to_owned();
+                let images = answer
+                    .get("images")
+                    .filter(|v| !v.is_null())
+                    .and_then(|v| serde_json::from_value(v.clone()).ok())
+                    .unwrap_or_else(|| images.to_vec());
+                HookOutcome::Continue { text, images }
+            }
+            _ => unchanged(),
+        }
+    }
+
+    /// `before_agent_start`: custom messages to add and the system prompt for this run.
+    pub(crate) async fn before_agent_start(
+        self: &Arc<Self>,
+        prompt: &str,
+        images: &[ImageContent],
+        system_prompt: &str,
+        options: Value,
+    ) -> AgentStart {
+        let event = json!({
+            "type": "before_agent_start",
+            "prompt": prompt,
+            "images": images_or_undefined(images),
+            "systemPrompt": system_prompt,
+            "systemPromptOptions": options,
+        });
+        let Some(answer) = self.hook("before_agent_start", event).await else {
+            return AgentStart::default();
+        };
+        let messages = answer
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(custom_message).collect())
+            .unwrap_or_default();
+        let system_prompt = answer.get("systemPrompt").and_then(Value::as_str).map(str::to_owned);
+        AgentStart { messages, system_prompt }
+    }
+
+    /// A `session_before_*` event: `Some(answer)` when a handler answered (and maybe cancelled).
+    pub(crate) async fn before(self: &Arc<Self>, event: Value) -> Option<Value> {
+        self.hook("emit", event).await.filter(|v| !v.is_null())
+    }
+
+    /// A notification that is awaited (pi awaits its handlers before going on): session
+    /// events, `agent_end` before a mode exits, and the like.
+    pub(crate) async fn emit(self: &Arc<Self>, event: Value) {
+        let _ = self.hook("emit", event).await;
+    }
+
+    /// `before_provider_request`: the request body, possibly replaced.
+    async fn provider_request(self: Arc<Self>, payload: Value) -> Value {
+        // The handlers always answer with the payload (changed or not); the copy is kept for
+        // when they fail.
+        let event = json!({"type": "before_provider_request", "payload": payload.clone()});
+        match self.hook("before_provider_request", event).await {
+            Some(replaced) if !replaced.is_null() => replaced,
+            _ => payload,
+        }
+    }
+}
+
+/// `images` as pi passes it: absent when there are none.
+fn images_or_undefined(images: &[ImageContent]) -> Value {
+    if images.is_empty() { Value::Null } else { serde_json::to_value(images).unwrap_or(Value::Null) }
+}
+
+/// A `before_agent_start` message (`{customType, content, display, details}`) as a custom
+/// message of the conversation.
+fn custom_message(value: &Value) -> Option<AgentMessage> {
+    let mut message = value.as_object()?.clone();
+    message.insert("role".into(), json!("custom"));
+    message.entry("display").or_insert(json!(true));
+    message.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+    serde_json::from_value(Value::Object(message)).ok()
+}
+
+/// The loop's hooks, answered by the host.
+pub(crate) struct LoopHooks(pub Arc<Extensions>);
+
+impl AgentHooks for LoopHooks {
+    fn wants(&self, point: HookPoint) -> bool {
+        let event = match point {
+            HookPoint::Context => "context",
+            HookPoint::ToolCall => "tool_call",
+            HookPoint::ToolResult => "tool_result",
+            HookPoint::MessageEnd => "message_end",
+        };
+        self.0.listens(event)
+    }
+
+    fn context<'a>(
+        &'a self,
+        messages: Vec<AgentMessage>,
+        _: &'a CancellationToken,
+    ) -> BoxFuture<'a, Vec<AgentMessage>> {
+        Box::pin(async move {
+            let event = json!({"type": "context", "messages": messages});
+            let Some(answer) = self.0.hook("context", event).await else {
+                return messages;
+            };
+            match serde_json::from_value::<Vec<AgentMessage>>(answer) {
+                Ok(changed) => changed,
+                Err(e) => {
+                    self.0.report("<extension host>", "context", &format!("unusable messages from context: {e}"));
+                    messages
+                }
+            }
+        })
+    }
+
+    fn tool_call<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        args: Map<String, Value>,
+        _: &'a CancellationToken,
+    ) -> BoxFuture<'a, ToolCallDecision> {
+        Box::pin(async move {
+            let event = json!({"type": "tool_call", "toolName": call.name, "toolCallId": call.id, "input": args});
+            let answer = match self.0.call(ToHost::Event { kind: "tool_call".into(), event }, true).await {
+                Ok(answer) => answer,
+                Err(e) => {
+                    self.0.report_failure("tool_call", &e);
+                    return ToolCallDecision::Block(format!("Extension failed, blocking execution: {e}"));
+                }
+            };
+            if answer.get("block").and_then(Value::as_bool) == Some(true) {
+                let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("Tool execution was blocked");
+                return ToolCallDecision::Block(reason.to_owned());
+            }
+            match answer.get("input").and_then(Value::as_object) {
+                Some(input) => ToolCallDecision::Run(input.clone()),
+                None => ToolCallDecision::Run(args),
+            }
+        })
+    }
+
+    fn tool_result<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        args: &'a Map<String, Value>,
+        outcome: ToolOutcome,
+        _: &'a CancellationToken,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let event = json!({
+                "type": "tool_result",
+                "toolName": call.name,
+                "toolCallId": call.id,
+                "input": args,
+                "content": outcome.result.content,
+                "details": outcome.result.details,
+                "isError": outcome.is_error,
+            });
+            let Some(answer) = self.0.hook("tool_result", event).await.filter(|v| !v.is_null()) else {
+                return outcome;
+            };
+            let mut changed = outcome;
+            if let Some(content) = answer.get("content").and_then(|c| serde_json::from_value(c.clone()).ok()) {
+                changed.result.content = content;
+            }
+            if let Some(details) = answer.get("details").filter(|d| !d.is_null()) {
+                changed.result.details = Some(details.clone());
+            }
+            if let Some(is_error) = answer.get("isError").and_then(Value::as_bool) {
+                changed.is_error = is_error;
+            }
+            changed
+        })
+    }
+
+    fn message_end<'a>(&'a self, message: AgentMessage) -> BoxFuture<'a, AgentMessage> {
+        Box::pin(async move {
+            let event = json!({"type": "message_end", "message": message});
+            let Some(answer) = self.0.hook("message_end", event).await.filter(|v| !v.is_null()) else {
+                return message;
+            };
+            serde_json::from_value(answer).unwrap_or(message)
+        })
+    }
+}
+
+/// The request hooks for a session with extensions: the payload hook when some handler listens
+/// to `before_provider_request`, the response hook for `after_provider_response`.
+pub(crate) fn request_hooks(extensions: &Arc<Extensions>) -> rho_ai::RequestHooks {
+    let payload = extensions.listens("before_provider_request").then(|| {
+        let extensions = extensions.clone();
+        let hook: rho_ai::PayloadHook = Arc::new(move |payload| Box::pin(extensions.clone().provider_request(payload)));
+        hook
+    });
+    let response = extensions.listens("after_provider_response").then(|| {
+        let extensions = extensions.clone();
+        let hook: rho_ai::ResponseHook = Arc::new(move |status, headers| {
+            let headers: Map<String, Value> =
+                headers.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
+            let event = json!({"type": "after_provider_response", "status": status, "headers": headers});
+            extensions.notify(&ToHost::Event { kind: "emit".into(), event }, false);
+        });
+        hook
+    });
+    rho_ai::RequestHooks { payload, response }
+}

@@ -1,0 +1,367 @@
+//! A session's extensions: the host process (rho-extensions), what the extensions registered,
+//! and the session's side of the channel. Started only when some extension is configured; a
+//! session without extensions has no [`Extensions`] and pays nothing.
+//!
+//! Before every message that runs extension code (an event, a tool call, a command) the host's
+//! copy of the session is brought up to date ([`sync`]). Hooks whose results change behaviour
+//! wait for their answer at most [`Config::hook_timeout`], not counting the time a dialog the
+//! handler opened stays open; a hook that fails, times out or meets a crashed host is reported
+//! and the agent goes on as if nobody had answered (a `tool_call` is blocked: pi's fail-safe). A
+//! crashed host is started again on next use, with `session_start` (reason `reload`).
+
+mod actions;
+mod commands;
+mod forward;
+mod hooks;
+mod sync;
+mod tools;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rho_extensions::host::HostOutput;
+use rho_extensions::protocol::{Init, Registrations};
+use rho_extensions::{ExtensionHost, FlagValue, HostCommand, HostError, Incoming, Runtime, ToHost};
+use serde_json::Value;
+use tokio::sync::{Mutex as AsyncMutex, mpsc};
+
+use crate::agent_session::{AgentSession, Inner, lock};
+
+pub use hooks::HookOutcome;
+pub(crate) use hooks::{LoopHooks, request_hooks};
+
+/// What a session's extensions are started with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The extensions' entry files, in load order.
+    pub paths: Vec<PathBuf>,
+    /// Command-line flags rho does not know, for the flags extensions register.
+    pub flag_values: Vec<(String, FlagValue)>,
+    /// `ctx.hasUI`.
+    pub has_ui: bool,
+    /// Where what extensions print goes.
+    pub output: Output,
+    pub hook_timeout: Duration,
+}
+
+/// Where the host's output goes (see [`HostOutput`]).
+#[derive(Debug, Clone)]
+pub enum Output {
+    Stderr,
+    File(PathBuf),
+}
+
+/// Why the extensions could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("{0}")]
+    Install(#[from] rho_extensions::InstallError),
+    #[error("{0}")]
+    Host(#[from] HostError),
+    /// The command line's extension flags are wrong (unknown or missing a value).
+    #[error("{0}")]
+    Flags(String),
+}
+
+/// What starting the extensions found, for the mode to report.
+#[derive(Debug, Default)]
+pub struct Started {
+    /// Extensions that failed to load, as pi says it (`Failed to load extension: …`).
+    pub load_errors: Vec<(String, String)>,
+}
+
+pub(crate) struct Extensions {
+    config: Config,
+    runtime: Runtime,
+    session: Weak<Inner>,
+    host: Mutex<Option<ExtensionHost>>,
+    /// One restart at a time.
+    restarting: AsyncMutex<()>,
+    incoming_tx: mpsc::UnboundedSender<Incoming>,
+    registrations: Mutex<Arc<Registrations>>,
+    /// The events some handler listens to.
+    subscribed: Mutex<Arc<HashSet<String>>>,
+    synced: Mutex<sync::Synced>,
+    forwarding: Mutex<forward::Forwarding>,
+    /// Dialogs extension code has open: hook timeouts wait while any is.
+    open_dialogs: AtomicUsize,
+    /// Set by `ctx.shutdown()`; the mode ends when it next can.
+    shutdown_requested: AtomicBool,
+    shutdown_notify: tokio::sync::Notify,
+    /// `sendMessage(…, {deliverAs: "nextTurn"})`: sent with the next prompt.
+    next_turn: Mutex<Vec<rho_agent::AgentMessage>>,
+}
+
+impl Extensions {
+    /// Installs the host if needed, starts it, and loads the extensions into it.
+    pub(crate) async fn start(
+        session: &AgentSession,
+        config: Config,
+        progress: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<(Arc<Self>, Started), StartError> {
+        let agent_dir = session.paths().agent_dir.clone();
+        let runtime = rho_extensions::install::prepare(&agent_dir, progress).await?;
+        let (incoming_tx, incoming_rx) = mpsc::unbounded_channel();
+        let this = Arc::new(Self {
+            config,
+            runtime,
+            session: Arc::downgrade(&session.inner),
+            host: Mutex::new(None),
+            restarting: AsyncMutex::new(()),
+            incoming_tx,
+            registrations: Mutex::default(),
+            subscribed: Mutex::default(),
+            synced: Mutex::default(),
+            forwarding: Mutex::default(),
+            open_dialogs: AtomicUsize::new(0),
+            shutdown_requested: AtomicBool::new(false),
+            shutdown_notify: tokio::sync::Notify::new(),
+            next_turn: Mutex::default(),
+        });
+        let registrations = this.spawn_host(session).await?;
+        let errors: Vec<String> =
+            registrations.diagnostics.iter().filter(|d| d.kind == "error").map(|d| d.message.clone()).collect();
+        if !errors.is_empty() {
+            this.kill();
+            return Err(StartError::Flags(errors.join("\n")));
+        }
+        let started =
+            Started { load_errors: registrations.errors.iter().map(|e| (e.path.clone(), e.error.clone())).collect() };
+        actions::spawn_loop(Arc::downgrade(&this), incoming_rx);
+        Ok((this, started))
+    }
+
+    /// Starts a host process, initialises it with the session as it is now and takes its
+    /// registrations.
+    async fn spawn_host(self: &Arc<Self>, session: &AgentSession) -> Result<Arc<Registrations>, StartError> {
+        let agent_dir = session.paths().agent_dir.clone();
+        let command = HostCommand {
+            node: self.runtime.node.clone(),
+            script: self.runtime.script.clone(),
+            cwd: session.cwd().to_path_buf(),
+            env: vec![("PI_CODING_AGENT_DIR".into(), agent_dir.display().to_string())],
+            output: match &self.config.output {
+                Output::Stderr => HostOutput::Stderr,
+                Output::File(path) => HostOutput::File(path.clone()),
+            },
+        };
+        let host = ExtensionHost::spawn(command, self.incoming_tx.clone()).await?;
+        let (session_sync, state) = {
+            let mut synced = lock(&self.synced);
+            *synced = sync::Synced::default();
+            (synced.full(session), synced.state_changes(session))
+        };
+        let init = Init {
+            cwd: session.cwd().display().to_string(),
+            agent_dir: agent_dir.display().to_string(),
+            extensions: self.config.paths.iter().map(|p| p.display().to_string()).collect(),
+            flag_values: self.config.flag_values.clone(),
+            has_ui: self.config.has_ui,
+            theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
+            session: session_sync,
+            state: state.unwrap_or(Value::Null),
+        };
+        let (_, answer) = host.request(&ToHost::Init(Box::new(init)));
+        let value = answer.await.map_err(|_| HostError::Exited("it closed before loading the extensions".into()))??;
+        let registrations: Registrations = serde_json::from_value(value)
+            .map_err(|e| HostError::Failed(format!("unreadable registrations from the host: {e}")))?;
+        let registrations = Arc::new(registrations);
+        *lock(&self.host) = Some(host);
+        self.set_registrations(session, registrations.clone());
+        Ok(registrations)
+    }
+
+    /// Takes what the extensions registered: their tools join the session's, their events are
+    /// listened to.
+    fn set_registrations(self: &Arc<Self>, session: &AgentSession, registrations: Arc<Registrations>) {
+        *lock(&self.subscribed) = Arc::new(registrations.handlers.iter().cloned().collect());
+        *lock(&self.registrations) = registrations.clone();
+        session.set_extension_tools(tools::extension_tools(&registrations, self.clone()));
+    }
+
+    pub(crate) fn registrations(&self) -> Arc<Registrations> {
+        lock(&self.registrations).clone()
+    }
+
+    /// Whether some handler listens to `event`.
+    pub(crate) fn listens(&self, event: &str) -> bool {
+        lock(&self.subscribed).contains(event)
+    }
+
+    pub(crate) fn session(&self) -> Option<AgentSession> {
+        self.session.upgrade().map(|inner| AgentSession { inner })
+    }
+
+    /// The running host, started again if it exited.
+    async fn host(self: &Arc<Self>) -> Result<ExtensionHost, HostError> {
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            return Ok(host);
+        }
+        let _one_at_a_time = self.restarting.lock().await;
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            return Ok(host);
+        }
+        let session = self.session().ok_or_else(|| HostError::Exited("the session is gone".into()))?;
+        match self.spawn_host(&session).await {
+            Ok(_) => {}
+            Err(StartError::Host(e)) => return Err(e),
+            Err(e) => return Err(HostError::Start(e.to_string())),
+        }
+        let host = lock(&self.host).clone().ok_or_else(|| HostError::Exited("it did not start".into()))?;
+        // The extensions start from scratch, as after pi's reload.
+        let event = serde_json::json!({"type": "session_start", "reason": "reload"});
+        self.sync_to(&host, &session, true);
+        let (_, answer) = host.request(&ToHost::Event { kind: "emit".into(), event });
+        let _ = answer.await;
+        Ok(host)
+    }
+
+    /// Brings the host's copy of the session (and, with `state`, what it knows of the agent) up
+    /// to date.
+    fn sync_to(&self, host: &ExtensionHost, session: &AgentSession, state: bool) {
+        let (entries, state) = {
+            let mut synced = lock(&self.synced);
+            (synced.changes(session), if state { synced.state_changes(session) } else { None })
+        };
+        if let Some(entries) = entries {
+            host.send(&ToHost::Sync(entries));
+        }
+        if let Some(state) = state {
+            host.send(&ToHost::State { state });
+        }
+    }
+
+    /// Sends a request after a sync and waits for its answer: at most the hook timeout
+    /// (extended while a dialog is open) when `bounded`, else until it ends.
+    async fn call(self: &Arc<Self>, message: ToHost, bounded: bool) -> Result<Value, HostError> {
+        let host = self.host().await?;
+        if let Some(session) = self.session() {
+            self.sync_to(&host, &session, true);
+        }
+        let (_, answer) = host.request(&message);
+        self.wait(answer, bounded).await
+    }
+
+    async fn wait(
+        &self,
+        answer: tokio::sync::oneshot::Receiver<Result<Value, HostError>>,
+        bounded: bool,
+    ) -> Result<Value, HostError> {
+        let closed = || HostError::Exited("it closed the channel".into());
+        if !bounded {
+            return answer.await.map_err(|_| closed())?;
+        }
+        let timeout = self.config.hook_timeout;
+        tokio::pin!(answer);
+        loop {
+            tokio::select! {
+                result = &mut answer => return result.map_err(|_| closed())?,
+                () = tokio::time::sleep(timeout) => {
+                    if self.open_dialogs.load(Ordering::Acquire) == 0 {
+                        return Err(HostError::Failed(format!(
+                            "no answer within {} s", timeout.as_secs_f32()
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends a message that wants no answer, after a sync; nothing when the host is down
+    /// (notifications do not restart it).
+    fn notify(&self, message: &ToHost, with_state: bool) {
+        let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) else {
+            return;
+        };
+        if let Some(session) = self.session() {
+            self.sync_to(&host, &session, with_state);
+        }
+        host.send(message);
+    }
+
+    /// The session was replaced or reloaded: the host runs `session_shutdown`, loads the
+    /// extensions again and runs `session_start`; their new registrations take the old ones'
+    /// place.
+    pub(crate) async fn replace(
+        self: &Arc<Self>,
+        session: &AgentSession,
+        reason: &str,
+        previous: Option<PathBuf>,
+        target: Option<PathBuf>,
+    ) {
+        let host = match self.host().await {
+            Ok(host) => host,
+            Err(e) => return self.report("<extension host>", "session_start", &e.to_string()),
+        };
+        // The old instances still read the old session in `session_shutdown`: the new one
+        // travels with the message and is applied after it.
+        let sync = lock(&self.synced).changes(session);
+        let message = ToHost::Replace {
+            reason: reason.to_owned(),
+            previous_session_file: previous.map(|p| p.display().to_string()),
+            target_session_file: target.map(|p| p.display().to_string()),
+            sync,
+        };
+        let (_, answer) = host.request(&message);
+        match self.wait(answer, true).await {
+            Ok(value) => match serde_json::from_value::<Registrations>(value) {
+                Ok(registrations) => self.set_registrations(session, Arc::new(registrations)),
+                Err(e) => self.report("<extension host>", "session_start", &format!("unreadable registrations: {e}")),
+            },
+            Err(e) => self.report("<extension host>", "session_start", &e.to_string()),
+        }
+    }
+
+    /// Tells the session an extension failed (pi's `extension_error`).
+    fn report(&self, extension_path: &str, event: &str, error: &str) {
+        if let Some(session) = self.session() {
+            session.report_extension_error(extension_path, event, error);
+        }
+    }
+
+    /// `ctx.shutdown()` was called.
+    pub(crate) fn shutdown_requested(&self) -> bool {
+        self.shutdown_requested.load(Ordering::Acquire)
+    }
+
+    /// Marks `ctx.shutdown()` as called.
+    pub(crate) fn request_shutdown(&self) {
+        self.shutdown_requested.store(true, Ordering::Release);
+        self.shutdown_notify.notify_waiters();
+    }
+
+    /// Resolves once `ctx.shutdown()` was called.
+    pub(crate) async fn shutdown_wanted(&self) {
+        loop {
+            let notified = self.shutdown_notify.notified();
+            if self.shutdown_requested() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Runs `session_shutdown` (bounded by the hook timeout) and stops the host.
+    pub(crate) async fn shutdown(&self) {
+        let host = lock(&self.host).clone().filter(ExtensionHost::is_alive);
+        if let Some(host) = host {
+            let (_, answer) = host.request(&ToHost::Shutdown);
+            let _ = tokio::time::timeout(self.config.hook_timeout, answer).await;
+        }
+        self.kill();
+    }
+
+    fn kill(&self) {
+        if let Some(host) = lock(&self.host).take() {
+            host.kill();
+        }
+    }
+
+    /// Takes the messages `sendMessage` left for the next prompt.
+    pub(crate) fn take_next_turn(&self) -> Vec<rho_agent::AgentMessage> {
+        std::mem::take(&mut *lock(&self.next_turn))
+    }
+}

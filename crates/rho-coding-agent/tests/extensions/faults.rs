@@ -1,0 +1,75 @@
+//! Extension code that fails, through the fixture `faults.ts`: each failure is reported with
+//! the extension and the event, and the agent goes on; a crashed host is started again; a hook
+//! that never answers is given up on; and a machine without Node.js gets one clear error.
+
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+use crate::common::extensions::{fixture, pi_host};
+use crate::common::{Env, Rho};
+
+fn tool_results(frames: &[Value]) -> Vec<(String, bool)> {
+    frames
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| (f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned(), f["isError"] == true))
+        .collect()
+}
+
+#[tokio::test]
+async fn failures_are_reported_and_the_agent_goes_on() {
+    let Some(host) = pi_host("failures_are_reported_and_the_agent_goes_on") else { return };
+    let env = Env::new(vec![
+        Turn::tool_call("fail", json!({"why": "it must"})),
+        Turn::tool_call("crash", json!({})),
+        Turn::tool_call("alive", json!({})),
+        Turn::tool_call("read", json!({"path": "x"})),
+        Turn::text("Survived."),
+    ])
+    .await
+    .with_extension_host(host);
+    let faults = fixture("faults.ts");
+    let args = ["--no-session", "-e", &faults, "--setting", "extensionHookTimeoutMs=500"];
+    let mut rho = Rho::start(&env, &args).await;
+    rho.send(json!({"type": "prompt", "id": "p", "message": "break things"})).await;
+    let frames = rho.until_agent_end().await;
+
+    let results = tool_results(&frames);
+    assert_eq!(results[0], ("failed because it must".to_owned(), true));
+    assert!(results[1].1 && results[1].0.contains("the extension host exited"), "{results:?}");
+    assert!(results[2].0.starts_with("alive in "), "restarted on next use: {results:?}");
+    assert_eq!(
+        results[3],
+        ("Extension failed, blocking execution: no answer within 0.5 s".to_owned(), true),
+        "a hook that never answers blocks the call"
+    );
+    let errors: Vec<&Value> = frames.iter().filter(|f| f["type"] == "extension_error").collect();
+    let turn_start = errors.iter().find(|e| e["event"] == "turn_start").unwrap();
+    assert_eq!(turn_start["error"], "turn_start handler broke");
+    assert!(turn_start["extensionPath"].as_str().unwrap().ends_with("faults.ts"), "{turn_start}");
+    assert!(errors.iter().any(|e| e["event"] == "exit"), "the crash is reported: {errors:?}");
+    assert_eq!(frames.last().unwrap()["type"], "agent_end");
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["isStreaming"], false);
+}
+
+#[tokio::test]
+async fn without_node_the_start_fails_with_one_clear_error() {
+    let env = Env::new(vec![]).await;
+    let mut command = env.command(&["--mode", "rpc", "-e", &fixture("hooks.ts")]);
+    command.env("RHO_NODE", env.dir.path().join("no-such-node"));
+    let output = command.output().await.unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Extensions need Node.js 20 or newer with npm, and none was found"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing on the protocol channel: {:?}", output.stdout);
+}
+
+#[tokio::test]
+async fn an_unknown_option_is_an_error_when_no_extension_takes_it() {
+    let env = Env::new(vec![]).await;
+    let output = env.command(&["--mode", "rpc", "--plan"]).output().await.unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim(), "Error: Unknown option: --plan");
+}

@@ -1,0 +1,78 @@
+//! The hooks whose answers change what rho does, through the fixture `hooks.ts`: what the model
+//! is sent (input, before_agent_start, context, before_provider_request) and what its tool
+//! calls do (tool_call, tool_result).
+
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+use crate::common::extensions::{fixture, pi_host};
+use crate::common::{Env, Rho, read_jsonl, types};
+
+#[tokio::test]
+async fn hooks_shape_the_request_and_the_tool_calls() {
+    let Some(host) = pi_host("hooks_shape_the_request_and_the_tool_calls") else { return };
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo hi"})),
+        Turn::tool_call("write", json!({"path": "out.txt", "content": "x"})),
+        Turn::text("Arr."),
+        Turn::text("Forgotten."),
+    ])
+    .await
+    .with_extension_host(host);
+    let mut rho = Rho::start(&env, &["-e", &fixture("hooks.ts")]).await;
+
+    rho.send(json!({"type": "prompt", "id": "p1", "message": "?quick what is rust"})).await;
+    let frames = rho.until_agent_end().await;
+    let ends: Vec<Value> = frames
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| json!([f["toolName"], f["result"]["content"], f["isError"]]))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            json!(["bash", [{"type": "text", "text": "patched\nhi\n"}, {"type": "text", "text": "[checked by hooks]"}], false]),
+            json!(["write", [{"type": "text", "text": "No writing today"}], true]),
+        ]
+    );
+    assert!(!env.cwd.join("out.txt").exists());
+
+    let first = &env.request_bodies()[0];
+    let system = first["system"].to_string();
+    assert!(system.contains("Always answer like a pirate."), "{system}");
+    assert_eq!(first["metadata"], json!({"user_id": "hooks-fixture"}));
+    let messages = first["messages"].to_string();
+    assert!(messages.contains("Respond briefly: what is rust (from rpc)"), "{messages}");
+    assert!(messages.contains("Noted a prompt of 40 characters"), "{messages}");
+
+    // Handled by the extension: answered, and nothing runs.
+    let response = rho.request(json!({"type": "prompt", "message": "ping"})).await;
+    assert_eq!(response["success"], true, "{response}");
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["isStreaming"], false);
+    assert_eq!(env.request_bodies().len(), 3);
+
+    // The context hook keeps a message from the model; the session keeps it.
+    rho.send(json!({"type": "prompt", "id": "p2", "message": "FORGET this"})).await;
+    let frames = rho.until_agent_end().await;
+    assert!(types(&frames).contains(&"agent_end".to_owned()));
+    let last = env.request_bodies().last().cloned().unwrap();
+    assert!(!last["messages"].to_string().contains("FORGET this\""), "{last}");
+
+    rho.close_stdin();
+    rho.wait().await;
+    let entries = read_jsonl(&env.session_files()[0]);
+    let kinds: Vec<String> = entries
+        .iter()
+        .map(|e| match e["type"].as_str().unwrap() {
+            "message" => format!("message:{}", e["message"]["role"].as_str().unwrap()),
+            "custom_message" => format!("custom_message:{}", e["customType"].as_str().unwrap()),
+            other => other.to_owned(),
+        })
+        .collect();
+    assert!(kinds.contains(&"custom_message:hooks-note".to_owned()), "{kinds:?}");
+    let user: Vec<&Value> =
+        entries.iter().filter(|e| e["type"] == "message" && e["message"]["role"] == "user").collect();
+    assert_eq!(user[0]["message"]["content"][0]["text"], "Respond briefly: what is rust (from rpc)");
+    assert_eq!(user[1]["message"]["content"][0]["text"], "FORGET this");
+}

@@ -1,0 +1,11 @@
+//! pi's extensions in rho, driven through the real binary: rho starts its extension host (pi's
+//! package from npm, as `.ci/run` installs it), loads pi's own example extensions and this
+//! crate's fixtures, and a host of the RPC protocol (or print mode) sees what pi's users see.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod faults;
+mod hooks;
+mod session;
+mod tools;

@@ -1,0 +1,64 @@
+//! Extension tools: called by the model, their results in the conversation, and a tool that
+//! opens a dialog through the RPC extension UI sub-protocol.
+
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+use crate::common::extensions::{example, pi_host};
+use crate::common::{Env, Rho, redact};
+
+/// pi's `hello.ts`: the model calls the extension's tool and gets its result back.
+#[tokio::test]
+async fn an_extension_tool_runs_and_its_result_reaches_the_model() {
+    let Some(host) = pi_host("an_extension_tool_runs_and_its_result_reaches_the_model") else { return };
+    let env = Env::new(vec![Turn::tool_call("hello", json!({"name": "World"})), Turn::text("Greeted.")])
+        .await
+        .with_extension_host(host.clone());
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &example(&host, "hello.ts")]).await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    let tools: Vec<&str> = state["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"hello"), "{tools:?}");
+
+    rho.send(json!({"type": "prompt", "id": "p", "message": "greet the world"})).await;
+    let frames = rho.until_agent_end().await;
+    let end = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
+    insta::assert_json_snapshot!("hello_tool_execution_end", redact(end));
+    let second = &env.request_bodies()[1];
+    assert!(second.to_string().contains("Hello, World!"), "{second}");
+    // The tool is offered to the model with the extension's schema.
+    let offered = env.request_bodies()[0]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "hello").cloned();
+    insta::assert_json_snapshot!("hello_tool_as_offered", offered);
+}
+
+/// pi's `permission-gate.ts` asks through `extension_ui_request` in RPC mode; the host's answer
+/// (or its dismissal) decides.
+#[tokio::test]
+async fn a_tool_call_gate_asks_the_rpc_host_and_blocks_on_no() {
+    let Some(host) = pi_host("a_tool_call_gate_asks_the_rpc_host_and_blocks_on_no") else { return };
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "rm -rf ./build"})),
+        Turn::tool_call("bash", json!({"command": "sudo rm -rf ./build"})),
+        Turn::text("Understood."),
+    ])
+    .await
+    .with_extension_host(host.clone());
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &example(&host, "permission-gate.ts")]).await;
+    rho.send(json!({"type": "prompt", "id": "p", "message": "clean up"})).await;
+    let mut frames = rho.until(|f| f["type"] == "extension_ui_request").await;
+    let asked = frames.last().cloned().unwrap();
+    insta::assert_json_snapshot!("permission_gate_select", redact(&asked));
+    rho.send(json!({"type": "extension_ui_response", "id": asked["id"], "value": "No"})).await;
+    frames.extend(rho.until(|f| f["type"] == "extension_ui_request").await);
+    let asked = frames.last().cloned().unwrap();
+    assert!(asked["title"].as_str().unwrap().contains("sudo rm -rf"), "{asked}");
+    // Dismissed: the gate's default is to block.
+    rho.send(json!({"type": "extension_ui_response", "id": asked["id"], "cancelled": true})).await;
+    frames.extend(rho.until_agent_end().await);
+    let ends: Vec<_> = frames
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| (f["result"]["content"][0]["text"].clone(), f["isError"].clone()))
+        .collect();
+    assert_eq!(ends, [(json!("Blocked by user"), json!(true)), (json!("Blocked by user"), json!(true))]);
+    assert!(!env.cwd.join("build").exists());
+}

@@ -1,0 +1,495 @@
+// rho's extension host: loads pi extensions with pi's own loader and runs them with pi's own
+// ExtensionRunner, so handlers chain, block and fail exactly as they do in pi. rho stays the
+// agent: this process only runs extension code. What the runner asks of "the session" (send a
+// message, append an entry, set the model, open a dialog) becomes a message to rho; what rho
+// knows (the session's entries, the model, the tools) arrives before each event. See
+// crates/rho-coding-agent/src/extensions/ for the other side.
+
+import { Channel } from "./channel.mjs";
+import { createSessionMirror } from "./session-mirror.mjs";
+import { createUiContext } from "./ui.mjs";
+
+const indexUrl = import.meta.resolve("@mariozechner/pi-coding-agent");
+const pi = await import(indexUrl);
+// Not re-exported by the package index; the version is pinned, so the paths are stable.
+const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
+const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
+
+/** What rho last said about itself (model, level, tools, idle, …). */
+const state = {
+  model: undefined,
+  thinkingLevel: "off",
+  idle: true,
+  pendingMessages: 0,
+  sessionName: undefined,
+  activeTools: [],
+  allTools: [],
+  systemPrompt: "",
+  contextUsage: undefined,
+  commands: [],
+};
+
+let init;
+let mirror;
+let modelRegistry;
+let ui;
+/** The loaded extensions and their runner; replaced on reload and session replacement. */
+let current;
+/** The abort signal of the run in progress (ctx.signal). */
+let runAbort;
+/** Aborts for the tool calls, commands and handlers in progress, by rho's request id. */
+const aborts = new Map();
+/** Events are handled one at a time, in the order rho sent them, as pi's session queues them. */
+let queue = Promise.resolve();
+
+const channel = new Channel(process.env.RHO_EXTENSION_SOCKET, (message) => {
+  try {
+    handle(message);
+  } catch (err) {
+    reportError("<host>", message.type ?? "message", err);
+  }
+});
+
+process.on("uncaughtException", (err) => reportError("<host>", "uncaughtException", err));
+process.on("unhandledRejection", (err) => reportError("<host>", "unhandledRejection", err));
+
+function reportError(extensionPath, event, err) {
+  channel.send({
+    type: "error",
+    extensionPath,
+    event,
+    error: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+}
+
+function handle(message) {
+  switch (message.type) {
+    case "init":
+      respond(message.id, start(message));
+      break;
+    case "sync":
+      mirror.apply(message);
+      break;
+    case "state":
+      Object.assign(state, message.state);
+      break;
+    case "run_start":
+      runAbort = new AbortController();
+      break;
+    case "run_abort":
+      runAbort?.abort();
+      break;
+    case "run_end":
+      runAbort = undefined;
+      break;
+    case "event":
+      enqueue(message.id, () => emit(message.kind, message.event));
+      break;
+    case "replace":
+      enqueue(message.id, () => replace(message));
+      break;
+    case "tool":
+      respond(message.id, withAbort(message.id, (signal) => runTool(message, signal)));
+      break;
+    case "command":
+      respond(message.id, withAbort(message.id, () => runCommand(message.name, message.args)));
+      break;
+    case "shortcut":
+      respond(message.id, runShortcut(message.shortcut));
+      break;
+    case "cancel":
+      aborts.get(message.target)?.abort();
+      break;
+    case "shutdown":
+      enqueue(message.id, async () => {
+        if (current?.runner.hasHandlers("session_shutdown")) {
+          await current.runner.emit({ type: "session_shutdown", reason: "quit" });
+        }
+      });
+      break;
+    default:
+      reportError("<host>", "message", new Error(`unknown message type ${message.type}`));
+  }
+}
+
+function enqueue(id, work) {
+  const done = queue.then(work);
+  queue = done.catch(() => {});
+  respond(id, done);
+}
+
+/** Sends the outcome of `work` back as the answer to rho's request `id` (when it has one). */
+function respond(id, work) {
+  Promise.resolve(work).then(
+    (value) => {
+      if (id !== undefined) channel.send({ type: "result", id, value: value ?? null });
+    },
+    (err) => {
+      if (id !== undefined) {
+        channel.send({ type: "result", id, error: err instanceof Error ? err.message : String(err) });
+      }
+    },
+  );
+}
+
+function withAbort(id, work) {
+  const controller = new AbortController();
+  aborts.set(id, controller);
+  return Promise.resolve()
+    .then(() => work(controller.signal))
+    .finally(() => aborts.delete(id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up, reload and session replacement
+// ---------------------------------------------------------------------------------------------
+
+async function start(message) {
+  init = message;
+  Object.assign(state, message.state ?? {});
+  try {
+    pi.initTheme(message.theme, false);
+  } catch {
+    // A theme that cannot be read leaves pi's default; extensions only style text with it.
+  }
+  const authStorage = pi.AuthStorage.create(`${message.agentDir}/auth.json`);
+  modelRegistry = pi.ModelRegistry.create(authStorage, `${message.agentDir}/models.json`);
+  mirror = createSessionMirror(pi.SessionManager, message.cwd);
+  mirror.apply(message.session);
+  ui = message.hasUI ? createUiContext(channel, () => themes.theme) : undefined;
+  const diagnostics = await load(message.flagValues ?? []);
+  return { ...registrations(), diagnostics, errors: current.errors };
+}
+
+/** Loads the extensions afresh (their factories run again) and binds a new runner. */
+async function load(flagValues) {
+  const previousFlags = current ? current.runner.getFlagValues() : undefined;
+  const { extensions, errors, runtime } = await loader.loadExtensions(init.extensions, init.cwd);
+  if (previousFlags) {
+    for (const [name, value] of previousFlags) runtime.flagValues.set(name, value);
+  }
+  const diagnostics = applyFlagValues(extensions, runtime, flagValues);
+  const runner = new pi.ExtensionRunner(extensions, runtime, init.cwd, mirror.manager, modelRegistry);
+  current = { runner, errors: errors.map((e) => ({ path: e.path, error: e.error })) };
+  bind(runner);
+  return diagnostics;
+}
+
+/** pi's rules for `--flag value` on the command line: booleans are set, others take the value. */
+function applyFlagValues(extensions, runtime, flagValues) {
+  const registered = new Map();
+  for (const extension of extensions) {
+    for (const [name, flag] of extension.flags) registered.set(name, flag);
+  }
+  const diagnostics = [];
+  const unknown = [];
+  for (const [name, value] of flagValues) {
+    const flag = registered.get(name);
+    if (!flag) {
+      unknown.push(name);
+    } else if (flag.type === "boolean") {
+      runtime.flagValues.set(name, true);
+    } else if (typeof value === "string") {
+      runtime.flagValues.set(name, value);
+    } else {
+      diagnostics.push({ type: "error", message: `Extension flag "--${name}" requires a value` });
+    }
+  }
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `--${name}`).join(", ");
+    diagnostics.push({ type: "error", message: `Unknown option${unknown.length === 1 ? "" : "s"}: ${names}` });
+  }
+  return diagnostics;
+}
+
+/** Session replaced (new, resume, fork) or reloaded: pi tears the extensions down and loads them again. */
+async function replace(message) {
+  const { reason, previousSessionFile, targetSessionFile } = message;
+  const old = current.runner;
+  if (old.hasHandlers("session_shutdown")) {
+    await old.emit({ type: "session_shutdown", reason, targetSessionFile });
+  }
+  old.invalidate();
+  if (message.sync) mirror.apply(message.sync);
+  await load([]);
+  const event = { type: "session_start", reason };
+  if (reason !== "reload" && previousSessionFile !== undefined) event.previousSessionFile = previousSessionFile;
+  await current.runner.emit(event);
+  return { ...registrations(), errors: current.errors };
+}
+
+/** What the extensions registered, as rho needs it. */
+function registrations() {
+  const runner = current.runner;
+  const tools = runner.getAllRegisteredTools().map(({ definition, sourceInfo }) => ({
+    name: definition.name,
+    label: definition.label,
+    description: definition.description ?? "",
+    parameters: definition.parameters ?? { type: "object", properties: {} },
+    promptSnippet: definition.promptSnippet,
+    promptGuidelines: definition.promptGuidelines,
+    executionMode: definition.executionMode,
+    sourceInfo,
+  }));
+  const commands = runner.getRegisteredCommands().map((command) => ({
+    name: command.invocationName,
+    description: command.description,
+    sourceInfo: command.sourceInfo,
+  }));
+  const shortcuts = [];
+  const flags = [];
+  const renderers = [];
+  for (const extension of runner.extensions) {
+    for (const [shortcut, entry] of extension.shortcuts) {
+      shortcuts.push({ shortcut, description: entry.description, extensionPath: extension.path });
+    }
+    for (const [name, flag] of extension.flags) {
+      flags.push({ name, type: flag.type, description: flag.description, default: flag.default });
+    }
+    renderers.push(...extension.messageRenderers.keys());
+  }
+  const handlers = new Set();
+  for (const extension of runner.extensions) {
+    for (const [event, list] of extension.handlers) {
+      if (list.length > 0) handlers.add(event);
+    }
+  }
+  return {
+    extensions: runner.extensions.map((e) => ({ path: e.path, resolvedPath: e.resolvedPath })),
+    tools,
+    commands,
+    shortcuts,
+    flags,
+    renderers,
+    handlers: [...handlers],
+  };
+}
+
+function bind(runner) {
+  runner.onError((err) => channel.send({ type: "error", ...err }));
+  runner.bindCore(
+    {
+      sendMessage: (message, options) => action("sendMessage", { message, options }),
+      sendUserMessage: (content, options) => action("sendUserMessage", { content, options }),
+      appendEntry: (customType, data) => action("appendEntry", { customType, data }),
+      setSessionName: (name) => {
+        state.sessionName = name;
+        action("setSessionName", { name });
+      },
+      getSessionName: () => mirror.manager.getSessionName() ?? state.sessionName,
+      setLabel: (entryId, label) => action("setLabel", { entryId, label }),
+      getActiveTools: () => [...state.activeTools],
+      getAllTools: () => state.allTools.map((tool) => ({ ...tool })),
+      setActiveTools: (names) => {
+        state.activeTools = [...names];
+        action("setActiveTools", { names });
+      },
+      refreshTools: () => channel.send({ type: "registrations", ...registrations() }),
+      getCommands: () => [
+        ...runner.getRegisteredCommands().map((command) => ({
+          name: command.invocationName,
+          description: command.description,
+          source: "extension",
+          sourceInfo: command.sourceInfo,
+        })),
+        ...state.commands,
+      ],
+      setModel: (model) => channel.request({ type: "action", action: "setModel", provider: model.provider, modelId: model.id }),
+      getThinkingLevel: () => state.thinkingLevel,
+      setThinkingLevel: (level) => {
+        state.thinkingLevel = level;
+        action("setThinkingLevel", { level });
+      },
+    },
+    {
+      getModel: () => currentModel(),
+      isIdle: () => state.idle,
+      getSignal: () => runAbort?.signal,
+      abort: () => action("abort", {}),
+      hasPendingMessages: () => state.pendingMessages > 0,
+      shutdown: () => action("shutdown", {}),
+      getContextUsage: () => state.contextUsage,
+      compact: (options) => {
+        channel
+          .request({ type: "action", action: "compact", customInstructions: options?.customInstructions })
+          .then(
+            (result) => options?.onComplete?.(result),
+            (err) => options?.onError?.(err instanceof Error ? err : new Error(String(err))),
+          );
+      },
+      getSystemPrompt: () => state.systemPrompt,
+    },
+    {
+      registerProvider: (name, config) => {
+        modelRegistry.registerProvider(name, config);
+        action("registerProvider", { provider: name, config, streamSimple: typeof config.streamSimple === "function" });
+      },
+      unregisterProvider: (name) => {
+        modelRegistry.unregisterProvider(name);
+        action("unregisterProvider", { provider: name });
+      },
+    },
+  );
+  runner.bindCommandContext({
+    waitForIdle: () => channel.request({ type: "action", action: "waitForIdle" }),
+    newSession: async (options) => {
+      let entries;
+      if (options?.setup) {
+        const scratch = pi.SessionManager.inMemory(init.cwd);
+        await options.setup(scratch);
+        entries = scratch.getEntries();
+      }
+      const result = await channel.request({
+        type: "action",
+        action: "newSession",
+        parentSession: options?.parentSession,
+        entries,
+      });
+      return afterReplacement(result, options);
+    },
+    fork: async (entryId, options) => {
+      const result = await channel.request({ type: "action", action: "fork", entryId, position: options?.position });
+      return afterReplacement(result, options);
+    },
+    navigateTree: (targetId, options) =>
+      channel.request({
+        type: "action",
+        action: "navigateTree",
+        targetId,
+        summarize: options?.summarize,
+        customInstructions: options?.customInstructions,
+        replaceInstructions: options?.replaceInstructions,
+        label: options?.label,
+      }),
+    switchSession: async (sessionPath, options) => {
+      const result = await channel.request({ type: "action", action: "switchSession", sessionPath });
+      return afterReplacement(result, options);
+    },
+    reload: () => channel.request({ type: "action", action: "reload" }),
+  });
+  runner.setUIContext(ui);
+}
+
+/** Runs a `withSession` callback against the replacement session, as pi does. */
+async function afterReplacement(result, options) {
+  const cancelled = result?.cancelled === true;
+  if (!cancelled && options?.withSession) {
+    const runner = current.runner;
+    const ctx = Object.defineProperties({}, Object.getOwnPropertyDescriptors(runner.createCommandContext()));
+    ctx.sendMessage = async (message, sendOptions) => action("sendMessage", { message, options: sendOptions });
+    ctx.sendUserMessage = async (content, sendOptions) =>
+      action("sendUserMessage", { content, options: sendOptions });
+    await options.withSession(ctx);
+  }
+  return { cancelled };
+}
+
+function action(name, fields) {
+  channel.send({ type: "action", action: name, ...fields });
+}
+
+function currentModel() {
+  const model = state.model;
+  if (!model) return undefined;
+  return modelRegistry.find(model.provider, model.id) ?? model;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events, tools, commands, shortcuts
+// ---------------------------------------------------------------------------------------------
+
+async function emit(kind, event) {
+  const runner = current.runner;
+  switch (kind) {
+    case "tool_call": {
+      try {
+        const result = await runner.emitToolCall(event);
+        return { block: result?.block === true, reason: result?.reason, input: event.input };
+      } catch (err) {
+        // pi blocks a call whose tool_call handler throws, with the error as the result.
+        return { block: true, reason: err instanceof Error ? err.message : String(err), input: event.input };
+      }
+    }
+    case "tool_result":
+      return runner.emitToolResult(event);
+    case "message_end":
+      return runner.emitMessageEnd(event);
+    case "context":
+      return runner.emitContext(event.messages);
+    case "before_provider_request":
+      return runner.emitBeforeProviderRequest(event.payload);
+    case "before_agent_start":
+      return runner.emitBeforeAgentStart(event.prompt, event.images, event.systemPrompt, event.systemPromptOptions);
+    case "input":
+      return runner.emitInput(event.text, event.images, event.source);
+    case "resources_discover":
+      return runner.emitResourcesDiscover(event.cwd, event.reason);
+    case "user_bash":
+      return userBash(event);
+    default:
+      return runner.emit(event);
+  }
+}
+
+/** `user_bash`: a handler may answer with a result, or with operations this process runs. */
+async function userBash(event) {
+  const result = await current.runner.emitUserBash(event);
+  if (!result) return null;
+  if (result.result) return { result: result.result };
+  if (result.operations?.exec) {
+    let output = "";
+    const outcome = await result.operations.exec(event.command, event.cwd, {
+      onData: (data) => {
+        output += data.toString();
+      },
+    });
+    return { result: { output, exitCode: outcome?.exitCode ?? null, cancelled: false, truncated: false } };
+  }
+  return null;
+}
+
+async function runTool(message, signal) {
+  const definition = current.runner.getToolDefinition(message.name);
+  if (!definition) throw new Error(`Tool ${message.name} not found`);
+  const ctx = current.runner.createContext();
+  const onUpdate = (partial) => channel.send({ type: "tool_update", id: message.id, partial });
+  const result = await definition.execute(message.toolCallId, message.params, signal, onUpdate, ctx);
+  return {
+    content: result?.content ?? [],
+    details: result?.details,
+    terminate: result?.terminate === true ? true : undefined,
+  };
+}
+
+async function runCommand(name, args) {
+  const runner = current.runner;
+  const command = runner.getCommand(name);
+  if (!command) throw new Error(`Unknown extension command: /${name}`);
+  try {
+    await command.handler(args, runner.createCommandContext());
+  } catch (err) {
+    runner.emitError({
+      extensionPath: `command:${name}`,
+      event: "command",
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+async function runShortcut(shortcut) {
+  const runner = current.runner;
+  for (const extension of runner.extensions) {
+    const entry = extension.shortcuts.get(shortcut);
+    if (!entry) continue;
+    try {
+      await entry.handler(runner.createContext());
+    } catch (err) {
+      runner.emitError({ extensionPath: extension.path, event: "shortcut", error: String(err?.message ?? err) });
+    }
+    return true;
+  }
+  return false;
+}
+
+channel.send({ type: "hello", pid: process.pid });

@@ -1,0 +1,87 @@
+// ctx.ui over the channel. Dialogs (select, confirm, input, editor) are requests rho routes to
+// its user-interface service, which each mode implements (RPC: extension_ui_request frames;
+// interactive: dialogs; print and JSON mode have none, so ctx.hasUI is false there). Notices
+// (notify, setStatus, setWidget with lines, setTitle, setEditorText) are fire-and-forget. What
+// needs a terminal component does what pi's RPC mode does with it: nothing, or the default.
+
+export function createUiContext(channel, currentTheme) {
+  const dialog = (method, fields, defaultValue, opts, parse) => {
+    if (opts?.signal?.aborted) return Promise.resolve(defaultValue);
+    return new Promise((resolve) => {
+      let settled = false;
+      const request = channel.request({ type: "ui", method, ...fields, timeout: opts?.timeout });
+      const onAbort = () => {
+        if (settled) return;
+        settled = true;
+        channel.send({ type: "ui_cancel", target: request.id });
+        resolve(defaultValue);
+      };
+      opts?.signal?.addEventListener("abort", onAbort, { once: true });
+      request.then(
+        (answer) => {
+          if (settled) return;
+          settled = true;
+          opts?.signal?.removeEventListener("abort", onAbort);
+          resolve(answer?.cancelled ? defaultValue : parse(answer ?? {}));
+        },
+        () => {
+          if (settled) return;
+          settled = true;
+          resolve(defaultValue);
+        },
+      );
+    });
+  };
+  const notice = (method, fields) => channel.send({ type: "ui", method, ...fields });
+
+  return {
+    select: (title, options, opts) =>
+      dialog("select", { title, options }, undefined, opts, (a) => a.value),
+    confirm: (title, message, opts) =>
+      dialog("confirm", { title, message }, false, opts, (a) => a.confirmed === true),
+    input: (title, placeholder, opts) =>
+      dialog("input", { title, placeholder }, undefined, opts, (a) => a.value),
+    editor: (title, prefill) => dialog("editor", { title, prefill }, undefined, undefined, (a) => a.value),
+    notify(message, type) {
+      notice("notify", { message, notifyType: type });
+    },
+    setStatus(key, text) {
+      notice("setStatus", { statusKey: key, statusText: text });
+    },
+    setWidget(key, content, options) {
+      // Lines only, as pi's RPC mode: a component factory needs a terminal.
+      if (content === undefined || Array.isArray(content)) {
+        notice("setWidget", { widgetKey: key, widgetLines: content, widgetPlacement: options?.placement });
+      }
+    },
+    setTitle(title) {
+      notice("setTitle", { title });
+    },
+    setEditorText(text) {
+      notice("set_editor_text", { text });
+    },
+    pasteToEditor(text) {
+      this.setEditorText(text);
+    },
+    getEditorText: () => "",
+    onTerminalInput: () => () => {},
+    setWorkingMessage() {},
+    setWorkingVisible() {},
+    setWorkingIndicator() {},
+    setHiddenThinkingLabel() {},
+    setFooter() {},
+    setHeader() {},
+    custom: async () => undefined,
+    addAutocompleteProvider() {},
+    setEditorComponent() {},
+    getEditorComponent: () => undefined,
+    get theme() {
+      return currentTheme();
+    },
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: "Theme switching is not available to extensions in rho" }),
+    getToolsExpanded: () => false,
+    setToolsExpanded() {},
+  };
+}

@@ -1,0 +1,423 @@
+//! The messages between rho and its extension host: newline-delimited JSON over a Unix socket,
+//! one serde enum per direction. rho's messages that want an answer carry an `id` and are
+//! answered with a `result`; the host's requests (dialogs, session actions that return
+//! something) carry an `id` and are answered with a `response`. Payloads that are pi's own
+//! structures (events, messages, schemas, session entries) travel as JSON values: the host hands
+//! them to pi's code as they are.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What rho sends the host.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum ToHost {
+    /// Load the extensions and bind them to this session; answered with [`Registrations`].
+    Init(Box<Init>),
+    /// Session entries appended since the last sync (or the whole session after a `reset`).
+    Sync(SessionSync),
+    /// What the extensions read synchronously (model, level, tools, idle, …), as far as it
+    /// changed.
+    State {
+        state: Value,
+    },
+    /// A run began: `ctx.signal` is a fresh signal until `run_end`.
+    RunStart,
+    /// The run was aborted: `ctx.signal` fires.
+    RunAbort,
+    RunEnd,
+    /// An event for the handlers; `kind` picks how results combine (pi's `emit*` methods).
+    Event {
+        kind: String,
+        event: Value,
+    },
+    /// The session was replaced (new, resume, fork) or reloaded: the extensions are torn down
+    /// and loaded again; answered with the new [`Registrations`].
+    Replace {
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_session_file: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sync: Option<SessionSync>,
+    },
+    /// Run a registered tool; `tool_update`s stream its partial results.
+    Tool {
+        name: String,
+        tool_call_id: String,
+        params: Value,
+    },
+    /// Run a registered command (`/name args`).
+    Command {
+        name: String,
+        args: String,
+    },
+    /// Run the handler of a registered shortcut.
+    Shortcut {
+        shortcut: String,
+    },
+    /// Abort the tool call or command that request `target` started.
+    Cancel {
+        target: String,
+    },
+    /// The answer to one of the host's requests.
+    Response {
+        id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// rho is exiting: `session_shutdown` runs, then the host is closed.
+    Shutdown,
+}
+
+/// What the host is started with.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Init {
+    pub cwd: String,
+    pub agent_dir: String,
+    /// The extensions' entry files, in load order.
+    pub extensions: Vec<String>,
+    /// `--name value` / `--name` from the command line, for the flags extensions register.
+    pub flag_values: Vec<(String, FlagValue)>,
+    /// pi's `ctx.hasUI`: false in print and JSON mode.
+    #[serde(rename = "hasUI")]
+    pub has_ui: bool,
+    /// The theme setting, for `ctx.ui.theme`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    pub session: SessionSync,
+    pub state: Value,
+}
+
+/// A command-line flag's value: `--name` alone, or `--name value`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum FlagValue {
+    Set(bool),
+    Text(String),
+}
+
+/// Session entries for the host's copy of the session.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSync {
+    /// Start over with this header (a new or switched session); the entries follow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset: Option<SessionReset>,
+    /// Entries in pi's format, oldest first.
+    pub entries: Vec<Value>,
+    pub leaf_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionReset {
+    pub header: Value,
+    pub file: Option<String>,
+    pub dir: Option<String>,
+}
+
+/// What the host sends rho.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum FromHost {
+    /// The host is up (its first line).
+    Hello { pid: u32 },
+    /// The answer to rho's request `id`.
+    Result {
+        id: String,
+        #[serde(default)]
+        value: Option<Value>,
+        #[serde(default)]
+        error: Option<String>,
+    },
+    /// A running tool's partial result.
+    ToolUpdate { id: String, partial: Value },
+    /// A handler, tool or command failed (pi's `extension_error`).
+    Error(ExtensionFault),
+    /// Tools or commands were registered after start-up.
+    Registrations(Box<Registrations>),
+    /// `ctx.ui`: a dialog (with `id`, answered with its result) or a notice (without).
+    Ui {
+        #[serde(default)]
+        id: Option<String>,
+        #[serde(flatten)]
+        request: serde_json::Map<String, Value>,
+    },
+    /// A dialog's signal fired: withdraw it.
+    UiCancel { target: String },
+    /// Something the extensions asked of the session.
+    Action {
+        #[serde(default)]
+        id: Option<String>,
+        #[serde(flatten)]
+        action: Action,
+    },
+}
+
+/// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Action {
+    SendMessage {
+        message: Value,
+        #[serde(default)]
+        options: Option<SendOptions>,
+    },
+    SendUserMessage {
+        content: Value,
+        #[serde(default)]
+        options: Option<SendOptions>,
+    },
+    AppendEntry {
+        custom_type: String,
+        #[serde(default)]
+        data: Option<Value>,
+    },
+    SetSessionName {
+        name: String,
+    },
+    SetLabel {
+        entry_id: String,
+        #[serde(default)]
+        label: Option<String>,
+    },
+    SetActiveTools {
+        names: Vec<String>,
+    },
+    SetModel {
+        provider: String,
+        model_id: String,
+    },
+    SetThinkingLevel {
+        level: String,
+    },
+    Abort,
+    Shutdown,
+    Compact {
+        #[serde(default)]
+        custom_instructions: Option<String>,
+    },
+    RegisterProvider {
+        provider: String,
+        config: Value,
+        #[serde(default)]
+        stream_simple: bool,
+    },
+    UnregisterProvider {
+        provider: String,
+    },
+    WaitForIdle,
+    NewSession {
+        #[serde(default)]
+        parent_session: Option<String>,
+        /// Entries the extension's `setup` appended to the new session.
+        #[serde(default)]
+        entries: Option<Vec<Value>>,
+    },
+    Fork {
+        entry_id: String,
+        #[serde(default)]
+        position: Option<String>,
+    },
+    NavigateTree {
+        target_id: String,
+        #[serde(default)]
+        summarize: Option<bool>,
+        #[serde(default)]
+        custom_instructions: Option<String>,
+        #[serde(default)]
+        replace_instructions: Option<bool>,
+        #[serde(default)]
+        label: Option<String>,
+    },
+    SwitchSession {
+        session_path: String,
+    },
+    Reload,
+}
+
+/// `sendMessage` / `sendUserMessage` options.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendOptions {
+    /// `steer` (the default), `followUp` or `nextTurn`.
+    #[serde(default)]
+    pub deliver_as: Option<String>,
+    #[serde(default)]
+    pub trigger_turn: Option<bool>,
+}
+
+/// A failure inside extension code.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionFault {
+    pub extension_path: String,
+    pub event: String,
+    pub error: String,
+    #[serde(default)]
+    pub stack: Option<String>,
+}
+
+/// What the loaded extensions registered.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Registrations {
+    #[serde(default)]
+    pub extensions: Vec<LoadedExtension>,
+    #[serde(default)]
+    pub tools: Vec<ToolRegistration>,
+    #[serde(default)]
+    pub commands: Vec<CommandRegistration>,
+    #[serde(default)]
+    pub shortcuts: Vec<ShortcutRegistration>,
+    #[serde(default)]
+    pub flags: Vec<FlagRegistration>,
+    /// `customType`s with a message renderer.
+    #[serde(default)]
+    pub renderers: Vec<String>,
+    /// The events some handler listens to; only these are sent.
+    #[serde(default)]
+    pub handlers: Vec<String>,
+    /// Problems with the command line's extension flags.
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Extensions that failed to load.
+    #[serde(default)]
+    pub errors: Vec<LoadError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedExtension {
+    pub path: String,
+    pub resolved_path: String,
+}
+
+/// A tool an extension registered (`pi.registerTool`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolRegistration {
+    pub name: String,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub parameters: Value,
+    #[serde(default)]
+    pub prompt_snippet: Option<String>,
+    #[serde(default)]
+    pub prompt_guidelines: Option<Vec<String>>,
+    #[serde(default)]
+    pub source_info: Option<Value>,
+}
+
+/// A command an extension registered (`pi.registerCommand`); `name` is its invocation name
+/// (`review:2` when two extensions register `review`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandRegistration {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub source_info: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShortcutRegistration {
+    pub shortcut: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub extension_path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlagRegistration {
+    pub name: String,
+    /// `boolean` or `string`.
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub default: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Diagnostic {
+    /// `error` or `warning`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct LoadError {
+    pub path: String,
+    pub error: String,
+}
+
+/// One line for the host: the message, with `id` when it is a request.
+pub(crate) fn encode(id: Option<&str>, message: &ToHost) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Envelope<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+        #[serde(flatten)]
+        message: &'a ToHost,
+    }
+    let mut line = serde_json::to_vec(&Envelope { id, message }).unwrap_or_else(|e| {
+        // Only a non-string map key could fail here; the host answers the id with an error.
+        serde_json::to_vec(&serde_json::json!({"type": "invalid", "id": id, "error": e.to_string()}))
+            .unwrap_or_default()
+    });
+    line.push(b'\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn requests_carry_their_id_beside_the_tagged_message() {
+        let line = encode(Some("r7"), &ToHost::Command { name: "review".into(), args: "all".into() });
+        let value: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(value, json!({"id": "r7", "type": "command", "name": "review", "args": "all"}));
+        let line = encode(None, &ToHost::RunAbort);
+        assert_eq!(line, b"{\"type\":\"run_abort\"}\n");
+    }
+
+    #[test]
+    fn host_actions_and_dialogs_parse_into_their_variants() {
+        let action: FromHost = serde_json::from_value(json!({
+            "type": "action", "id": "h3", "action": "setModel", "provider": "anthropic", "modelId": "claude"
+        }))
+        .unwrap();
+        let FromHost::Action { id, action: Action::SetModel { provider, model_id } } = action else {
+            panic!("{action:?}")
+        };
+        assert_eq!((id.as_deref(), provider.as_str(), model_id.as_str()), (Some("h3"), "anthropic", "claude"));
+
+        let notice: FromHost =
+            serde_json::from_value(json!({"type": "action", "action": "sendMessage", "message": {"customType": "x"}}))
+                .unwrap();
+        assert!(matches!(notice, FromHost::Action { id: None, action: Action::SendMessage { .. } }));
+
+        let ui: FromHost = serde_json::from_value(
+            json!({"type": "ui", "id": "h1", "method": "confirm", "title": "t", "message": "m"}),
+        )
+        .unwrap();
+        let FromHost::Ui { id, request } = ui else { panic!() };
+        assert_eq!(id.as_deref(), Some("h1"));
+        assert_eq!(Value::Object(request), json!({"method": "confirm", "title": "t", "message": "m"}));
+    }
+}
