@@ -1,12 +1,15 @@
 //! Getting the host onto the machine. The host's JavaScript is part of rho's binary and is
 //! written to the host folder (`<agent dir>/extension-host/`, or `RHO_EXTENSION_HOST_DIR`); its
-//! one dependency, pi's published package at [`PI_VERSION`], is installed there with npm the
-//! first time an extension is used, with a line on stderr saying so. Node.js 20 or newer must be
-//! on the machine (`RHO_NODE` names another binary); without it, [`InstallError::NoNode`] says
-//! what to install.
+//! one dependency, pi's published package at [`PI_VERSION`], is installed there with `npm ci`
+//! the first time an extension is used, with a line on stderr saying so. The lock file travels
+//! with rho too, so every machine gets the dependency tree rho was tested with (the registry's
+//! newest versions of pi's dependencies are not always installable together). Node.js 20 or
+//! newer must be on the machine (`RHO_NODE` names another binary); without it,
+//! [`InstallError::NoNode`] says what to install.
 //!
-//! Moving the pin: change [`PI_VERSION`] and `host/package.json` together; rho installs the new
-//! version into the same folder on next use.
+//! Moving the pin: change [`PI_VERSION`] and `host/package.json`, run `npm install` in `host/`
+//! to write `host/package-lock.json`, and run the tests; rho installs the new version into the
+//! same folder on next use.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -20,6 +23,7 @@ const MIN_NODE_MAJOR: u32 = 20;
 /// The host's files, as they are written to the host folder.
 const HOST_FILES: &[(&str, &str)] = &[
     ("package.json", include_str!("../host/package.json")),
+    ("package-lock.json", include_str!("../host/package-lock.json")),
     ("host.mjs", include_str!("../host/host.mjs")),
     ("channel.mjs", include_str!("../host/channel.mjs")),
     ("session-mirror.mjs", include_str!("../host/session-mirror.mjs")),
@@ -149,7 +153,7 @@ async fn install(dir: &Path, node: &Path, progress: &mut (dyn FnMut(&str) + Send
         stderr.as_fd().try_clone_to_owned().map(Stdio::from).unwrap_or_else(|_| Stdio::null())
     };
     let status = tokio::process::Command::new(&npm)
-        .args(["install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"])
+        .args(["ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(to_stderr())
@@ -158,7 +162,7 @@ async fn install(dir: &Path, node: &Path, progress: &mut (dyn FnMut(&str) + Send
         .await
         .map_err(|e| npm_failed(format!("cannot run {}: {e}", npm.display())))?;
     if !status.success() {
-        return Err(npm_failed(format!("npm install {status}")));
+        return Err(npm_failed(format!("npm ci {status}")));
     }
     match installed_version(dir) {
         Some(v) if v == PI_VERSION => Ok(()),
@@ -180,22 +184,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_host_pins_the_same_pi_as_rho() {
+    fn the_host_and_its_lock_pin_the_same_pi_as_rho() {
         let manifest: serde_json::Value = serde_json::from_str(HOST_FILES[0].1).unwrap();
         assert_eq!(manifest["dependencies"]["@mariozechner/pi-coding-agent"], PI_VERSION);
+        let lock: serde_json::Value = serde_json::from_str(HOST_FILES[1].1).unwrap();
+        assert_eq!(lock["packages"][""]["dependencies"], manifest["dependencies"]);
+        assert_eq!(lock["packages"]["node_modules/@mariozechner/pi-coding-agent"]["version"], PI_VERSION);
     }
 
     #[test]
     fn host_files_are_written_once_and_replaced_when_they_change() {
         let dir = tempfile::tempdir().unwrap();
         write_files(dir.path()).unwrap();
-        let script = dir.path().join("host.mjs");
+        let script = dir.path().join(HOST_FILES[2].0);
         let first = std::fs::metadata(&script).unwrap().modified().unwrap();
         write_files(dir.path()).unwrap();
         assert_eq!(std::fs::metadata(&script).unwrap().modified().unwrap(), first);
         std::fs::write(&script, "stale").unwrap();
         write_files(dir.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(&script).unwrap(), HOST_FILES[1].1);
+        assert_eq!(std::fs::read_to_string(&script).unwrap(), HOST_FILES[2].1);
         assert_eq!(installed_version(dir.path()), None);
     }
 }

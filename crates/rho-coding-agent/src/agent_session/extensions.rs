@@ -41,6 +41,32 @@ impl AgentSession {
         }
     }
 
+    /// Whether an extension called `ctx.shutdown()`.
+    pub fn extension_shutdown_requested(&self) -> bool {
+        self.extensions().is_some_and(|e| e.shutdown_requested())
+    }
+
+    /// Whether extensions run in this session (their commands and `input` handlers make a
+    /// prompt asynchronous: see [`submit`](Self::submit)).
+    pub fn has_extensions(&self) -> bool {
+        self.extensions().is_some()
+    }
+
+    /// The keys extensions registered (`pi.registerShortcut`), in pi's key syntax.
+    pub fn extension_shortcuts(&self) -> Vec<String> {
+        self.extensions()
+            .map(|e| e.registrations().shortcuts.iter().map(|s| s.shortcut.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Runs an extension shortcut's handler (on a task of its own).
+    pub fn run_extension_shortcut(&self, shortcut: &str) {
+        if let Some(extensions) = self.extensions().cloned() {
+            let shortcut = shortcut.to_owned();
+            tokio::spawn(async move { extensions.run_shortcut(&shortcut).await });
+        }
+    }
+
     /// Resolves once an extension called `ctx.shutdown()` and the session is idle (never
     /// without extensions): the mode then ends as on end of input.
     pub async fn extension_shutdown(&self) {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use rho_agent::AgentMessage;
 use rho_rpc::SessionEvent;
-use serde_json::json;
 use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
+use serde_json::json;
 
 use super::{AgentSession, SessionCommandError, lock};
 use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};

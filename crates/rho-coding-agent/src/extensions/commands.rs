@@ -30,6 +30,14 @@ impl Extensions {
         }
     }
 
+    /// Runs a shortcut's handler to its end.
+    pub(crate) async fn run_shortcut(self: &Arc<Self>, shortcut: &str) {
+        let message = ToHost::Shortcut { shortcut: shortcut.to_owned() };
+        if let Err(e) = self.call(message, false).await {
+            self.report(&format!("shortcut:{shortcut}"), "shortcut", &e.to_string());
+        }
+    }
+
     /// The commands as `get_commands` lists them.
     pub(crate) fn slash_commands(&self) -> Vec<RpcSlashCommand> {
         self.registrations()

@@ -17,7 +17,8 @@ pub fn pi_host(test: &str) -> Option<PathBuf> {
     if installed {
         return Some(dir);
     }
-    let install = "npm install --no-audit --no-fund --prefix target/extension-host @mariozechner/pi-coding-agent@0.73.1";
+    let install =
+        "cp crates/rho-extensions/host/package*.json target/extension-host/ && npm ci --prefix target/extension-host";
     assert!(
         std::env::var("RHO_EXTENSIONS_REQUIRE_PI").as_deref() != Ok("1"),
         "pi's package is required but not installed in {} ({install})",

@@ -17,13 +17,8 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
     let mut rho = Rho::start(&env, &["-e", &fixture("session.ts"), "--greeting", "ahoy"]).await;
 
     let commands = rho.data(json!({"type": "get_commands"})).await;
-    let extension: Vec<Value> = commands["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["source"] == "extension")
-        .map(redact)
-        .collect();
+    let extension: Vec<Value> =
+        commands["commands"].as_array().unwrap().iter().filter(|c| c["source"] == "extension").map(redact).collect();
     insta::assert_json_snapshot!("session_commands", extension);
 
     let response = rho.request(json!({"type": "prompt", "message": "/note first"})).await;
@@ -61,10 +56,7 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
     rho.close_stdin();
     rho.wait().await;
     let entries = read_jsonl(&env.session_files()[0]);
-    let custom: Vec<Value> = entries
-        .iter()
-        .filter(|e| e["type"] == "custom" || e["type"] == "session_info")
-        .map(redact)
-        .collect();
+    let custom: Vec<Value> =
+        entries.iter().filter(|e| e["type"] == "custom" || e["type"] == "session_info").map(redact).collect();
     insta::assert_json_snapshot!("session_custom_entries", custom);
 }

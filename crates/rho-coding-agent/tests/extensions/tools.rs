@@ -62,3 +62,31 @@ async fn a_tool_call_gate_asks_the_rpc_host_and_blocks_on_no() {
     assert_eq!(ends, [(json!("Blocked by user"), json!(true)), (json!("Blocked by user"), json!(true))]);
     assert!(!env.cwd.join("build").exists());
 }
+
+/// On a machine where no extension ran before, the first use installs the host into the agent
+/// dir (saying so on stderr) and the extension works; the second start finds it installed.
+#[tokio::test]
+async fn the_first_use_installs_the_host_into_the_agent_dir() {
+    let Some(pi) = pi_host("the_first_use_installs_the_host_into_the_agent_dir") else { return };
+    let env = Env::new(vec![Turn::tool_call("hello", json!({"name": "again"})), Turn::text("Done.")]).await;
+    let hello = example(&pi, "hello.ts");
+    let output = env
+        .command(&["-p", "--model", "mock/mock-model", "--no-session", "-e", &hello, "greet"])
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("Installing the extension host (@mariozechner/pi-coding-agent 0.73.1)"), "{stderr}");
+    let installed = env.agent_dir.join("extension-host/node_modules/@mariozechner/pi-coding-agent/package.json");
+    assert!(installed.is_file());
+    assert!(env.request_bodies()[1].to_string().contains("Hello, again!"));
+
+    let output = env
+        .command(&["-p", "--model", "mock/mock-model", "--no-session", "-e", &hello, "again"])
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("Installing"), "installed once: {stderr}");
+}

@@ -54,6 +54,17 @@ fn answer<T: serde::Serialize>(responder: Responder, result: Result<T, Error>) -
     responder.respond_with_result(result.and_then(|r| serde_json::to_value(r).map_err(Error::into_internal_error)))
 }
 
+/// Loads a new ACP session's extensions (ACP has no dialogs for them: `ctx.hasUI` is false).
+async fn start_extensions(cli: &Cli, acp: &AcpSession) -> Result<(), Error> {
+    let problems = crate::modes::extensions::start_quietly(cli, &acp.session, crate::startup::ExtensionUi::None)
+        .await
+        .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.message))?;
+    for problem in problems {
+        tracing::warn!("{problem}");
+    }
+    Ok(())
+}
+
 fn invalid_params(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::INVALID_PARAMS, message)
 }
@@ -145,8 +156,13 @@ impl AcpAgent {
             .modes(acp.permissions.modes());
         let acp = Arc::new(acp);
         lock(&self.sessions).insert(id, acp.clone());
-        answer(responder, Ok(response))?;
-        acp.session.announce_commands();
+        // The session's extensions load before the answer: the first prompt finds them.
+        let cli = self.cli.clone();
+        tokio::spawn(async move {
+            let started = start_extensions(&cli, &acp).await;
+            let _ = answer(responder, started.map(|()| response));
+            acp.session.announce_commands();
+        });
         Ok(())
     }
 
@@ -258,6 +274,7 @@ impl AcpAgent {
         if tokio::time::timeout(SHUTDOWN_GRACE, stopped).await.is_err() {
             tracing::warn!("shutdown: a run did not stop in time");
         }
+        futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown_extensions())).await;
         futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown_mcp())).await;
     }
 }

@@ -15,7 +15,7 @@ use super::blocks;
 use super::commands::{self, Invocation};
 use super::resume;
 use super::select::{Select, SelectItem};
-use crate::agent_session::{PromptOptions, PromptOutcome};
+use crate::agent_session::{PromptOptions, PromptOutcome, PromptSource};
 
 impl App {
     /// Sends the editor's text; `follow_up` (Alt+Enter) queues it as a follow-up while working.
@@ -57,7 +57,29 @@ impl App {
     /// Sends a prompt with attached images, or queues it while a run streams.
     fn prompt_with_images(&mut self, text: &str, images: Vec<ImageContent>, follow_up: bool) {
         let behavior = if follow_up { StreamingBehavior::FollowUp } else { StreamingBehavior::Steer };
-        let options = PromptOptions { images, streaming_behavior: Some(behavior), ..PromptOptions::default() };
+        let options = PromptOptions {
+            images,
+            streaming_behavior: Some(behavior),
+            source: PromptSource::Interactive,
+            ..PromptOptions::default()
+        };
+        if self.session.has_extensions() {
+            // Extension commands and `input` handlers answer first, on a task of their own.
+            let (session, report, text) = (self.session.clone(), self.reporter(), text.to_owned());
+            tokio::spawn(async move {
+                match session.submit(&text, options).await {
+                    Ok(PromptOutcome::Started(run)) => drop(run.start()),
+                    Ok(PromptOutcome::Command(command)) => drop(command.start()),
+                    Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
+                    Err(rejection) => {
+                        let mut lines = blocks::user(&text);
+                        lines.extend(rejection.to_string().split("\n\n").map(blocks::error));
+                        report(lines);
+                    }
+                }
+            });
+            return;
+        }
         match self.session.prompt(text, options) {
             Ok(PromptOutcome::Started(run)) => drop(run.start()),
             Ok(PromptOutcome::Command(command)) => drop(command.start()),

@@ -244,6 +244,12 @@ impl App {
         match event {
             AgentSessionEvent::Agent(event) => self.on_agent(event),
             AgentSessionEvent::Session(event) => self.on_session_event(event),
+            AgentSessionEvent::ExtensionError(e) => {
+                self.push([blocks::error(&format!(
+                    "Extension error ({}, {}): {}",
+                    e.extension_path, e.event, e.error
+                ))]);
+            }
             _ => {}
         }
     }

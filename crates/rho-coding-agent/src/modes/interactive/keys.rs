@@ -81,6 +81,9 @@ impl App {
         if self.mention_key(key) {
             return;
         }
+        if self.extension_shortcut(key, &bindings) {
+            return;
+        }
         for action in bindings.actions(key) {
             if self.run(action) {
                 return;
@@ -102,6 +105,40 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// A key an extension registered (`pi.registerShortcut`) runs its handler; as in pi, the
+    /// keys of the editor's and the app's essential actions cannot be taken.
+    fn extension_shortcut(&mut self, key: KeyEvent, bindings: &keybindings::Keybindings) -> bool {
+        const RESERVED: &[Action] = &[
+            Action::Interrupt,
+            Action::Clear,
+            Action::Exit,
+            Action::Suspend,
+            Action::ThinkingCycle,
+            Action::ModelCycleForward,
+            Action::ModelCycleBackward,
+            Action::ModelSelect,
+            Action::ToolsExpand,
+            Action::ThinkingToggle,
+            Action::FollowUp,
+            Action::Submit,
+            Action::DeleteToLineEnd,
+        ];
+        let pressed = keybindings::Key::from_event(key);
+        if RESERVED.iter().any(|action| bindings.is(key, *action)) {
+            return false;
+        }
+        let Some(shortcut) = self
+            .session
+            .extension_shortcuts()
+            .into_iter()
+            .find(|s| keybindings::Key::parse(s).is_some_and(|k| k == pressed))
+        else {
+            return false;
+        };
+        self.session.run_extension_shortcut(&shortcut);
+        true
     }
 
     /// Runs `action`; whether it applied (when not, the key's next action is tried).

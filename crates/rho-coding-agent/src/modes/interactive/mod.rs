@@ -122,6 +122,17 @@ pub async fn run(mut cli: Cli) -> i32 {
             return fail(&e.message, e.exit_code);
         }
     };
+    let session = AgentSession::new(options);
+    // Before the terminal is taken over: installing the host (first use) says so on stderr.
+    let extension_problems =
+        match super::extensions::start_quietly(&cli, &session, startup::ExtensionUi::Interactive).await {
+            Ok(problems) => problems,
+            Err(e) => {
+                drop(tui);
+                session.discard_if_unused();
+                return fail(&e.message, e.exit_code);
+            }
+        };
     let mut tui = match tui {
         Some(t) => t,
         None => match start_terminal(&tx) {
@@ -129,7 +140,7 @@ pub async fn run(mut cli: Cli) -> i32 {
             Err(code) => return code,
         },
     };
-    let mut app = App::new(AgentSession::new(options), tx);
+    let mut app = App::new(session, tx);
     app.apply_screen_settings();
     if !app.quiet_startup() {
         app.push(footer::header(&app.session));
@@ -138,6 +149,7 @@ pub async fn run(mut cli: Cli) -> i32 {
         app.push([blocks::warning(&warning)]);
     }
     app.push(theme_warning.iter().map(|w| blocks::warning(w)));
+    app.push(extension_problems.iter().map(|p| blocks::error(p)));
     if continuing {
         app.replay();
     }
@@ -153,6 +165,7 @@ pub async fn run(mut cli: Cli) -> i32 {
     if app.is_working() {
         let _ = tokio::time::timeout(QUIT_GRACE, app.session.abort()).await;
     }
+    app.session.shutdown_extensions().await;
     app.session.shutdown_mcp().await;
     app.session.discard_if_unused();
     drop(tui);
@@ -181,7 +194,7 @@ async fn main_loop(
             stats.record(last_frame - start);
             dirty = false;
         }
-        if app.quit {
+        if app.quit || app.session.extension_shutdown_requested() && !app.is_working() {
             return Ok(());
         }
         if app.suspend {
