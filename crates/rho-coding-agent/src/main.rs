@@ -45,6 +45,14 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("{message}");
         return 2;
     }
+    // Options rho does not know are for the flags extensions register; without any extension
+    // they are errors, before anything else happens.
+    if let Some((name, _)) = cli.extension_flags.first()
+        && !startup::extensions_configured(&cli)
+    {
+        eprintln!("Error: Unknown option: --{name}");
+        return 2;
+    }
     if let Some(args) = &cli.export {
         return export(args);
     }

@@ -10,6 +10,7 @@ use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
 use rho_session::{SessionEntry, iso_to_ms};
 use tokio_util::sync::CancellationToken;
 
+use super::extensions::ExtensionCompaction;
 use super::sink::RunSink;
 use super::{AgentSession, SessionCommandError, lock};
 use crate::compaction::{
@@ -232,12 +233,25 @@ impl AgentSession {
             let session = self.session();
             prepare_compaction(&session.branch_entries(), settings)?.ok_or(CompactionError::AlreadyCompacted)?
         };
-        self.inner.compaction.set_running(true);
-        let mut options = (self.inner.request_options)(&model);
-        options.cancel = cancel;
-        let output = compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;
-        self.inner.compaction.set_running(false);
-        let output: CompactionOutput = output?;
+        // An extension may cancel the compaction or write the summary itself.
+        let from_extension = match self.extension_compaction(&preparation, custom_instructions).await {
+            ExtensionCompaction::Cancelled => return Err(CompactionError::Cancelled.into()),
+            ExtensionCompaction::Summary(output) => Some(output),
+            ExtensionCompaction::None => None,
+        };
+        let by_extension = from_extension.is_some();
+        let output: CompactionOutput = match from_extension {
+            Some(output) => output,
+            None => {
+                self.inner.compaction.set_running(true);
+                let mut options = (self.inner.request_options)(&model);
+                options.cancel = cancel;
+                let output =
+                    compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;
+                self.inner.compaction.set_running(false);
+                output?
+            }
+        };
         let result = CompactionResult {
             summary: output.summary.clone(),
             short_summary: None,
@@ -245,8 +259,22 @@ impl AgentSession {
             tokens_before: output.tokens_before,
             details: Some(output.details.clone()),
         };
-        self.session().append_compaction(output.into_new_compaction())?;
+        let mut compaction = output.into_new_compaction();
+        if by_extension {
+            compaction.from_hook = Some(true);
+        }
+        if compaction.details.as_ref().is_some_and(serde_json::Value::is_null) {
+            compaction.details = None;
+        }
+        let entry = {
+            let mut session = self.session();
+            let id = session.append_compaction(compaction)?;
+            session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok())
+        };
         self.inner.transcript.rebuild();
+        self.tell_extensions(serde_json::json!({
+            "type": "session_compact", "compactionEntry": entry, "fromExtension": by_extension,
+        }));
         Ok(result)
     }
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::prompting::user_message;
 use super::{AgentSession, SessionCommandError, lock};
+use crate::compaction::{CompactionOutput, CompactionPreparation};
 use crate::extensions::{Config, Extensions, LoopHooks, StartError, Started};
 
 impl AgentSession {
@@ -17,13 +18,22 @@ impl AgentSession {
     /// the line said before the host is installed (first use only).
     pub async fn start_extensions(
         &self,
-        config: Config,
+        mut config: Config,
         progress: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Started, StartError> {
+        // A file that is not there fails to load without a host being started for it.
+        let (present, missing): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut config.paths).into_iter().partition(|p| p.exists());
+        config.paths = present;
+        let missing: Vec<(String, String)> = missing
+            .iter()
+            .map(|p| (p.display().to_string(), format!("Failed to load extension: {} does not exist", p.display())))
+            .collect();
         if config.paths.is_empty() {
-            return Ok(Started::default());
+            return Ok(Started { load_errors: missing });
         }
-        let (extensions, started) = Extensions::start(self, config, progress).await?;
+        let (extensions, mut started) = Extensions::start(self, config, progress).await?;
+        started.load_errors.splice(0..0, missing);
         if self.inner.extensions.set(extensions.clone()).is_err() {
             // Started twice: the first set stays.
             extensions.shutdown().await;
@@ -95,6 +105,13 @@ impl AgentSession {
         }
     }
 
+    /// An event extensions only hear (not awaited): `model_select`, `thinking_level_select`, …
+    pub(crate) fn tell_extensions(&self, event: Value) {
+        if let Some(extensions) = self.extensions() {
+            extensions.tell(event);
+        }
+    }
+
     /// The session was replaced (new, resume, fork): pi tears the extensions down and loads
     /// them again for the new session (`session_shutdown`, then `session_start`).
     pub(crate) async fn extensions_replaced(&self, reason: &str, previous: Option<std::path::PathBuf>) {
@@ -102,6 +119,126 @@ impl AgentSession {
             let target = self.session_file();
             extensions.replace(self, reason, previous, target).await;
         }
+    }
+}
+
+/// What `session_before_compact` decided.
+pub(crate) enum ExtensionCompaction {
+    /// Nobody answered: rho summarizes.
+    None,
+    Cancelled,
+    /// An extension wrote the summary.
+    Summary(CompactionOutput),
+}
+
+impl AgentSession {
+    /// `session_before_compact`, with the preparation in pi's shape: a handler may cancel, or
+    /// return the compaction (`{summary, firstKeptEntryId, tokensBefore, details}`).
+    pub(crate) async fn extension_compaction(
+        &self,
+        preparation: &CompactionPreparation,
+        custom_instructions: Option<&str>,
+    ) -> ExtensionCompaction {
+        let Some(extensions) = self.extensions().cloned() else {
+            return ExtensionCompaction::None;
+        };
+        if !extensions.listens("session_before_compact") {
+            return ExtensionCompaction::None;
+        }
+        let branch: Vec<Value> =
+            self.session().branch_entries().iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
+        let ops = &preparation.file_ops;
+        let event = json!({
+            "type": "session_before_compact",
+            "preparation": {
+                "firstKeptEntryId": preparation.first_kept_entry_id,
+                "messagesToSummarize": preparation.messages_to_summarize,
+                "turnPrefixMessages": preparation.turn_prefix_messages,
+                "isSplitTurn": preparation.is_split_turn,
+                "tokensBefore": preparation.tokens_before,
+                "previousSummary": preparation.previous_summary,
+                "fileOps": {"read": ops.read, "written": ops.written, "edited": ops.edited},
+                "settings": {
+                    "enabled": true,
+                    "reserveTokens": preparation.settings.reserve_tokens,
+                    "keepRecentTokens": preparation.settings.keep_recent_tokens,
+                },
+            },
+            "branchEntries": branch,
+            "customInstructions": custom_instructions,
+        });
+        let Some(answer) = extensions.before(event).await else {
+            return ExtensionCompaction::None;
+        };
+        if answer.get("cancel").and_then(Value::as_bool) == Some(true) {
+            return ExtensionCompaction::Cancelled;
+        }
+        let Some(compaction) = answer.get("compaction") else {
+            return ExtensionCompaction::None;
+        };
+        let Some(summary) = compaction.get("summary").and_then(Value::as_str) else {
+            self.report_extension_error("<extension host>", "session_before_compact", "a compaction needs a summary");
+            return ExtensionCompaction::None;
+        };
+        ExtensionCompaction::Summary(CompactionOutput {
+            summary: summary.to_owned(),
+            first_kept_entry_id: compaction
+                .get("firstKeptEntryId")
+                .and_then(Value::as_str)
+                .unwrap_or(&preparation.first_kept_entry_id)
+                .to_owned(),
+            tokens_before: compaction.get("tokensBefore").and_then(Value::as_u64).unwrap_or(preparation.tokens_before),
+            details: compaction.get("details").cloned().unwrap_or(Value::Null),
+        })
+    }
+}
+
+impl AgentSession {
+    /// `session_before_tree`: `Err(Cancelled)` when a handler cancelled the move; the summary a
+    /// handler wrote, if any.
+    pub(crate) async fn extension_tree(
+        &self,
+        target: &str,
+        old_leaf: Option<&str>,
+        branch: &[rho_session::SessionEntry],
+        summary: &super::BranchSummaryChoice,
+    ) -> Result<Option<rho_session::NewBranchSummary>, SessionCommandError> {
+        let Some(extensions) = self.extensions().cloned() else {
+            return Ok(None);
+        };
+        if !extensions.listens("session_before_tree") {
+            return Ok(None);
+        }
+        let entries: Vec<Value> = branch.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
+        let common_ancestor = entries.first().and_then(|e| e.get("parentId")).cloned().unwrap_or(Value::Null);
+        let (wants, instructions) = match summary {
+            super::BranchSummaryChoice::NoSummary => (false, None),
+            super::BranchSummaryChoice::Summarize { instructions } => (true, instructions.clone()),
+        };
+        let event = json!({
+            "type": "session_before_tree",
+            "preparation": {
+                "targetId": target,
+                "oldLeafId": old_leaf,
+                "commonAncestorId": common_ancestor,
+                "entriesToSummarize": entries,
+                "userWantsSummary": wants,
+                "customInstructions": instructions,
+            },
+        });
+        let Some(answer) = extensions.before(event).await else {
+            return Ok(None);
+        };
+        if answer.get("cancel").and_then(Value::as_bool) == Some(true) {
+            return Err(SessionCommandError::Cancelled);
+        }
+        Ok(answer.get("summary").and_then(|s| {
+            Some(rho_session::NewBranchSummary {
+                summary: s.get("summary")?.as_str()?.to_owned(),
+                details: s.get("details").filter(|d| !d.is_null()).cloned(),
+                from_hook: Some(true),
+            })
+        }))
     }
 }
 

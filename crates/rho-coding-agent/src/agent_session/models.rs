@@ -5,7 +5,7 @@
 
 use rho_ai::{Model, ThinkingLevel};
 use rho_rpc::SessionEvent;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{AgentSession, SessionCommandError, lock};
 
@@ -42,7 +42,7 @@ impl AgentSession {
             .find(|m| m.provider == provider && m.id == model_id)
             .cloned()
             .ok_or_else(|| SessionCommandError::ModelNotFound(format!("{provider}/{model_id}")))?;
-        self.switch_model(model.clone(), None)?;
+        self.switch_model(model.clone(), None, "set")?;
         Ok(model)
     }
 
@@ -74,17 +74,24 @@ impl AgentSession {
             .and_then(|c| candidates.iter().position(|(m, _)| m.provider == c.provider && m.id == c.id));
         let next = position.map_or(0, |p| (p as isize + step).rem_euclid(candidates.len() as isize) as usize);
         let (model, level) = candidates[next].clone();
-        self.switch_model(model.clone(), level)?;
+        self.switch_model(model.clone(), level, "cycle")?;
         Ok(Some(CycledModel { model, thinking_level: self.thinking_level(), is_scoped }))
     }
 
     /// Makes `model` current: re-clamps the level (or applies `level`), records the change in
     /// the session (nothing changes when that write fails), tells the host (`model_changed`,
     /// `thinking_level_changed`) and saves it as the default.
-    fn switch_model(&self, model: Model, level: Option<ThinkingLevel>) -> Result<(), SessionCommandError> {
+    /// Extensions hear `model_select` with `source` (`set` or `cycle`).
+    fn switch_model(
+        &self,
+        model: Model,
+        level: Option<ThinkingLevel>,
+        source: &str,
+    ) -> Result<(), SessionCommandError> {
         if !self.inner.registry.can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
+        let previous = self.model();
         let (model_changed, old_level, new_level) = {
             let old = self.inner.agent.thinking_level();
             let (reasoning, changed) =
@@ -109,7 +116,13 @@ impl AgentSession {
             self.emit(SessionEvent::ModelChanged);
         }
         if new_level != old_level {
-            self.emit_thinking_level(new_level);
+            self.emit_thinking_level(new_level, old_level);
+        }
+        if model_changed {
+            // After thinking_level_select, as pi tells its extensions.
+            self.tell_extensions(json!({
+                "type": "model_select", "model": model, "previousModel": previous, "source": source,
+            }));
         }
         let mut settings = self.settings();
         for (key, value) in [("defaultProvider", &model.provider), ("defaultModel", &model.id)] {
@@ -132,7 +145,7 @@ impl AgentSession {
         if clamped != current {
             self.session().append_thinking_level_change(clamped)?;
             self.inner.agent.set_thinking_level(clamped);
-            self.emit_thinking_level(clamped);
+            self.emit_thinking_level(clamped, current);
         }
         if (reasoning || clamped != ThinkingLevel::Off)
             && let Err(e) = self.settings().set_global("defaultThinkingLevel", Value::String(clamped.as_str().into()))
@@ -142,8 +155,12 @@ impl AgentSession {
         Ok(())
     }
 
-    /// `thinking_level_changed`, under pi's key and omp's.
-    fn emit_thinking_level(&self, level: ThinkingLevel) {
+    /// `thinking_level_changed`, under pi's key and omp's; extensions hear
+    /// `thinking_level_select`.
+    fn emit_thinking_level(&self, level: ThinkingLevel, previous: ThinkingLevel) {
+        self.tell_extensions(json!({
+            "type": "thinking_level_select", "level": level.as_str(), "previousLevel": previous.as_str(),
+        }));
         let level = level.as_str().to_owned();
         self.emit(SessionEvent::ThinkingLevelChanged { thinking_level: level.clone(), level });
     }

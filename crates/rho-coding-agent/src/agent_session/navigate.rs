@@ -51,40 +51,58 @@ impl AgentSession {
         summary: BranchSummaryChoice,
     ) -> Result<Navigated, SessionCommandError> {
         self.stop().await;
-        let (target, editor_text, to_summarize) = {
+        let (target, editor_text, branch, old_leaf) = {
             let session = self.session();
             let (target, editor_text) = match user_message_at(&session, entry_id) {
                 Ok((text, parent)) => (parent.map(|p| p.to_string()), Some(text)),
                 Err(_) if session.get_entry(entry_id).is_some() => (Some(entry_id.to_owned()), None),
                 Err(e) => return Err(e),
             };
-            let to_summarize: Vec<SessionEntry> = match summary {
-                BranchSummaryChoice::NoSummary => Vec::new(),
-                BranchSummaryChoice::Summarize { .. } => {
-                    let old_leaf = session.leaf_id().map(|l| l.to_string());
-                    entries_to_summarize(&session, old_leaf.as_deref(), Some(entry_id)).into_iter().cloned().collect()
-                }
-            };
-            (target, editor_text, to_summarize)
+            let old_leaf = session.leaf_id().map(|l| l.to_string());
+            let branch: Vec<SessionEntry> =
+                entries_to_summarize(&session, old_leaf.as_deref(), Some(entry_id)).into_iter().cloned().collect();
+            (target, editor_text, branch, old_leaf)
         };
-        let summary_entry = match (&summary, to_summarize.is_empty()) {
-            (BranchSummaryChoice::Summarize { instructions }, false) => {
-                Some(self.summarize_branch(&to_summarize, instructions.as_deref()).await?)
+        let wants_summary = matches!(summary, BranchSummaryChoice::Summarize { .. });
+        // Extensions may cancel the move, or write the summary themselves.
+        let from_extension = match self.extension_tree(entry_id, old_leaf.as_deref(), &branch, &summary).await? {
+            Some(written) if wants_summary => Some(written),
+            _ => None,
+        };
+        let by_extension = from_extension.is_some();
+        let summary_entry = match (&summary, branch.is_empty(), from_extension) {
+            (_, _, Some(written)) => Some(written),
+            (BranchSummaryChoice::Summarize { instructions }, false, None) => {
+                Some(self.summarize_branch(&branch, instructions.as_deref()).await?)
             }
             _ => None,
         };
         let summarized = summary_entry.is_some();
-        {
+        let (new_leaf, written) = {
             let mut session = self.session();
-            match (summary_entry, target) {
+            let written = match (summary_entry, target) {
                 (Some(summary), target) => {
-                    session.branch_with_summary(target.as_deref(), summary)?;
+                    let id = session.branch_with_summary(target.as_deref(), summary)?;
+                    session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok())
                 }
-                (None, Some(target)) => session.branch(&target)?,
-                (None, None) => session.reset_leaf()?,
-            }
-        }
+                (None, Some(target)) => {
+                    session.branch(&target)?;
+                    None
+                }
+                (None, None) => {
+                    session.reset_leaf()?;
+                    None
+                }
+            };
+            (session.leaf_id().map(|l| l.to_string()), written)
+        };
         self.inner.transcript.rebuild();
+        let mut event = serde_json::json!({"type": "session_tree", "newLeafId": new_leaf, "oldLeafId": old_leaf});
+        if let Some(entry) = written {
+            event["summaryEntry"] = entry;
+            event["fromExtension"] = serde_json::json!(by_extension);
+        }
+        self.tell_extensions(event);
         Ok(Navigated { editor_text, summarized })
     }
 

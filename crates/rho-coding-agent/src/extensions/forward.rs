@@ -37,6 +37,14 @@ impl Extensions {
         self.notify(&ToHost::Event { kind: "emit".into(), event }, with_state);
     }
 
+    /// A session event for the handlers that listen to it, not awaited.
+    pub(crate) fn tell(&self, event: Value) {
+        let listened = event.get("type").and_then(Value::as_str).is_some_and(|name| self.listens(name));
+        if listened {
+            self.notify(&ToHost::Event { kind: "emit".into(), event }, true);
+        }
+    }
+
     /// pi's extension event for an agent event; `None` when it is not one, or nobody listens.
     fn extension_event(&self, event: &AgentEvent) -> Option<Value> {
         let mut forwarding = lock(&self.forwarding);

@@ -23,13 +23,18 @@ pub enum ExtensionUi {
     None,
 }
 
-/// The extensions to load and how; `None` when there are none.
-pub fn extension_config(
-    cli: &Cli,
-    paths: &ConfigPaths,
-    settings: &Settings,
-    ui: ExtensionUi,
-) -> Result<Option<Config>, StartupError> {
+/// Whether any extension would load for this command line (settings read quietly): options
+/// rho does not know are extension flags only then.
+pub fn extensions_configured(cli: &Cli) -> bool {
+    let Ok(cwd) = std::env::current_dir() else {
+        return false;
+    };
+    let paths = ConfigPaths::from_env(cwd);
+    let (settings, _) = Settings::load(&paths, &crate::config::LoadOptions::default());
+    !extension_paths(&sources(cli, &paths, &settings)).is_empty()
+}
+
+fn sources<'a>(cli: &Cli, paths: &'a ConfigPaths, settings: &Settings) -> Sources<'a> {
     let strings = |value: Option<&Value>| -> Vec<String> {
         value
             .and_then(Value::as_array)
@@ -37,7 +42,7 @@ pub fn extension_config(
             .unwrap_or_default()
     };
     let (global, project) = settings.by_file("extensions");
-    let sources = Sources {
+    Sources {
         cwd: &paths.cwd,
         agent_dir: &paths.agent_dir,
         cli: cli.extensions.clone(),
@@ -45,8 +50,17 @@ pub fn extension_config(
         global_settings: strings(global),
         discover: !cli.no_extensions,
         skip_project: false,
-    };
-    let found = extension_paths(&sources);
+    }
+}
+
+/// The extensions to load and how; `None` when there are none.
+pub fn extension_config(
+    cli: &Cli,
+    paths: &ConfigPaths,
+    settings: &Settings,
+    ui: ExtensionUi,
+) -> Result<Option<Config>, StartupError> {
+    let found = extension_paths(&sources(cli, paths, settings));
     if found.is_empty() {
         if let Some((name, _)) = cli.extension_flags.first() {
             return Err(StartupError::new(format!("Error: Unknown option: --{name}"), 2));

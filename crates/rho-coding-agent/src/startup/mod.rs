@@ -16,7 +16,7 @@ use crate::agent_session::{ResourceSources, Resources, SessionEventSink, Session
 use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 
-pub use extensions::{ExtensionUi, extension_config};
+pub use extensions::{ExtensionUi, extension_config, extensions_configured};
 pub use model_select::{ModelChoice, select_model};
 pub use session_select::select_session;
 

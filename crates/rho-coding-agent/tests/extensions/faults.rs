@@ -73,3 +73,17 @@ async fn an_unknown_option_is_an_error_when_no_extension_takes_it() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.trim(), "Error: Unknown option: --plan");
 }
+
+/// A named extension that is not there is reported, and the run goes on without starting a host.
+#[tokio::test]
+async fn a_missing_extension_file_is_reported_and_the_run_goes_on() {
+    let env = Env::new(vec![Turn::text("Still here.")]).await;
+    let mut command = env.command(&["-p", "--model", "mock/mock-model", "--no-session", "-e", "gone.ts", "hi"]);
+    // No host could start: no Node.js at all.
+    command.env("RHO_NODE", env.dir.path().join("no-such-node"));
+    let output = command.output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Still here.\n");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Failed to load extension:") && stderr.contains("gone.ts does not exist"), "{stderr}");
+}
