@@ -93,6 +93,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether the loop validates the arguments against [`parameters`](Self::parameters)
+    /// before the call runs; `false` for a tool that prepares and validates them itself (an
+    /// extension tool with pi's `prepareArguments`, whose code runs elsewhere).
+    fn validates_arguments(&self) -> bool {
+        true
+    }
+
     /// Turns older or looser forms of the arguments into the form [`parameters`](Self::parameters)
     /// describes, before they are validated (pi's `prepareArguments`). The default keeps them.
     fn prepare_arguments(&self, args: Map<String, Value>) -> Map<String, Value> {

@@ -77,7 +77,12 @@ pub(crate) async fn execute(
             continue;
         };
         let prepared = tool.prepare_arguments(call.arguments.clone());
-        let args = match agent.shared.validators.check(tool.name(), tool.parameters(), &prepared) {
+        let checked = if tool.validates_arguments() {
+            agent.shared.validators.check(tool.name(), tool.parameters(), &prepared)
+        } else {
+            Ok(prepared)
+        };
+        let args = match checked {
             Ok(args) => args,
             Err(text) => {
                 slots.push(error_slot(text));

@@ -11,6 +11,7 @@ import { createUiContext } from "./ui.mjs";
 
 const indexUrl = import.meta.resolve("@mariozechner/pi-coding-agent");
 const pi = await import(indexUrl);
+const piAi = await import("@mariozechner/pi-ai");
 // Not re-exported by the package index; the version is pinned, so the paths are stable.
 const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
@@ -230,6 +231,8 @@ function registrations() {
     promptSnippet: definition.promptSnippet,
     promptGuidelines: definition.promptGuidelines,
     executionMode: definition.executionMode,
+    // Arguments then go through prepareArguments and are validated here, as pi does.
+    prepareArguments: typeof definition.prepareArguments === "function",
     sourceInfo,
   }));
   const commands = runner.getRegisteredCommands().map((command) => ({
@@ -454,7 +457,15 @@ async function runTool(message, signal) {
   if (!definition) throw new Error(`Tool ${message.name} not found`);
   const ctx = current.runner.createContext();
   const onUpdate = (partial) => channel.send({ type: "tool_update", id: message.id, partial });
-  const result = await definition.execute(message.toolCallId, message.params, signal, onUpdate, ctx);
+  let params = message.params;
+  if (typeof definition.prepareArguments === "function") {
+    const prepared = definition.prepareArguments(params);
+    params = piAi.validateToolArguments(
+      { name: definition.name, parameters: definition.parameters },
+      { name: definition.name, arguments: prepared },
+    );
+  }
+  const result = await definition.execute(message.toolCallId, params, signal, onUpdate, ctx);
   return {
     content: result?.content ?? [],
     details: result?.details,

@@ -311,6 +311,9 @@ pub struct ToolRegistration {
     pub prompt_snippet: Option<String>,
     #[serde(default)]
     pub prompt_guidelines: Option<Vec<String>>,
+    /// The tool has `prepareArguments`: its arguments are prepared and validated in the host.
+    #[serde(default)]
+    pub prepare_arguments: bool,
     #[serde(default)]
     pub source_info: Option<Value>,
 }

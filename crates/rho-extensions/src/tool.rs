@@ -56,6 +56,10 @@ impl Tool for ExtensionTool {
         self.registration.prompt_snippet.as_deref().map(str::trim).filter(|s| !s.is_empty())
     }
 
+    fn validates_arguments(&self) -> bool {
+        !self.registration.prepare_arguments
+    }
+
     fn source_info(&self) -> Option<&Value> {
         self.registration.source_info.as_ref()
     }

@@ -88,6 +88,28 @@ impl AgentSession {
         self.user_bash(command, read_at, Context::Excluded).await
     }
 
+    /// The interactive mode's `!command` (`!!command` with `excluded`): extensions listening to
+    /// `user_bash` may answer it themselves (pi asks them there only); otherwise as
+    /// [`bash`](Self::bash).
+    pub async fn bash_typed(&self, command: &str, read_at: u64, excluded: bool) -> Result<BashResult, String> {
+        let context = if excluded { Context::Excluded } else { Context::Included };
+        if let Some(result) = self.extension_bash(command, excluded).await {
+            let message = AgentMessage::BashExecution(BashExecutionMessage {
+                command: command.to_owned(),
+                output: result.output.clone(),
+                exit_code: result.exit_code,
+                cancelled: result.cancelled,
+                truncated: result.truncated,
+                full_output_path: result.full_output_path.clone(),
+                timestamp: now_ms(),
+                exclude_from_context: excluded.then_some(true),
+            });
+            self.record_bash(message);
+            return Ok(result);
+        }
+        self.user_bash(command, read_at, context).await
+    }
+
     async fn user_bash(&self, command: &str, read_at: u64, context: Context) -> Result<BashResult, String> {
         if read_at < self.bash_epoch() {
             return Ok(BashResult {

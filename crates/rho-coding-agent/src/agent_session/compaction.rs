@@ -257,7 +257,7 @@ impl AgentSession {
             short_summary: None,
             first_kept_entry_id: output.first_kept_entry_id.clone(),
             tokens_before: output.tokens_before,
-            details: Some(output.details.clone()),
+            details: Some(output.details.clone()).filter(|d| !d.is_null()),
         };
         let mut compaction = output.into_new_compaction();
         if by_extension {

@@ -41,7 +41,47 @@ impl AgentSession {
         }
         self.inner.agent.set_hooks(Some(Arc::new(LoopHooks(extensions.clone()))));
         extensions.emit(json!({"type": "session_start", "reason": "startup"})).await;
+        self.discover_extension_resources("startup").await;
         Ok(started)
+    }
+
+    /// `resources_discover`: skills and prompt templates the extensions bring join the
+    /// session's (their themes are not used: rho's screen has its own theme files).
+    async fn discover_extension_resources(&self, reason: &str) {
+        let Some(extensions) = self.extensions().cloned() else {
+            return;
+        };
+        let event = json!({"type": "resources_discover", "cwd": self.cwd(), "reason": reason});
+        let Some(answer) = extensions.hook("resources_discover", event).await else {
+            return;
+        };
+        let paths = |key: &str| -> Vec<String> {
+            answer
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|list| list.iter().filter_map(|e| e.get("path")?.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default()
+        };
+        let (skills, prompts) = (paths("skillPaths"), paths("promptPaths"));
+        if skills.is_empty() && prompts.is_empty() {
+            return;
+        }
+        let mut sources = self.inner.resource_sources.clone();
+        sources.skills.extend(skills);
+        sources.prompt_templates.extend(prompts);
+        let (mut resources, diagnostics) = super::load_resources(&self.inner.paths, &self.settings(), &sources);
+        for d in diagnostics {
+            tracing::warn!("{d}");
+        }
+        resources.ttsr_rules.clear();
+        *lock(&self.inner.resources) = Arc::new(resources);
+        self.refresh_tools();
+    }
+
+    /// `/reload` for extensions: they are torn down (`session_shutdown`, reason `reload`) and
+    /// loaded again from their files (`session_start`, reason `reload`).
+    pub async fn reload_extensions(&self) {
+        self.extensions_replaced("reload", None).await;
     }
 
     /// Runs `session_shutdown` and stops the extension host (when there is one).
@@ -118,6 +158,7 @@ impl AgentSession {
         if let Some(extensions) = self.extensions().cloned() {
             let target = self.session_file();
             extensions.replace(self, reason, previous, target).await;
+            self.discover_extension_resources(if reason == "reload" { "reload" } else { "startup" }).await;
         }
     }
 }
@@ -319,6 +360,40 @@ impl AgentSession {
     ) -> Result<(), SessionCommandError> {
         self.session().append_custom(custom_type, data)?;
         Ok(())
+    }
+
+    /// `user_bash`: a handler's result for a command the user typed, if one gave it.
+    pub(crate) async fn extension_bash(&self, command: &str, excluded: bool) -> Option<rho_rpc::BashResult> {
+        let extensions = self.extensions().cloned()?;
+        let event = json!({
+            "type": "user_bash", "command": command, "excludeFromContext": excluded, "cwd": self.cwd(),
+        });
+        let answer = extensions.hook("user_bash", event).await?;
+        let result = answer.get("result")?;
+        let output = result.get("output").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let lines = output.lines().count() as u64;
+        let bytes = output.len() as u64;
+        Some(rho_rpc::BashResult {
+            exit_code: result.get("exitCode").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok()),
+            cancelled: result.get("cancelled").and_then(Value::as_bool).unwrap_or(false),
+            truncated: result.get("truncated").and_then(Value::as_bool).unwrap_or(false),
+            full_output_path: result.get("fullOutputPath").and_then(Value::as_str).map(str::to_owned),
+            total_lines: lines,
+            output_lines: lines,
+            total_bytes: bytes,
+            output_bytes: bytes,
+            artifact_id: None,
+            working_dir: None,
+            output,
+        })
+    }
+
+    /// Labels the current leaf (`ctx.navigateTree(…, {label})`).
+    pub(crate) fn label_leaf(&self, label: &str) -> Result<(), SessionCommandError> {
+        match self.leaf_id() {
+            Some(leaf) => self.set_label(&leaf, Some(label)),
+            None => Ok(()),
+        }
     }
 
     /// `setLabel`: marks (or, with `None`, unmarks) an entry of the tree.

@@ -52,6 +52,7 @@ pub use models::CycledModel;
 pub use navigate::{BranchSummaryChoice, Navigated};
 pub use prompting::{PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource};
 pub use reload::{Reloaded, ResourceSources, load_resources};
+pub(crate) use sessions::Seed;
 pub use tools::{HostToolEntry, ToolSelection, Ui};
 
 /// The files rho read before the first prompt: context files, skills, templates and the

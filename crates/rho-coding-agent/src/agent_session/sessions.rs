@@ -11,12 +11,29 @@ use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
 use serde_json::json;
 
 use super::{AgentSession, SessionCommandError, lock};
+
+/// What an extension's `ctx.newSession({setup})` wrote into the new session.
+#[derive(Debug, Clone)]
+pub(crate) enum Seed {
+    Message(AgentMessage),
+    Custom { custom_type: String, data: Option<serde_json::Value> },
+}
 use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};
 
 impl AgentSession {
     /// `new_session`: an empty conversation in a new file beside the current one (in memory
     /// when the current one is), its lineage recorded when `parent_session` is given.
     pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {
+        self.new_session_seeded(parent_session, Vec::new()).await
+    }
+
+    /// [`new_session`](Self::new_session) with these messages and entries written into the new
+    /// session before its extensions start (an extension's `ctx.newSession({setup})`).
+    pub(crate) async fn new_session_seeded(
+        &self,
+        parent_session: Option<&Path>,
+        seed: Vec<Seed>,
+    ) -> Result<(), SessionCommandError> {
         self.before_extensions(json!({"type": "session_before_switch", "reason": "new"})).await?;
         self.stop().await;
         let previous = self.session_file();
@@ -29,6 +46,14 @@ impl AgentSession {
         };
         replacement.lock()?;
         self.install_session(replacement, true);
+        for entry in seed {
+            match entry {
+                Seed::Message(message) => self.record(message),
+                Seed::Custom { custom_type, data } => {
+                    self.session().append_custom(&custom_type, data)?;
+                }
+            }
+        }
         self.extensions_replaced("new", previous).await;
         Ok(())
     }
@@ -60,14 +85,20 @@ impl AgentSession {
     /// pi 0.73's `clone`: the current branch copied into a new session file, which becomes the
     /// current session.
     pub async fn clone_session(&self) -> Result<(), SessionCommandError> {
-        let leaf = self.leaf_id();
+        self.clone_at(self.leaf_id()).await
+    }
+
+    /// The branch up to `entry` (the leaf when `None`) copied into a new session file (an
+    /// extension's `ctx.fork(entry, {position: "at"})`).
+    pub(crate) async fn clone_at(&self, entry: Option<String>) -> Result<(), SessionCommandError> {
+        let leaf = entry;
         self.before_extensions(json!({"type": "session_before_fork", "entryId": leaf, "position": "at"})).await?;
         self.stop().await;
         let previous = self.session_file();
         let copy = {
             let session = self.session();
-            match session.leaf_id() {
-                Some(leaf) if session.is_persisted() => Some(session.create_branched_session(leaf.as_str())?),
+            match leaf.as_deref() {
+                Some(leaf) if session.is_persisted() => Some(session.create_branched_session(leaf)?),
                 _ => None,
             }
         };

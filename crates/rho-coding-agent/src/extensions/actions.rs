@@ -19,7 +19,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Extensions;
-use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, PromptSource, lock};
+use crate::agent_session::{
+    AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, Seed, SessionCommandError, lock,
+};
 use crate::ui::UiAnswer;
 
 /// Starts the task that handles what the host sends; it ends with the session.
@@ -194,20 +196,69 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
         | Action::NavigateTree { .. }
         | Action::SwitchSession { .. }
         | Action::Reload => {
-            let what = action_name(&action);
-            answer(extensions, id, Err(format!("{what} is not available to extensions in rho yet")));
+            let (extensions, session) = (extensions.clone(), session.clone());
+            tokio::spawn(async move {
+                let outcome = replace_session(&session, action).await;
+                answer(&extensions, id, outcome);
+            });
         }
     }
 }
 
-fn action_name(action: &Action) -> &'static str {
-    match action {
-        Action::NewSession { .. } => "ctx.newSession()",
-        Action::Fork { .. } => "ctx.fork()",
-        Action::NavigateTree { .. } => "ctx.navigateTree()",
-        Action::SwitchSession { .. } => "ctx.switchSession()",
-        Action::Reload => "ctx.reload()",
-        _ => "this action",
+/// The command context's session actions: `{cancelled}` as pi answers them.
+async fn replace_session(session: &AgentSession, action: Action) -> Result<Value, String> {
+    let done = match action {
+        Action::NewSession { parent_session, entries } => {
+            let seed = entries.unwrap_or_default().into_iter().filter_map(seed_entry).collect();
+            session.new_session_seeded(parent_session.as_deref().map(std::path::Path::new), seed).await
+        }
+        Action::Fork { entry_id, position } => match position.as_deref() {
+            Some("at") => session.clone_at(Some(entry_id)).await,
+            _ => session.fork(&entry_id).await.map(drop),
+        },
+        Action::SwitchSession { session_path } => session.switch_session(std::path::Path::new(&session_path)).await,
+        Action::NavigateTree { target_id, summarize, custom_instructions, label, .. } => {
+            let choice = match summarize {
+                Some(true) => BranchSummaryChoice::Summarize { instructions: custom_instructions },
+                _ => BranchSummaryChoice::NoSummary,
+            };
+            let navigated = session.navigate_tree(&target_id, choice).await;
+            match (navigated, label) {
+                (Ok(_), Some(label)) => session.label_leaf(&label),
+                (other, _) => other.map(drop),
+            }
+        }
+        Action::Reload => {
+            let reloaded = session.reload().map(drop);
+            if reloaded.is_ok() {
+                session.reload_extensions().await;
+            }
+            reloaded
+        }
+        _ => Ok(()),
+    };
+    match done {
+        Ok(()) => Ok(json!({"cancelled": false})),
+        Err(SessionCommandError::Cancelled) => Ok(json!({"cancelled": true})),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// An entry a `setup` callback appended, as rho writes it again in the new session.
+fn seed_entry(entry: Value) -> Option<Seed> {
+    match entry.get("type")?.as_str()? {
+        "message" => serde_json::from_value(entry.get("message")?.clone()).ok().map(Seed::Message),
+        "custom" => Some(Seed::Custom {
+            custom_type: entry.get("customType")?.as_str()?.to_owned(),
+            data: entry.get("data").cloned(),
+        }),
+        "custom_message" => {
+            let mut message = entry.as_object()?.clone();
+            message.insert("role".into(), json!("custom"));
+            message.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+            serde_json::from_value(Value::Object(message)).ok().map(Seed::Message)
+        }
+        _ => None,
     }
 }
 

@@ -7,5 +7,6 @@ mod common;
 
 mod faults;
 mod hooks;
+mod lifecycle;
 mod session;
 mod tools;

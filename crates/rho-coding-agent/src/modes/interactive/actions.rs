@@ -158,10 +158,7 @@ impl App {
         self.shell_running = true;
         tokio::spawn(async move {
             let read_at = session.bash_epoch();
-            let result = match context {
-                ShellContext::Included => session.bash(&command, read_at).await,
-                ShellContext::Excluded => session.bash_outside_context(&command, read_at).await,
-            };
+            let result = session.bash_typed(&command, read_at, context == ShellContext::Excluded).await;
             let mut lines = match result {
                 Ok(r) => blocks::bash(&command, &r.output, r.exit_code, r.cancelled, expanded),
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],

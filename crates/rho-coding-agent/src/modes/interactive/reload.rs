@@ -1,7 +1,7 @@
 //! `/reload`: what pi's reload reads again — the settings, the context files (AGENTS.md), the
 //! skills and prompt templates (the session's [`reload`](crate::AgentSession::reload)), then
 //! this screen's keybindings, themes and settings — reported in one line, with a warning line
-//! per problem found.
+//! per problem found; and the extensions, loaded again from their files.
 
 use super::app::App;
 use super::{blocks, keybindings, theme};
@@ -31,6 +31,11 @@ impl App {
         );
         self.push([blocks::notice(&line)]);
         self.push(problems.iter().map(|p| blocks::warning(p)));
+        if self.session.has_extensions() {
+            // The extensions are loaded again from their files, as pi's /reload does.
+            let session = self.session.clone();
+            tokio::spawn(async move { session.reload_extensions().await });
+        }
     }
 }
 
