@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+"""pi's example extensions in pi and in rho, side by side.
+
+    python3 bench/compare/extensions.py                    # every case of extension_cases.json
+    python3 bench/compare/extensions.py --case hello.ts    # one (repeatable)
+    python3 bench/compare/extensions.py --skip-build --bin-dir target/debug
+
+Each case of `extension_cases.json` loads one of the examples pi 0.73.1 ships
+(`examples/extensions/`) with `-e` into `pi --mode rpc` and `rho --mode rpc`, each against its own
+rho-mock-llm serving the case's script, in fresh directories, with the same stdin steps and the
+same answers to dialogs. Then it compares what a host and a user would see:
+
+  - the dialogs and notices (`extension_ui_request` frames, ids left out),
+  - the tool results (`tool_execution_end`), and extension errors,
+  - the extension commands `get_commands` lists,
+  - what the model was sent: every request's messages, the tools offered, and what the
+    extension changed in the system prompt (its lines added or removed against a run without
+    extensions: the two agents' own prompts differ by design),
+  - the session file's entries, and the files the case names.
+
+Differences are matched against KNOWN (each with its reason, see DIFFERENCES.md, "Extensions");
+the report (EXTENSIONS.md) counts the examples that compare equal, equal but for explained
+differences, differ unexplained, and are skipped (with why). Exit status 0 when nothing
+unexplained remains. Needs Node >= 20.6 with npm, Python 3.11 (standard library), cargo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+from compare import build_rho, ensure_pi  # noqa: E402
+from runner import DEFAULT_MODEL, MockServer, StdoutReader, matches  # noqa: E402
+
+DEFAULT_STEPS = [
+    {"send": {"type": "get_commands", "id": "c1"}},
+    {"wait": {"type": "response", "id": "c1"}},
+    {"send": {"type": "prompt", "id": "p1", "message": "Hello"}},
+    {"wait": {"type": "agent_end"}},
+    {"sleepMs": 300},
+]
+DEFAULT_SCRIPT = {"turns": [{"text": "Hi there."}]}
+DIALOGS = {"select", "confirm", "input", "editor"}
+
+# Differences that are understood, by (aspect, example or "*"): why each one is not a defect.
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def log(msg: str) -> None:
+    print(f"[extensions] {msg}", file=sys.stderr, flush=True)
+
+
+class Run:
+    """One agent on one case: its frames, the model requests, its session entries and files."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.entries: list[dict[str, Any]] = []
+        self.files: dict[str, str | None] = {}
+        self.stderr = ""
+        self.exit_code: int | None = None
+        self.error: str | None = None
+        self.paths: dict[str, str] = {}
+
+
+def answer_for(frame: dict[str, Any], policy: dict[str, Any]) -> dict[str, Any]:
+    method = frame["method"]
+    out: dict[str, Any] = {"type": "extension_ui_response", "id": frame["id"]}
+    if method == "confirm":
+        out["confirmed"] = bool(policy.get("confirm", True))
+    elif method == "select":
+        choice = policy.get("select", 0)
+        options = frame.get("options") or []
+        if isinstance(choice, int):
+            if choice < len(options):
+                out["value"] = options[choice]
+            else:
+                out["cancelled"] = True
+        else:
+            out["value"] = choice
+    elif method == "input":
+        out["value"] = policy.get("input", "ok")
+    else:
+        out["value"] = policy.get("editor", frame.get("prefill") or "ok")
+    return out
+
+
+def run_case(agent: str, argv: list[str], case: dict[str, Any], example: Path | None, mock_bin: Path,
+             env_extra: dict[str, str]) -> Run:
+    run = Run()
+    root = Path(tempfile.mkdtemp(prefix=f"rho-ext-{agent}-"))
+    cwd, agent_dir, home, mockdir = root / "work", root / "agent", root / "home", root / "mock"
+    for d in (cwd, agent_dir, home, mockdir):
+        d.mkdir()
+    for rel, text in case.get("files", {}).items():
+        p = cwd / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    if case.get("git"):
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q"], cwd=cwd, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=cwd, check=True)
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], cwd=cwd, check=True)
+    run.paths = {"cwd": str(cwd), "agent": str(agent_dir), "home": str(home), "root": str(root)}
+    mock = MockServer(mock_bin, case.get("script", DEFAULT_SCRIPT), mockdir)
+    models = {"providers": {"mock": {"baseUrl": mock.url, "api": "anthropic-messages", "apiKey": "test-key",
+                                     "models": [DEFAULT_MODEL, {**DEFAULT_MODEL, "id": "mock-small", "name": "Mock Small"}]}}}
+    (agent_dir / "models.json").write_text(json.dumps(models))
+    args = [*argv, "--mode", "rpc", "--model", "mock/mock-model"]
+    if example is not None:
+        args += ["-e", str(example)]
+    args += case.get("args", [])
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        "PI_CODING_AGENT_DIR" if agent == "pi" else "RHO_CODING_AGENT_DIR": str(agent_dir),
+        **env_extra,
+    }
+    stderr_path = root / "stderr.txt"
+    stderr_fh = open(stderr_path, "wb")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=stderr_fh, start_new_session=True)
+    reader = StdoutReader(proc.stdout, t0, light=False)
+    reader.start()
+    write_lock = threading.Lock()
+
+    def write(obj: dict[str, Any]) -> None:
+        with write_lock:
+            assert proc.stdin is not None
+            proc.stdin.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+            proc.stdin.flush()
+
+    policy = case.get("ui", {})
+    stop = threading.Event()
+
+    def answer_dialogs() -> None:
+        seen = 0
+        while not stop.is_set():
+            with reader.cond:
+                frames = reader.frames[seen:]
+                seen = len(reader.frames)
+                if not frames:
+                    if reader.eof:
+                        return
+                    reader.cond.wait(0.2)
+                    continue
+            for f in frames:
+                o = f.obj
+                if o and o.get("type") == "extension_ui_request" and o.get("method") in DIALOGS:
+                    try:
+                        write(answer_for(o, policy))
+                    except (BrokenPipeError, OSError):
+                        return
+
+    answerer = threading.Thread(target=answer_dialogs, daemon=True)
+    answerer.start()
+    cursor = 0
+    timeout = float(case.get("timeoutS", 30))
+    try:
+        for step in case.get("steps", DEFAULT_STEPS):
+            try:
+                cursor = play(step, write, reader, cursor, timeout)
+            except (TimeoutError, BrokenPipeError, OSError) as e:
+                if not step.get("optional"):
+                    raise
+                log(f"{agent} {case['example']}: optional step skipped ({e})")
+    except (TimeoutError, BrokenPipeError, OSError) as e:
+        run.error = f"{type(e).__name__}: {e}"
+    time.sleep(float(case.get("settleS", 0.3)))
+    try:
+        with write_lock:
+            assert proc.stdin is not None
+            proc.stdin.close()
+    except OSError:
+        pass
+    try:
+        run.exit_code = proc.wait(15)
+    except subprocess.TimeoutExpired:
+        run.error = (run.error or "") + " did not exit within 15 s of stdin EOF; killed"
+        os.killpg(proc.pid, signal.SIGKILL)
+        run.exit_code = proc.wait()
+    stop.set()
+    reader.join(10)
+    mock.stop()
+    stderr_fh.close()
+    run.frames = [f.obj for f in reader.frames if f.obj is not None]
+    run.requests = mock.requests()
+    run.stderr = stderr_path.read_text(errors="replace")[-5000:]
+    for session_file in sorted((agent_dir / "sessions").rglob("*.jsonl")):
+        for line in session_file.read_text().splitlines():
+            if line.strip():
+                run.entries.append(json.loads(line))
+    for rel in case.get("checkFiles", []):
+        p = cwd / rel
+        run.files[rel] = p.read_text(errors="replace") if p.exists() else None
+    shutil.rmtree(root, ignore_errors=True)
+    return run
+
+
+def play(step: dict[str, Any], write, reader: StdoutReader, cursor: int, timeout: float) -> int:
+    if "send" in step:
+        write(step["send"])
+    elif "sleepMs" in step:
+        time.sleep(step["sleepMs"] / 1000)
+    elif "wait" in step:
+        pattern = step["wait"]
+        deadline = time.monotonic() + float(step.get("timeoutS", timeout))
+        with reader.cond:
+            while True:
+                for i in range(cursor, len(reader.frames)):
+                    f = reader.frames[i]
+                    if f.obj is not None and matches(pattern, f.obj):
+                        return i + 1
+                cursor = len(reader.frames)
+                if reader.eof:
+                    raise TimeoutError(f"stdout closed while waiting for {json.dumps(pattern)}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"timed out waiting for {json.dumps(pattern)}")
+                reader.cond.wait(min(left, 0.5))
+    else:
+        raise ValueError(f"unknown step {step}")
+    return cursor
+
+
+# ------------------------------------------------------------------------------------------------
+# What is compared
+# ------------------------------------------------------------------------------------------------
+
+ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+HEX_ID = re.compile(r"\b[0-9a-f]{8}\b")
+
+
+class Scrub:
+    def __init__(self, run: Run, example_dir: Path):
+        self.repl = sorted(
+            [(run.paths["cwd"], "<cwd>"), (run.paths["agent"], "<agent>"), (run.paths["home"], "<home>"),
+             (run.paths["root"], "<root>"), (str(example_dir), "<examples>")],
+            key=lambda kv: -len(kv[0]),
+        )
+
+    def text(self, s: str) -> str:
+        for a, b in self.repl:
+            s = s.replace(a, b)
+        return ISO.sub("<time>", s)
+
+    def value(self, v: Any, drop: set[str] = frozenset()) -> Any:
+        if isinstance(v, dict):
+            out = {}
+            for k, x in v.items():
+                if k in drop:
+                    continue
+                if k in ("timestamp", "id", "parentId", "toolCallId", "targetId", "responseId", "duration", "ttft"):
+                    out[k] = "<x>"
+                else:
+                    out[k] = self.value(x, drop)
+            return out
+        if isinstance(v, list):
+            return [self.value(x, drop) for x in v]
+        if isinstance(v, str):
+            return self.text(v)
+        if isinstance(v, float):
+            return round(v, 9)
+        return v
+
+
+def system_text(request: dict[str, Any]) -> str:
+    system = request.get("body", {}).get("system")
+    if isinstance(system, list):
+        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+    return system or ""
+
+
+def prompt_delta(text: str, baseline: str) -> list[str]:
+    """The lines an extension added to (+) or removed from (-) the agent's own system prompt."""
+    a = [line for line in baseline.splitlines() if not line.startswith("Current date")]
+    b = [line for line in text.splitlines() if not line.startswith("Current date")]
+    return [d[:1] + d[2:] for d in difflib.ndiff(a, b) if d[:1] in "+-" and d[2:].strip()]
+
+
+def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str]) -> dict[str, Any]:
+    frames = run.frames
+    ui = [scrub.value(f, {"id"}) for f in frames if f.get("type") == "extension_ui_request"]
+    tools = [
+        scrub.value({k: f.get(k) for k in ("toolName", "result", "isError")})
+        for f in frames if f.get("type") == "tool_execution_end"
+    ]
+    errors = [scrub.value({k: f.get(k) for k in ("extensionPath", "event", "error")})
+              for f in frames if f.get("type") == "extension_error"]
+    commands = []
+    for f in frames:
+        if f.get("type") == "response" and f.get("command") == "get_commands" and f.get("success"):
+            commands.append(sorted((c["name"], c.get("description")) for c in f["data"]["commands"]
+                                   if c.get("source") == "extension"))
+    responses = [scrub.value({k: f.get(k) for k in ("command", "success", "error")})
+                 for f in frames if f.get("type") == "response" and f.get("command") != "get_commands"]
+    requests = []
+    for r in run.requests:
+        body = r.get("body", {})
+        requests.append({
+            "messages": scrub.value(strip_cache(body.get("messages", []))),
+            "tools": tool_delta({t.get("name") for t in body.get("tools", []) or []}, baseline_tools),
+            "system": prompt_delta(scrub.text(system_text(r)), baseline),
+        })
+    entries = [scrub.value(entry_view(e)) for e in run.entries if e.get("type") not in ("session",)]
+    return {
+        "ui": ui,
+        "tools": tools,
+        "errors": errors,
+        "commands": commands,
+        "responses": responses,
+        "requests": requests,
+        "session": entries,
+        "files": {k: scrub.text(v) if v is not None else None for k, v in run.files.items()},
+    }
+
+
+def tool_delta(tools: set[str], baseline: set[str]) -> list[str]:
+    """The tools an extension added (+) or took away (-): each agent's own set differs by design."""
+    return sorted(f"+{t}" for t in tools - baseline) + sorted(f"-{t}" for t in baseline - tools)
+
+
+def strip_cache(messages: list[Any]) -> list[Any]:
+    """Anthropic cache markers are where each agent puts them: not an extension's doing."""
+    out = []
+    for m in messages:
+        m = dict(m)
+        if isinstance(m.get("content"), list):
+            m["content"] = [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
+                            for b in m["content"]]
+        out.append(m)
+    return out
+
+
+def entry_view(e: dict[str, Any]) -> dict[str, Any]:
+    """A session entry as the extension left it: what it says, not its bookkeeping."""
+    kind = e.get("type")
+    if kind == "message":
+        m = e.get("message", {})
+        view = {"type": kind, "role": m.get("role")}
+        if m.get("role") in ("user", "toolResult", "custom"):
+            view["content"] = m.get("content")
+        if m.get("role") == "assistant":
+            view["content"] = [c for c in m.get("content", []) if c.get("type") in ("text", "toolCall")]
+        if m.get("role") == "toolResult":
+            view["details"] = m.get("details")
+            view["isError"] = m.get("isError")
+        return view
+    keep = {"custom": ("customType", "data"), "custom_message": ("customType", "content", "display", "details"),
+            "session_info": ("name",), "label": ("label",), "compaction": ("summary",),
+            "branch_summary": ("summary",), "model_change": ("provider", "modelId"),
+            "thinking_level_change": ("thinkingLevel",)}.get(kind, ())
+    return {"type": kind, **{k: e.get(k) for k in keep}}
+
+
+def differences(pi: dict[str, Any], rho: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for aspect in pi:
+        if pi[aspect] != rho[aspect]:
+            a = json.dumps(pi[aspect], indent=1, ensure_ascii=False, sort_keys=True).splitlines()
+            b = json.dumps(rho[aspect], indent=1, ensure_ascii=False, sort_keys=True).splitlines()
+            diff = "\n".join(difflib.unified_diff(a, b, "pi", "rho", lineterm="", n=2))
+            out.append((aspect, diff))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", action="append", help="only this example (repeatable)")
+    ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--bin-dir", type=Path, help="where rho and rho-mock-llm are (default: target/release)")
+    ap.add_argument("--report", type=Path, default=HERE / "EXTENSIONS.md")
+    ap.add_argument("--out", type=Path, default=HERE / "out" / "extensions")
+    ap.add_argument("--cases", type=Path, default=HERE / "extension_cases.json")
+    a = ap.parse_args()
+
+    pi_dir = Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi"))
+    pi_launcher = ensure_pi(pi_dir)
+    bins = a.bin_dir.resolve() if a.bin_dir else build_rho(a.skip_build)
+    rho_bin, mock_bin = bins / "rho", bins / "rho-mock-llm"
+    examples = pi_dir / "node_modules" / "@mariozechner" / "pi-coding-agent" / "examples" / "extensions"
+    host_dir = Path(os.environ.get("RHO_EXTENSION_HOST_DIR", REPO / "target" / "extension-host"))
+    rho_env = {"RHO_EXTENSION_HOST_DIR": str(host_dir)}
+
+    cases = json.loads(a.cases.read_text())
+    if a.case:
+        cases = [c for c in cases if c["example"] in a.case]
+    a.out.mkdir(parents=True, exist_ok=True)
+
+    # The agents' own system prompts, without extensions: what an extension changes is measured
+    # against these.
+    baseline_case = {"example": "<none>", "steps": [
+        {"send": {"type": "prompt", "id": "p1", "message": "Hello"}}, {"wait": {"type": "agent_end"}}]}
+    baselines, baseline_tools = {}, {}
+    for name, argv, env in (("pi", [str(pi_launcher)], {}), ("rho", [str(rho_bin)], rho_env)):
+        base = run_case(name, argv, baseline_case, None, mock_bin, env)
+        first = base.requests[0] if base.requests else {}
+        baselines[name] = Scrub(base, examples).text(system_text(first))
+        baseline_tools[name] = {t.get("name") for t in first.get("body", {}).get("tools", []) or []}
+
+    results = []
+    for case in cases:
+        name = case["example"]
+        if case.get("skip"):
+            results.append({"example": name, "status": "skipped", "why": case["skip"], "note": case.get("note", "")})
+            continue
+        path = examples / name
+        log(f"{name}")
+        runs = {}
+        for agent, argv, env in (("pi", [str(pi_launcher)], {}), ("rho", [str(rho_bin)], rho_env)):
+            runs[agent] = run_case(agent, argv, case, path, mock_bin, env)
+        seen = {agent: aspects(run, Scrub(run, examples), baselines[agent], baseline_tools[agent])
+                for agent, run in runs.items()}
+        diffs = differences(seen["pi"], seen["rho"])
+        explained, unexplained = [], []
+        for aspect, diff in diffs:
+            why = KNOWN.get((aspect, name)) or KNOWN.get((aspect, "*"))
+            (explained if why else unexplained).append((aspect, diff, why))
+        failures = [f"{agent}: {run.error}" for agent, run in runs.items() if run.error]
+        status = "equal" if not diffs and not failures else ("differs" if unexplained or failures else "explained")
+        case_dir = a.out / name.replace("/", "_")
+        case_dir.mkdir(parents=True, exist_ok=True)
+        for agent, run in runs.items():
+            (case_dir / f"{agent}.aspects.json").write_text(json.dumps(seen[agent], indent=1, ensure_ascii=False))
+            (case_dir / f"{agent}.stderr.txt").write_text(run.stderr)
+            with open(case_dir / f"{agent}.frames.jsonl", "w") as fh:
+                for f in run.frames:
+                    fh.write(json.dumps(f, ensure_ascii=False) + "\n")
+        (case_dir / "diff.txt").write_text("\n\n".join(f"## {aspect}\n{diff}" for aspect, diff in diffs))
+        results.append({"example": name, "status": status, "note": case.get("note", ""),
+                        "explained": [(x, w) for x, _, w in explained], "unexplained": [x for x, _, _ in unexplained],
+                        "failures": failures})
+        log(f"  {status}" + (f": {', '.join(x for x, _, _ in unexplained)}" if unexplained else ""))
+
+    write_report(a.report, results)
+    bad = [r for r in results if r["status"] == "differs"]
+    return 1 if bad else 0
+
+
+def write_report(path: Path, results: list[dict[str, Any]]) -> None:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    lines = [
+        "# pi's example extensions in pi 0.73.1 and in rho",
+        "",
+        "Written by `python3 bench/compare/extensions.py` (see its docstring and README.md): each example",
+        "loaded with `-e` into both agents' RPC mode against the same scripted model, with the same",
+        "answers to dialogs. Compared: dialogs and notices, tool results, extension errors, extension",
+        "commands, what the model was sent (messages, tools, the extension's change to the system",
+        "prompt), session entries and files.",
+        "",
+        f"**{len(results)} examples: {counts.get('equal', 0)} equal, {counts.get('explained', 0)} equal but for "
+        f"explained differences, {counts.get('differs', 0)} with unexplained differences, "
+        f"{counts.get('skipped', 0)} not runnable in RPC mode against a scripted model.**",
+        "",
+        "| example | result | what it exercises |",
+        "| --- | --- | --- |",
+    ]
+    for r in results:
+        if r["status"] == "skipped":
+            result = f"skipped: {r['why']}"
+        elif r["status"] == "explained":
+            result = "equal but for: " + "; ".join(f"{a} ({w})" for a, w in r["explained"])
+        elif r["status"] == "differs":
+            result = "**differs**: " + ", ".join(r["unexplained"] + r["failures"])
+        else:
+            result = "equal"
+        lines.append(f"| `{r['example']}` | {result} | {r['note']} |")
+    path.write_text("\n".join(lines) + "\n")
+    log(f"report: {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
