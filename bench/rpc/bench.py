@@ -10,8 +10,10 @@ What it measures (medians over --runs runs, peak RSS from /proc/<pid>/status VmH
     `message_update` to `agent_end`, peak RSS, stdout bytes, and deltas per second through the
     RPC writer (with a reader that keeps up, and with a slow reader, where deltas merge).
 
-Usage: python3 bench/rpc/bench.py [--runs N] [--no-build]
-Needs only Python 3 and cargo. Prints a markdown table.
+Usage: python3 bench/rpc/bench.py [--runs N] [--no-build] [--extension FILE]
+Needs only Python 3 and cargo. Prints a markdown table. With --extension, every rho is started
+with `-e FILE` (its host from RHO_EXTENSION_HOST_DIR, or installed into a scratch agent dir on
+first use): the same figures with an extension loaded.
 """
 
 import argparse
@@ -108,13 +110,20 @@ def time_command(args, runs):
     return statistics.median(times)
 
 
+EXTENSION_ARGS = []
+
+
+def rho_rpc(*extra):
+    return [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model", *EXTENSION_ARGS, *extra]
+
+
 def rpc_startup(runs, mock_url):
     times, rss = [], []
     for _ in range(runs):
         env, work = agent_env(mock_url)
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
+            rho_rpc(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -142,7 +151,7 @@ def sigterm_exit(runs, mock_url):
     for _ in range(runs):
         env, work = agent_env(mock_url)
         proc = subprocess.Popen(
-            [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
+            rho_rpc(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -164,7 +173,7 @@ def sigterm_exit(runs, mock_url):
 def stream(mock_url, slow_reader):
     env, work = agent_env(mock_url)
     proc = subprocess.Popen(
-        [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
+        rho_rpc(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -226,7 +235,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--extension", help="start every rho with -e FILE")
     args = parser.parse_args()
+    if args.extension:
+        EXTENSION_ARGS.extend(["-e", str(Path(args.extension).resolve())])
     if not args.no_build:
         build()
 

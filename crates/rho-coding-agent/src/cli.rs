@@ -297,23 +297,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec
     out
 }
 
-/// pi's package subcommands, which rho does not have: a clear answer instead of a prompt.
-pub const PI_SUBCOMMANDS: &[&str] = &["install", "remove", "uninstall", "update", "list"];
-
 impl Cli {
-    /// Why this command line cannot run as given, for flags and subcommands of pi's that rho
-    /// does not support.
-    pub fn unsupported(&self) -> Option<String> {
-        match self.args.first().map(String::as_str) {
-            Some(command) if PI_SUBCOMMANDS.contains(&command) && !self.print && self.mode.is_none() => Some(format!(
-                "Error: `rho {command}` is pi's package manager, which rho does not have (skills and prompt \
-                 templates are plain files in ~/.rho/agent or .rho/). To send \"{command}\" as a message, give it \
-                 with other words."
-            )),
-            _ => None,
-        }
-    }
-
     /// The effective mode when not interactive: `--mode`, else text when `-p` was given, stdin
     /// is piped or messages were given, else none.
     pub fn mode(&self, stdin_piped: bool) -> Option<Mode> {

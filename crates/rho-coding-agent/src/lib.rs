@@ -12,6 +12,7 @@ pub mod extensions;
 pub mod list_models;
 pub mod login;
 pub mod modes;
+pub mod packages;
 pub mod prompt;
 pub mod startup;
 pub mod task;

@@ -10,6 +10,12 @@ use rho_coding_agent::startup::{self, StartupError};
 use rho_coding_agent::{AgentSession, modes};
 
 fn main() -> ExitCode {
+    // `rho install …` and the other package commands take their own arguments (pi reads its
+    // first argument the same way).
+    let raw: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(args) = rho_coding_agent::packages::command(&raw) {
+        return run_packages(args);
+    }
     let cli = match rho_coding_agent::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
@@ -40,10 +46,6 @@ async fn run(cli: Cli) -> i32 {
         let cwd = std::env::current_dir().unwrap_or_default();
         let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
         return rho_coding_agent::login::run(command, &paths.auth_file()).await;
-    }
-    if let Some(message) = cli.unsupported() {
-        eprintln!("{message}");
-        return 2;
     }
     // Options rho does not know are for the flags extensions register; without any extension
     // they are errors, before anything else happens.
@@ -113,6 +115,21 @@ async fn run_rpc(cli: Cli) -> i32 {
             }
         },
     }
+}
+
+fn run_packages(args: &[String]) -> ExitCode {
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
+    let code = runtime.block_on(rho_coding_agent::packages::run(args, &paths.agent_dir));
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 /// A write past the file size limit (`ulimit -f`) must fail with an error rho reports, not kill

@@ -200,7 +200,7 @@ async fn version_and_help() {
 }
 
 #[tokio::test]
-async fn pi_flags_and_subcommands_get_clear_answers() {
+async fn pi_flags_are_understood() {
     let env = Env::new(vec![Turn::text("No context."), Turn::text("Forked.")]).await;
     std::fs::write(env.cwd.join("AGENTS.md"), "PROJECT-RULES").unwrap();
     // pi's multi-letter short flags: -nc leaves AGENTS.md out, -nt every tool.
@@ -221,14 +221,5 @@ async fn pi_flags_and_subcommands_get_clear_answers() {
     assert_eq!(common::read_jsonl(forked)[0]["parentSession"], first.to_str().unwrap());
     assert_eq!(env.request_bodies()[1]["messages"].as_array().unwrap().len(), 3, "the copy's history went along");
 
-    for (args, expected) in [
-        (vec!["install", "npm:pkg"], "Error: `rho install` is pi's package manager"),
-        (vec!["list"], "Error: `rho list` is pi's package manager"),
-    ] {
-        let out = run(&env, &args, None).await;
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&out).starts_with(expected), "{args:?}: {}", stderr(&out));
-        assert_eq!(stdout(&out), "");
-    }
-    assert_eq!(env.request_bodies().len(), 2, "none of them reached the model");
+    assert_eq!(env.request_bodies().len(), 2);
 }

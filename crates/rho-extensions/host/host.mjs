@@ -159,8 +159,37 @@ async function start(message) {
   mirror = createSessionMirror(pi.SessionManager, message.cwd);
   mirror.apply(message.session);
   ui = message.hasUI ? createUiContext(channel, () => themes.theme) : undefined;
+  const packageResources = message.packages ? await resolvePackages(message) : undefined;
   const diagnostics = await load(message.flagValues ?? []);
-  return { ...registrations(), diagnostics, errors: current.errors };
+  return { ...registrations(), diagnostics, errors: current.errors, packageResources };
+}
+
+/**
+ * pi's packages: what the settings' `packages` and `-e npm:… / git:…` bring, resolved (and
+ * installed when missing) by pi's own package manager, as pi does at start-up. Their extensions
+ * join the list after the `-e` files; their skills and prompt templates go back to rho.
+ */
+async function resolvePackages(message) {
+  const { cliCount, sources } = message.packages;
+  const settingsManager = pi.SettingsManager.create(message.cwd, message.agentDir);
+  const manager = new pi.DefaultPackageManager({ cwd: message.cwd, agentDir: message.agentDir, settingsManager });
+  manager.setProgressCallback((event) => {
+    if (event.type === "start") process.stderr.write(`${event.message}\n`);
+  });
+  const fromPackages = (resolved) => resolved.filter((r) => r.enabled && r.metadata?.origin === "package");
+  const configured = await manager.resolve();
+  const temporary = sources.length > 0 ? await manager.resolveExtensionSources(sources, { temporary: true }) : undefined;
+  const extensions = [
+    ...(temporary ? temporary.extensions.filter((r) => r.enabled).map((r) => r.path) : []),
+    ...fromPackages(configured.extensions).map((r) => r.path),
+  ];
+  const paths = [...init.extensions.slice(0, cliCount), ...extensions, ...init.extensions.slice(cliCount)];
+  init.extensions = [...new Set(paths)];
+  const others = (kind) => [
+    ...(temporary ? temporary[kind].filter((r) => r.enabled).map((r) => r.path) : []),
+    ...fromPackages(configured[kind]).map((r) => r.path),
+  ];
+  return { skills: others("skills"), prompts: others("prompts") };
 }
 
 /** Loads the extensions afresh (their factories run again) and binds a new runner. */

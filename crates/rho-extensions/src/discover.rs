@@ -26,14 +26,26 @@ pub struct Sources<'a> {
     pub skip_project: bool,
 }
 
+/// Whether an `-e` value or a `packages` entry names a package rather than a file: `npm:…`,
+/// `git:…`, or a git URL (pi's source kinds; anything else is a path).
+pub fn is_package_source(source: &str) -> bool {
+    ["npm:", "git:", "https://", "http://", "ssh://", "git://"].iter().any(|p| source.starts_with(p))
+}
+
 /// The entry files to load, in load order.
 pub fn extension_paths(sources: &Sources<'_>) -> Vec<PathBuf> {
+    discover(sources).0
+}
+
+/// [`extension_paths`], and how many of them `-e` named (they come first).
+pub fn discover(sources: &Sources<'_>) -> (Vec<PathBuf>, usize) {
     let mut found = Found::default();
-    for named in &sources.cli {
+    for named in sources.cli.iter().filter(|s| !is_package_source(s)) {
         found.add_named(&resolve(named, sources.cwd));
     }
+    let from_cli = found.paths.len();
     if !sources.discover {
-        return found.paths;
+        return (found.paths, from_cli);
     }
     if !sources.skip_project {
         let base = sources.cwd.join(".pi");
@@ -49,7 +61,7 @@ pub fn extension_paths(sources: &Sources<'_>) -> Vec<PathBuf> {
         found.add_all(discover_dir(&sources.cwd.join(".rho/extensions")));
     }
     found.add_all(discover_dir(&sources.agent_dir.join("extensions")));
-    found.paths
+    (found.paths, from_cli)
 }
 
 #[derive(Default)]

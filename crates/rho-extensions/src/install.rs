@@ -28,6 +28,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("channel.mjs", include_str!("../host/channel.mjs")),
     ("session-mirror.mjs", include_str!("../host/session-mirror.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
+    ("packages.mjs", include_str!("../host/packages.mjs")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,6 +58,13 @@ pub struct Runtime {
     pub node: PathBuf,
     pub script: PathBuf,
     pub dir: PathBuf,
+}
+
+impl Runtime {
+    /// The script behind `rho install | remove | update | list` (pi's package manager).
+    pub fn packages_script(&self) -> PathBuf {
+        self.dir.join("packages.mjs")
+    }
 }
 
 /// Where the host lives: `RHO_EXTENSION_HOST_DIR`, else `<agent dir>/extension-host`.

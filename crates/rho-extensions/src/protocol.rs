@@ -91,6 +91,29 @@ pub struct Init {
     pub theme: Option<String>,
     pub session: SessionSync,
     pub state: Value,
+    /// pi's packages to resolve (and install when missing) with pi's package manager.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packages: Option<PackagesInit>,
+}
+
+/// What the host resolves with pi's package manager: the settings' `packages`, and `-e` sources
+/// that name a package (`npm:…`, `git:…`, a git URL), installed for the run only.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackagesInit {
+    /// How many of [`Init::extensions`] came from `-e` (the packages' extensions load after them).
+    pub cli_count: usize,
+    pub sources: Vec<String>,
+}
+
+/// The skills and prompt templates packages bring.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageResources {
+    #[serde(default)]
+    pub skills: Vec<String>,
+    #[serde(default)]
+    pub prompts: Vec<String>,
 }
 
 /// A command-line flag's value: `--name` alone, or `--name value`.
@@ -288,6 +311,9 @@ pub struct Registrations {
     /// Extensions that failed to load.
     #[serde(default)]
     pub errors: Vec<LoadError>,
+    /// What the packages brought besides extensions (at start-up only).
+    #[serde(default)]
+    pub package_resources: Option<PackageResources>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -29,7 +29,7 @@ impl AgentSession {
             .iter()
             .map(|p| (p.display().to_string(), format!("Failed to load extension: {} does not exist", p.display())))
             .collect();
-        if config.paths.is_empty() {
+        if config.paths.is_empty() && config.packages.is_none() {
             return Ok(Started { load_errors: missing });
         }
         let (extensions, mut started) = Extensions::start(self, config, progress).await?;
@@ -40,6 +40,9 @@ impl AgentSession {
             return Ok(started);
         }
         self.inner.agent.set_hooks(Some(Arc::new(LoopHooks(extensions.clone()))));
+        if let Some(resources) = &extensions.registrations().package_resources {
+            self.add_resource_paths(resources.skills.clone(), resources.prompts.clone());
+        }
         extensions.emit(json!({"type": "session_start", "reason": "startup"})).await;
         self.discover_extension_resources("startup").await;
         Ok(started)
@@ -62,13 +65,29 @@ impl AgentSession {
                 .map(|list| list.iter().filter_map(|e| e.get("path")?.as_str().map(str::to_owned)).collect())
                 .unwrap_or_default()
         };
-        let (skills, prompts) = (paths("skillPaths"), paths("promptPaths"));
+        self.add_resource_paths(paths("skillPaths"), paths("promptPaths"));
+    }
+
+    /// Skills and prompt templates from extensions and packages join the session's (loaded as
+    /// `--skill` / `--prompt-template` paths are).
+    fn add_resource_paths(&self, skills: Vec<String>, prompts: Vec<String>) {
         if skills.is_empty() && prompts.is_empty() {
             return;
         }
-        let mut sources = self.inner.resource_sources.clone();
-        sources.skills.extend(skills);
-        sources.prompt_templates.extend(prompts);
+        let sources = {
+            let mut sources = lock(&self.inner.resource_sources);
+            for skill in skills {
+                if !sources.skills.contains(&skill) {
+                    sources.skills.push(skill);
+                }
+            }
+            for prompt in prompts {
+                if !sources.prompt_templates.contains(&prompt) {
+                    sources.prompt_templates.push(prompt);
+                }
+            }
+            sources.clone()
+        };
         let (mut resources, diagnostics) = super::load_resources(&self.inner.paths, &self.settings(), &sources);
         for d in diagnostics {
             tracing::warn!("{d}");

@@ -113,7 +113,8 @@ pub(crate) struct Inner {
     pub transcript: transcript::Transcript,
     /// Replaced whole by `reload`.
     pub resources: Mutex<Arc<Resources>>,
-    pub resource_sources: ResourceSources,
+    /// Where they come from; extensions and packages add skill and template paths.
+    pub resource_sources: Mutex<ResourceSources>,
     pub tools: Mutex<tools::ToolSet>,
     /// The todo list (todo_write, set_todos, get_state).
     pub todos: TodoStore,
@@ -216,7 +217,7 @@ impl AgentSession {
                 has_model: Mutex::new(has_model),
                 transcript,
                 resources: Mutex::new(Arc::new(resources)),
-                resource_sources,
+                resource_sources: Mutex::new(resource_sources),
                 tools: Mutex::new(tool_set),
                 todos,
                 todo_reminders: Mutex::new(TodoReminders::new()),

@@ -88,7 +88,8 @@ impl AgentSession {
         }
         let paths = &self.inner.paths;
         let mut problems: Vec<String> = self.settings().reload(paths).iter().map(ToString::to_string).collect();
-        let (mut resources, diagnostics) = load_resources(paths, &self.settings(), &self.inner.resource_sources);
+        let sources = lock(&self.inner.resource_sources).clone();
+        let (mut resources, diagnostics) = load_resources(paths, &self.settings(), &sources);
         problems.extend(diagnostics.iter().map(ToString::to_string));
         // The stream rules were handed to the session's matcher when it was built.
         resources.ttsr_rules.clear();

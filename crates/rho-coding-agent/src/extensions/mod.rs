@@ -42,6 +42,8 @@ pub struct Config {
     pub flag_values: Vec<(String, FlagValue)>,
     /// `ctx.hasUI`.
     pub has_ui: bool,
+    /// pi's packages to resolve in the host (the settings list some, or `-e` names one).
+    pub packages: Option<rho_extensions::protocol::PackagesInit>,
     /// Where what extensions print goes.
     pub output: Output,
     pub hook_timeout: Duration,
@@ -163,6 +165,7 @@ impl Extensions {
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
             state: state.unwrap_or(Value::Null),
+            packages: self.config.packages.clone(),
         };
         let (_, answer) = host.request(&ToHost::Init(Box::new(init)));
         let value = answer.await.map_err(|_| HostError::Exited("it closed before loading the extensions".into()))??;

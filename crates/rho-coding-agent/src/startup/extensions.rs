@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use rho_extensions::discover::{Sources, extension_paths};
+use rho_extensions::discover::{Sources, discover, extension_paths, is_package_source};
+use rho_extensions::protocol::PackagesInit;
 use serde_json::Value;
 
 use super::StartupError;
@@ -31,7 +32,17 @@ pub fn extensions_configured(cli: &Cli) -> bool {
     };
     let paths = ConfigPaths::from_env(cwd);
     let (settings, _) = Settings::load(&paths, &crate::config::LoadOptions::default());
-    !extension_paths(&sources(cli, &paths, &settings)).is_empty()
+    !extension_paths(&sources(cli, &paths, &settings)).is_empty() || packages(cli, &settings).is_some()
+}
+
+/// The package sources to resolve in the host: `-e` values that name packages, and (unless
+/// `--no-extensions`) the settings' `packages`.
+fn packages(cli: &Cli, settings: &Settings) -> Option<Vec<String>> {
+    let from_cli: Vec<String> = cli.extensions.iter().filter(|e| is_package_source(e)).cloned().collect();
+    let configured = |value: Option<&Value>| value.and_then(Value::as_array).is_some_and(|list| !list.is_empty());
+    let (global, project) = settings.by_file("packages");
+    let in_settings = !cli.no_extensions && (configured(global) || configured(project));
+    (in_settings || !from_cli.is_empty()).then_some(from_cli)
 }
 
 fn sources<'a>(cli: &Cli, paths: &'a ConfigPaths, settings: &Settings) -> Sources<'a> {
@@ -60,8 +71,9 @@ pub fn extension_config(
     settings: &Settings,
     ui: ExtensionUi,
 ) -> Result<Option<Config>, StartupError> {
-    let found = extension_paths(&sources(cli, paths, settings));
-    if found.is_empty() {
+    let (found, from_cli) = discover(&sources(cli, paths, settings));
+    let packages = packages(cli, settings).map(|sources| PackagesInit { cli_count: from_cli, sources });
+    if found.is_empty() && packages.is_none() {
         if let Some((name, _)) = cli.extension_flags.first() {
             return Err(StartupError::new(format!("Error: Unknown option: --{name}"), 2));
         }
@@ -76,6 +88,7 @@ pub fn extension_config(
         paths: found,
         flag_values: cli.extension_flags.clone(),
         has_ui: ui != ExtensionUi::None,
+        packages,
         output,
         hook_timeout: Duration::from_millis(timeout_ms.max(1)),
     }))

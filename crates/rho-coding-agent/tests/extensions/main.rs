@@ -8,6 +8,7 @@ mod common;
 
 mod faults;
 mod hooks;
+mod interactive;
 mod lifecycle;
 mod session;
 mod tools;

@@ -1,0 +1,49 @@
+//! Extensions in the interactive mode, in a pseudo-terminal: the fixture `ui.ts`'s status in the
+//! footer and widget above the editor at start, a command's input, confirm and select dialogs
+//! answered with keys, and a registered shortcut; and the command in the `/` completion.
+
+#[path = "../interactive_support/mod.rs"]
+mod interactive_support;
+
+use interactive_support::Terminal;
+use rho_mock_llm::Turn;
+
+use crate::common::Env;
+use crate::common::extensions::{fixture, pi_host};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dialogs_statuses_widgets_commands_and_shortcuts_in_the_terminal() {
+    let Some(host) = pi_host("dialogs_statuses_widgets_commands_and_shortcuts_in_the_terminal") else { return };
+    let env = Env::new(vec![Turn::text("unused")]).await;
+    let host = host.display().to_string();
+    let term = Terminal::start_with(&env, &["-e", &fixture("ui.ts")], &[("RHO_EXTENSION_HOST_DIR", &host)]);
+    term.ready().await;
+    let screen = term.wait_for("Widget line two").await;
+    assert!(screen.contains("Widget line one\nWidget line two"), "{screen}");
+    let screen = term.wait_for("fixture ready").await;
+    insta::assert_snapshot!("ui_fixture_at_start", screen);
+
+    // The command's dialogs: an input typed in the editor, a confirm answered Yes.
+    term.submit("/greet");
+    term.wait_for("Your name?").await;
+    term.submit("Ada");
+    term.wait_for("Greet Ada?").await;
+    term.send("\r");
+    term.wait_for("Hello, Ada!").await;
+
+    // A select answered with Down and Enter.
+    term.submit("/pick");
+    term.wait_for("Pick one").await;
+    term.send("\x1b[B");
+    term.send("\r");
+    term.wait_for("Picked beta").await;
+
+    // The shortcut the extension registered.
+    term.send("\x1bg");
+    let screen = term.wait_for("The shortcut ran").await;
+    assert!(screen.contains("Warning: The shortcut ran"), "{screen}");
+
+    // The extension's commands complete after `/`.
+    term.send("/gr\t");
+    term.wait_for("/greet").await;
+}
