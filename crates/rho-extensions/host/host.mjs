@@ -5,6 +5,8 @@
 // knows (the session's entries, the model, the tools) arrives before each event. See
 // crates/rho-coding-agent/src/extensions/ for the other side.
 
+import fs from "node:fs";
+
 import { Channel } from "./channel.mjs";
 import { createSessionMirror } from "./session-mirror.mjs";
 import { createUiContext } from "./ui.mjs";
@@ -159,37 +161,52 @@ async function start(message) {
   mirror = createSessionMirror(pi.SessionManager, message.cwd);
   mirror.apply(message.session);
   ui = message.hasUI ? createUiContext(channel, () => themes.theme) : undefined;
-  const packageResources = message.packages ? await resolvePackages(message) : undefined;
+  init.original = { ...message };
+  const resolved = await resolveExtensions(message);
+  init.extensions = resolved.extensions;
   const diagnostics = await load(message.flagValues ?? []);
-  return { ...registrations(), diagnostics, errors: current.errors, packageResources };
+  return { ...registrations(), diagnostics, errors: current.errors, packageResources: resolved.resources };
 }
 
 /**
- * pi's packages: what the settings' `packages` and `-e npm:… / git:…` bring, resolved (and
- * installed when missing) by pi's own package manager, as pi does at start-up. Their extensions
- * join the list after the `-e` files; their skills and prompt templates go back to rho.
+ * Which extensions load, decided by pi's own package manager as pi decides it: the `-e` values
+ * (files, folders by package rules, `npm:` / `git:` sources installed for the run), then the
+ * settings' packages (installed when missing), `extensions` entries and the extension folders —
+ * all with pi's filters. rho adds what only rho knows (`.rho/extensions/`), from its own list.
+ * The packages' skills and prompt templates go back to rho.
  */
-async function resolvePackages(message) {
-  const { cliCount, sources } = message.packages;
+async function resolveExtensions(message) {
   const settingsManager = pi.SettingsManager.create(message.cwd, message.agentDir);
   const manager = new pi.DefaultPackageManager({ cwd: message.cwd, agentDir: message.agentDir, settingsManager });
   manager.setProgressCallback((event) => {
     if (event.type === "start") process.stderr.write(`${event.message}\n`);
   });
-  const fromPackages = (resolved) => resolved.filter((r) => r.enabled && r.metadata?.origin === "package");
-  const configured = await manager.resolve();
-  const temporary = sources.length > 0 ? await manager.resolveExtensionSources(sources, { temporary: true }) : undefined;
-  const extensions = [
-    ...(temporary ? temporary.extensions.filter((r) => r.enabled).map((r) => r.path) : []),
-    ...fromPackages(configured.extensions).map((r) => r.path),
-  ];
-  const paths = [...init.extensions.slice(0, cliCount), ...extensions, ...init.extensions.slice(cliCount)];
-  init.extensions = [...new Set(paths)];
-  const others = (kind) => [
-    ...(temporary ? temporary[kind].filter((r) => r.enabled).map((r) => r.path) : []),
-    ...fromPackages(configured[kind]).map((r) => r.path),
-  ];
-  return { skills: others("skills"), prompts: others("prompts") };
+  const none = { extensions: [], skills: [], prompts: [], themes: [] };
+  const cli = message.cli.length > 0 ? await manager.resolveExtensionSources(message.cli, { temporary: true }) : none;
+  const configured = message.noExtensions ? none : await manager.resolve();
+  const enabled = (list) => list.filter((r) => r.enabled).map((r) => r.path);
+  const fromPackages = (list) => list.filter((r) => r.enabled && r.metadata?.origin === "package").map((r) => r.path);
+  const seen = new Set();
+  const extensions = [];
+  for (const path of [...enabled(cli.extensions), ...enabled(configured.extensions), ...message.extensions]) {
+    let key = path;
+    try {
+      key = fs.realpathSync(path);
+    } catch {
+      // Not there: the loader reports it.
+    }
+    if (!seen.has(key)) {
+      seen.add(key);
+      extensions.push(path);
+    }
+  }
+  return {
+    extensions,
+    resources: {
+      skills: [...enabled(cli.skills), ...fromPackages(configured.skills)],
+      prompts: [...enabled(cli.prompts), ...fromPackages(configured.prompts)],
+    },
+  };
 }
 
 /** Loads the extensions afresh (their factories run again) and binds a new runner. */
@@ -242,6 +259,10 @@ async function replace(message) {
   }
   old.invalidate();
   if (message.sync) mirror.apply(message.sync);
+  if (reason === "reload") {
+    // pi's /reload reads the settings and resolves the packages again.
+    init.extensions = (await resolveExtensions(init.original)).extensions;
+  }
   await load([]);
   const event = { type: "session_start", reason };
   if (reason !== "reload" && previousSessionFile !== undefined) event.previousSessionFile = previousSessionFile;

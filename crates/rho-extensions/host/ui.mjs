@@ -58,7 +58,7 @@ export function createUiContext(channel, currentTheme) {
       notice("setTitle", { title });
     },
     setEditorText(text) {
-      notice("set_editor_text", { text });
+      notice("set_editor_text", { text: text ?? "" });
     },
     pasteToEditor(text) {
       this.setEditorText(text);

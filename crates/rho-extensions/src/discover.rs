@@ -98,6 +98,15 @@ impl Found {
     }
 }
 
+/// The extensions only rho looks for (the project's `.rho/extensions/`); pi's package manager
+/// finds all the others.
+pub fn rho_only_paths(sources: &Sources<'_>) -> Vec<PathBuf> {
+    if !sources.discover || sources.skip_project {
+        return Vec::new();
+    }
+    discover_dir(&sources.cwd.join(".rho/extensions"))
+}
+
 /// `~`, `~/…` and relative paths made absolute.
 fn resolve(raw: &str, cwd: &Path) -> PathBuf {
     let home = || std::env::var_os("HOME").map(PathBuf::from);

@@ -79,7 +79,13 @@ pub enum ToHost {
 pub struct Init {
     pub cwd: String,
     pub agent_dir: String,
-    /// The extensions' entry files, in load order.
+    /// `-e` values as given: files, folders and package sources, resolved by pi's package
+    /// manager in the host as pi resolves them.
+    pub cli: Vec<String>,
+    /// `--no-extensions`: only the `-e` ones.
+    pub no_extensions: bool,
+    /// The entry files only rho looks for (`.rho/extensions/`); the host loads them after what
+    /// pi's package manager resolves.
     pub extensions: Vec<String>,
     /// `--name value` / `--name` from the command line, for the flags extensions register.
     pub flag_values: Vec<(String, FlagValue)>,
@@ -91,22 +97,9 @@ pub struct Init {
     pub theme: Option<String>,
     pub session: SessionSync,
     pub state: Value,
-    /// pi's packages to resolve (and install when missing) with pi's package manager.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub packages: Option<PackagesInit>,
 }
 
-/// What the host resolves with pi's package manager: the settings' `packages`, and `-e` sources
-/// that name a package (`npm:…`, `git:…`, a git URL), installed for the run only.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PackagesInit {
-    /// How many of [`Init::extensions`] came from `-e` (the packages' extensions load after them).
-    pub cli_count: usize,
-    pub sources: Vec<String>,
-}
-
-/// The skills and prompt templates packages bring.
+/// The skills and prompt templates packages (and `-e` folders) bring.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageResources {

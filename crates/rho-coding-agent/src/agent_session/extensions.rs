@@ -29,7 +29,7 @@ impl AgentSession {
             .iter()
             .map(|p| (p.display().to_string(), format!("Failed to load extension: {} does not exist", p.display())))
             .collect();
-        if config.paths.is_empty() && config.packages.is_none() {
+        if config.paths.is_empty() && !config.starts_for_packages {
             return Ok(Started { load_errors: missing });
         }
         let (extensions, mut started) = Extensions::start(self, config, progress).await?;

@@ -228,6 +228,10 @@ impl AgentSession {
     /// Makes `session` the current one: the agent takes its context, model and level; queues
     /// and todos are cleared. A new session records the model and level it starts with.
     fn install_session(&self, session: Session, fresh: bool) {
+        // The extensions' copy of the session it replaces is complete first.
+        if let Some(extensions) = self.extensions() {
+            extensions.sync_now(self);
+        }
         *lock(&self.inner.cache_key) = session.session_id().to_owned();
         self.inner.agent.clear_queues();
         let context = self.inner.transcript.replace(session);

@@ -227,6 +227,7 @@ fn extension_prompt_tool(tool: &dyn Tool) -> PromptTool {
         name: tool.name().to_owned(),
         blurb: tool.prompt_snippet().unwrap_or_default().to_owned(),
         guidelines: tool.prompt_guidelines().to_vec(),
+        builtin: false,
     }
 }
 

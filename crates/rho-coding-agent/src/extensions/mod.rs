@@ -36,14 +36,23 @@ pub(crate) use hooks::{LoopHooks, request_hooks};
 /// What a session's extensions are started with.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The extensions' entry files, in load order.
+    /// The extensions' entry files rho found by pi's rules (whether to start the host, and
+    /// which named files are missing).
     pub paths: Vec<PathBuf>,
+    /// Those only rho looks for (`.rho/extensions/`): the host loads them after what pi's
+    /// package manager resolves.
+    pub rho_only: Vec<PathBuf>,
+    /// `-e` values as given.
+    pub cli: Vec<String>,
+    /// Packages are configured (the host starts for them even when no file was found).
+    pub starts_for_packages: bool,
+    /// `--no-extensions`.
+    pub no_extensions: bool,
     /// Command-line flags rho does not know, for the flags extensions register.
     pub flag_values: Vec<(String, FlagValue)>,
     /// `ctx.hasUI`.
     pub has_ui: bool,
-    /// pi's packages to resolve in the host (the settings list some, or `-e` names one).
-    pub packages: Option<rho_extensions::protocol::PackagesInit>,
+
     /// Where what extensions print goes.
     pub output: Output,
     pub hook_timeout: Duration,
@@ -159,13 +168,14 @@ impl Extensions {
         let init = Init {
             cwd: session.cwd().display().to_string(),
             agent_dir: agent_dir.display().to_string(),
-            extensions: self.config.paths.iter().map(|p| p.display().to_string()).collect(),
+            cli: self.config.cli.clone(),
+            no_extensions: self.config.no_extensions,
+            extensions: self.config.rho_only.iter().map(|p| p.display().to_string()).collect(),
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
             state: state.unwrap_or(Value::Null),
-            packages: self.config.packages.clone(),
         };
         let (_, answer) = host.request(&ToHost::Init(Box::new(init)));
         let value = answer.await.map_err(|_| HostError::Exited("it closed before loading the extensions".into()))??;
@@ -347,10 +357,21 @@ impl Extensions {
         }
     }
 
+    /// Brings the host's copy of the session up to date now (before the session is replaced,
+    /// so `session_shutdown` handlers read it as it ended).
+    pub(crate) fn sync_now(&self, session: &AgentSession) {
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            self.sync_to(&host, session, true);
+        }
+    }
+
     /// Runs `session_shutdown` (bounded by the hook timeout) and stops the host.
     pub(crate) async fn shutdown(&self) {
         let host = lock(&self.host).clone().filter(ExtensionHost::is_alive);
         if let Some(host) = host {
+            if let Some(session) = self.session() {
+                self.sync_to(&host, &session, true);
+            }
             let (_, answer) = host.request(&ToHost::Shutdown);
             let _ = tokio::time::timeout(self.config.hook_timeout, answer).await;
         }

@@ -21,11 +21,13 @@ pub struct PromptTool {
     pub blurb: String,
     /// Extra guideline bullets the tool brings (an extension's `promptGuidelines`).
     pub guidelines: Vec<String>,
+    /// rho's own tool of that name (its guidelines apply), not an extension's replacement.
+    pub builtin: bool,
 }
 
 impl PromptTool {
     pub fn new(name: impl Into<String>, blurb: impl Into<String>) -> Self {
-        Self { name: name.into(), blurb: blurb.into(), guidelines: Vec::new() }
+        Self { name: name.into(), blurb: blurb.into(), guidelines: Vec::new(), builtin: true }
     }
 }
 
@@ -120,6 +122,9 @@ fn base_prompt(tools: &[PromptTool], readme_path: Option<&Path>) -> String {
 /// without duplicates.
 pub fn guidelines(tools: &[PromptTool]) -> Vec<String> {
     let has = |name: &str| has_tool(tools, name);
+    // A tool's own guidelines go with rho's tool: an extension's replacement brings its own (as
+    // pi's built-in tools carry theirs in their definitions).
+    let own = |name: &str| tools.iter().any(|t| t.name == name && t.builtin);
     let explorers = has("grep") || has("find") || has("ls");
     let mut out: Vec<String> = Vec::new();
     let mut add = |g: &str| {
@@ -134,16 +139,16 @@ pub fn guidelines(tools: &[PromptTool]) -> Vec<String> {
         add("To explore files, prefer the grep, find and ls tools over bash: they are faster \
              and respect .gitignore.");
     }
-    if has("read") && has("edit") {
+    if own("read") && own("edit") {
         add("Read a file with the read tool before you edit it; use read rather than cat or sed.");
     }
-    if has("edit") {
+    if own("edit") {
         add("Use edit for precise changes: the old text must match the file exactly.");
     }
-    if has("write") {
+    if own("write") {
         add("Use write only to create new files or to rewrite a file completely.");
     }
-    if has("edit") || has("write") {
+    if own("edit") || own("write") {
         add("When you summarize what you did, write plain text in your reply; do not use cat or \
              bash to display your changes.");
     }

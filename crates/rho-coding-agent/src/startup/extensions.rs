@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use rho_extensions::discover::{Sources, discover, extension_paths, is_package_source};
-use rho_extensions::protocol::PackagesInit;
+use rho_extensions::discover::{Sources, extension_paths, is_package_source, rho_only_paths};
 use serde_json::Value;
 
 use super::StartupError;
@@ -35,14 +34,14 @@ pub fn extensions_configured(cli: &Cli) -> bool {
     !extension_paths(&sources(cli, &paths, &settings)).is_empty() || packages(cli, &settings).is_some()
 }
 
-/// The package sources to resolve in the host: `-e` values that name packages, and (unless
-/// `--no-extensions`) the settings' `packages`.
-fn packages(cli: &Cli, settings: &Settings) -> Option<Vec<String>> {
-    let from_cli: Vec<String> = cli.extensions.iter().filter(|e| is_package_source(e)).cloned().collect();
+/// Whether packages are to be loaded: `-e` names one, or (unless `--no-extensions`) the
+/// settings list some.
+fn packages(cli: &Cli, settings: &Settings) -> Option<()> {
+    let from_cli = cli.extensions.iter().any(|e| is_package_source(e));
     let configured = |value: Option<&Value>| value.and_then(Value::as_array).is_some_and(|list| !list.is_empty());
     let (global, project) = settings.by_file("packages");
     let in_settings = !cli.no_extensions && (configured(global) || configured(project));
-    (in_settings || !from_cli.is_empty()).then_some(from_cli)
+    (in_settings || from_cli).then_some(())
 }
 
 fn sources<'a>(cli: &Cli, paths: &'a ConfigPaths, settings: &Settings) -> Sources<'a> {
@@ -71,8 +70,9 @@ pub fn extension_config(
     settings: &Settings,
     ui: ExtensionUi,
 ) -> Result<Option<Config>, StartupError> {
-    let (found, from_cli) = discover(&sources(cli, paths, settings));
-    let packages = packages(cli, settings).map(|sources| PackagesInit { cli_count: from_cli, sources });
+    let sources = sources(cli, paths, settings);
+    let found = extension_paths(&sources);
+    let packages = packages(cli, settings);
     if found.is_empty() && packages.is_none() {
         if let Some((name, _)) = cli.extension_flags.first() {
             return Err(StartupError::new(format!("Error: Unknown option: --{name}"), 2));
@@ -85,10 +85,13 @@ pub fn extension_config(
     };
     let timeout_ms = settings.get("extensionHookTimeoutMs").and_then(Value::as_u64).unwrap_or(30_000);
     Ok(Some(Config {
+        rho_only: rho_only_paths(&sources),
         paths: found,
+        starts_for_packages: packages.is_some(),
         flag_values: cli.extension_flags.clone(),
         has_ui: ui != ExtensionUi::None,
-        packages,
+        cli: cli.extensions.clone(),
+        no_extensions: cli.no_extensions,
         output,
         hook_timeout: Duration::from_millis(timeout_ms.max(1)),
     }))

@@ -10,5 +10,6 @@ mod faults;
 mod hooks;
 mod interactive;
 mod lifecycle;
+mod packages;
 mod session;
 mod tools;
