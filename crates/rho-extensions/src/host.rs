@@ -64,9 +64,13 @@ pub struct HostCommand {
     pub output: HostOutput,
 }
 
-/// What the host says that is not an answer to rho.
+/// What the host says, in the order it said it (answers included, so that what an extension
+/// did before its handler returned is applied before rho goes on).
 #[derive(Debug)]
 pub enum Incoming {
+    /// The answer to one of rho's requests: [`Answer::deliver`] it once what came before it
+    /// is handled.
+    Answer(Answer),
     Action {
         id: Option<String>,
         action: Action,
@@ -84,6 +88,28 @@ pub enum Incoming {
     Exited {
         reason: String,
     },
+}
+
+/// An answer from the host to one of rho's requests, on its way to whoever waits for it.
+pub struct Answer {
+    id: String,
+    result: Result<Value, HostError>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answer").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl Answer {
+    /// Hands the answer to the request that waits for it.
+    pub fn deliver(self) {
+        if let Some(pending) = lock(&self.shared.pending).remove(&self.id) {
+            let _ = pending.answer.send(self.result);
+        }
+    }
 }
 
 /// Receives a running tool's partial results.
@@ -337,18 +363,15 @@ fn end(shared: &Shared, reason: &str) {
     }
 }
 
-fn dispatch(shared: &Shared, incoming: &mpsc::UnboundedSender<Incoming>, message: FromHost) {
+fn dispatch(shared: &Arc<Shared>, incoming: &mpsc::UnboundedSender<Incoming>, message: FromHost) {
     let forward = match message {
         FromHost::Hello { .. } => return,
         FromHost::Result { id, value, error } => {
-            if let Some(pending) = lock(&shared.pending).remove(&id) {
-                let answer = match error {
-                    Some(error) => Err(HostError::Failed(error)),
-                    None => Ok(value.unwrap_or(Value::Null)),
-                };
-                let _ = pending.answer.send(answer);
-            }
-            return;
+            let result = match error {
+                Some(error) => Err(HostError::Failed(error)),
+                None => Ok(value.unwrap_or(Value::Null)),
+            };
+            Incoming::Answer(Answer { id, result, shared: shared.clone() })
         }
         FromHost::ToolUpdate { id, partial } => {
             let sink = lock(&shared.pending).get(&id).and_then(|p| p.updates.clone());

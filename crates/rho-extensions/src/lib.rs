@@ -13,7 +13,7 @@ pub mod install;
 pub mod protocol;
 pub mod tool;
 
-pub use host::{ExtensionHost, HostCommand, HostError, HostOutput, Incoming, UpdateSink};
+pub use host::{Answer, ExtensionHost, HostCommand, HostError, HostOutput, Incoming, UpdateSink};
 pub use install::{InstallError, PI_VERSION, Runtime};
 pub use protocol::{Action, ExtensionFault, FlagValue, Registrations, SessionSync, ToHost};
 pub use tool::{ExtensionTool, ToolHost};

@@ -41,6 +41,7 @@ type Dialogs = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
 fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialogs, message: Incoming) {
     match message {
+        Incoming::Answer(answer) => answer.deliver(),
         Incoming::Fault(fault) => session.report_extension_error(&fault.extension_path, &fault.event, &fault.error),
         Incoming::Registrations(registrations) => extensions.set_registrations(session, Arc::from(registrations)),
         Incoming::Exited { reason } => {

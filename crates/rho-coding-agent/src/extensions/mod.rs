@@ -132,6 +132,9 @@ impl Extensions {
             shutdown_notify: tokio::sync::Notify::new(),
             next_turn: Mutex::default(),
         });
+        // Answers come through the loop (after what the host did before answering), so it runs
+        // before the first request.
+        actions::spawn_loop(Arc::downgrade(&this), incoming_rx);
         let registrations = this.spawn_host(session).await?;
         let errors: Vec<String> =
             registrations.diagnostics.iter().filter(|d| d.kind == "error").map(|d| d.message.clone()).collect();
@@ -141,7 +144,6 @@ impl Extensions {
         }
         let started =
             Started { load_errors: registrations.errors.iter().map(|e| (e.path.clone(), e.error.clone())).collect() };
-        actions::spawn_loop(Arc::downgrade(&this), incoming_rx);
         Ok((this, started))
     }
 

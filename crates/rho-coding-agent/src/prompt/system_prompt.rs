@@ -139,8 +139,11 @@ pub fn guidelines(tools: &[PromptTool]) -> Vec<String> {
         add("To explore files, prefer the grep, find and ls tools over bash: they are faster \
              and respect .gitignore.");
     }
+    if own("read") {
+        add("Use read to look at files, rather than cat or sed.");
+    }
     if own("read") && own("edit") {
-        add("Read a file with the read tool before you edit it; use read rather than cat or sed.");
+        add("Read a file with the read tool before you edit it.");
     }
     if own("edit") {
         add("Use edit for precise changes: the old text must match the file exactly.");
@@ -195,13 +198,21 @@ mod tests {
         let bash_grep = guidelines(&tools(&["bash", "grep"]));
         assert!(bash_grep[0].starts_with("To explore files, prefer the grep"));
         let no_bash = guidelines(&tools(&["grep", "read"]));
-        assert_eq!(no_bash, ["Be concise in your responses.", "Show file paths clearly when you work with files."]);
+        assert_eq!(
+            no_bash,
+            [
+                "Use read to look at files, rather than cat or sed.",
+                "Be concise in your responses.",
+                "Show file paths clearly when you work with files."
+            ]
+        );
         let editing = guidelines(&tools(&["read", "edit", "write"]));
-        assert_eq!(editing.len(), 6);
-        assert!(editing[0].starts_with("Read a file with the read tool before"));
-        assert!(editing[1].starts_with("Use edit for precise changes"));
-        assert!(editing[2].starts_with("Use write only"));
-        assert!(editing[3].starts_with("When you summarize"));
+        assert_eq!(editing.len(), 7);
+        assert!(editing[0].starts_with("Use read to look at files"));
+        assert!(editing[1].starts_with("Read a file with the read tool before"));
+        assert!(editing[2].starts_with("Use edit for precise changes"));
+        assert!(editing[3].starts_with("Use write only"));
+        assert!(editing[4].starts_with("When you summarize"));
         let write_only = guidelines(&tools(&["write"]));
         assert_eq!(write_only.len(), 4);
     }
