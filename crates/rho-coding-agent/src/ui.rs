@@ -1,9 +1,11 @@
 //! The user-interface service any part of rho can call (tools now, extensions later): dialogs
 //! that wait for an answer (select, confirm, input, editor) and fire-and-forget notices (notify,
 //! status, widgets, title, editor text). RPC mode implements it with the extension UI
-//! sub-protocol; without a UI every dialog resolves at once to its default.
+//! sub-protocol; without a UI every dialog resolves at once to its default. The terminal also
+//! draws extensions' components (pi-tui components rendered in the extension host).
 
 use futures::future::BoxFuture;
+use rho_extensions::ComponentFrame;
 use rho_rpc::UiMethod;
 use tokio_util::sync::CancellationToken;
 
@@ -42,4 +44,19 @@ pub trait Ui: Send + Sync {
     /// Sends a fire-and-forget request (`notify`, `setStatus`, `setWidget`, `setTitle`,
     /// `set_editor_text`).
     fn notify(&self, method: UiMethod);
+
+    /// An extension's terminal component rendered or closed. Only a terminal draws them; the
+    /// extensions are told there is one (the interactive mode), so elsewhere none arrive.
+    fn component(&self, _update: ComponentUpdate) {}
+
+    /// The extensions were unloaded (reload, session replaced, host gone): what they put on
+    /// screen (widgets, statuses, components) goes with them.
+    fn reset_extensions(&self) {}
+}
+
+/// A terminal component's new lines, or its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComponentUpdate {
+    Render(ComponentFrame),
+    Close { id: String },
 }

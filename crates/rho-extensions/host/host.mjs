@@ -8,6 +8,7 @@
 import fs from "node:fs";
 
 import { Channel } from "./channel.mjs";
+import { createComponents } from "./components.mjs";
 import { createSessionMirror } from "./session-mirror.mjs";
 import { createUiContext } from "./ui.mjs";
 
@@ -17,6 +18,7 @@ const piAi = await import("@mariozechner/pi-ai");
 // Not re-exported by the package index; the version is pinned, so the paths are stable.
 const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
+const keybindingsModule = await import(new URL("./core/keybindings.js", indexUrl).href);
 
 /** What rho last said about itself (model, level, tools, idle, …). */
 const state = {
@@ -36,6 +38,8 @@ let init;
 let mirror;
 let modelRegistry;
 let ui;
+/** Terminal components, where the mode draws them (the interactive mode). */
+let components;
 /** The loaded extensions and their runner; replaced on reload and session replacement. */
 let current;
 /** The abort signal of the run in progress (ctx.signal). */
@@ -89,6 +93,9 @@ function handle(message) {
     case "event":
       enqueue(message.id, () => emit(message.kind, message.event));
       break;
+    case "flush":
+      enqueue(message.id, () => null);
+      break;
     case "replace":
       enqueue(message.id, () => replace(message));
       break;
@@ -103,6 +110,12 @@ function handle(message) {
       break;
     case "cancel":
       aborts.get(message.target)?.abort();
+      break;
+    case "component_input":
+      components?.input(message.target, message.data);
+      break;
+    case "resize":
+      components?.resize(message.columns, message.rows);
       break;
     case "shutdown":
       enqueue(message.id, async () => {
@@ -160,7 +173,11 @@ async function start(message) {
   modelRegistry = pi.ModelRegistry.create(authStorage, `${message.agentDir}/models.json`);
   mirror = createSessionMirror(pi.SessionManager, message.cwd);
   mirror.apply(message.session);
-  ui = message.hasUI ? createUiContext(channel, () => themes.theme) : undefined;
+  if (message.terminal) {
+    components = createComponents(channel, keybindingsModule.KeybindingsManager.create(message.agentDir));
+    components.resize(message.terminal.columns, message.terminal.rows);
+  }
+  ui = message.hasUI ? createUiContext(channel, () => themes.theme, components) : undefined;
   init.original = { ...message };
   const resolved = await resolveExtensions(message);
   init.extensions = resolved.extensions;
@@ -258,6 +275,7 @@ async function replace(message) {
     await old.emit({ type: "session_shutdown", reason, targetSessionFile });
   }
   old.invalidate();
+  components?.closeAll();
   if (message.sync) mirror.apply(message.sync);
   if (reason === "reload") {
     // pi's /reload reads the settings and resolves the packages again.

@@ -4,7 +4,9 @@
 // (notify, setStatus, setWidget with lines, setTitle, setEditorText) are fire-and-forget. What
 // needs a terminal component does what pi's RPC mode does with it: nothing, or the default.
 
-export function createUiContext(channel, currentTheme) {
+export function createUiContext(channel, currentTheme, components) {
+  /** Widget components by key (a new widget for a key replaces the old one). */
+  const widgets = new Map();
   const dialog = (method, fields, defaultValue, opts, parse) => {
     if (opts?.signal?.aborted) return Promise.resolve(defaultValue);
     return new Promise((resolve) => {
@@ -49,10 +51,16 @@ export function createUiContext(channel, currentTheme) {
       notice("setStatus", { statusKey: key, statusText: text });
     },
     setWidget(key, content, options) {
-      // Lines only, as pi's RPC mode: a component factory needs a terminal.
+      if (widgets.has(key)) {
+        components?.close(widgets.get(key));
+        widgets.delete(key);
+      }
       if (content === undefined || Array.isArray(content)) {
         notice("setWidget", { widgetKey: key, widgetLines: content, widgetPlacement: options?.placement });
+      } else if (typeof content === "function" && components) {
+        widgets.set(key, components.widget(key, content, currentTheme(), options?.placement));
       }
+      // Elsewhere a component factory does nothing, as in pi's RPC mode: it needs a terminal.
     },
     setTitle(title) {
       notice("setTitle", { title });
@@ -71,7 +79,9 @@ export function createUiContext(channel, currentTheme) {
     setHiddenThinkingLabel() {},
     setFooter() {},
     setHeader() {},
-    custom: async () => undefined,
+    custom: components
+      ? (factory, options) => components.custom(factory, currentTheme(), options)
+      : async () => undefined,
     addAutocompleteProvider() {},
     setEditorComponent() {},
     getEditorComponent: () => undefined,

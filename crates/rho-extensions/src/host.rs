@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Action, ExtensionFault, FromHost, Registrations, ToHost, encode};
+use crate::protocol::{Action, ComponentFrame, ExtensionFault, FromHost, Registrations, ToHost, encode};
 
 /// A line from the host longer than this ends the connection (it is not a message rho could use).
 const MAX_LINE: usize = 256 * 1024 * 1024;
@@ -81,6 +81,10 @@ pub enum Incoming {
     },
     UiCancel {
         target: String,
+    },
+    Component(ComponentFrame),
+    ComponentClose {
+        id: String,
     },
     Fault(ExtensionFault),
     Registrations(Box<Registrations>),
@@ -384,6 +388,8 @@ fn dispatch(shared: &Arc<Shared>, incoming: &mpsc::UnboundedSender<Incoming>, me
         FromHost::Registrations(registrations) => Incoming::Registrations(registrations),
         FromHost::Ui { id, request } => Incoming::Ui { id, request },
         FromHost::UiCancel { target } => Incoming::UiCancel { target },
+        FromHost::Component(frame) => Incoming::Component(frame),
+        FromHost::ComponentClose { id } => Incoming::ComponentClose { id },
         FromHost::Action { id, action } => Incoming::Action { id, action },
     };
     let _ = incoming.send(forward);

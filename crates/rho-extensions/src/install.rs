@@ -28,6 +28,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("channel.mjs", include_str!("../host/channel.mjs")),
     ("session-mirror.mjs", include_str!("../host/session-mirror.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
+    ("components.mjs", include_str!("../host/components.mjs")),
     ("packages.mjs", include_str!("../host/packages.mjs")),
 ];
 

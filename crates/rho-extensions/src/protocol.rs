@@ -69,8 +69,24 @@ pub enum ToHost {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A key for the terminal component `target`, in the terminal's own byte sequence.
+    ComponentInput {
+        target: String,
+        data: String,
+    },
+    /// The terminal's new size: open components render again.
+    Resize(TerminalSize),
+    /// Answered once the handlers of every event sent before are done.
+    Flush,
     /// rho is exiting: `session_shutdown` runs, then the host is closed.
     Shutdown,
+}
+
+/// The size of the terminal that draws the extensions' components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TerminalSize {
+    pub columns: u16,
+    pub rows: u16,
 }
 
 /// What the host is started with.
@@ -95,6 +111,10 @@ pub struct Init {
     /// The theme setting, for `ctx.ui.theme`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+    /// The terminal that draws components (`ctx.ui.custom()`, widget factories): only the
+    /// interactive mode has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalSize>,
     pub session: SessionSync,
     pub state: Value,
 }
@@ -165,6 +185,10 @@ pub enum FromHost {
     },
     /// A dialog's signal fired: withdraw it.
     UiCancel { target: String },
+    /// A terminal component's lines, each time it renders.
+    Component(ComponentFrame),
+    /// A terminal component is gone (done, replaced, or its extensions unloaded).
+    ComponentClose { id: String },
     /// Something the extensions asked of the session.
     Action {
         #[serde(default)]
@@ -172,6 +196,33 @@ pub enum FromHost {
         #[serde(flatten)]
         action: Action,
     },
+}
+
+/// One render of a terminal component: the lines pi-tui's `render(width)` gave, with their
+/// ANSI styles.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentFrame {
+    pub id: String,
+    pub kind: ComponentKind,
+    pub lines: Vec<String>,
+    /// A widget's key and placement (`aboveEditor`, `belowEditor`).
+    #[serde(default)]
+    pub widget_key: Option<String>,
+    #[serde(default)]
+    pub widget_placement: Option<String>,
+}
+
+/// Where a component is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ComponentKind {
+    /// `ctx.ui.custom()`: in the editor's place, with the keys.
+    Editor,
+    /// `ctx.ui.custom(…, { overlay: true })`: over the screen, with the keys.
+    Overlay,
+    /// A widget factory: above or below the editor, without the keys.
+    Widget,
 }
 
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).

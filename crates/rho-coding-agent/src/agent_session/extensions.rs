@@ -136,6 +136,20 @@ impl AgentSession {
         }
     }
 
+    /// A key for an extension's terminal component `id`, as the terminal's byte sequence.
+    pub fn extension_component_input(&self, id: &str, data: String) {
+        if let Some(extensions) = self.extensions() {
+            extensions.component_input(id.to_owned(), data);
+        }
+    }
+
+    /// The terminal was resized: extension components render again at its new size.
+    pub fn extension_terminal_resized(&self, columns: u16, rows: u16) {
+        if let Some(extensions) = self.extensions() {
+            extensions.resize(rho_extensions::TerminalSize { columns, rows });
+        }
+    }
+
     /// Resolves once an extension called `ctx.shutdown()` and the session is idle (never
     /// without extensions): the mode then ends as on end of input.
     pub async fn extension_shutdown(&self) {

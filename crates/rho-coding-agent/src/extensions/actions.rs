@@ -22,7 +22,7 @@ use super::Extensions;
 use crate::agent_session::{
     AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, Seed, SessionCommandError, lock,
 };
-use crate::ui::UiAnswer;
+use crate::ui::{ComponentUpdate, UiAnswer};
 
 /// Starts the task that handles what the host sends; it ends with the session.
 pub(super) fn spawn_loop(extensions: Weak<Extensions>, mut incoming: mpsc::UnboundedReceiver<Incoming>) {
@@ -46,6 +46,9 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
         Incoming::Registrations(registrations) => extensions.set_registrations(session, Arc::from(registrations)),
         Incoming::Exited { reason } => {
             *lock(&extensions.host) = None;
+            if let Some(ui) = session.ui() {
+                ui.reset_extensions();
+            }
             session.report_extension_error(
                 "<extension host>",
                 "exit",
@@ -58,6 +61,16 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
             }
         }
         Incoming::Ui { id, request } => ui(extensions, session, dialogs, id, request),
+        Incoming::Component(frame) => {
+            if let Some(ui) = session.ui() {
+                ui.component(ComponentUpdate::Render(frame));
+            }
+        }
+        Incoming::ComponentClose { id } => {
+            if let Some(ui) = session.ui() {
+                ui.component(ComponentUpdate::Close { id });
+            }
+        }
         Incoming::Action { id, action } => act(extensions, session, id, action),
     }
 }

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::Extensions;
+use crate::agent_session::lock;
 
 /// What the `input` handlers made of a prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +50,17 @@ impl Extensions {
                 None
             }
         }
+    }
+
+    /// Waits until the handlers of every event sent before are done (what they asked of the
+    /// session is handled by then). A host that fails is reported by the next hook; a dialog
+    /// they opened counts as still running, as in a hook.
+    pub(crate) async fn flush(self: &Arc<Self>) {
+        let Some(host) = lock(&self.host).clone().filter(rho_extensions::ExtensionHost::is_alive) else {
+            return;
+        };
+        let (_, answer) = host.request(&ToHost::Flush);
+        let _ = self.wait(answer, true).await;
     }
 
     fn report_failure(&self, event: &str, error: &HostError) {
@@ -142,6 +154,19 @@ fn custom_message(value: &Value) -> Option<AgentMessage> {
     serde_json::from_value(Value::Object(message)).ok()
 }
 
+/// The run's events that are only told to the handlers (not awaited): a recorded message waits
+/// for their handlers.
+const RUN_EVENTS: &[&str] = &[
+    "agent_start",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+];
+
 /// The loop's hooks, answered by the host.
 pub(crate) struct LoopHooks(pub Arc<Extensions>);
 
@@ -151,7 +176,12 @@ impl AgentHooks for LoopHooks {
             HookPoint::Context => "context",
             HookPoint::ToolCall => "tool_call",
             HookPoint::ToolResult => "tool_result",
-            HookPoint::MessageEnd => "message_end",
+            // Also a barrier: the message is recorded once the handlers of the events before
+            // it are done, so what they append lands before it (pi handles an agent event's
+            // handlers, then records it, one event after the other).
+            HookPoint::MessageEnd => {
+                return self.0.listens("message_end") || RUN_EVENTS.iter().any(|e| self.0.listens(e));
+            }
         };
         self.0.listens(event)
     }
@@ -238,6 +268,10 @@ impl AgentHooks for LoopHooks {
 
     fn message_end<'a>(&'a self, message: AgentMessage) -> BoxFuture<'a, AgentMessage> {
         Box::pin(async move {
+            if !self.0.listens("message_end") {
+                self.0.flush().await;
+                return message;
+            }
             let event = json!({"type": "message_end", "message": message});
             let Some(answer) = self.0.hook("message_end", event).await.filter(|v| !v.is_null()) else {
                 return message;

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use rho_extensions::host::HostOutput;
 use rho_extensions::protocol::{Init, Registrations};
-use rho_extensions::{ExtensionHost, FlagValue, HostCommand, HostError, Incoming, Runtime, ToHost};
+use rho_extensions::{ExtensionHost, FlagValue, HostCommand, HostError, Incoming, Runtime, TerminalSize, ToHost};
 use serde_json::Value;
 use tokio::sync::{Mutex as AsyncMutex, mpsc};
 
@@ -52,6 +52,9 @@ pub struct Config {
     pub flag_values: Vec<(String, FlagValue)>,
     /// `ctx.hasUI`.
     pub has_ui: bool,
+    /// The terminal that draws the extensions' components (the interactive mode), at its size
+    /// when the extensions start.
+    pub terminal: Option<TerminalSize>,
 
     /// Where what extensions print goes.
     pub output: Output,
@@ -104,6 +107,8 @@ pub(crate) struct Extensions {
     shutdown_notify: tokio::sync::Notify,
     /// `sendMessage(…, {deliverAs: "nextTurn"})`: sent with the next prompt.
     next_turn: Mutex<Vec<rho_agent::AgentMessage>>,
+    /// The terminal's size now, where components are drawn.
+    terminal: Mutex<Option<TerminalSize>>,
 }
 
 impl Extensions {
@@ -117,7 +122,6 @@ impl Extensions {
         let runtime = rho_extensions::install::prepare(&agent_dir, progress).await?;
         let (incoming_tx, incoming_rx) = mpsc::unbounded_channel();
         let this = Arc::new(Self {
-            config,
             runtime,
             session: Arc::downgrade(&session.inner),
             host: Mutex::new(None),
@@ -131,6 +135,8 @@ impl Extensions {
             shutdown_requested: AtomicBool::new(false),
             shutdown_notify: tokio::sync::Notify::new(),
             next_turn: Mutex::default(),
+            terminal: Mutex::new(config.terminal),
+            config,
         });
         // Answers come through the loop (after what the host did before answering), so it runs
         // before the first request.
@@ -147,6 +153,16 @@ impl Extensions {
         Ok((this, started))
     }
 
+    /// The host's environment: pi's agent dir; with a terminal, colours on (its output is a log
+    /// file, and pi's text styles would otherwise see no colour support).
+    fn host_env(&self, agent_dir: &std::path::Path) -> Vec<(String, String)> {
+        let mut env = vec![("PI_CODING_AGENT_DIR".to_owned(), agent_dir.display().to_string())];
+        if self.config.terminal.is_some() {
+            env.push(("FORCE_COLOR".to_owned(), "3".to_owned()));
+        }
+        env
+    }
+
     /// Starts a host process, initialises it with the session as it is now and takes its
     /// registrations.
     async fn spawn_host(self: &Arc<Self>, session: &AgentSession) -> Result<Arc<Registrations>, StartError> {
@@ -155,7 +171,7 @@ impl Extensions {
             node: self.runtime.node.clone(),
             script: self.runtime.script.clone(),
             cwd: session.cwd().to_path_buf(),
-            env: vec![("PI_CODING_AGENT_DIR".into(), agent_dir.display().to_string())],
+            env: self.host_env(&agent_dir),
             output: match &self.config.output {
                 Output::Stderr => HostOutput::Stderr,
                 Output::File(path) => HostOutput::File(path.clone()),
@@ -175,6 +191,7 @@ impl Extensions {
             extensions: self.config.rho_only.iter().map(|p| p.display().to_string()).collect(),
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,
+            terminal: *lock(&self.terminal),
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
             state: state.unwrap_or(Value::Null),
@@ -311,6 +328,10 @@ impl Extensions {
             Ok(host) => host,
             Err(e) => return self.report("<extension host>", "session_start", &e.to_string()),
         };
+        // What the old instances put on screen goes with them (pi's resetExtensionUI).
+        if let Some(ui) = session.ui() {
+            ui.reset_extensions();
+        }
         // The old instances still read the old session in `session_shutdown`: the new one
         // travels with the message and is applied after it.
         let sync = lock(&self.synced).changes(session);
@@ -383,6 +404,27 @@ impl Extensions {
     fn kill(&self) {
         if let Some(host) = lock(&self.host).take() {
             host.kill();
+        }
+    }
+
+    /// A key for the terminal component `target` (nothing when the host is down: its
+    /// components went with it).
+    pub(crate) fn component_input(&self, target: String, data: String) {
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            host.send(&ToHost::ComponentInput { target, data });
+        }
+    }
+
+    /// The terminal was resized: components render again at the new size.
+    pub(crate) fn resize(&self, size: TerminalSize) {
+        let mut terminal = lock(&self.terminal);
+        if terminal.is_none() || *terminal == Some(size) {
+            return;
+        }
+        *terminal = Some(size);
+        drop(terminal);
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            host.send(&ToHost::Resize(size));
         }
     }
 

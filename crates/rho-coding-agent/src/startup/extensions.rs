@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use rho_extensions::TerminalSize;
 use rho_extensions::discover::{Sources, extension_paths, is_package_source, rho_only_paths};
 use serde_json::Value;
 
@@ -92,7 +93,14 @@ pub fn extension_config(
         has_ui: ui != ExtensionUi::None,
         cli: cli.extensions.clone(),
         no_extensions: cli.no_extensions,
+        terminal: (ui == ExtensionUi::Interactive).then(terminal_size),
         output,
         hook_timeout: Duration::from_millis(timeout_ms.max(1)),
     }))
+}
+
+/// The terminal's size now (80×24 when it cannot be read), for components to render at.
+fn terminal_size() -> TerminalSize {
+    let (columns, rows) = ratatui::crossterm::terminal::size().unwrap_or((80, 24));
+    TerminalSize { columns, rows }
 }

@@ -47,3 +47,39 @@ async fn dialogs_statuses_widgets_commands_and_shortcuts_in_the_terminal() {
     term.send("/gr\t");
     term.wait_for("/greet").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn components_take_the_editors_place_and_the_keys_and_widgets_follow_the_width() {
+    let Some(host) = pi_host("components_take_the_editors_place_and_the_keys_and_widgets_follow_the_width") else {
+        return;
+    };
+    let env = Env::new(vec![Turn::text("unused")]).await;
+    let host = host.display().to_string();
+    let term = Terminal::start_with(&env, &["-e", &fixture("components.ts")], &[("RHO_EXTENSION_HOST_DIR", &host)]);
+    term.ready().await;
+    let screen = term.wait_for("Widget at 100 columns").await;
+    assert!(term.is_coloured("Widget at 100 columns"), "the theme's colour is kept:\n{screen}");
+
+    // The component replaces the editor and has the keys; Enter ends it with its value.
+    term.submit("/counter");
+    term.wait_for("Counter: 0").await;
+    term.send("\x1b[A");
+    term.send("\x1b[A");
+    let screen = term.wait_for("Counter: 2").await;
+    assert!(!screen.contains("›"), "the editor is not drawn while the component is:\n{screen}");
+    term.send("\r");
+    let screen = term.wait_for("Counted 2").await;
+    assert!(!screen.contains("Counter: 2"), "{screen}");
+
+    // Escape goes to the component too; the editor has the keys again afterwards.
+    term.submit("/counter");
+    term.wait_for("Counter: 0").await;
+    term.send("\x1b");
+    term.wait_for("Counting cancelled").await;
+    term.send("typed");
+    term.wait_for("› typed").await;
+
+    // A resize renders the widget again at the new width.
+    term.resize(30, 90);
+    term.wait_for("Widget at 90 columns").await;
+}

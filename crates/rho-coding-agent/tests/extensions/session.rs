@@ -56,7 +56,25 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
     rho.close_stdin();
     rho.wait().await;
     let entries = read_jsonl(&env.session_files()[0]);
-    let custom: Vec<Value> =
-        entries.iter().filter(|e| e["type"] == "custom" || e["type"] == "session_info").map(redact).collect();
+    // Each run's first turn: its mark (written by a slow turn_start handler), then its user
+    // message.
+    let order: Vec<String> = entries
+        .iter()
+        .filter_map(|e| match (e["type"].as_str(), e["customType"].as_str(), e["message"]["role"].as_str()) {
+            (Some("custom"), Some("turn-mark"), _) => Some(format!("mark {}", e["data"]["turnIndex"])),
+            (Some("message"), _, Some(role)) => Some(role.to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["mark 0", "user", "assistant", "toolResult", "mark 1", "assistant", "mark 0", "user", "assistant"],
+        "{entries:?}"
+    );
+    let custom: Vec<Value> = entries
+        .iter()
+        .filter(|e| e["customType"] != "turn-mark" && (e["type"] == "custom" || e["type"] == "session_info"))
+        .map(redact)
+        .collect();
     insta::assert_json_snapshot!("session_custom_entries", custom);
 }

@@ -15,6 +15,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
 use super::blocks;
+use super::components::Components;
 use super::dialogs::Dialog;
 use super::editor::Editor;
 use super::select::Select;
@@ -24,7 +25,7 @@ use super::title::TerminalTitle;
 use super::tool_blocks::{self, TASK_TOOL};
 use super::widgets::ExtensionWidgets;
 use super::{notices, replay};
-use crate::ui::UiAnswer;
+use crate::ui::{ComponentUpdate, UiAnswer};
 use crate::{AgentSession, AgentSessionEvent};
 
 /// Everything the main loop waits for.
@@ -37,6 +38,10 @@ pub enum AppEvent {
     Dialog(UiMethod, oneshot::Sender<UiAnswer>),
     /// A tool's fire-and-forget UI request.
     UiNotify(UiMethod),
+    /// An extension's terminal component rendered or closed.
+    Component(ComponentUpdate),
+    /// The extensions were unloaded: what they put on screen goes.
+    ResetExtensions,
     /// The working directory's files, listed for `@` mentions.
     Files(Vec<String>),
     /// `/tree`: a step back from a task (instructions typed, a summary cancelled).
@@ -126,6 +131,8 @@ pub struct App {
     pub tasks: Vec<TaskBoard>,
     /// Statuses and widgets set through the UI service.
     pub widgets: ExtensionWidgets,
+    /// Extensions' terminal components.
+    pub components: Components,
     pub quit: bool,
     /// A `!command` is running (Escape kills it).
     pub shell_running: bool,
@@ -175,6 +182,7 @@ impl App {
             call_args: Vec::new(),
             tasks: Vec::new(),
             widgets: ExtensionWidgets::default(),
+            components: Components::default(),
             quit: false,
             shell_running: false,
             suspend: false,

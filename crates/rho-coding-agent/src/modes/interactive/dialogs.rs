@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::app::{App, AppEvent, Picking};
 use super::notices;
 use super::select::{Select, SelectItem};
-use crate::ui::{Ui, UiAnswer};
+use crate::ui::{ComponentUpdate, Ui, UiAnswer};
 
 /// A dialog on screen, waiting for the person.
 pub struct Dialog {
@@ -71,6 +71,14 @@ impl Ui for TerminalUi {
 
     fn notify(&self, method: UiMethod) {
         let _ = self.tx.send(AppEvent::UiNotify(method));
+    }
+
+    fn component(&self, update: ComponentUpdate) {
+        let _ = self.tx.send(AppEvent::Component(update));
+    }
+
+    fn reset_extensions(&self) {
+        let _ = self.tx.send(AppEvent::ResetExtensions);
     }
 }
 

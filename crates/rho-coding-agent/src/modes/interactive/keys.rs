@@ -4,8 +4,8 @@
 //! queued messages back into the editor; idle, twice on an empty editor: the session tree),
 //! Alt+Up (the queued messages back into the editor), Ctrl+C (clear, twice quit), the editor's
 //! keys, Tab and Up/Down over the command completions (Tab completes a path otherwise), and the
-//! keys of an open list or of the `@` file list. Pastes fold when long, and a pasted image path
-//! attaches the image.
+//! keys of an open list or of the `@` file list. An extension's open component takes every key
+//! an open list does not. Pastes fold when long, and a pasted image path attaches the image.
 
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use super::app::App;
 use super::editor::pasted_image;
 use super::keybindings::{self, Action};
 use super::select::SelectOutcome;
-use super::{blocks, commands};
+use super::{blocks, commands, components};
 
 /// Pastes longer than this many lines are folded into a marker.
 const PASTE_FOLD_LINES: usize = 10;
@@ -33,7 +33,11 @@ impl App {
     pub fn on_input(&mut self, event: Event) {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
-            Event::Paste(text) if self.select.is_none() => self.paste(&text),
+            Event::Paste(text) if self.select.is_none() => match self.components.focused() {
+                Some((id, _)) => self.session.extension_component_input(id, format!("\x1b[200~{text}\x1b[201~")),
+                None => self.paste(&text),
+            },
+            Event::Resize(columns, rows) => self.session.extension_terminal_resized(columns, rows),
             _ => {}
         }
     }
@@ -64,6 +68,13 @@ impl App {
                 SelectOutcome::Toggled(value) => self.toggled(picking, &value),
                 SelectOutcome::Shortcut(key, value) => self.list_shortcut(picking, key, value.as_deref()),
                 SelectOutcome::Move(delta, value) => self.list_item_moved(picking, delta, &value),
+            }
+            return;
+        }
+        // An extension's component has every other key.
+        if let Some((id, _)) = self.components.focused() {
+            if let Some(data) = components::key_bytes(key) {
+                self.session.extension_component_input(id, data);
             }
             return;
         }

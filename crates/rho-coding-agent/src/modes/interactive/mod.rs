@@ -14,6 +14,7 @@ mod backend;
 mod blocks;
 mod clipboard;
 mod commands;
+mod components;
 mod dialogs;
 mod diff;
 mod editor;
@@ -238,6 +239,11 @@ fn handle(app: &mut App, event: AppEvent) {
         }
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
+        AppEvent::Component(update) => app.components.apply(update, &mut app.widgets),
+        AppEvent::ResetExtensions => {
+            app.components.clear();
+            app.widgets.clear();
+        }
         AppEvent::Files(files) => app.files = app::FileList::Listed(files),
         AppEvent::Tree(step) => app.tree_step(step),
     }

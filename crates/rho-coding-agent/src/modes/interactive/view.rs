@@ -1,8 +1,8 @@
 //! The live viewport under the history: the streaming block's unfinished lines, the todo list,
 //! the running sub-agents and the widgets above the editor, the working indicator with the
-//! queued messages, the editor between two rules (or an open list) and the widgets below it,
-//! the command completions, the `@` file list or a path completion's choices, and the footer
-//! with the statuses. Its height follows its content.
+//! queued messages, the editor between two rules (or an open list, or an extension's component
+//! in its place) and the widgets below it, the command completions, the `@` file list or a path
+//! completion's choices, and the footer with the statuses. Its height follows its content.
 
 use std::time::Instant;
 
@@ -74,6 +74,8 @@ impl View {
         if let Some((_, select)) = &app.select {
             lines.push(rule.clone());
             lines.extend(select.lines());
+        } else if let Some((_, component)) = app.components.focused() {
+            lines.extend(component.iter().cloned());
         } else {
             lines.push(rule.clone());
             let (rows, (col, row)) = app.editor.layout(width.saturating_sub(2));

@@ -1,13 +1,15 @@
 //! What tools and extensions put on screen through the UI service without asking anything:
 //! `setStatus` texts, keyed, shown in one footer line (sorted by key, as pi does), and
 //! `setWidget` line blocks, keyed, drawn above the editor (or below it), each at most
-//! [`MAX_WIDGET_LINES`] lines. An empty or absent text or list removes the key.
+//! [`MAX_WIDGET_LINES`] lines, or widget components ([`super::components`]). Texts and lines
+//! keep the ANSI styles extensions give them. An empty or absent text or list removes the key.
 
 use std::collections::BTreeMap;
 
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use rho_rpc::WidgetPlacement;
 
+use super::components::ansi_lines;
 use super::style;
 
 /// Lines one widget shows at most (pi's limit); the rest is cut with a note.
@@ -16,8 +18,18 @@ pub const MAX_WIDGET_LINES: usize = 10;
 #[derive(Debug, Default)]
 pub struct ExtensionWidgets {
     statuses: BTreeMap<String, String>,
-    /// Widgets in the order they were first set: key, placement, lines.
-    widgets: Vec<(String, WidgetPlacement, Vec<String>)>,
+    /// Widgets in the order they were first set.
+    widgets: Vec<Widget>,
+}
+
+#[derive(Debug)]
+struct Widget {
+    key: String,
+    placement: WidgetPlacement,
+    lines: Vec<Line<'static>>,
+    /// Lines (`setWidget(key, lines)`) are cut at [`MAX_WIDGET_LINES`]; a component draws what
+    /// it renders.
+    cut: bool,
 }
 
 impl ExtensionWidgets {
@@ -37,33 +49,60 @@ impl ExtensionWidgets {
     /// `setWidget`: sets the key's lines (a widget keeps its place when set again), or removes
     /// it when `lines` is absent.
     pub fn set_widget(&mut self, key: String, lines: Option<Vec<String>>, placement: Option<WidgetPlacement>) {
-        let placement = placement.unwrap_or(WidgetPlacement::AboveEditor);
-        match (lines, self.widgets.iter_mut().find(|(k, _, _)| *k == key)) {
-            (Some(lines), Some(widget)) => *widget = (key, placement, lines),
-            (Some(lines), None) => self.widgets.push((key, placement, lines)),
-            (None, _) => self.widgets.retain(|(k, _, _)| *k != key),
+        match lines {
+            Some(lines) => self.put(key, ansi_lines(&lines), placement.unwrap_or(WidgetPlacement::AboveEditor), true),
+            None => self.widgets.retain(|w| w.key != key),
         }
+    }
+
+    /// A widget component's latest lines under its key.
+    pub fn set_component_widget(&mut self, key: String, lines: Vec<Line<'static>>, placement: WidgetPlacement) {
+        self.put(key, lines, placement, false);
+    }
+
+    fn put(&mut self, key: String, lines: Vec<Line<'static>>, placement: WidgetPlacement, cut: bool) {
+        let widget = Widget { key, placement, lines, cut };
+        match self.widgets.iter_mut().find(|w| w.key == widget.key) {
+            Some(old) => *old = widget,
+            None => self.widgets.push(widget),
+        }
+    }
+
+    /// Everything extensions set goes (they were unloaded).
+    pub fn clear(&mut self) {
+        self.statuses.clear();
+        self.widgets.clear();
     }
 
     /// The widgets placed at `placement`, one after the other.
     pub fn lines(&self, placement: WidgetPlacement) -> Vec<Line<'static>> {
         let mut out = Vec::new();
-        for (_, _, lines) in self.widgets.iter().filter(|(_, p, _)| *p == placement) {
-            out.extend(lines.iter().take(MAX_WIDGET_LINES).map(|l| Line::raw(l.replace('\t', "    "))));
-            if lines.len() > MAX_WIDGET_LINES {
+        for widget in self.widgets.iter().filter(|w| w.placement == placement) {
+            let shown = if widget.cut { MAX_WIDGET_LINES } else { usize::MAX };
+            out.extend(widget.lines.iter().take(shown).cloned());
+            if widget.lines.len() > shown {
                 out.push(Line::styled("… (widget truncated)", style::dim()));
             }
         }
         out
     }
 
-    /// The footer's status line: every status by key, or `None` when there is none.
+    /// The footer's status line: every status by key (with the styles extensions gave them,
+    /// dim otherwise), or `None` when there is none.
     pub fn status_line(&self) -> Option<Line<'static>> {
         if self.statuses.is_empty() {
             return None;
         }
-        let text: Vec<&str> = self.statuses.values().map(String::as_str).collect();
-        Some(Line::styled(text.join(" "), style::dim()))
+        let mut spans = Vec::new();
+        for (i, text) in self.statuses.values().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw(" "));
+            }
+            for line in ansi_lines(std::slice::from_ref(text)) {
+                spans.extend(line.spans);
+            }
+        }
+        Some(Line::from(spans).style(style::dim()))
     }
 }
 

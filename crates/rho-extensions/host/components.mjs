@@ -1,0 +1,149 @@
+// Terminal components (pi-tui: `render(width)` gives lines, `handleInput(data)` takes keys) run
+// here and are drawn by rho: `ctx.ui.custom()` in the editor's place (or over the screen, as an
+// overlay) and widget factories above or below the editor. Each render's lines go to rho as a
+// `component` message; the keys rho's terminal reads come back as `component_input`, in the
+// terminal's own byte sequences, which is what pi-tui's key matching reads.
+
+export function createComponents(channel, keybindings) {
+  const size = { columns: 80, rows: 24 };
+  const open = new Map();
+  let next = 1;
+
+  /** A stand-in for pi-tui's TUI: what components call on it (`idOf` names the component once
+   *  it is mounted: factories get their TUI before that). */
+  function tuiFor(idOf) {
+    return {
+      requestRender: () => open.get(idOf())?.schedule(),
+      terminal: {
+        get columns() {
+          return size.columns;
+        },
+        get rows() {
+          return size.rows;
+        },
+      },
+      setFocus() {},
+      hideOverlay() {},
+      invalidate() {},
+    };
+  }
+
+  /** Mounts a component; returns its id. */
+  function mount(component, kind, extra) {
+    const id = `c${next++}`;
+    let scheduled = false;
+    const entry = {
+      component,
+      kind,
+      render() {
+        scheduled = false;
+        if (!open.has(id)) return;
+        let lines;
+        try {
+          lines = component.render(size.columns) ?? [];
+        } catch (err) {
+          lines = [`(the component failed to render: ${err instanceof Error ? err.message : String(err)})`];
+        }
+        channel.send({ type: "component", id, kind, lines, ...extra });
+      },
+      schedule() {
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => entry.render());
+        }
+      },
+    };
+    open.set(id, entry);
+    return { id, entry };
+  }
+
+  function unmount(id) {
+    const entry = open.get(id);
+    if (!entry) return;
+    open.delete(id);
+    channel.send({ type: "component_close", id });
+    try {
+      entry.component?.dispose?.();
+    } catch {
+      // A component that fails to clean up is gone either way.
+    }
+  }
+
+  return {
+    /** `ctx.ui.custom(factory, options)`: resolves with what the component passes to `done`. */
+    custom(factory, theme, options) {
+      return new Promise((resolve, reject) => {
+        let id;
+        let closed = false;
+        const done = (value) => {
+          if (closed) return;
+          closed = true;
+          if (id !== undefined) unmount(id);
+          resolve(value);
+        };
+        Promise.resolve()
+          .then(() => factory(tuiFor(() => id), theme, keybindings, done))
+          .then((component) => {
+            if (closed) {
+              component?.dispose?.();
+              return;
+            }
+            const mounted = mount(component, options?.overlay ? "overlay" : "editor", {});
+            id = mounted.id;
+            mounted.entry.dismiss = () => done(undefined);
+            options?.onHandle?.({ setHidden() {}, isHidden: () => false, close: () => done(undefined) });
+            mounted.entry.render();
+          })
+          .catch((err) => {
+            if (!closed) {
+              closed = true;
+              reject(err);
+            }
+          });
+      });
+    },
+
+    /** A widget factory (`setWidget(key, (tui, theme) => component)`): drawn until replaced. */
+    widget(key, factory, theme, placement) {
+      const holder = {};
+      const component = factory(tuiFor(() => holder.id), theme);
+      const { id, entry } = mount(component, "widget", { widgetKey: key, widgetPlacement: placement });
+      holder.id = id;
+      entry.render();
+      return id;
+    },
+
+    close: unmount,
+
+    /** The extensions are unloaded (reload, session replaced): every component goes, and each
+     *  `custom()` still waiting resolves with `undefined`. */
+    closeAll() {
+      for (const [id, entry] of [...open]) {
+        if (entry.dismiss) entry.dismiss();
+        else unmount(id);
+      }
+    },
+
+    /** Keys for the component `id`, then its new lines. */
+    input(id, data) {
+      const entry = open.get(id);
+      if (!entry) return;
+      try {
+        entry.component.handleInput?.(data);
+      } catch (err) {
+        process.stderr.write(`rho extension host: a component failed on input: ${err}\n`);
+      }
+      entry.schedule();
+    },
+
+    /** The terminal's new size: every component renders again. */
+    resize(columns, rows) {
+      size.columns = columns;
+      size.rows = rows;
+      for (const entry of open.values()) {
+        entry.component.invalidate?.();
+        entry.schedule();
+      }
+    },
+  };
+}
