@@ -28,7 +28,7 @@ pub use model::{InputKind, Model, ThinkingLevel};
 pub use registry::ModelRegistry;
 pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
 pub use stream::{
-    AssistantMessageStream, PayloadHook, RequestHooks, ResponseHook, StreamOptions, ThinkingBudgets, ToolChoice,
-    complete, stream, stream_sse,
+    AssistantMessageStream, CustomProvider, Emitter, PayloadHook, RequestHooks, ResponseHook, StreamOptions,
+    ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
 };
 pub use types::*;

@@ -153,6 +153,18 @@ pub fn parse(path: &Path, text: &str) -> Result<ModelsConfig, ConfigError> {
     Ok(ModelsConfig { providers })
 }
 
+/// One provider's entry given as JSON (pi's `registerProvider` config, whose schema is the
+/// file's), validated as the file's entries are.
+pub fn parse_provider(name: &str, value: Value) -> Result<ProviderConfig, String> {
+    let config: ProviderConfig = serde_path_to_error::deserialize(value).map_err(|e| {
+        let location = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        redact_strings(&if location == "." { inner } else { format!("{location}: {inner}") })
+    })?;
+    validate(name, &config)?;
+    Ok(config)
+}
+
 /// Whether `base_url` points at this machine.
 pub fn is_local_url(base_url: &str) -> bool {
     let lower = base_url.to_ascii_lowercase();
@@ -287,6 +299,12 @@ impl std::fmt::Debug for HeaderTemplates {
 }
 
 impl HeaderTemplates {
+    /// Adds `other`'s headers; a provider's or model's headers in `other` replace these.
+    pub(crate) fn merge(&mut self, other: HeaderTemplates) {
+        self.providers.extend(other.providers);
+        self.models.extend(other.models);
+    }
+
     /// The unresolved headers for a model, provider's first, and whether `authHeader` is set.
     pub(crate) fn for_model(&self, provider: &str, id: &str) -> (Vec<(&str, &str)>, bool) {
         let mut pairs = Vec::new();

@@ -99,6 +99,21 @@ impl ModelRegistry {
         }
     }
 
+    /// Adds or changes the provider `name` as pi's `registerProvider` does: `config` has the
+    /// schema of a `models.json` provider entry; its `models`, when given, replace the
+    /// provider's models; a `baseUrl` alone moves a built-in provider's models (a proxy).
+    pub fn register_provider(&mut self, name: &str, config: serde_json::Value) -> Result<(), String> {
+        let config = models_json::parse_provider(name, config)?;
+        if config.models.is_some() {
+            self.models.retain(|m| m.provider != name);
+        }
+        let file = models_json::ModelsConfig { providers: vec![(name.to_owned(), config)] };
+        let applied = file.apply(&mut self.models, &mut self.keys);
+        self.headers.merge(applied.headers);
+        self.keyless.extend(applied.keyless);
+        Ok(())
+    }
+
     /// Where `models.json` was looked for (for "add models to …" hints).
     pub fn models_json_path(&self) -> Option<&Path> {
         self.models_json.as_deref()

@@ -214,3 +214,46 @@ fn the_agent_dir_can_be_moved() {
     assert_eq!(agent_dir(env.as_ref()), Some(PathBuf::from("/opt/rho")));
     assert_eq!(agent_dir(no_env().as_ref()), Some(home.join(".rho/agent")));
 }
+
+#[test]
+fn providers_register_as_pi_extensions_register_them() {
+    let mut registry = ModelRegistry::builtin(env_from([("PROXY_KEY", "secret")]));
+    let anthropic_models = registry.all().iter().filter(|m| m.provider == "anthropic").count();
+    // A new provider, its key from the environment, its headers per request.
+    registry
+        .register_provider(
+            "my-proxy",
+            serde_json::json!({"name": "My Proxy", "baseUrl": "https://proxy.example.com/v1", "apiKey": "PROXY_KEY",
+                "api": "openai-completions", "headers": {"X-Team": "rho"},
+                "models": [{"id": "m1", "name": "Model one", "contextWindow": 1000, "maxTokens": 100}]}),
+        )
+        .unwrap();
+    let model = registry.find("my-proxy", "m1").unwrap().clone();
+    assert_eq!(
+        (model.base_url.as_str(), model.context_window, model.max_tokens),
+        ("https://proxy.example.com/v1", 1000, 100)
+    );
+    assert!(registry.is_available(&model));
+    assert_eq!(registry.api_key("my-proxy").as_deref(), Some("secret"));
+    assert_eq!(registry.headers_for(&model).get("X-Team").map(String::as_str), Some("rho"));
+    // A base URL alone moves a built-in provider's models; its models stay.
+    registry.register_provider("anthropic", serde_json::json!({"baseUrl": "https://proxy.example.com"})).unwrap();
+    let moved: Vec<&Model> = registry.all().iter().filter(|m| m.provider == "anthropic").collect();
+    assert_eq!(moved.len(), anthropic_models);
+    assert!(moved.iter().all(|m| m.base_url == "https://proxy.example.com"));
+    // Models given replace the provider's.
+    registry
+        .register_provider(
+            "anthropic",
+            serde_json::json!({"models": [{"id": "only-this", "api": "anthropic-messages"}]}),
+        )
+        .unwrap();
+    assert_eq!(registry.all().iter().filter(|m| m.provider == "anthropic").count(), 1);
+    // What pi refuses is refused, saying why.
+    let error = registry
+        .register_provider("bad", serde_json::json!({"baseUrl": "https://x.example.com", "models": [{"id": "a"}]}))
+        .unwrap_err();
+    assert!(error.contains("\"apiKey\" is required"), "{error}");
+    let error = registry.register_provider("bad", serde_json::json!({"models": "many"})).unwrap_err();
+    assert!(error.starts_with("models: invalid type"), "{error}");
+}

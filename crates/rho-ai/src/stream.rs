@@ -86,6 +86,21 @@ pub struct StreamOptions {
     pub cancel: CancellationToken,
     /// What sees the request on its way out and the response on its way in (extensions).
     pub hooks: RequestHooks,
+    /// Streams the reply instead of rho-ai's providers (an extension's `streamSimple`).
+    pub custom: Option<Arc<dyn CustomProvider>>,
+}
+
+/// A provider implemented outside rho-ai: it makes the request and drives the [`Emitter`] (the
+/// stream's start, blocks and usage); its `Ok` stop reason ends the stream with `done`, an
+/// `Err` with `error`, exactly as a built-in provider's would.
+pub trait CustomProvider: Send + Sync + std::fmt::Debug {
+    fn run<'a>(
+        &'a self,
+        model: &'a Model,
+        context: &'a Context,
+        options: &'a StreamOptions,
+        emitter: &'a mut Emitter,
+    ) -> BoxFuture<'a, Result<StopReason, Interrupted>>;
 }
 
 /// Sees a request's JSON body just before it is sent and returns the body to send (pi's
@@ -127,6 +142,7 @@ impl Default for StreamOptions {
             idle_timeout: Duration::from_secs(300),
             cancel: CancellationToken::new(),
             hooks: RequestHooks::default(),
+            custom: None,
         }
     }
 }
@@ -183,7 +199,10 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> Assis
             emitter.finish_interrupted(ProviderError::Login(problem).into()).await;
             return;
         }
-        let result = providers::run(&model, &context, &options, &mut emitter).await;
+        let result = match options.custom.clone() {
+            Some(custom) => custom.run(&model, &context, &options, &mut emitter).await,
+            None => providers::run(&model, &context, &options, &mut emitter).await,
+        };
         match result {
             Ok(stop) => emitter.finish(stop).await,
             Err(interrupted) => emitter.finish_interrupted(interrupted).await,

@@ -59,9 +59,18 @@ async fn run(cli: Cli) -> i32 {
         return export(args);
     }
     if let Some(search) = &cli.list_models {
-        return match startup::prepare(&cli, false) {
-            Ok(prepared) => {
-                print_out(&list_models(&prepared.registry, search));
+        let prepared = match startup::prepare(&cli, false) {
+            Ok(prepared) => prepared,
+            Err(e) => return fail(e),
+        };
+        // With extensions, the providers they register are listed too.
+        if !startup::extensions_configured(&cli) {
+            print_out(&list_models(&prepared.registry, search));
+            return 0;
+        }
+        return match modes::registry_with_extensions(&cli, prepared).await {
+            Ok(registry) => {
+                print_out(&list_models(&registry, search));
                 0
             }
             Err(e) => fail(e),

@@ -38,6 +38,8 @@ let init;
 let mirror;
 let modelRegistry;
 let ui;
+/** The `streamSimple`s extensions registered, by provider name: `{ api, streamSimple }`. */
+const providerStreams = new Map();
 /** Terminal components, where the mode draws them (the interactive mode). */
 let components;
 /** The loaded extensions and their runner; replaced on reload and session replacement. */
@@ -101,6 +103,9 @@ function handle(message) {
       break;
     case "tool":
       respond(message.id, withAbort(message.id, (signal) => runTool(message, signal)));
+      break;
+    case "provider_stream":
+      respond(message.id, withAbort(message.id, (signal) => streamReply(message, signal)));
       break;
     case "command":
       respond(message.id, withAbort(message.id, () => runCommand(message.name, message.args)));
@@ -267,6 +272,27 @@ function applyFlagValues(extensions, runtime, flagValues) {
   return diagnostics;
 }
 
+/** A reply streamed by the `streamSimple` registered for the model's API; its events go to rho
+ *  as they come (without their `partial` message, which rho builds itself). */
+async function streamReply(message, signal) {
+  const api = message.model.api;
+  const registered = [...providerStreams.values()].reverse().find((p) => p.api === api);
+  if (!registered) throw new Error(`no extension streams the API "${api}"`);
+  const model = { headers: {}, ...modelRegistry.find(message.model.provider, message.model.id), ...message.model };
+  const stream = registered.streamSimple(model, message.context, { ...message.options, signal });
+  for await (const event of stream) {
+    const { partial, ...slim } = event;
+    if (event.type === "toolcall_start") slim.block = partial?.content?.[event.contentIndex];
+    if (event.type === "done") slim.message = { usage: event.message?.usage, stopReason: event.message?.stopReason };
+    if (event.type === "error") {
+      slim.error = { usage: event.error?.usage, errorMessage: event.error?.errorMessage, stopReason: event.reason };
+    }
+    channel.send({ type: "stream_event", id: message.id, event: slim });
+    if (event.type === "done" || event.type === "error") break;
+  }
+  return null;
+}
+
 /** Session replaced (new, resume, fork) or reloaded: pi tears the extensions down and loads them again. */
 async function replace(message) {
   const { reason, previousSessionFile, targetSessionFile } = message;
@@ -275,6 +301,7 @@ async function replace(message) {
     await old.emit({ type: "session_shutdown", reason, targetSessionFile });
   }
   old.invalidate();
+  providerStreams.clear();
   components?.closeAll();
   if (message.sync) mirror.apply(message.sync);
   if (reason === "reload") {
@@ -394,10 +421,14 @@ function bind(runner) {
     {
       registerProvider: (name, config) => {
         modelRegistry.registerProvider(name, config);
-        action("registerProvider", { provider: name, config, streamSimple: typeof config.streamSimple === "function" });
+        const streams = typeof config.streamSimple === "function";
+        providerStreams.delete(name);
+        if (streams && config.api) providerStreams.set(name, { api: config.api, streamSimple: config.streamSimple });
+        action("registerProvider", { provider: name, config, streamSimple: streams });
       },
       unregisterProvider: (name) => {
         modelRegistry.unregisterProvider(name);
+        providerStreams.delete(name);
         action("unregisterProvider", { provider: name });
       },
     },

@@ -377,10 +377,10 @@ fn dispatch(shared: &Arc<Shared>, incoming: &mpsc::UnboundedSender<Incoming>, me
             };
             Incoming::Answer(Answer { id, result, shared: shared.clone() })
         }
-        FromHost::ToolUpdate { id, partial } => {
+        FromHost::ToolUpdate { id, partial: update } | FromHost::StreamEvent { id, event: update } => {
             let sink = lock(&shared.pending).get(&id).and_then(|p| p.updates.clone());
             if let Some(sink) = sink {
-                sink(partial);
+                sink(update);
             }
             return;
         }

@@ -48,6 +48,13 @@ pub enum ToHost {
         tool_call_id: String,
         params: Value,
     },
+    /// Stream a reply with an extension's `streamSimple` (registered for `model.api`): pi-ai's
+    /// stream events come back as `stream_event`s, the answer ends the stream.
+    ProviderStream {
+        model: Value,
+        context: Value,
+        options: Value,
+    },
     /// Run a registered command (`/name args`).
     Command {
         name: String,
@@ -172,6 +179,8 @@ pub enum FromHost {
     },
     /// A running tool's partial result.
     ToolUpdate { id: String, partial: Value },
+    /// An event of a reply an extension streams (`provider_stream`).
+    StreamEvent { id: String, event: Value },
     /// A handler, tool or command failed (pi's `extension_error`).
     Error(ExtensionFault),
     /// Tools or commands were registered after start-up.

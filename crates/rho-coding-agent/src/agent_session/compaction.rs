@@ -225,7 +225,7 @@ impl AgentSession {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.model();
-        if !self.inner.registry.can_authenticate(&model.provider) {
+        if !self.registry().can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.provider.clone()));
         }
         let settings = self.compaction_settings();

@@ -19,6 +19,7 @@ mod mcp;
 mod models;
 mod navigate;
 mod prompting;
+mod providers;
 mod reload;
 mod retry;
 mod run_control;
@@ -105,7 +106,7 @@ pub(crate) struct Inner {
     pub sink: Arc<dyn SessionEventSink>,
     pub paths: ConfigPaths,
     pub settings: Mutex<Settings>,
-    pub registry: Arc<ModelRegistry>,
+    pub registry: Arc<providers::Registries>,
     /// The models `cycle_model` walks (empty: every available model); `/scoped-models` changes it.
     pub scope: Mutex<Vec<ScopedModel>>,
     pub has_model: Mutex<bool>,
@@ -169,7 +170,7 @@ impl AgentSession {
             terminals,
             mcp,
         } = options;
-        let registry = Arc::new(registry);
+        let registry = Arc::new(providers::Registries::new(registry));
         let todos = TodoStore::new();
         let matcher = ttsr::matcher_for(std::mem::take(&mut resources.ttsr_rules), &settings, &paths.cwd);
         let context = session.build_context();
@@ -251,10 +252,6 @@ impl AgentSession {
 
     pub fn paths(&self) -> &ConfigPaths {
         &self.inner.paths
-    }
-
-    pub fn registry(&self) -> &ModelRegistry {
-        &self.inner.registry
     }
 
     pub fn settings(&self) -> MutexGuard<'_, Settings> {
@@ -387,7 +384,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// picked up, and a login is refreshed when it expires mid-session; one that cannot be fails the
 /// request with the reason), the model's headers, thinking budgets and the session id as cache key.
 fn request_options(
-    registry: Arc<ModelRegistry>,
+    registries: Arc<providers::Registries>,
     settings: &Settings,
     session_id: CacheKey,
     extensions: Arc<OnceLock<Arc<Extensions>>>,
@@ -401,6 +398,7 @@ fn request_options(
             medium: budgets.medium.unwrap_or(defaults.medium),
             high: budgets.high.unwrap_or(defaults.high),
         };
+        let registry = registries.current();
         let api_key = registry.api_key(&model.provider);
         let login_problem = api_key.is_none().then(|| registry.login_problem(&model.provider)).flatten();
         StreamOptions {
@@ -410,6 +408,10 @@ fn request_options(
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
             hooks: extensions.get().map(crate::extensions::request_hooks).unwrap_or_default(),
+            custom: registries
+                .streams_itself(&model.api)
+                .then(|| extensions.get().map(crate::extensions::provider_stream))
+                .flatten(),
             ..StreamOptions::default()
         }
     })

@@ -29,14 +29,13 @@ impl AgentSession {
 
     /// Every model with credentials, in registry order.
     pub fn available_models(&self) -> Vec<Model> {
-        self.inner.registry.available().into_iter().cloned().collect()
+        self.registry().available().into_iter().cloned().collect()
     }
 
     /// `set_model`: an available model by provider and id.
     pub fn set_model(&self, provider: &str, model_id: &str) -> Result<Model, SessionCommandError> {
         let model = self
-            .inner
-            .registry
+            .registry()
             .available()
             .into_iter()
             .find(|m| m.provider == provider && m.id == model_id)
@@ -44,6 +43,35 @@ impl AgentSession {
             .ok_or_else(|| SessionCommandError::ModelNotFound(format!("{provider}/{model_id}")))?;
         self.switch_model(model.clone(), None, "set")?;
         Ok(model)
+    }
+
+    /// The model the run starts with when it is chosen once the extensions are loaded (a
+    /// `--model` of a provider one registers): set quietly, as the start-up choice is, and
+    /// recorded in the session.
+    pub(crate) fn start_with_model(
+        &self,
+        model: Model,
+        level: Option<ThinkingLevel>,
+    ) -> Result<(), SessionCommandError> {
+        if !self.registry().can_authenticate(&model.provider) {
+            return Err(SessionCommandError::NoApiKey(model.selector()));
+        }
+        let had_model = *lock(&self.inner.has_model);
+        let old = self.inner.agent.thinking_level();
+        let wanted = level.unwrap_or_else(|| {
+            if had_model { old } else { self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium) }
+        });
+        let level = model.clamp_thinking(wanted);
+        {
+            let mut session = self.session();
+            session.append_model_change(&model.provider, &model.id)?;
+            if level != old || !had_model {
+                session.append_thinking_level_change(level)?;
+            }
+        }
+        self.inner.agent.set_model(model, level);
+        *lock(&self.inner.has_model) = true;
+        Ok(())
     }
 
     /// `cycle_model`: the next model of the `--models` scope, or of all available models.
@@ -88,7 +116,7 @@ impl AgentSession {
         level: Option<ThinkingLevel>,
         source: &str,
     ) -> Result<(), SessionCommandError> {
-        if !self.inner.registry.can_authenticate(&model.provider) {
+        if !self.registry().can_authenticate(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
         let previous = self.model();

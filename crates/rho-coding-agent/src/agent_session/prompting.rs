@@ -340,15 +340,15 @@ impl AgentSession {
         let agent_dir = self.inner.paths.agent_dir.display().to_string();
         if !*lock(&self.inner.has_model) {
             let no_model = PromptRejection::NoModel { agent_dir };
-            let unusable: Vec<String> = self.inner.registry.unusable_logins().iter().map(ToString::to_string).collect();
+            let unusable: Vec<String> = self.registry().unusable_logins().iter().map(ToString::to_string).collect();
             if unusable.is_empty() {
                 return Err(no_model);
             }
             return Err(PromptRejection::Login(format!("{no_model}\n\n{}", unusable.join("\n\n"))));
         }
         let provider = self.inner.agent.read_model(|m| m.provider.clone());
-        if !self.inner.registry.can_authenticate(&provider) {
-            if let Some(problem) = self.inner.registry.login_problem(&provider) {
+        if !self.registry().can_authenticate(&provider) {
+            if let Some(problem) = self.registry().login_problem(&provider) {
                 return Err(PromptRejection::Login(problem.to_string()));
             }
             let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();

@@ -17,7 +17,7 @@ impl AgentSession {
     /// `:level` suffixes, as `--models` takes them); no patterns: every model. Returns a warning
     /// per pattern that selected nothing.
     pub fn set_scope_patterns(&self, patterns: &[String]) -> Vec<String> {
-        let scope = resolve_scope(&self.inner.registry, patterns);
+        let scope = resolve_scope(&self.registry(), patterns);
         *lock(&self.inner.scope) = scope.models;
         scope.warnings
     }

@@ -238,8 +238,8 @@ impl AgentSession {
         let agent = &self.inner.agent;
         let mut model = agent.model();
         if let Some(model_ref) = &context.model
-            && let Some(found) = self.inner.registry.find(&model_ref.provider, &model_ref.model_id)
-            && self.inner.registry.is_available(found)
+            && let Some(found) = self.registry().find(&model_ref.provider, &model_ref.model_id)
+            && self.registry().is_available(found)
         {
             model = found.clone();
             *lock(&self.inner.has_model) = true;

@@ -202,9 +202,12 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
                 answer(&extensions, id, Ok(Value::Null));
             });
         }
-        Action::RegisterProvider { provider, .. } | Action::UnregisterProvider { provider } => {
-            failed("register_provider", format!("rho does not take providers from extensions yet ({provider})"));
+        Action::RegisterProvider { provider, config, stream_simple } => {
+            if let Err(e) = session.register_extension_provider(&provider, config, stream_simple) {
+                failed("register_provider", format!("cannot register the provider {provider}: {e}"));
+            }
         }
+        Action::UnregisterProvider { provider } => session.unregister_extension_provider(&provider),
         Action::NewSession { .. }
         | Action::Fork { .. }
         | Action::NavigateTree { .. }

@@ -13,6 +13,7 @@ mod actions;
 mod commands;
 mod forward;
 mod hooks;
+mod provider;
 mod sync;
 mod tools;
 
@@ -32,6 +33,7 @@ use crate::agent_session::{AgentSession, Inner, lock};
 
 pub use hooks::HookOutcome;
 pub(crate) use hooks::{LoopHooks, request_hooks};
+pub(crate) use provider::provider_stream;
 
 /// What a session's extensions are started with.
 #[derive(Debug, Clone)]
@@ -178,6 +180,8 @@ impl Extensions {
             },
         };
         let host = ExtensionHost::spawn(command, self.incoming_tx.clone()).await?;
+        // The providers the extensions register come again as they load.
+        session.clear_extension_providers();
         let (session_sync, state) = {
             let mut synced = lock(&self.synced);
             *synced = sync::Synced::default();
@@ -328,6 +332,8 @@ impl Extensions {
             Ok(host) => host,
             Err(e) => return self.report("<extension host>", "session_start", &e.to_string()),
         };
+        // Their providers go too; the new instances register theirs as they load.
+        session.clear_extension_providers();
         // What the old instances put on screen goes with them (pi's resetExtensionUI).
         if let Some(ui) = session.ui() {
             ui.reset_extensions();

@@ -6,6 +6,7 @@ pub mod acp;
 mod bounded;
 pub mod encoder;
 mod extensions;
+pub use extensions::registry_with_extensions;
 pub mod file_args;
 mod frames;
 pub mod interactive;

@@ -17,7 +17,7 @@ use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 
 pub use extensions::{ExtensionUi, extension_config, extensions_configured};
-pub use model_select::{ModelChoice, select_model};
+pub use model_select::{ModelChoice, select_after_extensions, select_model};
 pub use session_select::select_session;
 
 /// A start-up failure: one line on stderr and this exit code.

@@ -44,8 +44,17 @@ pub fn select_model(
         scope.models
     };
 
-    let model = if let Some(pattern) = &cli.model {
-        let resolved = resolve_model(registry, pattern, cli.provider.as_deref()).map_err(|e| not_found(e, registry))?;
+    // A `--model` no provider knows may be one an extension registers: looked up again once
+    // they are loaded (see `select_after_extensions`), as pi loads them first.
+    let wanted = match &cli.model {
+        Some(pattern) => match resolve_model(registry, pattern, cli.provider.as_deref()) {
+            Ok(resolved) => Some(resolved),
+            Err(_) if super::extensions_configured(cli) => None,
+            Err(e) => return Err(not_found(e, registry)),
+        },
+        None => None,
+    };
+    let model = if let Some(resolved) = wanted {
         if let Some(warning) = &resolved.warning {
             eprintln!("Warning: {warning}");
         }
@@ -108,4 +117,20 @@ fn not_found(e: ResolveError, registry: &ModelRegistry) -> StartupError {
         message.push_str(&format!(" Did you mean: {}?", suggestions.join(", ")));
     }
     StartupError::new(message, 2)
+}
+
+/// `--model` once the extensions are loaded (their providers registered): the session switches
+/// to it when it is not the model it started with; a `--model` nothing knows still ends the
+/// run with the error it would have at start.
+pub fn select_after_extensions(cli: &Cli, session: &crate::AgentSession) -> Result<(), StartupError> {
+    let Some(pattern) = &cli.model else {
+        return Ok(());
+    };
+    let registry = session.registry();
+    let resolved = resolve_model(&registry, pattern, cli.provider.as_deref()).map_err(|e| not_found(e, &registry))?;
+    if session.model().is_some_and(|m| m.provider == resolved.model.provider && m.id == resolved.model.id) {
+        return Ok(());
+    }
+    let level = cli.thinking.as_deref().and_then(|raw| ThinkingLevel::parse(raw.trim())).or(resolved.thinking);
+    session.start_with_model(resolved.model, level).map_err(|e| StartupError::new(format!("Error: {e}"), 1))
 }

@@ -11,5 +11,6 @@ mod hooks;
 mod interactive;
 mod lifecycle;
 mod packages;
+mod providers;
 mod session;
 mod tools;

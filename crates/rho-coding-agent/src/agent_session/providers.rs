@@ -1,0 +1,144 @@
+//! The session's model registry, which extensions change (pi's `registerProvider` and
+//! `unregisterProvider`): the registry the session started with, plus the providers registered
+//! since, in order. Every change rebuilds it from the start, so unregistering a provider brings
+//! back the built-in models it had replaced. Readers take the registry as it is now (an `Arc`),
+//! so a request already on its way keeps the one it started with.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use rho_ai::{Model, ModelRegistry};
+use serde_json::Value;
+
+use super::{AgentSession, SessionCommandError, lock};
+
+/// The registry as it is now, and how it came to be.
+pub(crate) struct Registries {
+    base: Arc<ModelRegistry>,
+    current: RwLock<Arc<ModelRegistry>>,
+    registered: Mutex<Vec<Registered>>,
+}
+
+struct Registered {
+    name: String,
+    config: Value,
+    /// The API this provider streams itself (`streamSimple`), as pi keys it.
+    stream_api: Option<String>,
+}
+
+impl Registries {
+    pub(crate) fn new(base: ModelRegistry) -> Self {
+        let base = Arc::new(base);
+        Self { current: RwLock::new(base.clone()), base, registered: Mutex::default() }
+    }
+
+    pub(crate) fn current(&self) -> Arc<ModelRegistry> {
+        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Whether an extension streams `api` itself.
+    pub(crate) fn streams_itself(&self, api: &str) -> bool {
+        lock(&self.registered).iter().any(|r| r.stream_api.as_deref() == Some(api))
+    }
+
+    /// Registers `name` (again: its earlier registration is replaced); the registry is
+    /// unchanged when the config is refused.
+    fn register(&self, name: &str, config: Value, streams: bool) -> Result<(), String> {
+        let stream_api = if streams {
+            let api = config.get("api").and_then(Value::as_str).filter(|api| !api.trim().is_empty());
+            Some(api.ok_or("\"api\" is required with \"streamSimple\"")?.to_owned())
+        } else {
+            None
+        };
+        let mut registered = lock(&self.registered);
+        let mut next: Vec<Registered> = registered
+            .iter()
+            .filter(|r| r.name != name)
+            .map(|r| Registered { name: r.name.clone(), config: r.config.clone(), stream_api: r.stream_api.clone() })
+            .collect();
+        next.push(Registered { name: name.to_owned(), config, stream_api });
+        let rebuilt = self.rebuild(&next)?;
+        *registered = next;
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        Ok(())
+    }
+
+    /// Removes what registering `name` did; nothing when it was not registered.
+    fn unregister(&self, name: &str) -> bool {
+        let mut registered = lock(&self.registered);
+        let before = registered.len();
+        registered.retain(|r| r.name != name);
+        if registered.len() == before {
+            return false;
+        }
+        // Every remaining registration was accepted on a registry with more in it.
+        let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base).clone());
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        true
+    }
+
+    /// Drops every registration (the extensions are loaded again).
+    fn clear(&self) {
+        let mut registered = lock(&self.registered);
+        if registered.is_empty() {
+            return;
+        }
+        registered.clear();
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = self.base.clone();
+    }
+
+    fn rebuild(&self, registered: &[Registered]) -> Result<ModelRegistry, String> {
+        let mut registry = (*self.base).clone();
+        for r in registered {
+            registry
+                .register_provider(&r.name, r.config.clone())
+                .map_err(|e| format!("provider \"{}\": {e}", r.name))?;
+        }
+        Ok(registry)
+    }
+}
+
+impl AgentSession {
+    /// The model registry as it is now.
+    pub fn registry(&self) -> Arc<ModelRegistry> {
+        self.inner.registry.current()
+    }
+
+    /// `pi.registerProvider(name, config)`: its models can be listed and chosen from now on;
+    /// with `streams`, requests to models of its `api` go to the extension's `streamSimple`.
+    /// The current model, when it belongs to the provider, takes its new definition.
+    pub(crate) fn register_extension_provider(
+        &self,
+        name: &str,
+        config: Value,
+        streams: bool,
+    ) -> Result<(), SessionCommandError> {
+        self.inner.registry.register(name, config, streams).map_err(SessionCommandError::Invalid)?;
+        self.refresh_model(name);
+        Ok(())
+    }
+
+    /// `pi.unregisterProvider(name)`.
+    pub(crate) fn unregister_extension_provider(&self, name: &str) {
+        if self.inner.registry.unregister(name) {
+            self.refresh_model(name);
+        }
+    }
+
+    /// The extensions are loaded again: the providers they registered go (they register them
+    /// again as they load).
+    pub(crate) fn clear_extension_providers(&self) {
+        self.inner.registry.clear();
+    }
+
+    /// The current model of `provider` as the registry now defines it (when it still does).
+    fn refresh_model(&self, provider: &str) {
+        let current: Model = self.inner.agent.model();
+        if current.provider != provider {
+            return;
+        }
+        if let Some(model) = self.registry().find(&current.provider, &current.id).filter(|m| **m != current) {
+            let level = model.clamp_thinking(self.inner.agent.thinking_level());
+            self.inner.agent.set_model(model.clone(), level);
+        }
+    }
+}
