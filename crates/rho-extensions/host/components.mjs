@@ -1,6 +1,7 @@
 // Terminal components (pi-tui: `render(width)` gives lines, `handleInput(data)` takes keys) run
 // here and are drawn by rho: `ctx.ui.custom()` in the editor's place (or over the screen, as an
-// overlay) and widget factories above or below the editor. Each render's lines go to rho as a
+// overlay), widget factories above or below the editor, and a footer factory in the place of
+// rho's footer. Each render's lines go to rho as a
 // `component` message; the keys rho's terminal reads come back as `component_input`, in the
 // terminal's own byte sequences, which is what pi-tui's key matching reads.
 
@@ -111,6 +112,25 @@ export function createComponents(channel, keybindings) {
       holder.id = id;
       entry.render();
       return id;
+    },
+
+    /** A footer factory (`setFooter((tui, theme, footerData) => component)`): drawn in the
+     *  place of rho's footer until replaced. */
+    footer(factory, theme, footerData) {
+      const holder = {};
+      const component = factory(tuiFor(() => holder.id), theme, footerData);
+      const { id, entry } = mount(component, "footer", {});
+      holder.id = id;
+      entry.render();
+      return id;
+    },
+
+    /** Footers and widgets render again (they show the session's state, which just changed;
+     *  pi's TUI renders them on every frame). */
+    refresh() {
+      for (const entry of open.values()) {
+        if (entry.kind === "footer" || entry.kind === "widget") entry.schedule();
+      }
     },
 
     close: unmount,

@@ -19,6 +19,7 @@ const piAi = await import("@mariozechner/pi-ai");
 const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
 const keybindingsModule = await import(new URL("./core/keybindings.js", indexUrl).href);
+const footerDataModule = await import(new URL("./core/footer-data-provider.js", indexUrl).href);
 
 /** What rho last said about itself (model, level, tools, idle, …). */
 const state = {
@@ -40,8 +41,10 @@ let modelRegistry;
 let ui;
 /** The `streamSimple`s extensions registered, by provider name: `{ api, streamSimple }`. */
 const providerStreams = new Map();
-/** Terminal components, where the mode draws them (the interactive mode). */
+/** Terminal components, where the mode draws them (the interactive mode), and what pi gives a
+ *  footer component to read (the git branch, the statuses). */
 let components;
+let footerData;
 /** The loaded extensions and their runner; replaced on reload and session replacement. */
 let current;
 /** The abort signal of the run in progress (ctx.signal). */
@@ -79,9 +82,11 @@ function handle(message) {
       break;
     case "sync":
       mirror.apply(message);
+      components?.refresh();
       break;
     case "state":
       Object.assign(state, message.state);
+      components?.refresh();
       break;
     case "run_start":
       runAbort = new AbortController();
@@ -181,8 +186,9 @@ async function start(message) {
   if (message.terminal) {
     components = createComponents(channel, keybindingsModule.KeybindingsManager.create(message.agentDir));
     components.resize(message.terminal.columns, message.terminal.rows);
+    footerData = new footerDataModule.FooterDataProvider(message.cwd);
   }
-  ui = message.hasUI ? createUiContext(channel, () => themes.theme, components) : undefined;
+  ui = message.hasUI ? createUiContext(channel, () => themes.theme, components, footerData) : undefined;
   init.original = { ...message };
   const resolved = await resolveExtensions(message);
   init.extensions = resolved.extensions;
@@ -303,6 +309,7 @@ async function replace(message) {
   old.invalidate();
   providerStreams.clear();
   components?.closeAll();
+  footerData?.clearExtensionStatuses();
   if (message.sync) mirror.apply(message.sync);
   if (reason === "reload") {
     // pi's /reload reads the settings and resolves the packages again.

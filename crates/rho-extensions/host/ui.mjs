@@ -4,9 +4,11 @@
 // (notify, setStatus, setWidget with lines, setTitle, setEditorText) are fire-and-forget. What
 // needs a terminal component does what pi's RPC mode does with it: nothing, or the default.
 
-export function createUiContext(channel, currentTheme, components) {
+export function createUiContext(channel, currentTheme, components, footerData) {
   /** Widget components by key (a new widget for a key replaces the old one). */
   const widgets = new Map();
+  /** The footer component, when one is set. */
+  let footer;
   const dialog = (method, fields, defaultValue, opts, parse) => {
     if (opts?.signal?.aborted) return Promise.resolve(defaultValue);
     return new Promise((resolve) => {
@@ -48,6 +50,8 @@ export function createUiContext(channel, currentTheme, components) {
       notice("notify", { message, notifyType: type });
     },
     setStatus(key, text) {
+      footerData?.setExtensionStatus(key, text);
+      components?.refresh();
       notice("setStatus", { statusKey: key, statusText: text });
     },
     setWidget(key, content, options) {
@@ -77,7 +81,10 @@ export function createUiContext(channel, currentTheme, components) {
     setWorkingVisible() {},
     setWorkingIndicator() {},
     setHiddenThinkingLabel() {},
-    setFooter() {},
+    setFooter(factory) {
+      if (footer !== undefined) components?.close(footer);
+      footer = typeof factory === "function" && components ? components.footer(factory, currentTheme(), footerData) : undefined;
+    },
     setHeader() {},
     custom: components
       ? (factory, options) => components.custom(factory, currentTheme(), options)

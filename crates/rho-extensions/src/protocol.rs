@@ -232,6 +232,8 @@ pub enum ComponentKind {
     Overlay,
     /// A widget factory: above or below the editor, without the keys.
     Widget,
+    /// `ctx.ui.setFooter()`: in the place of rho's footer.
+    Footer,
 }
 
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).

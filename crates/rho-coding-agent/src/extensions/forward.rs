@@ -24,6 +24,14 @@ impl Extensions {
     /// An agent event as it goes out: to the host when some handler listens to it.
     pub(crate) fn observe(&self, event: &AgentEvent) {
         let name = event.type_name();
+        // Components drawn in a terminal show the session: they get it as each message ends
+        // (the host renders its footers and widgets again on every sync).
+        if self.config.terminal.is_some()
+            && matches!(event, AgentEvent::MessageEnd { .. } | AgentEvent::AgentEnd { .. })
+            && let Some(session) = self.session()
+        {
+            self.sync_now(&session);
+        }
         let counts_turns = matches!(event, AgentEvent::AgentStart | AgentEvent::TurnEnd { .. });
         let keeps_partial = matches!(event, AgentEvent::MessageStart { .. } | AgentEvent::MessageUpdate { .. });
         if !(self.listens(name) || counts_turns || (keeps_partial && self.listens("message_update"))) {

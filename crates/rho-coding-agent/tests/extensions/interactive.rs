@@ -82,4 +82,22 @@ async fn components_take_the_editors_place_and_the_keys_and_widgets_follow_the_w
     // A resize renders the widget again at the new width.
     term.resize(30, 90);
     term.wait_for("Widget at 90 columns").await;
+
+    // A footer component replaces rho's footer and renders again as the session grows.
+    term.send("\x15");
+    term.submit("/footer");
+    let screen = term.wait_for("Statuses: footer on").await;
+    assert!(!screen.contains("↑0"), "rho's footer is replaced:\n{screen}");
+    let before: usize = entries_shown(&screen);
+    term.submit("hello");
+    term.wait_until("the footer counts the new entries", |screen| entries_shown(screen) > before).await;
+}
+
+/// The count the fixture's footer shows.
+fn entries_shown(screen: &str) -> usize {
+    screen
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Entries: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
 }

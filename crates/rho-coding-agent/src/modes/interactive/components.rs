@@ -1,9 +1,9 @@
 //! Extensions' terminal components on screen. pi-tui components run in the extension host and
 //! send their rendered lines (ANSI-styled); here they are drawn: a `ctx.ui.custom()` component
 //! in the editor's place, taking every key (re-encoded as the terminal's byte sequences, which
-//! is what pi-tui's key matching reads), and widget components above or below the editor. The
-//! newest open `custom()` component has the keys; closing it gives them back to the one before,
-//! or to the editor.
+//! is what pi-tui's key matching reads), widget components above or below the editor, and a
+//! footer component in the place of rho's footer. The newest open `custom()` component has the
+//! keys; closing it gives them back to the one before, or to the editor.
 
 use std::collections::HashMap;
 
@@ -23,6 +23,8 @@ pub struct Components {
     focused: Vec<(String, Vec<Line<'static>>)>,
     /// Widget components: their widget key, by component id.
     widgets: HashMap<String, String>,
+    /// The footer component, drawn instead of rho's footer and statuses.
+    footer: Option<(String, Vec<Line<'static>>)>,
 }
 
 impl Components {
@@ -32,6 +34,9 @@ impl Components {
             ComponentUpdate::Render(frame) => self.render(frame, widgets),
             ComponentUpdate::Close { id } => {
                 self.focused.retain(|(open, _)| *open != id);
+                if self.footer.as_ref().is_some_and(|(open, _)| *open == id) {
+                    self.footer = None;
+                }
                 if let Some(key) = self.widgets.remove(&id)
                     && !self.widgets.values().any(|k| *k == key)
                 {
@@ -51,6 +56,7 @@ impl Components {
                     None => self.focused.push((id, lines)),
                 }
             }
+            ComponentKind::Footer => self.footer = Some((id, ansi_lines(&lines))),
             ComponentKind::Widget => {
                 let key = widget_key.unwrap_or_else(|| id.clone());
                 let placement = match widget_placement.as_deref() {
@@ -68,10 +74,16 @@ impl Components {
         self.focused.last().map(|(id, lines)| (id.as_str(), lines.as_slice()))
     }
 
+    /// The footer component's lines, when one is set.
+    pub fn footer(&self) -> Option<&[Line<'static>]> {
+        self.footer.as_ref().map(|(_, lines)| lines.as_slice())
+    }
+
     /// The extensions were unloaded: their components are gone.
     pub fn clear(&mut self) {
         self.focused.clear();
         self.widgets.clear();
+        self.footer = None;
     }
 }
 

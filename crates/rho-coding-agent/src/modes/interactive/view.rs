@@ -120,8 +120,13 @@ impl View {
         if let Some(hint) = &app.hint {
             lines.push(Line::styled(hint.clone(), style::warning()));
         }
-        lines.extend(footer::footer(&app.session, width));
-        lines.extend(app.widgets.status_line());
+        match app.components.footer() {
+            Some(custom) => lines.extend(custom.iter().cloned()),
+            None => {
+                lines.extend(footer::footer(&app.session, width));
+                lines.extend(app.widgets.status_line());
+            }
+        }
         Self { live, live_height, live_scroll, lines, cursor }
     }
 
