@@ -191,6 +191,13 @@ def stream(mock_url, slow_reader):
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
+    # The reply is measured once rho has started (its extensions loaded and settled, with
+    # --extension): start-up is measured on its own above.
+    proc.stdin.write(b'{"id":"s","type":"get_state"}\n')
+    proc.stdin.flush()
+    while b'"id":"s"' not in proc.stdout.readline():
+        pass
+    time.sleep(0.5)
     proc.stdin.write(b'{"type":"prompt","message":"flood"}\n')
     proc.stdin.flush()
     first = None
