@@ -31,6 +31,10 @@ impl Registries {
         Self { current: RwLock::new(base.clone()), base, registered: Mutex::default() }
     }
 
+    pub(crate) fn base(&self) -> Arc<ModelRegistry> {
+        self.base.clone()
+    }
+
     pub(crate) fn current(&self) -> Arc<ModelRegistry> {
         self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
@@ -101,6 +105,11 @@ impl AgentSession {
     /// The model registry as it is now.
     pub fn registry(&self) -> Arc<ModelRegistry> {
         self.inner.registry.current()
+    }
+
+    /// The registry the session started with, without what extensions registered.
+    pub fn registry_at_start(&self) -> Arc<ModelRegistry> {
+        self.inner.registry.base()
     }
 
     /// `pi.registerProvider(name, config)`: its models can be listed and chosen from now on;

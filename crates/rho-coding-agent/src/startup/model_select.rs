@@ -49,7 +49,8 @@ pub fn select_model(
     let wanted = match &cli.model {
         Some(pattern) => match resolve_model(registry, pattern, cli.provider.as_deref()) {
             Ok(resolved) => Some(resolved),
-            Err(_) if super::extensions_configured(cli) => None,
+            // (`--api-key` is for the model named: that one must be known now.)
+            Err(_) if cli.api_key.is_none() && super::extensions_configured(cli) => None,
             Err(e) => return Err(not_found(e, registry)),
         },
         None => None,
@@ -119,13 +120,17 @@ fn not_found(e: ResolveError, registry: &ModelRegistry) -> StartupError {
     StartupError::new(message, 2)
 }
 
-/// `--model` once the extensions are loaded (their providers registered): the session switches
-/// to it when it is not the model it started with; a `--model` nothing knows still ends the
-/// run with the error it would have at start.
+/// `--model` once the extensions are loaded, when it named a model no provider knew at start
+/// (one an extension registers): the session switches to it; a `--model` nothing knows still
+/// ends the run with the error it would have at start.
 pub fn select_after_extensions(cli: &Cli, session: &crate::AgentSession) -> Result<(), StartupError> {
     let Some(pattern) = &cli.model else {
         return Ok(());
     };
+    // Chosen at start already (extensions may have changed the model since, as in pi).
+    if resolve_model(&session.registry_at_start(), pattern, cli.provider.as_deref()).is_ok() {
+        return Ok(());
+    }
     let registry = session.registry();
     let resolved = resolve_model(&registry, pattern, cli.provider.as_deref()).map_err(|e| not_found(e, &registry))?;
     if session.model().is_some_and(|m| m.provider == resolved.model.provider && m.id == resolved.model.id) {

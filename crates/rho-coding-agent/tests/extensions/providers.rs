@@ -91,8 +91,8 @@ async fn extensions_register_providers_that_rho_uses() {
 }
 
 #[tokio::test]
-async fn models_of_extension_providers_are_listed_and_unknown_ones_still_end_the_run() {
-    let Some(host) = pi_host("models_of_extension_providers_are_listed_and_unknown_ones_still_end_the_run") else {
+async fn models_of_extension_providers_are_listed_and_model_flags_keep_their_order() {
+    let Some(host) = pi_host("models_of_extension_providers_are_listed_and_model_flags_keep_their_order") else {
         return;
     };
     let env = Env::new(Vec::new()).await.with_extension_host(host);
@@ -102,6 +102,16 @@ async fn models_of_extension_providers_are_listed_and_unknown_ones_still_end_the
     assert!(listed.status.success(), "{listed:?}");
     let table = String::from_utf8(listed.stdout).unwrap();
     insta::assert_snapshot!("provider_models_listed", table);
+
+    // A --model known at start is applied before the extensions load: what session_start
+    // switches to stays.
+    let mut rho =
+        Rho::spawn(&env, &["-e", &fixture("provider.ts"), "--model", "mock/mock-model", "--switch-to-proxy"]).await;
+    rho.until(|f| f["type"] == "ready").await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["model"]["id"], "proxied", "{state}");
+    rho.close_stdin();
+    rho.wait().await;
 
     let mut command = env.command(&["-e", &fixture("provider.ts"), "--model", "nowhere/nothing", "-p", "hi"]);
     command.env("PROXY_BASE_URL", env.server.url());
