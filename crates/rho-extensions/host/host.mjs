@@ -109,6 +109,9 @@ function handle(message) {
     case "tool":
       respond(message.id, withAbort(message.id, (signal) => runTool(message, signal)));
       break;
+    case "render":
+      respond(message.id, Promise.resolve().then(() => render(message)));
+      break;
     case "provider_stream":
       respond(message.id, withAbort(message.id, (signal) => streamReply(message, signal)));
       break;
@@ -278,6 +281,50 @@ function applyFlagValues(extensions, runtime, flagValues) {
   return diagnostics;
 }
 
+/** What a tool's call or result, or a custom message, looks like by its extension's renderer
+ *  (`renderCall`, `renderResult`, `registerMessageRenderer`): the lines its component renders
+ *  at `width`, or null to use rho's own. A tool's call and result share their `state`, as in pi. */
+const toolRenderState = new Map();
+function render(message) {
+  const theme = themes.theme;
+  const { width, expanded } = message;
+  if (message.target === "message") {
+    const renderer = current.runner.getMessageRenderer(message.message.customType);
+    const component = renderer?.(message.message, { expanded }, theme);
+    return component ? { lines: component.render(width) } : null;
+  }
+  const definition = current.runner.getToolDefinition(message.toolName);
+  const slot = message.target === "tool_call" ? definition?.renderCall : definition?.renderResult;
+  if (typeof slot !== "function") return null;
+  let state = toolRenderState.get(message.toolCallId);
+  if (!state) {
+    state = {};
+    toolRenderState.set(message.toolCallId, state);
+  }
+  const context = {
+    args: message.args ?? {},
+    toolCallId: message.toolCallId,
+    invalidate() {},
+    lastComponent: undefined,
+    state,
+    cwd: init.cwd,
+    executionStarted: true,
+    argsComplete: true,
+    isPartial: false,
+    expanded,
+    showImages: false,
+    isError: message.isError ?? false,
+  };
+  let component;
+  if (message.target === "tool_call") {
+    component = slot(message.args ?? {}, theme, context);
+  } else {
+    toolRenderState.delete(message.toolCallId);
+    component = slot(message.result, { expanded, isPartial: false }, theme, context);
+  }
+  return component ? { lines: component.render(width) } : null;
+}
+
 /** A reply streamed by the `streamSimple` registered for the model's API; its events go to rho
  *  as they come (without their `partial` message, which rho builds itself). */
 async function streamReply(message, signal) {
@@ -333,6 +380,8 @@ function registrations() {
     promptSnippet: definition.promptSnippet,
     promptGuidelines: definition.promptGuidelines,
     executionMode: definition.executionMode,
+    renderCall: typeof definition.renderCall === "function",
+    renderResult: typeof definition.renderResult === "function",
     // Arguments then go through prepareArguments and are validated here, as pi does.
     prepareArguments: typeof definition.prepareArguments === "function",
     sourceInfo,

@@ -48,6 +48,9 @@ pub enum ToHost {
         tool_call_id: String,
         params: Value,
     },
+    /// The lines an extension's renderer draws for a custom message or a tool's call or result
+    /// at `width`; answered with `{lines}`, or null when it has none.
+    Render(Box<RenderRequest>),
     /// Stream a reply with an extension's `streamSimple` (registered for `model.api`): pi-ai's
     /// stream events come back as `stream_event`s, the answer ends the stream.
     ProviderStream {
@@ -87,6 +90,26 @@ pub enum ToHost {
     Flush,
     /// rho is exiting: `session_shutdown` runs, then the host is closed.
     Shutdown,
+}
+
+/// What to render (see [`ToHost::Render`]).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "target", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum RenderRequest {
+    /// A custom message, by its `customType`'s renderer.
+    Message { message: Value, width: u16, expanded: bool },
+    /// A tool's call, by the tool's `renderCall`.
+    ToolCall { tool_name: String, tool_call_id: String, args: Value, width: u16, expanded: bool },
+    /// A tool's result, by the tool's `renderResult`.
+    ToolResult {
+        tool_name: String,
+        tool_call_id: String,
+        args: Value,
+        result: Value,
+        is_error: bool,
+        width: u16,
+        expanded: bool,
+    },
 }
 
 /// The size of the terminal that draws the extensions' components.
@@ -395,6 +418,11 @@ pub struct ToolRegistration {
     /// The tool has `prepareArguments`: its arguments are prepared and validated in the host.
     #[serde(default)]
     pub prepare_arguments: bool,
+    /// The tool draws its call or its result itself (`renderCall`, `renderResult`).
+    #[serde(default)]
+    pub render_call: bool,
+    #[serde(default)]
+    pub render_result: bool,
     #[serde(default)]
     pub source_info: Option<Value>,
 }

@@ -136,6 +136,22 @@ impl AgentSession {
         }
     }
 
+    /// Whether an extension draws custom messages of `custom_type` itself.
+    pub fn extension_renders_message(&self, custom_type: &str) -> bool {
+        self.extensions().is_some_and(|e| e.renders_message(custom_type))
+    }
+
+    /// Whether the extension tool `name` draws its call and its result itself.
+    pub fn extension_renders_tool(&self, name: &str) -> (bool, bool) {
+        self.extensions().map_or((false, false), |e| e.renders_tool(name))
+    }
+
+    /// The lines an extension's renderer draws (`None`: rho's own rendering applies).
+    pub async fn extension_render(&self, request: rho_extensions::RenderRequest) -> Option<Vec<String>> {
+        let extensions = self.extensions().cloned()?;
+        extensions.render(request).await
+    }
+
     /// A key for an extension's terminal component `id`, as the terminal's byte sequence.
     pub fn extension_component_input(&self, id: &str, data: String) {
         if let Some(extensions) = self.extensions() {

@@ -14,6 +14,7 @@ mod commands;
 mod forward;
 mod hooks;
 mod provider;
+mod render;
 mod sync;
 mod tools;
 

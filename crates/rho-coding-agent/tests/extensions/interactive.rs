@@ -1,6 +1,8 @@
 //! Extensions in the interactive mode, in a pseudo-terminal: the fixture `ui.ts`'s status in the
 //! footer and widget above the editor at start, a command's input, confirm and select dialogs
-//! answered with keys, and a registered shortcut; and the command in the `/` completion.
+//! answered with keys, and a registered shortcut; and the command in the `/` completion. The
+//! fixture `components.ts`: a `custom()` component with the keys, widget and footer components,
+//! and renderers for a custom message and a tool.
 
 #[path = "../interactive_support/mod.rs"]
 mod interactive_support;
@@ -49,11 +51,16 @@ async fn dialogs_statuses_widgets_commands_and_shortcuts_in_the_terminal() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn components_take_the_editors_place_and_the_keys_and_widgets_follow_the_width() {
-    let Some(host) = pi_host("components_take_the_editors_place_and_the_keys_and_widgets_follow_the_width") else {
+async fn components_renderers_widgets_and_footers_in_the_terminal() {
+    let Some(host) = pi_host("components_renderers_widgets_and_footers_in_the_terminal") else {
         return;
     };
-    let env = Env::new(vec![Turn::text("unused")]).await;
+    let env = Env::new(vec![
+        Turn::text("unused"),
+        Turn::tool_call("shout", serde_json::json!({"text": "hey"})),
+        Turn::text("Shouted."),
+    ])
+    .await;
     let host = host.display().to_string();
     let term = Terminal::start_with(&env, &["-e", &fixture("components.ts")], &[("RHO_EXTENSION_HOST_DIR", &host)]);
     term.ready().await;
@@ -91,6 +98,20 @@ async fn components_take_the_editors_place_and_the_keys_and_widgets_follow_the_w
     let before: usize = entries_shown(&screen);
     term.submit("hello");
     term.wait_until("the footer counts the new entries", |screen| entries_shown(screen) > before).await;
+
+    // Renderers: a custom message by its type's renderer, one without by rho; a tool's call and
+    // result by the tool's, in their place in the history.
+    term.submit("/notes");
+    let screen = term.wait_for("as it is").await;
+    let rendered = screen.find("Rendered note: hello").expect("the note's renderer drew it");
+    let plain = screen.find("[plain]").expect("rho draws a message without a renderer");
+    assert!(rendered < plain, "{screen}");
+    term.submit("shout please");
+    let screen = term.wait_for("Shouted.").await;
+    let call = screen.find("Shout call: hey").expect("the call's renderer drew it");
+    let result = screen.find("Shout result: HEY").expect("the result's renderer drew it");
+    let reply = screen.find("Shouted.").unwrap();
+    assert!(call < result && result < reply, "{screen}");
 }
 
 /// The count the fixture's footer shows.

@@ -18,6 +18,7 @@ use super::blocks;
 use super::components::Components;
 use super::dialogs::Dialog;
 use super::editor::Editor;
+use super::rendered::HeldHistory;
 use super::select::Select;
 use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
@@ -42,6 +43,8 @@ pub enum AppEvent {
     Component(ComponentUpdate),
     /// The extensions were unloaded: what they put on screen goes.
     ResetExtensions,
+    /// An extension's renderer drew a history block (`None`: rho's own rendering).
+    Rendered(u64, Option<Vec<String>>),
     /// The working directory's files, listed for `@` mentions.
     Files(Vec<String>),
     /// `/tree`: a step back from a task (instructions typed, a summary cancelled).
@@ -88,7 +91,7 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    fn finished(&self) -> tool_blocks::Finished<'_> {
+    pub(super) fn finished(&self) -> tool_blocks::Finished<'_> {
         tool_blocks::Finished {
             name: &self.name,
             args: self.args.as_ref(),
@@ -133,6 +136,8 @@ pub struct App {
     pub widgets: ExtensionWidgets,
     /// Extensions' terminal components.
     pub components: Components,
+    /// History waiting behind a block an extension's renderer draws.
+    pub held: HeldHistory,
     pub quit: bool,
     /// A `!command` is running (Escape kills it).
     pub shell_running: bool,
@@ -183,6 +188,7 @@ impl App {
             tasks: Vec::new(),
             widgets: ExtensionWidgets::default(),
             components: Components::default(),
+            held: HeldHistory::default(),
             quit: false,
             shell_running: false,
             suspend: false,
@@ -200,8 +206,17 @@ impl App {
         }
     }
 
-    /// Adds lines to the history; a blank line right after another is dropped.
+    /// Adds lines to the history (after any block an extension is still rendering); a blank
+    /// line right after another is dropped.
     pub fn push(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+        if self.held.is_holding() {
+            self.held.hold(lines.into_iter().collect());
+            return;
+        }
+        self.push_now(lines);
+    }
+
+    pub(super) fn push_now(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
         for line in lines {
             let blank = line.spans.iter().all(|s| s.content.trim().is_empty());
             if blank && self.last_blank {
@@ -267,6 +282,10 @@ impl App {
             AgentEvent::MessageStart { message: AgentMessage::User(user) } => {
                 self.push(blocks::user(&user.text()));
             }
+            AgentEvent::MessageStart { message: message @ AgentMessage::Custom(_) } => {
+                self.end_stream();
+                self.push_custom_message(&message);
+            }
             AgentEvent::MessageUpdate { event } => match event {
                 AssistantMessageEvent::TextDelta { delta, .. } => self.stream_delta(BlockKind::Text, &delta),
                 AssistantMessageEvent::ThinkingDelta { .. } if self.hide_thinking => self.hidden_thinking = true,
@@ -284,7 +303,7 @@ impl App {
             }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
                 self.end_stream();
-                self.push(blocks::tool_call(&tool_name, &args, self.expand_tools));
+                self.push_tool_call(&tool_call_id, &tool_name, &args);
                 if tool_name == TASK_TOOL {
                     self.tasks.push(TaskBoard::new(tool_call_id.clone()));
                 }
@@ -303,7 +322,7 @@ impl App {
                 let args = args.map(|at| self.call_args.remove(at).1);
                 let output =
                     ToolOutput { name: tool_name, args, content: result.content, details: result.details, is_error };
-                self.push(tool_blocks::result(&output.finished(), self.expand_tools));
+                self.push_tool_result(&tool_call_id, &output);
                 self.last_tool = Some(output);
             }
             AgentEvent::QueueUpdate { steering, follow_up } => {

@@ -54,6 +54,15 @@ pub fn warning(text: &str) -> Line<'static> {
     Line::styled(text.to_owned(), style::warning())
 }
 
+/// A custom message an extension sent (`display: true`), as pi shows one without a renderer:
+/// its `[customType]`, then its text as markdown.
+pub fn custom(message: &rho_agent::CustomMessage) -> Vec<Line<'static>> {
+    let mut lines =
+        vec![Line::default(), Line::styled(format!("[{}]", message.custom_type), style::accent().patch(style::bold()))];
+    lines.extend(markdown::render(&message.content.text_joined("\n")));
+    lines
+}
+
 pub fn notice(text: &str) -> Line<'static> {
     Line::styled(text.to_owned(), style::dim())
 }
@@ -219,6 +228,7 @@ pub fn message_after(
         AgentMessage::BashExecution(b) => bash(&b.command, &b.output, b.exit_code, b.cancelled, expanded),
         AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],
         AgentMessage::BranchSummary(_) => vec![notice("(branch summary)")],
+        AgentMessage::Custom(c) if c.display => custom(c),
         AgentMessage::Custom(_) | AgentMessage::HookMessage(_) | AgentMessage::Developer(_) => Vec::new(),
     }
 }

@@ -31,6 +31,7 @@ mod notices;
 mod path_complete;
 mod picker;
 mod reload;
+mod rendered;
 mod replay;
 mod resume;
 mod scoped_models;
@@ -217,6 +218,10 @@ async fn main_loop(
             }
             _ = tokio::time::sleep_until(frame_due), if dirty => {}
             _ = ticker.tick() => {
+                if app.held.is_holding() {
+                    app.release_held();
+                    dirty = true;
+                }
                 if app.is_working() {
                     app.tick += 1;
                     dirty = true;
@@ -240,6 +245,7 @@ fn handle(app: &mut App, event: AppEvent) {
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
         AppEvent::Component(update) => app.components.apply(update, &mut app.widgets),
+        AppEvent::Rendered(id, lines) => app.rendered(id, lines),
         AppEvent::ResetExtensions => {
             app.components.clear();
             app.widgets.clear();

@@ -1,0 +1,49 @@
+//! Extensions' renderers for the terminal: a custom message's (`registerMessageRenderer`) and a
+//! tool's call and result (`renderCall`, `renderResult`) are pi-tui components, rendered in the
+//! host to lines the interactive mode prints. A renderer that fails or takes longer than
+//! [`RENDER_TIMEOUT`] leaves rho's own rendering.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_extensions::{RenderRequest, ToHost};
+
+use super::Extensions;
+
+/// How long the screen waits for a renderer.
+pub const RENDER_TIMEOUT: Duration = Duration::from_secs(2);
+
+impl Extensions {
+    /// Whether `custom_type` has a renderer.
+    pub(crate) fn renders_message(&self, custom_type: &str) -> bool {
+        self.registrations().renderers.iter().any(|r| r == custom_type)
+    }
+
+    /// Whether the extension tool `name` draws its call and its result itself.
+    pub(crate) fn renders_tool(&self, name: &str) -> (bool, bool) {
+        self.registrations()
+            .tools
+            .iter()
+            .rfind(|t| t.name == name)
+            .map_or((false, false), |t| (t.render_call, t.render_result))
+    }
+
+    /// The lines the renderer draws; `None` when it has none, failed or took too long.
+    pub(crate) async fn render(self: &Arc<Self>, request: RenderRequest) -> Option<Vec<String>> {
+        let host = self.host().await.ok()?;
+        if let Some(session) = self.session() {
+            self.sync_to(&host, &session, true);
+        }
+        let (_, answer) = host.request(&ToHost::Render(Box::new(request)));
+        let value = match tokio::time::timeout(RENDER_TIMEOUT, answer).await {
+            Ok(Ok(Ok(value))) => value,
+            Ok(Ok(Err(e))) => {
+                self.report("<extension host>", "render", &e.to_string());
+                return None;
+            }
+            _ => return None,
+        };
+        let lines = value.get("lines")?.as_array()?;
+        Some(lines.iter().map(|line| line.as_str().unwrap_or_default().to_owned()).collect())
+    }
+}
