@@ -125,6 +125,17 @@ export function createComponents(channel, keybindings) {
       return id;
     },
 
+    /** A header factory (`setHeader((tui, theme) => component)`): shown at start, above the
+     *  conversation, in the place of rho's header. */
+    header(factory, theme) {
+      const holder = {};
+      const component = factory(tuiFor(() => holder.id), theme);
+      const { id, entry } = mount(component, "header", {});
+      holder.id = id;
+      entry.render();
+      return id;
+    },
+
     /** Footers and widgets render again (they show the session's state, which just changed;
      *  pi's TUI renders them on every frame). */
     refresh() {

@@ -7,8 +7,9 @@
 export function createUiContext(channel, currentTheme, components, footerData) {
   /** Widget components by key (a new widget for a key replaces the old one). */
   const widgets = new Map();
-  /** The footer component, when one is set. */
+  /** The footer and header components, when set. */
   let footer;
+  let header;
   const dialog = (method, fields, defaultValue, opts, parse) => {
     if (opts?.signal?.aborted) return Promise.resolve(defaultValue);
     return new Promise((resolve) => {
@@ -85,7 +86,10 @@ export function createUiContext(channel, currentTheme, components, footerData) {
       if (footer !== undefined) components?.close(footer);
       footer = typeof factory === "function" && components ? components.footer(factory, currentTheme(), footerData) : undefined;
     },
-    setHeader() {},
+    setHeader(factory) {
+      if (header !== undefined) components?.close(header);
+      header = typeof factory === "function" && components ? components.header(factory, currentTheme()) : undefined;
+    },
     custom: components
       ? (factory, options) => components.custom(factory, currentTheme(), options)
       : async () => undefined,

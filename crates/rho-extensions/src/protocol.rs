@@ -257,6 +257,8 @@ pub enum ComponentKind {
     Widget,
     /// `ctx.ui.setFooter()`: in the place of rho's footer.
     Footer,
+    /// `ctx.ui.setHeader()`: at start, in the place of rho's header.
+    Header,
 }
 
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).

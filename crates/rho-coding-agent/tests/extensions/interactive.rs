@@ -63,9 +63,11 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
     .await;
     let host = host.display().to_string();
     let term = Terminal::start_with(&env, &["-e", &fixture("components.ts")], &[("RHO_EXTENSION_HOST_DIR", &host)]);
-    term.ready().await;
+    // (The extension's header replaces rho's, keys hint included: no `ready()` here.)
     let screen = term.wait_for("Widget at 100 columns").await;
     assert!(term.is_coloured("Widget at 100 columns"), "the theme's colour is kept:\n{screen}");
+    assert!(screen.contains("The components fixture's header"), "{screen}");
+    assert!(!screen.contains(" v0."), "the extension's header replaces rho's:\n{screen}");
 
     // The component replaces the editor and has the keys; Enter ends it with its value.
     term.submit("/counter");

@@ -2,7 +2,8 @@
 //! send their rendered lines (ANSI-styled); here they are drawn: a `ctx.ui.custom()` component
 //! in the editor's place, taking every key (re-encoded as the terminal's byte sequences, which
 //! is what pi-tui's key matching reads), widget components above or below the editor, and a
-//! footer component in the place of rho's footer. The newest open `custom()` component has the
+//! footer component in the place of rho's footer (and a header component in the place of rho's
+//! header, at start). The newest open `custom()` component has the
 //! keys; closing it gives them back to the one before, or to the editor.
 
 use std::collections::HashMap;
@@ -25,6 +26,8 @@ pub struct Components {
     widgets: HashMap<String, String>,
     /// The footer component, drawn instead of rho's footer and statuses.
     footer: Option<(String, Vec<Line<'static>>)>,
+    /// The header component's lines, shown at start instead of rho's header.
+    header: Option<(String, Vec<Line<'static>>)>,
 }
 
 impl Components {
@@ -36,6 +39,9 @@ impl Components {
                 self.focused.retain(|(open, _)| *open != id);
                 if self.footer.as_ref().is_some_and(|(open, _)| *open == id) {
                     self.footer = None;
+                }
+                if self.header.as_ref().is_some_and(|(open, _)| *open == id) {
+                    self.header = None;
                 }
                 if let Some(key) = self.widgets.remove(&id)
                     && !self.widgets.values().any(|k| *k == key)
@@ -57,6 +63,7 @@ impl Components {
                 }
             }
             ComponentKind::Footer => self.footer = Some((id, ansi_lines(&lines))),
+            ComponentKind::Header => self.header = Some((id, ansi_lines(&lines))),
             ComponentKind::Widget => {
                 let key = widget_key.unwrap_or_else(|| id.clone());
                 let placement = match widget_placement.as_deref() {
@@ -79,11 +86,18 @@ impl Components {
         self.footer.as_ref().map(|(_, lines)| lines.as_slice())
     }
 
+    /// The header component's lines, when one is set (only the start shows them: the history
+    /// cannot change once printed).
+    pub fn header(&self) -> Option<&[Line<'static>]> {
+        self.header.as_ref().map(|(_, lines)| lines.as_slice())
+    }
+
     /// The extensions were unloaded: their components are gone.
     pub fn clear(&mut self) {
         self.focused.clear();
         self.widgets.clear();
         self.footer = None;
+        self.header = None;
     }
 }
 

@@ -144,14 +144,30 @@ pub async fn run(mut cli: Cli) -> i32 {
     };
     let mut app = App::new(session, tx);
     app.apply_screen_settings();
-    if !app.quiet_startup() {
-        app.push(footer::header(&app.session));
+    // A header component an extension set as it started replaces rho's header.
+    let mut started = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        match event {
+            AppEvent::Component(update) => app.components.apply(update, &mut app.widgets),
+            other => started.push(other),
+        }
+    }
+    match app.components.header() {
+        Some(header) => {
+            let header = header.to_vec();
+            app.push(header);
+        }
+        None if !app.quiet_startup() => app.push(footer::header(&app.session)),
+        None => {}
     }
     if let Some(warning) = keybindings::load(&app.session.paths().agent_dir) {
         app.push([blocks::warning(&warning)]);
     }
     app.push(theme_warning.iter().map(|w| blocks::warning(w)));
     app.push(extension_problems.iter().map(|p| blocks::error(p)));
+    for event in started {
+        handle(&mut app, event);
+    }
     if continuing {
         app.replay();
     }
