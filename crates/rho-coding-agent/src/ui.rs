@@ -54,9 +54,20 @@ pub trait Ui: Send + Sync {
     fn reset_extensions(&self) {}
 }
 
-/// A terminal component's new lines, or its end.
+/// A terminal component's new lines or its end, or what the extension's editor hands over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ComponentUpdate {
     Render(ComponentFrame),
-    Close { id: String },
+    Close {
+        id: String,
+    },
+    /// The extension's editor submitted its text.
+    EditorSubmit {
+        text: String,
+    },
+    /// The extension's editor handed over an app action (pi's id, `app.clear`, …).
+    EditorAction {
+        action: String,
+        text: String,
+    },
 }

@@ -5,6 +5,25 @@
 // `component` message; the keys rho's terminal reads come back as `component_input`, in the
 // terminal's own byte sequences, which is what pi-tui's key matching reads.
 
+/** The app actions an extension's editor hands back to rho (pi's interactive mode binds the
+ *  same ones on its editor). */
+const APP_ACTIONS = [
+  "app.clear",
+  "app.suspend",
+  "app.thinking.cycle",
+  "app.model.cycleForward",
+  "app.model.cycleBackward",
+  "app.model.select",
+  "app.tools.expand",
+  "app.thinking.toggle",
+  "app.message.followUp",
+  "app.message.dequeue",
+  "app.session.new",
+  "app.session.tree",
+  "app.session.fork",
+  "app.session.resume",
+];
+
 export function createComponents(channel, keybindings) {
   const size = { columns: 80, rows: 24 };
   const open = new Map();
@@ -125,6 +144,32 @@ export function createComponents(channel, keybindings) {
       return id;
     },
 
+    /** `setEditorComponent(factory)`: the extension's editor (pi's `CustomEditor`, or any
+     *  component with `getText`/`setText`) in the place of rho's, with the keys the screen does
+     *  not take itself. What is submitted comes to rho as a prompt, and the app actions the
+     *  editor hands over (Escape, Ctrl+C, Ctrl+D, model and thinking keys, …) as rho's. */
+    customEditor(factory, theme, autocomplete) {
+      const holder = {};
+      const editor = factory(tuiFor(() => holder.id), theme, keybindings);
+      editor.onSubmit = (text) => channel.send({ type: "editor_submit", text });
+      if (typeof editor.setAutocompleteProvider === "function" && autocomplete) {
+        editor.setAutocompleteProvider(autocomplete);
+      }
+      if ("actionHandlers" in editor && editor.actionHandlers instanceof Map) {
+        const action = (name) => () =>
+          channel.send({ type: "editor_action", action: name, text: editor.getText?.() ?? "" });
+        editor.onEscape ??= action("app.interrupt");
+        editor.onCtrlD ??= action("app.exit");
+        for (const name of APP_ACTIONS) {
+          if (!editor.actionHandlers.has(name)) editor.actionHandlers.set(name, action(name));
+        }
+      }
+      const { id, entry } = mount(editor, "customEditor", {});
+      holder.id = id;
+      entry.render();
+      return { id, editor, render: () => entry.schedule() };
+    },
+
     /** A header factory (`setHeader((tui, theme) => component)`): shown at start, above the
      *  conversation, in the place of rho's header. */
     header(factory, theme) {
@@ -145,6 +190,8 @@ export function createComponents(channel, keybindings) {
     },
 
     close: unmount,
+
+    isOpen: (id) => open.has(id),
 
     /** The extensions are unloaded (reload, session replaced): every component goes, and each
      *  `custom()` still waiting resolves with `undefined`. */

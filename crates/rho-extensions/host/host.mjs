@@ -15,6 +15,7 @@ import { createUiContext } from "./ui.mjs";
 const indexUrl = import.meta.resolve("@mariozechner/pi-coding-agent");
 const pi = await import(indexUrl);
 const piAi = await import("@mariozechner/pi-ai");
+const piTui = await import("@mariozechner/pi-tui");
 // Not re-exported by the package index; the version is pinned, so the paths are stable.
 const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
@@ -124,6 +125,9 @@ function handle(message) {
     case "cancel":
       aborts.get(message.target)?.abort();
       break;
+    case "editor_text":
+      ui?.setEditorText(message.text);
+      break;
     case "component_input":
       components?.input(message.target, message.data);
       break;
@@ -191,7 +195,8 @@ async function start(message) {
     components.resize(message.terminal.columns, message.terminal.rows);
     footerData = new footerDataModule.FooterDataProvider(message.cwd);
   }
-  ui = message.hasUI ? createUiContext(channel, () => themes.theme, components, footerData) : undefined;
+  const editorSupport = { theme: () => themes.getEditorTheme(), autocomplete: editorAutocomplete };
+  ui = message.hasUI ? createUiContext(channel, () => themes.theme, components, footerData, editorSupport) : undefined;
   init.original = { ...message };
   const resolved = await resolveExtensions(message);
   init.extensions = resolved.extensions;
@@ -344,6 +349,16 @@ async function streamReply(message, signal) {
     if (event.type === "done" || event.type === "error") break;
   }
   return null;
+}
+
+/** Completion for an extension's editor, as pi gives its editor: the slash commands (rho's and
+ *  the extensions') and paths under the working directory. */
+function editorAutocomplete() {
+  const commands = [
+    ...state.commands.map((c) => ({ name: c.name, description: c.description })),
+    ...(current?.runner.getRegisteredCommands() ?? []).map((c) => ({ name: c.invocationName, description: c.description })),
+  ];
+  return new piTui.CombinedAutocompleteProvider(commands, init.cwd);
 }
 
 /** Session replaced (new, resume, fork) or reloaded: pi tears the extensions down and loads them again. */

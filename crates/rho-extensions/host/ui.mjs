@@ -4,12 +4,15 @@
 // (notify, setStatus, setWidget with lines, setTitle, setEditorText) are fire-and-forget. What
 // needs a terminal component does what pi's RPC mode does with it: nothing, or the default.
 
-export function createUiContext(channel, currentTheme, components, footerData) {
+export function createUiContext(channel, currentTheme, components, footerData, editorSupport) {
   /** Widget components by key (a new widget for a key replaces the old one). */
   const widgets = new Map();
   /** The footer and header components, when set. */
   let footer;
   let header;
+  /** The extension's editor (`setEditorComponent`): `{ id, editor, render }` and its factory. */
+  let customEditor;
+  let editorFactory;
   const dialog = (method, fields, defaultValue, opts, parse) => {
     if (opts?.signal?.aborted) return Promise.resolve(defaultValue);
     return new Promise((resolve) => {
@@ -71,12 +74,22 @@ export function createUiContext(channel, currentTheme, components, footerData) {
       notice("setTitle", { title });
     },
     setEditorText(text) {
+      if (customEditor?.open()) {
+        customEditor.editor.setText?.(text ?? "");
+        customEditor.render();
+        return;
+      }
       notice("set_editor_text", { text: text ?? "" });
     },
     pasteToEditor(text) {
+      if (customEditor?.open() && typeof customEditor.editor.insertTextAtCursor === "function") {
+        customEditor.editor.insertTextAtCursor(text);
+        customEditor.render();
+        return;
+      }
       this.setEditorText(text);
     },
-    getEditorText: () => "",
+    getEditorText: () => (customEditor?.open() ? (customEditor.editor.getText?.() ?? "") : ""),
     onTerminalInput: () => () => {},
     setWorkingMessage() {},
     setWorkingVisible() {},
@@ -94,8 +107,18 @@ export function createUiContext(channel, currentTheme, components, footerData) {
       ? (factory, options) => components.custom(factory, currentTheme(), options)
       : async () => undefined,
     addAutocompleteProvider() {},
-    setEditorComponent() {},
-    getEditorComponent: () => undefined,
+    setEditorComponent(factory) {
+      const text = customEditor?.open() ? customEditor.editor.getText?.() : undefined;
+      if (customEditor !== undefined) components?.close(customEditor.id);
+      customEditor = undefined;
+      editorFactory = typeof factory === "function" ? factory : undefined;
+      if (editorFactory && components) {
+        const mounted = components.customEditor(editorFactory, editorSupport.theme(), editorSupport.autocomplete());
+        if (text) mounted.editor.setText?.(text);
+        customEditor = { ...mounted, open: () => components.isOpen(mounted.id) };
+      }
+    },
+    getEditorComponent: () => editorFactory,
     get theme() {
       return currentTheme();
     },

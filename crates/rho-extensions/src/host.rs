@@ -86,6 +86,13 @@ pub enum Incoming {
     ComponentClose {
         id: String,
     },
+    EditorSubmit {
+        text: String,
+    },
+    EditorAction {
+        action: String,
+        text: String,
+    },
     Fault(ExtensionFault),
     Registrations(Box<Registrations>),
     /// The host is gone (crashed, killed, or closed the channel).
@@ -390,6 +397,8 @@ fn dispatch(shared: &Arc<Shared>, incoming: &mpsc::UnboundedSender<Incoming>, me
         FromHost::UiCancel { target } => Incoming::UiCancel { target },
         FromHost::Component(frame) => Incoming::Component(frame),
         FromHost::ComponentClose { id } => Incoming::ComponentClose { id },
+        FromHost::EditorSubmit { text } => Incoming::EditorSubmit { text },
+        FromHost::EditorAction { action, text } => Incoming::EditorAction { action, text },
         FromHost::Action { id, action } => Incoming::Action { id, action },
     };
     let _ = incoming.send(forward);

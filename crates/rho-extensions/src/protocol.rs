@@ -84,6 +84,10 @@ pub enum ToHost {
         target: String,
         data: String,
     },
+    /// Sets the text of the extension's editor (rho's Ctrl+C clears it).
+    EditorText {
+        text: String,
+    },
     /// The terminal's new size: open components render again.
     Resize(TerminalSize),
     /// Answered once the handlers of every event sent before are done.
@@ -221,6 +225,15 @@ pub enum FromHost {
     Component(ComponentFrame),
     /// A terminal component is gone (done, replaced, or its extensions unloaded).
     ComponentClose { id: String },
+    /// The extension's editor submitted its text (a prompt).
+    EditorSubmit { text: String },
+    /// The extension's editor handed an app action (`app.interrupt`, `app.clear`, …) to rho.
+    EditorAction {
+        action: String,
+        /// The editor's text then.
+        #[serde(default)]
+        text: String,
+    },
     /// Something the extensions asked of the session.
     Action {
         #[serde(default)]
@@ -259,6 +272,9 @@ pub enum ComponentKind {
     Footer,
     /// `ctx.ui.setHeader()`: at start, in the place of rho's header.
     Header,
+    /// `ctx.ui.setEditorComponent()`: in the place of rho's editor, with the keys rho does not
+    /// take itself.
+    CustomEditor,
 }
 
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).

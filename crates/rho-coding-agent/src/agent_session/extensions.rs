@@ -159,6 +159,13 @@ impl AgentSession {
         }
     }
 
+    /// Sets the text of an extension's editor (`setEditorComponent`).
+    pub fn set_extension_editor_text(&self, text: &str) {
+        if let Some(extensions) = self.extensions() {
+            extensions.set_editor_text(text.to_owned());
+        }
+    }
+
     /// The terminal was resized: extension components render again at its new size.
     pub fn extension_terminal_resized(&self, columns: u16, rows: u16) {
         if let Some(extensions) = self.extensions() {

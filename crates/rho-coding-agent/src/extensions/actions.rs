@@ -71,6 +71,16 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
                 ui.component(ComponentUpdate::Close { id });
             }
         }
+        Incoming::EditorSubmit { text } => {
+            if let Some(ui) = session.ui() {
+                ui.component(ComponentUpdate::EditorSubmit { text });
+            }
+        }
+        Incoming::EditorAction { action, text } => {
+            if let Some(ui) = session.ui() {
+                ui.component(ComponentUpdate::EditorAction { action, text });
+            }
+        }
         Incoming::Action { id, action } => act(extensions, session, id, action),
     }
 }

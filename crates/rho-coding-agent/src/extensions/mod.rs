@@ -422,6 +422,13 @@ impl Extensions {
         }
     }
 
+    /// Sets the text of the extension's editor.
+    pub(crate) fn set_editor_text(&self, text: String) {
+        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+            host.send(&ToHost::EditorText { text });
+        }
+    }
+
     /// The terminal was resized: components render again at the new size.
     pub(crate) fn resize(&self, size: TerminalSize) {
         let mut terminal = lock(&self.terminal);

@@ -59,6 +59,7 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
         Turn::text("unused"),
         Turn::tool_call("shout", serde_json::json!({"text": "hey"})),
         Turn::text("Shouted."),
+        Turn::text("Heard through the custom editor."),
     ])
     .await;
     let host = host.display().to_string();
@@ -114,6 +115,25 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
     let result = screen.find("Shout result: HEY").expect("the result's renderer drew it");
     let reply = screen.find("Shouted.").unwrap();
     assert!(call < result && result < reply, "{screen}");
+
+    // An extension's editor takes rho's place: it gets the keys, hands Ctrl+C back (its text is
+    // cleared), and what it submits is a prompt; a command typed in it restores rho's.
+    term.submit("/custom-editor");
+    term.wait_for("[custom editor]").await;
+    term.send("scratch text");
+    term.wait_for("scratch text").await;
+    term.send("\x03");
+    term.wait_until("Ctrl+C clears the extension's editor", |screen| !screen.contains("scratch text")).await;
+    term.send("through the custom editor\r");
+    term.wait_for("Heard through the custom editor.").await;
+    // (Typed as a person types: pi's editor completes the command as it goes.)
+    term.send("/default-editor");
+    term.wait_for("/default-editor").await;
+    term.send("\r");
+    let screen = term
+        .wait_until("rho's editor is back", |screen| !screen.contains("[custom editor]") && screen.contains("› "))
+        .await;
+    assert!(screen.contains("› through the custom editor"), "the prompt went in as typed:\n{screen}");
 }
 
 /// The count the fixture's footer shows.

@@ -14,6 +14,8 @@ use ratatui::text::Line;
 use rho_extensions::{ComponentFrame, ComponentKind};
 use rho_rpc::WidgetPlacement;
 
+use super::app::App;
+use super::keybindings::{self, Action};
 use super::widgets::ExtensionWidgets;
 use crate::ui::ComponentUpdate;
 
@@ -28,6 +30,8 @@ pub struct Components {
     footer: Option<(String, Vec<Line<'static>>)>,
     /// The header component's lines, shown at start instead of rho's header.
     header: Option<(String, Vec<Line<'static>>)>,
+    /// The extension's editor, drawn instead of rho's and given the keys rho does not take.
+    custom_editor: Option<(String, Vec<Line<'static>>)>,
 }
 
 impl Components {
@@ -35,6 +39,8 @@ impl Components {
     pub fn apply(&mut self, update: ComponentUpdate, widgets: &mut ExtensionWidgets) {
         match update {
             ComponentUpdate::Render(frame) => self.render(frame, widgets),
+            // For the app (see `App::on_component`).
+            ComponentUpdate::EditorSubmit { .. } | ComponentUpdate::EditorAction { .. } => {}
             ComponentUpdate::Close { id } => {
                 self.focused.retain(|(open, _)| *open != id);
                 if self.footer.as_ref().is_some_and(|(open, _)| *open == id) {
@@ -42,6 +48,9 @@ impl Components {
                 }
                 if self.header.as_ref().is_some_and(|(open, _)| *open == id) {
                     self.header = None;
+                }
+                if self.custom_editor.as_ref().is_some_and(|(open, _)| *open == id) {
+                    self.custom_editor = None;
                 }
                 if let Some(key) = self.widgets.remove(&id)
                     && !self.widgets.values().any(|k| *k == key)
@@ -64,6 +73,7 @@ impl Components {
             }
             ComponentKind::Footer => self.footer = Some((id, ansi_lines(&lines))),
             ComponentKind::Header => self.header = Some((id, ansi_lines(&lines))),
+            ComponentKind::CustomEditor => self.custom_editor = Some((id, ansi_lines(&lines))),
             ComponentKind::Widget => {
                 let key = widget_key.unwrap_or_else(|| id.clone());
                 let placement = match widget_placement.as_deref() {
@@ -86,6 +96,11 @@ impl Components {
         self.footer.as_ref().map(|(_, lines)| lines.as_slice())
     }
 
+    /// The extension's editor and its lines, when one is set.
+    pub fn custom_editor(&self) -> Option<(&str, &[Line<'static>])> {
+        self.custom_editor.as_ref().map(|(id, lines)| (id.as_str(), lines.as_slice()))
+    }
+
     /// The header component's lines, when one is set (only the start shows them: the history
     /// cannot change once printed).
     pub fn header(&self) -> Option<&[Line<'static>]> {
@@ -98,6 +113,52 @@ impl Components {
         self.widgets.clear();
         self.footer = None;
         self.header = None;
+        self.custom_editor = None;
+    }
+}
+
+impl App {
+    /// A component update from the host: what the extension's editor hands over acts on the
+    /// app; the rest changes what is drawn.
+    pub fn on_component(&mut self, update: ComponentUpdate) {
+        match update {
+            ComponentUpdate::EditorSubmit { text } => {
+                self.editor.set_text(&text);
+                self.submit(false);
+            }
+            ComponentUpdate::EditorAction { action, text } => self.editor_action(&action, &text),
+            other => self.components.apply(other, &mut self.widgets),
+        }
+    }
+
+    /// The extension's editor, unless a dialog is being answered in rho's editor.
+    pub fn extension_editor(&self) -> Option<(&str, &[Line<'static>])> {
+        if self.dialog.as_ref().is_some_and(|d| d.typed) {
+            return None;
+        }
+        self.components.custom_editor()
+    }
+
+    /// An app action the extension's editor handed over, with its text then.
+    fn editor_action(&mut self, name: &str, text: &str) {
+        let Some(action) = keybindings::action_named(name) else {
+            return;
+        };
+        match action {
+            // Ctrl+C clears the extension's editor first, as it clears rho's.
+            Action::Clear if !text.is_empty() => {
+                self.session.set_extension_editor_text("");
+                self.ctrl_c_at = None;
+            }
+            Action::FollowUp => {
+                self.editor.set_text(text);
+                self.submit(true);
+                self.session.set_extension_editor_text("");
+            }
+            _ => {
+                self.run(action);
+            }
+        }
     }
 }
 

@@ -108,6 +108,11 @@ pub const DEFAULTS: &[(Action, &str, &[&str])] = &[
     (Action::PageDown, "tui.editor.pageDown", &["pageDown"]),
 ];
 
+/// The action with pi's id `name`.
+pub fn action_named(name: &str) -> Option<Action> {
+    DEFAULTS.iter().find(|(_, id, _)| *id == name).map(|(action, _, _)| *action)
+}
+
 /// pi's ids for what rho's interactive mode does not have: accepted, without effect.
 const WITHOUT_EFFECT: &[&str] = &[
     "tui.input.copy",

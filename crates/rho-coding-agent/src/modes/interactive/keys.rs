@@ -33,10 +33,12 @@ impl App {
     pub fn on_input(&mut self, event: Event) {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
-            Event::Paste(text) if self.select.is_none() => match self.components.focused() {
-                Some((id, _)) => self.session.extension_component_input(id, format!("\x1b[200~{text}\x1b[201~")),
-                None => self.paste(&text),
-            },
+            Event::Paste(text) if self.select.is_none() => {
+                match self.components.focused().or(self.extension_editor()) {
+                    Some((id, _)) => self.session.extension_component_input(id, format!("\x1b[200~{text}\x1b[201~")),
+                    None => self.paste(&text),
+                }
+            }
             Event::Resize(columns, rows) => self.session.extension_terminal_resized(columns, rows),
             _ => {}
         }
@@ -75,6 +77,16 @@ impl App {
         if let Some((id, _)) = self.components.focused() {
             if let Some(data) = components::key_bytes(key) {
                 self.session.extension_component_input(id, data);
+            }
+            return;
+        }
+        // An extension's editor has the keys rho's would (its shortcuts first).
+        if let Some((id, _)) = self.extension_editor() {
+            let id = id.to_owned();
+            if !self.extension_shortcut(key, &bindings)
+                && let Some(data) = components::key_bytes(key)
+            {
+                self.session.extension_component_input(&id, data);
             }
             return;
         }
@@ -153,7 +165,7 @@ impl App {
     }
 
     /// Runs `action`; whether it applied (when not, the key's next action is tried).
-    fn run(&mut self, action: Action) -> bool {
+    pub(super) fn run(&mut self, action: Action) -> bool {
         use super::editor::Editor;
         let completions = self.completions();
         match action {

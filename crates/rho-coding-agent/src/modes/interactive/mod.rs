@@ -260,7 +260,7 @@ fn handle(app: &mut App, event: AppEvent) {
         }
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
-        AppEvent::Component(update) => app.components.apply(update, &mut app.widgets),
+        AppEvent::Component(update) => app.on_component(update),
         AppEvent::Rendered(id, lines) => app.rendered(id, lines),
         AppEvent::ResetExtensions => {
             app.components.clear();

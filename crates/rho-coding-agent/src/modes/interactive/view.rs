@@ -76,6 +76,9 @@ impl View {
             lines.extend(select.lines());
         } else if let Some((_, component)) = app.components.focused() {
             lines.extend(component.iter().cloned());
+        } else if let Some((_, editor)) = app.extension_editor() {
+            lines.extend(editor.iter().cloned());
+            lines.extend(app.widgets.lines(WidgetPlacement::BelowEditor));
         } else {
             lines.push(rule.clone());
             let (rows, (col, row)) = app.editor.layout(width.saturating_sub(2));
