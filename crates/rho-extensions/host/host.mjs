@@ -209,7 +209,7 @@ async function start(message) {
  * (files, folders by package rules, `npm:` / `git:` sources installed for the run), then the
  * settings' packages (installed when missing), `extensions` entries and the extension folders —
  * all with pi's filters. rho adds what only rho knows (`.rho/extensions/`), from its own list.
- * The packages' skills and prompt templates go back to rho.
+ * The packages' skills, prompt templates and themes go back to rho.
  */
 async function resolveExtensions(message) {
   const settingsManager = pi.SettingsManager.create(message.cwd, message.agentDir);
@@ -241,6 +241,7 @@ async function resolveExtensions(message) {
     resources: {
       skills: [...enabled(cli.skills), ...fromPackages(configured.skills)],
       prompts: [...enabled(cli.prompts), ...fromPackages(configured.prompts)],
+      themes: [...enabled(cli.themes), ...fromPackages(configured.themes)],
     },
   };
 }

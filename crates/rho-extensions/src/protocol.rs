@@ -153,7 +153,7 @@ pub struct Init {
     pub state: Value,
 }
 
-/// The skills and prompt templates packages (and `-e` folders) bring.
+/// The skills, prompt templates and themes packages (and `-e` folders) bring.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageResources {
@@ -161,6 +161,9 @@ pub struct PackageResources {
     pub skills: Vec<String>,
     #[serde(default)]
     pub prompts: Vec<String>,
+    /// Theme files and folders (pi's theme format, which rho's terminal reads).
+    #[serde(default)]
+    pub themes: Vec<String>,
 }
 
 /// A command-line flag's value: `--name` alone, or `--name value`.

@@ -42,14 +42,15 @@ impl AgentSession {
         self.inner.agent.set_hooks(Some(Arc::new(LoopHooks(extensions.clone()))));
         if let Some(resources) = &extensions.registrations().package_resources {
             self.add_resource_paths(resources.skills.clone(), resources.prompts.clone());
+            extensions.add_themes(resources.themes.clone());
         }
         extensions.emit(json!({"type": "session_start", "reason": "startup"})).await;
         self.discover_extension_resources("startup").await;
         Ok(started)
     }
 
-    /// `resources_discover`: skills and prompt templates the extensions bring join the
-    /// session's (their themes are not used: rho's screen has its own theme files).
+    /// `resources_discover`: skills, prompt templates and themes the extensions bring join the
+    /// session's.
     async fn discover_extension_resources(&self, reason: &str) {
         let Some(extensions) = self.extensions().cloned() else {
             return;
@@ -66,6 +67,13 @@ impl AgentSession {
                 .unwrap_or_default()
         };
         self.add_resource_paths(paths("skillPaths"), paths("promptPaths"));
+        extensions.add_themes(paths("themePaths"));
+    }
+
+    /// The theme files and folders packages and extensions bring (for the interactive mode's
+    /// theme list).
+    pub fn extension_theme_paths(&self) -> Vec<std::path::PathBuf> {
+        self.extensions().map(|e| e.themes()).unwrap_or_default()
     }
 
     /// Skills and prompt templates from extensions and packages join the session's (loaded as

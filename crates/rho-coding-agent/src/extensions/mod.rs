@@ -112,6 +112,8 @@ pub(crate) struct Extensions {
     next_turn: Mutex<Vec<rho_agent::AgentMessage>>,
     /// The terminal's size now, where components are drawn.
     terminal: Mutex<Option<TerminalSize>>,
+    /// Theme files and folders from packages and `resources_discover`.
+    themes: Mutex<Vec<PathBuf>>,
 }
 
 impl Extensions {
@@ -139,6 +141,7 @@ impl Extensions {
             shutdown_notify: tokio::sync::Notify::new(),
             next_turn: Mutex::default(),
             terminal: Mutex::new(config.terminal),
+            themes: Mutex::default(),
             config,
         });
         // Answers come through the loop (after what the host did before answering), so it runs
@@ -420,6 +423,20 @@ impl Extensions {
         if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
             host.send(&ToHost::ComponentInput { target, data });
         }
+    }
+
+    /// Theme files and folders the extensions brought.
+    pub(crate) fn add_themes(&self, paths: Vec<String>) {
+        let mut themes = lock(&self.themes);
+        for path in paths.into_iter().map(PathBuf::from) {
+            if !themes.contains(&path) {
+                themes.push(path);
+            }
+        }
+    }
+
+    pub(crate) fn themes(&self) -> Vec<PathBuf> {
+        lock(&self.themes).clone()
     }
 
     /// Sets the text of the extension's editor.

@@ -144,3 +144,19 @@ fn entries_shown(screen: &str) -> usize {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_packages_theme_is_the_settings_theme() {
+    let Some(host) = pi_host("a_packages_theme_is_the_settings_theme") else { return };
+    let env = Env::new(vec![Turn::text("unused")]).await;
+    let settings = serde_json::json!({"packages": [fixture("package-demo")], "theme": "package-demo"});
+    std::fs::write(env.agent_dir.join("settings.json"), settings.to_string()).unwrap();
+    let host = host.display().to_string();
+    let term = Terminal::start_with(&env, &[], &[("RHO_EXTENSION_HOST_DIR", &host)]);
+    let screen = term.wait_for("mock/mock-model").await;
+    term.ready().await;
+    assert!(!screen.contains("unknown theme"), "{screen}");
+    // The package's accent (#ff00ff), in truecolor or as the 256-colour palette's nearest.
+    let accent = term.fg_of("mock/mock-model");
+    assert!(matches!(accent, vt100::Color::Rgb(255, 0, 255) | vt100::Color::Idx(201)), "{accent:?}");
+}

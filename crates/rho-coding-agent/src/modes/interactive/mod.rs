@@ -81,7 +81,7 @@ pub async fn run(mut cli: Cli) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),
     };
-    let theme_warning = theme::init(&prepared.paths, &prepared.settings);
+    let mut theme_warning = theme::init(&prepared.paths, &prepared.settings);
     let initial = match initial_prompt(&cli, &prepared.paths.cwd) {
         Ok(p) => p,
         Err(message) => return fail(&message, 2),
@@ -135,6 +135,11 @@ pub async fn run(mut cli: Cli) -> i32 {
                 return fail(&e.message, e.exit_code);
             }
         };
+    // Themes from packages and extensions, and the setting's theme when it is one of them.
+    theme_warning = {
+        let settings = session.settings().clone();
+        theme::add_sources(session.extension_theme_paths(), &settings, theme_warning)
+    };
     let mut tui = match tui {
         Some(t) => t,
         None => match start_terminal(&tx) {

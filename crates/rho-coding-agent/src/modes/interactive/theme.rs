@@ -1,8 +1,8 @@
 //! The colour theme in use. pi's theme files: the built-in `dark` and `light`, and the `*.json`
 //! files of the project's `.rho/themes` and `.pi/themes`, the agent dir's `themes` and the
-//! `themes` setting's files and directories (the first theme of a name wins, before the
-//! built-ins). The `theme` setting picks one at start; an unknown name or a bad file falls
-//! back to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme
+//! `themes` setting's files and directories, then those packages and extensions bring (the first
+//! theme of a name wins, before the built-ins). The `theme` setting picks one at start; an
+//! unknown name or a bad file falls back to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme
 //! for now and [`end_preview`] puts back the one in effect before.
 
 mod palette;
@@ -96,6 +96,29 @@ pub fn end_preview() {
 fn activate(theme: Theme) {
     if let Ok(mut active) = ACTIVE.write() {
         *active = Some(theme);
+    }
+}
+
+/// Themes packages and extensions bring, after the user's own. When the `theme` setting named
+/// one of them (it was unknown at start, and `dark` stood in), it is used now; the start's
+/// warning stays only when it is still unknown.
+pub fn add_sources(paths: Vec<PathBuf>, settings: &Settings, warning: Option<String>) -> Option<String> {
+    if paths.is_empty() {
+        return warning;
+    }
+    if let Ok(mut s) = SOURCES.write() {
+        for path in paths {
+            if !s.contains(&path) {
+                s.push(path);
+            }
+        }
+    }
+    let Some(name) = settings.get_string("theme") else {
+        return warning;
+    };
+    match warning {
+        Some(warning) => set(&name).err().map(|_| warning),
+        None => None,
     }
 }
 
