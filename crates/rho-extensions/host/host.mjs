@@ -5,10 +5,12 @@
 // knows (the session's entries, the model, the tools) arrives before each event. See
 // crates/rho-coding-agent/src/extensions/ for the other side.
 
-import fs from "node:fs";
 
 import { Channel } from "./channel.mjs";
 import { createComponents } from "./components.mjs";
+import { createProviderStreams } from "./provider-streams.mjs";
+import { createRenderer } from "./render.mjs";
+import { resolveExtensions as resolveWith } from "./resolve.mjs";
 import { createSessionMirror } from "./session-mirror.mjs";
 import { createUiContext } from "./ui.mjs";
 
@@ -40,8 +42,6 @@ let init;
 let mirror;
 let modelRegistry;
 let ui;
-/** The `streamSimple`s extensions registered, by provider name: `{ api, streamSimple }`. */
-const providerStreams = new Map();
 /** Terminal components, where the mode draws them (the interactive mode), and what pi gives a
  *  footer component to read (the git branch, the statuses). */
 let components;
@@ -62,6 +62,11 @@ const channel = new Channel(process.env.RHO_EXTENSION_SOCKET, (message) => {
     reportError("<host>", message.type ?? "message", err);
   }
 });
+
+/** The `streamSimple`s extensions registered. */
+const providerStreams = createProviderStreams(channel, () => modelRegistry);
+/** Renderers' state per tool call (shared by its call and its result). */
+const renderer = createRenderer();
 
 process.on("uncaughtException", (err) => reportError("<host>", "uncaughtException", err));
 process.on("unhandledRejection", (err) => reportError("<host>", "unhandledRejection", err));
@@ -111,10 +116,13 @@ function handle(message) {
       respond(message.id, withAbort(message.id, (signal) => runTool(message, signal)));
       break;
     case "render":
-      respond(message.id, Promise.resolve().then(() => render(message)));
+      respond(
+        message.id,
+        Promise.resolve().then(() => renderer.render(message, current.runner, themes.theme, init.cwd)),
+      );
       break;
     case "provider_stream":
-      respond(message.id, withAbort(message.id, (signal) => streamReply(message, signal)));
+      respond(message.id, withAbort(message.id, (signal) => providerStreams.stream(message, signal)));
       break;
     case "command":
       respond(message.id, withAbort(message.id, () => runCommand(message.name, message.args)));
@@ -198,52 +206,10 @@ async function start(message) {
   const editorSupport = { theme: () => themes.getEditorTheme(), autocomplete: editorAutocomplete };
   ui = message.hasUI ? createUiContext(channel, () => themes.theme, components, footerData, editorSupport) : undefined;
   init.original = { ...message };
-  const resolved = await resolveExtensions(message);
+  const resolved = await resolveWith(pi, message);
   init.extensions = resolved.extensions;
   const diagnostics = await load(message.flagValues ?? []);
   return { ...registrations(), diagnostics, errors: current.errors, packageResources: resolved.resources };
-}
-
-/**
- * Which extensions load, decided by pi's own package manager as pi decides it: the `-e` values
- * (files, folders by package rules, `npm:` / `git:` sources installed for the run), then the
- * settings' packages (installed when missing), `extensions` entries and the extension folders —
- * all with pi's filters. rho adds what only rho knows (`.rho/extensions/`), from its own list.
- * The packages' skills, prompt templates and themes go back to rho.
- */
-async function resolveExtensions(message) {
-  const settingsManager = pi.SettingsManager.create(message.cwd, message.agentDir);
-  const manager = new pi.DefaultPackageManager({ cwd: message.cwd, agentDir: message.agentDir, settingsManager });
-  manager.setProgressCallback((event) => {
-    if (event.type === "start") process.stderr.write(`${event.message}\n`);
-  });
-  const none = { extensions: [], skills: [], prompts: [], themes: [] };
-  const cli = message.cli.length > 0 ? await manager.resolveExtensionSources(message.cli, { temporary: true }) : none;
-  const configured = message.noExtensions ? none : await manager.resolve();
-  const enabled = (list) => list.filter((r) => r.enabled).map((r) => r.path);
-  const fromPackages = (list) => list.filter((r) => r.enabled && r.metadata?.origin === "package").map((r) => r.path);
-  const seen = new Set();
-  const extensions = [];
-  for (const path of [...enabled(cli.extensions), ...enabled(configured.extensions), ...message.extensions]) {
-    let key = path;
-    try {
-      key = fs.realpathSync(path);
-    } catch {
-      // Not there: the loader reports it.
-    }
-    if (!seen.has(key)) {
-      seen.add(key);
-      extensions.push(path);
-    }
-  }
-  return {
-    extensions,
-    resources: {
-      skills: [...enabled(cli.skills), ...fromPackages(configured.skills)],
-      prompts: [...enabled(cli.prompts), ...fromPackages(configured.prompts)],
-      themes: [...enabled(cli.themes), ...fromPackages(configured.themes)],
-    },
-  };
 }
 
 /** Loads the extensions afresh (their factories run again) and binds a new runner. */
@@ -287,71 +253,6 @@ function applyFlagValues(extensions, runtime, flagValues) {
   return diagnostics;
 }
 
-/** What a tool's call or result, or a custom message, looks like by its extension's renderer
- *  (`renderCall`, `renderResult`, `registerMessageRenderer`): the lines its component renders
- *  at `width`, or null to use rho's own. A tool's call and result share their `state`, as in pi. */
-const toolRenderState = new Map();
-function render(message) {
-  const theme = themes.theme;
-  const { width, expanded } = message;
-  if (message.target === "message") {
-    const renderer = current.runner.getMessageRenderer(message.message.customType);
-    const component = renderer?.(message.message, { expanded }, theme);
-    return component ? { lines: component.render(width) } : null;
-  }
-  const definition = current.runner.getToolDefinition(message.toolName);
-  const slot = message.target === "tool_call" ? definition?.renderCall : definition?.renderResult;
-  if (typeof slot !== "function") return null;
-  let state = toolRenderState.get(message.toolCallId);
-  if (!state) {
-    state = {};
-    toolRenderState.set(message.toolCallId, state);
-  }
-  const context = {
-    args: message.args ?? {},
-    toolCallId: message.toolCallId,
-    invalidate() {},
-    lastComponent: undefined,
-    state,
-    cwd: init.cwd,
-    executionStarted: true,
-    argsComplete: true,
-    isPartial: false,
-    expanded,
-    showImages: false,
-    isError: message.isError ?? false,
-  };
-  let component;
-  if (message.target === "tool_call") {
-    component = slot(message.args ?? {}, theme, context);
-  } else {
-    toolRenderState.delete(message.toolCallId);
-    component = slot(message.result, { expanded, isPartial: false }, theme, context);
-  }
-  return component ? { lines: component.render(width) } : null;
-}
-
-/** A reply streamed by the `streamSimple` registered for the model's API; its events go to rho
- *  as they come (without their `partial` message, which rho builds itself). */
-async function streamReply(message, signal) {
-  const api = message.model.api;
-  const registered = [...providerStreams.values()].reverse().find((p) => p.api === api);
-  if (!registered) throw new Error(`no extension streams the API "${api}"`);
-  const model = { headers: {}, ...modelRegistry.find(message.model.provider, message.model.id), ...message.model };
-  const stream = registered.streamSimple(model, message.context, { ...message.options, signal });
-  for await (const event of stream) {
-    const { partial, ...slim } = event;
-    if (event.type === "toolcall_start") slim.block = partial?.content?.[event.contentIndex];
-    if (event.type === "done") slim.message = { usage: event.message?.usage, stopReason: event.message?.stopReason };
-    if (event.type === "error") {
-      slim.error = { usage: event.error?.usage, errorMessage: event.error?.errorMessage, stopReason: event.reason };
-    }
-    channel.send({ type: "stream_event", id: message.id, event: slim });
-    if (event.type === "done" || event.type === "error") break;
-  }
-  return null;
-}
-
 /** Completion for an extension's editor, as pi gives its editor: the slash commands (rho's and
  *  the extensions') and paths under the working directory. */
 function editorAutocomplete() {
@@ -376,7 +277,7 @@ async function replace(message) {
   if (message.sync) mirror.apply(message.sync);
   if (reason === "reload") {
     // pi's /reload reads the settings and resolves the packages again.
-    init.extensions = (await resolveExtensions(init.original)).extensions;
+    init.extensions = (await resolveWith(pi, init.original)).extensions;
   }
   await load([]);
   const event = { type: "session_start", reason };
@@ -494,13 +395,12 @@ function bind(runner) {
       registerProvider: (name, config) => {
         modelRegistry.registerProvider(name, config);
         const streams = typeof config.streamSimple === "function";
-        providerStreams.delete(name);
-        if (streams && config.api) providerStreams.set(name, { api: config.api, streamSimple: config.streamSimple });
+        providerStreams.register(name, config);
         action("registerProvider", { provider: name, config, streamSimple: streams });
       },
       unregisterProvider: (name) => {
         modelRegistry.unregisterProvider(name);
-        providerStreams.delete(name);
+        providerStreams.unregister(name);
         action("unregisterProvider", { provider: name });
       },
     },

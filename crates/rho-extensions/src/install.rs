@@ -29,6 +29,9 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("session-mirror.mjs", include_str!("../host/session-mirror.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
     ("components.mjs", include_str!("../host/components.mjs")),
+    ("provider-streams.mjs", include_str!("../host/provider-streams.mjs")),
+    ("render.mjs", include_str!("../host/render.mjs")),
+    ("resolve.mjs", include_str!("../host/resolve.mjs")),
     ("packages.mjs", include_str!("../host/packages.mjs")),
 ];
 

@@ -1,0 +1,49 @@
+// Extensions' renderers for rho's terminal history: a custom message's
+// (`registerMessageRenderer`) and a tool's call and result (`renderCall`, `renderResult`). Each
+// gives a pi-tui component; its lines at the terminal's width go back to rho, or null to use
+// rho's own rendering. A tool's call and result share their `state`, as in pi.
+
+export function createRenderer() {
+  /** Renderer state by tool call id, from the call's rendering to the result's. */
+  const toolState = new Map();
+  return {
+    render(message, runner, theme, cwd) {
+      const { width, expanded } = message;
+      if (message.target === "message") {
+        const renderer = runner.getMessageRenderer(message.message.customType);
+        const component = renderer?.(message.message, { expanded }, theme);
+        return component ? { lines: component.render(width) } : null;
+      }
+      const definition = runner.getToolDefinition(message.toolName);
+      const slot = message.target === "tool_call" ? definition?.renderCall : definition?.renderResult;
+      if (typeof slot !== "function") return null;
+      let state = toolState.get(message.toolCallId);
+      if (!state) {
+        state = {};
+        toolState.set(message.toolCallId, state);
+      }
+      const context = {
+        args: message.args ?? {},
+        toolCallId: message.toolCallId,
+        invalidate() {},
+        lastComponent: undefined,
+        state,
+        cwd,
+        executionStarted: true,
+        argsComplete: true,
+        isPartial: false,
+        expanded,
+        showImages: false,
+        isError: message.isError ?? false,
+      };
+      let component;
+      if (message.target === "tool_call") {
+        component = slot(message.args ?? {}, theme, context);
+      } else {
+        toolState.delete(message.toolCallId);
+        component = slot(message.result, { expanded, isPartial: false }, theme, context);
+      }
+      return component ? { lines: component.render(width) } : null;
+    },
+  };
+}
