@@ -169,7 +169,7 @@ async fn session_names_are_cleaned_reported_and_saved() {
 }
 
 #[tokio::test]
-async fn export_html_writes_the_page_or_refuses_an_in_memory_session() {
+async fn export_html_writes_a_private_page_or_refuses_an_in_memory_session() {
     let env = Env::new(answers(1)).await;
     let mut rho = Rho::start(&env, &[]).await;
     rho.send(json!({"type": "prompt", "message": "<script>alert(1)</script> hi"})).await;
@@ -180,6 +180,13 @@ async fn export_html_writes_the_page_or_refuses_an_in_memory_session() {
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; hi"));
     assert!(html.contains("Answer 1."));
+
+    // The session and its export are the user's alone, as auth.json is.
+    let file = std::path::PathBuf::from(rho.data(json!({"type": "get_state"})).await["sessionFile"].as_str().unwrap());
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(file.parent().unwrap()), 0o700);
+    assert_eq!(mode(&env.agent_dir.join("sessions")), 0o700);
+    assert_eq!(mode(&out), 0o600);
 
     let mut memory = Rho::start(&env, &["--no-session"]).await;
     let refused = memory.request(json!({"type": "export_html"})).await;
@@ -203,4 +210,9 @@ async fn a_restart_with_continue_resumes_where_the_user_was() {
     let second_request = &env.request_bodies()[1];
     assert_eq!(second_request["messages"][0]["content"][0]["text"], "remember me");
     assert_eq!(env.session_files().len(), 1);
+}
+
+/// A path's permission bits.
+fn mode(path: &std::path::Path) -> u32 {
+    std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(path).unwrap().permissions()) & 0o777
 }

@@ -301,12 +301,15 @@ fn output_stdio(output: &HostOutput) -> Result<(Stdio, Stdio), HostError> {
         }
         HostOutput::File(path) => {
             if let Some(parent) = path.parent() {
-                let _ = std::fs::create_dir_all(parent);
+                use std::os::unix::fs::DirBuilderExt;
+                let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent);
             }
             let open = || {
+                use std::os::unix::fs::OpenOptionsExt;
                 std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
+                    .mode(0o600)
                     .open(path)
                     .map(Stdio::from)
                     .map_err(|e| HostError::Start(format!("cannot open {}: {e}", path.display())))

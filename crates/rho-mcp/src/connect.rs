@@ -81,12 +81,15 @@ pub(crate) fn log_path(name: &str, options: &McpOptions) -> Option<std::path::Pa
 fn stderr_target(name: &str, options: &McpOptions, log: LogMode) -> Stdio {
     let Some(path) = log_path(name, options) else { return Stdio::null() };
     if let Some(dir) = path.parent()
-        && let Err(e) = std::fs::create_dir_all(dir)
+        && let Err(e) =
+            std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700).create(dir)
     {
         tracing::warn!("MCP server {name}: cannot create log directory {}: {e}", dir.display());
         return Stdio::null();
     }
     let mut open = OpenOptions::new();
+    // What a server writes may hold secrets: the user's alone.
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
     match log {
         LogMode::Truncate => open.write(true).create(true).truncate(true),
         LogMode::Append => open.append(true).create(true),

@@ -52,6 +52,11 @@ async fn a_server_that_fails_to_start_is_reported_once_and_blocks_no_other() {
     let log = dir.join("logs").join("mcp-broken.log");
     assert!(text.iter().any(|d| d.contains(&log.display().to_string())), "{text:?}");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "fixture: failing on purpose\n");
+    // What servers write may hold secrets: the log and its folder are the user's alone.
+    let mode =
+        |p: &std::path::Path| std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions());
+    assert_eq!(mode(&log) & 0o777, 0o600);
+    assert_eq!(mode(log.parent().unwrap()) & 0o777, 0o700);
     assert!(manager.take_diagnostics().is_empty(), "each problem is reported once");
     manager.shutdown().await;
 }

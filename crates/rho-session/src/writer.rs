@@ -1,5 +1,6 @@
 //! Getting lines onto disk: the append handle of a session file, new files, and the one atomic
-//! rewrite (persisting a migration).
+//! rewrite (persisting a migration). Session files are the user's alone (0600, in folders
+//! made 0700): they hold everything said and every file read.
 //!
 //! Invariants: every entry goes out as one `write_all` of its whole line, `\n` included, on an
 //! `O_APPEND` handle kept open, so a crash leaves at most one torn last line and never a line
@@ -10,6 +11,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SessionError};
@@ -44,12 +46,17 @@ impl AppendFile {
     /// Creates `path` (which must not exist) with `content` as its first lines.
     pub fn create_new(path: PathBuf, content: &[u8], durability: Durability) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir).map_err(|e| SessionError::io("Cannot create session directory", dir, e))?;
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| SessionError::io("Cannot create session directory", dir, e))?;
         }
-        let file = OpenOptions::new().append(true).create_new(true).open(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => SessionError::AlreadyExists { path: path.clone() },
-            _ => SessionError::io("Cannot create session file", &path, e),
-        })?;
+        let file =
+            OpenOptions::new().append(true).create_new(true).mode(0o600).open(&path).map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => SessionError::AlreadyExists { path: path.clone() },
+                _ => SessionError::io("Cannot create session file", &path, e),
+            })?;
         let mut this = Self { path, file: Some(file), needs_newline: false, durability };
         this.append(content)?;
         Ok(this)
@@ -134,7 +141,7 @@ pub(crate) fn replace_with_backup(path: &Path, content: &[u8], backup: &Path) ->
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
 
     let write_tmp = || -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
         f.write_all(content)?;
         f.sync_all()
     };
@@ -188,6 +195,12 @@ mod tests {
         let mut file = AppendFile::create_new(path.clone(), b"{\"h\":1}\n", Durability::Flush).unwrap();
         file.append(b"{\"e\":1}\n").unwrap();
         assert_eq!(read(&path), "{\"h\":1}\n{\"e\":1}\n");
+
+        // Private to the user: the file and the folders made for it.
+        let mode = |p: &Path| std::os::unix::fs::PermissionsExt::mode(&fs::metadata(p).unwrap().permissions()) & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("a")), 0o700);
+        assert_eq!(mode(&dir.path().join("a").join("b")), 0o700);
 
         let again = AppendFile::create_new(path.clone(), b"{}\n", Durability::Flush).unwrap_err();
         assert!(matches!(again, SessionError::AlreadyExists { .. }), "{again}");

@@ -35,7 +35,8 @@ fn create_spill_file() -> std::io::Result<(PathBuf, File)> {
         let bytes = id.as_bytes();
         let hex: String = bytes[..6].iter().chain(&bytes[10..12]).map(|b| format!("{b:02x}")).collect();
         let path = dir.join(format!("rho-bash-{hex}.log"));
-        match File::options().write(true).create_new(true).open(&path) {
+        // In the shared temporary folder: readable by the user alone.
+        match std::os::unix::fs::OpenOptionsExt::mode(File::options().write(true).create_new(true), 0o600).open(&path) {
             Ok(file) => {
                 SPILL_FILES.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
                 return Ok((path, file));
@@ -190,6 +191,9 @@ mod tests {
         assert_eq!(name.len(), "rho-bash-".len() + 16 + ".log".len());
         let saved = std::fs::read(&path).unwrap();
         assert_eq!(saved.len(), 3000 * 100);
+        // In the shared temporary folder, readable by the user alone.
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600);
         assert_eq!(out.total_bytes(), 300_000);
         std::fs::remove_file(path).unwrap();
     }

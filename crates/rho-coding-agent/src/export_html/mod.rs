@@ -120,11 +120,19 @@ fn write_page(
     }
     let path = output.map_or_else(|| default_output_path(session_file), Path::to_path_buf);
     let html = render_html(session, options);
-    std::fs::write(&path, html).map_err(|source| ExportError::Io {
-        action: "Cannot write",
-        path: path.clone(),
-        source,
-    })?;
+    // The user's alone, as the session it shows.
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&path)?
+            .write_all(html.as_bytes())
+    };
+    write().map_err(|source| ExportError::Io { action: "Cannot write", path: path.clone(), source })?;
     Ok(path)
 }
 

@@ -234,15 +234,18 @@ impl TaskTool {
         Ok(AgentToolResult::text(text).with_details(details.to_value()))
     }
 
-    /// The session's artifacts directory, created.
+    /// The session's artifacts directory, created (the user's alone: what is in it is as
+    /// private as the session).
     fn artifacts_dir(&self) -> Result<PathBuf, ToolError> {
         let dir = match self.env.host.session_file() {
             Some(file) => file.with_extension(""),
             None => std::env::temp_dir().join(format!("rho-task-{}", uuid::Uuid::new_v4().simple())),
         };
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            ToolError::new(format!("Cannot create the task artifacts directory {}: {e}", dir.display()))
-        })?;
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&dir)
+            .map_err(|e| {
+                ToolError::new(format!("Cannot create the task artifacts directory {}: {e}", dir.display()))
+            })?;
         Ok(dir)
     }
 
