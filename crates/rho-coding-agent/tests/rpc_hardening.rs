@@ -137,7 +137,8 @@ async fn sigterm_during_a_long_bash_call_exits_and_leaves_no_child() {
     let status = std::process::Command::new("kill").args(["-TERM", &rho.child.id().unwrap().to_string()]).status();
     assert!(status.unwrap().success());
     let exit = rho.wait().await;
-    assert!(exit.success(), "{exit}");
+    // A clean exit that says it was signalled (128 + SIGTERM), as pi's RPC mode.
+    assert_eq!(exit.code(), Some(143), "{exit}");
     // The group was killed before rho exited; the orphan is reaped by init soon after.
     let deadline = Instant::now() + Duration::from_secs(10);
     while alive(pid) && Instant::now() < deadline {
@@ -149,4 +150,29 @@ async fn sigterm_during_a_long_bash_call_exits_and_leaves_no_child() {
     let roles: Vec<&str> = lines.iter().filter_map(|l| l["message"]["role"].as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
     assert_eq!(lines.last().unwrap()["message"]["stopReason"], "aborted");
+}
+
+#[tokio::test]
+async fn a_hangup_ends_rpc_and_acp_mode_as_signalled_processes() {
+    let env = Env::new(Vec::new()).await;
+    // RPC: SIGHUP, as pi's (129).
+    let mut rho = Rho::start(&env, &[]).await;
+    let pid = rho.child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-HUP", &pid]).status().unwrap().success());
+    assert_eq!(rho.wait().await.code(), Some(129));
+
+    // ACP: SIGTERM once the client has its first answer.
+    let mut acp = env.command(&["--mode", "acp"]).spawn().unwrap();
+    let mut stdin = acp.stdin.take().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}});
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, format!("{initialize}\n").as_bytes()).await.unwrap();
+    let mut stdout = tokio::io::BufReader::new(acp.stdout.take().unwrap());
+    let mut answer = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut answer).await.unwrap();
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    let pid = acp.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = tokio::time::timeout(Duration::from_secs(10), acp.wait()).await.unwrap().unwrap();
+    assert_eq!(status.code(), Some(143), "{status}");
 }

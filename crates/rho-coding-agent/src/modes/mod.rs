@@ -13,3 +13,4 @@ pub mod interactive;
 pub mod out_queue;
 pub mod print;
 pub mod rpc;
+mod signals;

@@ -17,8 +17,8 @@
 //! - [`permissions`]: the session modes, and `session/request_permission` in `ask` mode;
 //! - [`mcp`]: the MCP servers the client passes, merged over rho's config files.
 //!
-//! stdin EOF, SIGTERM and SIGINT end the process:
-//! every run is stopped and the session files are complete; the exit code is 0.
+//! stdin EOF, SIGTERM, SIGINT and SIGHUP end the process: every run is stopped and the session
+//! files are complete; the exit code is 0 at EOF, 128 + the signal's number after a signal.
 
 mod agent;
 mod config;
@@ -76,28 +76,20 @@ pub async fn run(cli: Cli) -> i32 {
             agent_client_protocol::on_receive_notification!(),
         )
         .connect_to(Lines::new(outgoing, incoming));
+    let mut signalled = None;
     let result = tokio::select! {
         result = serve => result,
-        () = termination_signal() => Ok(()),
+        code = super::signals::termination() => {
+            signalled = Some(code);
+            Ok(())
+        }
     };
     agent.shutdown().await;
     match result {
-        Ok(()) => 0,
+        Ok(()) => signalled.unwrap_or(0),
         Err(e) => {
             eprintln!("Error: {e}");
             1
         }
-    }
-}
-
-/// Resolves on SIGTERM or SIGINT (never, where they cannot be watched).
-async fn termination_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
     }
 }

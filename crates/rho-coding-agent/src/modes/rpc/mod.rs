@@ -4,9 +4,10 @@
 //! Three parts: the stdin reader, which classifies each line and acts at once on the frames that
 //! interrupt or complete work (abort, abort_bash, abort_retry, UI and host-tool replies); the
 //! dispatcher, which runs every other command one at a time in arrival order; and the one stdout
-//! writer. `ready` is the first line. stdin EOF, SIGTERM and SIGINT end the process cleanly:
-//! the commands already read are answered, the run and every child (MCP servers included) are
-//! stopped, the session file is complete, and the exit code is 0.
+//! writer. `ready` is the first line. stdin EOF, SIGTERM, SIGINT and SIGHUP end the process
+//! cleanly: the commands already read are answered, the run and every child (MCP servers
+//! included) are stopped, the session file is complete; the exit code is 0 at EOF, and 128 + the
+//! signal's number after a signal (SIGTERM 143, as pi's).
 
 mod dispatch;
 mod host_tools;
@@ -105,14 +106,18 @@ where
     };
 
     let mut lines = reader::lines(std::io::stdin())?;
-    let signal = termination_signal();
+    let signal = super::signals::termination();
     tokio::pin!(signal);
+    let mut exit_code = 0;
     let extension_shutdown = session.extension_shutdown();
     tokio::pin!(extension_shutdown);
     loop {
         let line = tokio::select! {
             line = lines.next_line() => line,
-            () = &mut signal => None,
+            code = &mut signal => {
+                exit_code = code;
+                None
+            }
             // An extension's ctx.shutdown(): once the session is idle, as pi waits for it.
             () = &mut extension_shutdown => None,
         };
@@ -153,7 +158,7 @@ where
     session.shutdown_mcp().await;
     out.close();
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
-    Ok(0)
+    Ok(exit_code)
 }
 
 /// Stops everything in flight, answers the commands already read, and waits (briefly) for the
@@ -195,16 +200,4 @@ fn ready_line(limits: &FrameLimits) -> Vec<u8> {
         max_reassembled_frame_bytes: chunking.then_some(MAX_REASSEMBLED_BYTES as u64),
     };
     rho_ai::json::to_vec(&ready).unwrap_or_default()
-}
-
-/// Resolves on SIGTERM or SIGINT (never, where they cannot be watched).
-async fn termination_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
 }
