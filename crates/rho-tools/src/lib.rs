@@ -32,6 +32,7 @@ mod output;
 pub mod path;
 pub mod process;
 mod read;
+mod read_window;
 pub mod shell;
 mod terminal;
 pub mod truncate;

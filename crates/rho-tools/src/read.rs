@@ -2,7 +2,8 @@
 //! `offset`/`limit`, cut at 2000 lines / 50 KiB with a notice saying how to continue; JPEG, PNG,
 //! GIF and WebP files (recognized by their magic bytes) come back as image blocks, shrunk to the
 //! providers' limits. Files with NUL bytes that are not images are refused as binary instead of
-//! being dumped into the context. With a [`crate::FileAccess`], an existing text file is read
+//! being dumped into the context, and devices, FIFOs and sockets without being opened. A text
+//! file is read in one pass that keeps only what can be returned ([`crate::read_window`]). With a [`crate::FileAccess`], an existing text file is read
 //! through it (an editor's unsaved buffer); the window and the cut are the same.
 
 use base64::Engine as _;
@@ -19,7 +20,8 @@ use crate::image_resize::{ResizeLimits, resize_image};
 use crate::js;
 use crate::os_error;
 use crate::path::resolve_read_path;
-use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, count_lines, format_size, truncate_head};
+use crate::read_window::{self, Window};
+use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, format_size, truncate_head};
 
 const DESCRIPTION: &str = "Read a file's contents. Handles text files and images (jpg, png, gif, webp); images are returned as attachments. Text output stops at 2000 lines or 50KB, whichever comes first, and says where it stopped. Use offset and limit to read part of a large file; to read all of it, keep calling with a larger offset until you reach the end.";
 
@@ -27,6 +29,8 @@ const DESCRIPTION: &str = "Read a file's contents. Handles text files and images
 const SNIFF_BYTES: usize = 4100;
 /// Bytes looked at for NUL to call a file binary.
 const BINARY_SNIFF_BYTES: usize = 8192;
+/// The largest image read (it is read whole, to be shrunk).
+const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 pub struct ReadTool {
     options: ToolOptions,
@@ -82,7 +86,8 @@ impl Tool for ReadTool {
                             .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
                     })
                     .await?;
-                    return request.text_result(&text);
+                    let window = request.window(text.as_bytes()).map_err(|e| ToolError::new(e.to_string()))?;
+                    return request.text_result(&window);
                 }
             }
             blocking(&ctx.cancel, move || request.run(&cwd)).await
@@ -113,33 +118,77 @@ pub fn image_mime(head: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Byte offset where line `n` (0-based) starts; `n` must be below the line count.
-fn line_start(text: &str, n: usize) -> usize {
-    if n == 0 {
-        return 0;
+/// What a file that is not a regular file is, for the refusal.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
     }
-    text.match_indices('\n').nth(n - 1).map_or(text.len(), |(i, _)| i + 1)
 }
 
 impl ReadRequest {
     fn run(self, cwd: &std::path::Path) -> Result<AgentToolResult, ToolError> {
+        use std::io::{Read, Seek};
         let abs = resolve_read_path(&self.path, cwd);
         let meta = std::fs::metadata(&abs).map_err(|e| ToolError::new(os_error::describe(&e, "access", &abs)))?;
         if meta.is_dir() {
             return Err(ToolError::new(os_error::EISDIR_READ));
         }
-        let bytes = std::fs::read(&abs).map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))?;
-        if let Some(mime) = image_mime(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
+        // A device, FIFO or socket is never opened: it may never end (/dev/zero) or never
+        // answer (a FIFO nobody writes to).
+        if !meta.is_file() {
+            return Err(ToolError::new(format!(
+                "Cannot read {}: it is {}, not a regular file. Only text files and images (jpg, png, gif, webp) can be read.",
+                self.path,
+                special_kind(&meta)
+            )));
+        }
+        let open_error = |e: std::io::Error| ToolError::new(os_error::describe(&e, "open", &abs));
+        let mut file = std::fs::File::open(&abs).map_err(open_error)?;
+        let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+        (&mut file).take(BINARY_SNIFF_BYTES as u64).read_to_end(&mut head).map_err(open_error)?;
+        if let Some(mime) = image_mime(&head[..head.len().min(SNIFF_BYTES)]) {
+            if meta.len() > MAX_IMAGE_BYTES {
+                return Err(ToolError::new(format!(
+                    "Cannot read {}: the image is {}, more than the {} an image may have.",
+                    self.path,
+                    format_size(usize::try_from(meta.len()).unwrap_or(usize::MAX)),
+                    format_size(MAX_IMAGE_BYTES as usize)
+                )));
+            }
+            let mut bytes = head;
+            file.read_to_end(&mut bytes).map_err(open_error)?;
             return Ok(self.image_result(&bytes, mime));
         }
-        if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+        if head.contains(&0) {
             return Err(ToolError::new(format!(
                 "Cannot read {}: it is a binary file ({}). Only text files and images (jpg, png, gif, webp) can be read.",
                 self.path,
-                format_size(bytes.len())
+                format_size(usize::try_from(meta.len()).unwrap_or(usize::MAX))
             )));
         }
-        self.text_result(&String::from_utf8_lossy(&bytes))
+        file.rewind().map_err(open_error)?;
+        let window = self.window(file).map_err(open_error)?;
+        self.text_result(&window)
+    }
+
+    /// The lines asked for, found in one pass (only what can be returned is kept).
+    fn window(&self, reader: impl std::io::Read) -> std::io::Result<Window> {
+        let start = match self.offset {
+            Some(offset) if offset != 0.0 => args::count(offset - 1.0),
+            _ => 0,
+        };
+        // One byte past the cut tells the cut where it falls.
+        read_window::scan(reader, start, self.limit.map(args::count), DEFAULT_MAX_BYTES + 1)
     }
 
     fn image_result(&self, bytes: &[u8], mime: &str) -> AgentToolResult {
@@ -171,8 +220,8 @@ impl ReadRequest {
         }
     }
 
-    fn text_result(&self, text: &str) -> Result<AgentToolResult, ToolError> {
-        let total_file_lines = count_lines(text);
+    fn text_result(&self, window: &Window) -> Result<AgentToolResult, ToolError> {
+        let total_file_lines = window.total_lines;
         let start_line = match self.offset {
             Some(offset) if offset != 0.0 => args::count(offset - 1.0),
             _ => 0,
@@ -183,30 +232,17 @@ impl ReadRequest {
                 js::number(self.offset.unwrap_or(0.0))
             )));
         }
-        let start_byte = line_start(text, start_line);
-        let (selected, user_limited_lines) = match self.limit {
-            Some(limit) => {
-                let limit = args::count(limit);
-                let end_line = start_line.saturating_add(limit).min(total_file_lines);
-                let selected = if end_line == start_line {
-                    ""
-                } else if end_line == total_file_lines {
-                    &text[start_byte..]
-                } else {
-                    &text[start_byte..line_start(text, end_line) - 1]
-                };
-                (selected, Some(end_line - start_line))
-            }
-            None => (&text[start_byte..], None),
-        };
-
-        let truncation = truncate_head(selected, TruncationOptions::default());
+        let user_limited_lines = self.limit.map(|_| window.lines);
+        let selected = String::from_utf8_lossy(&window.kept);
+        let mut truncation = truncate_head(&selected, TruncationOptions::default());
+        // The cut saw the window's first bytes; the totals are the whole window's.
+        truncation.total_lines = window.lines;
+        truncation.total_bytes = window.bytes;
         let start_display = start_line + 1;
         if truncation.first_line_exceeds_limit {
-            let first_line = selected.split('\n').next().unwrap_or_default();
             let message = format!(
                 "[Line {start_display} is {}, exceeds {} limit. Use bash: sed -n '{start_display}p' {} | head -c {DEFAULT_MAX_BYTES}]",
-                format_size(first_line.len()),
+                format_size(window.first_line_bytes),
                 format_size(DEFAULT_MAX_BYTES),
                 self.path
             );
@@ -253,13 +289,5 @@ mod tests {
         assert_eq!(image_mime(b"<svg xmlns=...>"), None);
         assert_eq!(image_mime(b"BM...."), None);
         assert_eq!(image_mime(b""), None);
-    }
-
-    #[test]
-    fn line_start_offsets() {
-        let text = "a\nbb\nccc";
-        assert_eq!(line_start(text, 0), 0);
-        assert_eq!(line_start(text, 1), 2);
-        assert_eq!(line_start(text, 2), 5);
     }
 }

@@ -167,3 +167,41 @@ async fn a_cancelled_call_is_aborted() {
     let err = call_with("read", &ToolOptions::new(dir.path()), json!({"path": "a.txt"}), cancel).await.unwrap_err();
     assert_eq!(err.0, "Operation aborted");
 }
+
+#[tokio::test]
+async fn devices_and_fifos_are_refused_without_being_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    // /dev/zero never ends; reading it would grow until the process is killed.
+    let err = call("read", dir.path(), json!({"path": "/dev/zero"})).await.unwrap_err();
+    assert_eq!(
+        err.0,
+        "Cannot read /dev/zero: it is a character device, not a regular file. Only text files and images (jpg, png, gif, webp) can be read."
+    );
+    // A FIFO nobody writes to would block the open forever.
+    let fifo = dir.path().join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let call = call("read", dir.path(), json!({"path": "pipe"}));
+    let err = tokio::time::timeout(std::time::Duration::from_secs(10), call).await.expect("no hang").unwrap_err();
+    assert!(err.0.starts_with("Cannot read pipe: it is a FIFO, not a regular file."), "{}", err.0);
+}
+
+#[tokio::test]
+async fn a_window_deep_in_a_large_file_has_the_whole_files_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    // 200,000 lines (about 2.3 MB): far more than is ever returned.
+    write(dir.path(), "huge.txt", numbered(200_000));
+    let r = call("read", dir.path(), json!({"path": "huge.txt", "offset": 150_000, "limit": 3})).await.unwrap();
+    assert_eq!(
+        text(&r),
+        "line 150000\nline 150001\nline 150002\n\n[49998 more lines in file. Use offset=150003 to continue.]"
+    );
+    let r = call("read", dir.path(), json!({"path": "huge.txt", "offset": 199_000})).await.unwrap();
+    let t = text(&r);
+    assert!(t.starts_with("line 199000\n"), "{}", &t[..40]);
+    assert!(t.ends_with("line 200000"), "{}", &t[t.len() - 40..]);
+    let r = call("read", dir.path(), json!({"path": "huge.txt", "offset": 100_000})).await.unwrap();
+    let truncation = &r.details.as_ref().unwrap()["truncation"];
+    assert_eq!(truncation["totalLines"], 100_001);
+    assert_eq!(truncation["outputLines"], 2000);
+    assert!(text(&r).ends_with("[Showing lines 100000-101999 of 200000. Use offset=102000 to continue.]"));
+}
