@@ -3,8 +3,9 @@
 //! GIF and WebP files (recognized by their magic bytes) come back as image blocks, shrunk to the
 //! providers' limits. Files with NUL bytes that are not images are refused as binary instead of
 //! being dumped into the context, and devices, FIFOs and sockets without being opened. A text
-//! file is read in one pass that keeps only what can be returned ([`crate::read_window`]). With a [`crate::FileAccess`], an existing text file is read
-//! through it (an editor's unsaved buffer); the window and the cut are the same.
+//! file is read in one pass that keeps only what can be returned ([`crate::read_window`]). With
+//! a [`crate::FileAccess`], an existing text file is read through it (an editor's unsaved
+//! buffer); the window and the cut are the same.
 
 use base64::Engine as _;
 use futures::future::BoxFuture;
