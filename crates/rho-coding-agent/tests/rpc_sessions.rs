@@ -73,6 +73,28 @@ async fn new_session_switch_session_and_a_missing_path() {
     let refused = rho.request(json!({"type": "switch_session", "sessionPath": blocked.join("s.jsonl")})).await;
     assert_eq!(refused["success"], false, "{refused}");
     assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionFile"], json!(fresh));
+
+    // A path that is not a regular file is refused at once: a FIFO nobody writes to would hold
+    // the dispatcher forever, /dev/zero would never end.
+    let fifo = env.dir.path().join("pipe.jsonl");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    for (path, kind) in [(fifo.as_path(), "a FIFO"), (std::path::Path::new("/dev/zero"), "a character device")] {
+        let refused = rho.request(json!({"type": "switch_session", "sessionPath": path})).await;
+        assert_eq!(
+            refused["error"],
+            format!("Not a session file: {} (it is {kind}, not a regular file)", path.display()),
+            "{refused}"
+        );
+    }
+    // A file whose first line is longer than any header is not read whole.
+    let long = env.dir.path().join("long.jsonl");
+    std::fs::write(&long, "x".repeat(1 << 20)).unwrap();
+    let refused = rho.request(json!({"type": "switch_session", "sessionPath": long})).await;
+    assert_eq!(
+        refused["error"],
+        format!("Not a session file: {} (its first line is longer than any session header)", long.display())
+    );
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionFile"], json!(fresh));
 }
 
 #[tokio::test]

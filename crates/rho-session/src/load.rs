@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::Path;
 
 use serde_json::Value;
@@ -122,12 +122,33 @@ fn push_outcome(
 }
 
 /// Opens and parses `path`. A missing file is [`SessionError::NotFound`]; a first line that is
-/// not a header is [`SessionError::InvalidHeader`].
+/// not a header is [`SessionError::InvalidHeader`], and so is anything but a regular file (a
+/// path a host supplies may name a FIFO, which would never answer, or `/dev/zero`, which never
+/// ends) and a file whose first line is too long to be a header (it is not read whole).
 pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
+    let not_session = |reason: String| SessionError::InvalidHeader { path: path.to_path_buf(), reason };
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => SessionError::NotFound { path: path.to_path_buf() },
+        _ => SessionError::io("Cannot open session file", path, e),
+    })?;
+    if !meta.is_file() {
+        return Err(not_session(format!("it is {}, not a regular file", file_kind(&meta))));
+    }
     let file = File::open(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => SessionError::NotFound { path: path.to_path_buf() },
         _ => SessionError::io("Cannot open session file", path, e),
     })?;
+    if meta.len() > MAX_HEADER_BYTES {
+        let mut head = Vec::with_capacity(MAX_HEADER_BYTES as usize);
+        (&file)
+            .take(MAX_HEADER_BYTES)
+            .read_to_end(&mut head)
+            .map_err(|e| SessionError::io("Cannot read session file", path, e))?;
+        if !head.contains(&b'\n') {
+            return Err(not_session("its first line is longer than any session header".to_owned()));
+        }
+        (&file).seek(io::SeekFrom::Start(0)).map_err(|e| SessionError::io("Cannot read session file", path, e))?;
+    }
     let read_err = |e| SessionError::io("Cannot read session file", path, e);
     let mut reader = LineReader {
         inner: BufReader::with_capacity(1 << 16, file),
@@ -192,11 +213,37 @@ pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
     })
 }
 
+/// The longest first line read as a possible header.
+const MAX_HEADER_BYTES: u64 = 64 * 1024;
+
+/// What a path that is not a regular file is, for the error.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
 /// The header of `path` if its first line is one, reading no more than the first line (up to
 /// 64 KiB). Used when scanning directories.
 pub(crate) fn read_header(path: &Path) -> Option<SessionHeader> {
+    // Never a FIFO or a device found in a sessions folder: opening one could block the scan.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = File::open(path).ok()?;
-    let mut reader = BufReader::with_capacity(8192, file).take(64 * 1024);
+    let mut reader = BufReader::with_capacity(8192, file).take(MAX_HEADER_BYTES);
     let mut line = Vec::new();
     loop {
         line.clear();
