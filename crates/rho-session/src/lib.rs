@@ -42,7 +42,7 @@ pub use listing::{
     FoundSession, ListOptions, SessionInfo, find_session_by_id_prefix, list_all_sessions, list_sessions,
     list_sessions_with, most_recent_session, read_session_info,
 };
-pub use load::{LoadWarning, LoadWarningKind};
+pub use load::{LoadWarning, LoadWarningKind, MAX_WARNINGS};
 pub use paths::{
     AGENT_DIR_ENV, agent_dir, agent_dir_from, encode_cwd, session_dir_for_cwd, session_file_name, sessions_root,
 };

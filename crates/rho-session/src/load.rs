@@ -37,7 +37,13 @@ pub enum LoadWarningKind {
     NotAnEntry(String),
     /// A pi entry type whose fields rho cannot read; kept verbatim but not interpreted.
     Unreadable(String),
+    /// The lines with problems past the first [`MAX_WARNINGS`], counted rather than listed (a
+    /// file of 100,000 bad lines says so in one line); `line` is the last of them.
+    More(usize),
 }
+
+/// Problems listed one by one; the rest are counted in one [`LoadWarningKind::More`].
+pub const MAX_WARNINGS: usize = 20;
 
 impl fmt::Display for LoadWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -52,7 +58,37 @@ impl fmt::Display for LoadWarning {
                 write!(f, "line {}: not a session entry, skipped ({e})", self.line)
             }
             LoadWarningKind::Unreadable(e) => write!(f, "line {}: {e}", self.line),
+            LoadWarningKind::More(n) => {
+                let noun = if *n == 1 { "line" } else { "lines" };
+                write!(f, "{n} more {noun} with problems, up to line {}, not listed", self.line)
+            }
         }
+    }
+}
+
+/// The problems found while loading: the first [`MAX_WARNINGS`] listed, the rest counted.
+#[derive(Debug, Default)]
+struct Warnings {
+    listed: Vec<LoadWarning>,
+    more: usize,
+    last_line: usize,
+}
+
+impl Warnings {
+    fn push(&mut self, warning: LoadWarning) {
+        if self.listed.len() < MAX_WARNINGS {
+            self.listed.push(warning);
+        } else {
+            self.more += 1;
+            self.last_line = warning.line;
+        }
+    }
+
+    fn finish(mut self) -> Vec<LoadWarning> {
+        if self.more > 0 {
+            self.listed.push(LoadWarning { line: self.last_line, kind: LoadWarningKind::More(self.more) });
+        }
+        self.listed
     }
 }
 
@@ -106,7 +142,7 @@ fn push_outcome(
     line: usize,
     terminated: bool,
     entries: &mut Vec<SessionEntry>,
-    warnings: &mut Vec<LoadWarning>,
+    warnings: &mut Warnings,
 ) {
     match outcome {
         LineOutcome::Entry(e) => entries.push(e),
@@ -175,7 +211,7 @@ pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
 
     let file_version = header.version;
     let mut entries = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::default();
 
     if file_version >= CURRENT_VERSION {
         while let Some((number, line, terminated)) = reader.next_line().map_err(read_err)? {
@@ -209,7 +245,7 @@ pub(crate) fn load_file(path: &Path) -> Result<LoadedFile> {
         entries,
         file_version,
         needs_newline: reader.last_byte.is_some_and(|b| b != b'\n'),
-        warnings,
+        warnings: warnings.finish(),
     })
 }
 

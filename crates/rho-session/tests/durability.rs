@@ -189,6 +189,7 @@ fn broken_lines_in_the_middle_are_skipped_and_named_by_line_number() {
                 LoadWarningKind::NotAnEntry(_) => "not-an-entry",
                 LoadWarningKind::TornLastLine => "torn",
                 LoadWarningKind::Unreadable(_) => "unreadable",
+                LoadWarningKind::More(_) => "more",
             };
             (w.line, kind)
         })
@@ -317,4 +318,22 @@ fn a_second_writer_of_one_file_is_refused_until_the_first_lets_go() {
     drop(first);
     second.lock().unwrap();
     Session::in_memory(dir.path()).lock().unwrap();
+}
+
+#[test]
+fn a_file_of_bad_lines_lists_the_first_problems_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    let mut text = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/\"}\n",
+    );
+    for _ in 0..100_000 {
+        text.push_str("not json\n");
+    }
+    std::fs::write(&path, text).unwrap();
+    let (_, warnings) = open(&path);
+    assert_eq!(warnings.len(), rho_session::MAX_WARNINGS + 1);
+    let last = warnings.last().unwrap();
+    assert_eq!(last.kind, LoadWarningKind::More(100_000 - rho_session::MAX_WARNINGS));
+    assert_eq!(last.to_string(), "99980 more lines with problems, up to line 100001, not listed");
 }
