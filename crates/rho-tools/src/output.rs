@@ -141,7 +141,15 @@ impl OutputBuffer {
     /// none yet (then nothing was dropped, so the buffer is the whole output).
     pub fn snapshot(&mut self) -> Snapshot {
         let text = self.text();
-        let truncation = truncate_tail(&text, TruncationOptions::default());
+        let mut truncation = truncate_tail(&text, TruncationOptions::default());
+        // Lines dropped from the front count too: the notice numbers lines as the full output
+        // (the spill file) has them, so a `read` at that offset lands where it says.
+        if self.buffered < self.total_bytes {
+            truncation.total_lines = self.total_lines();
+            truncation.total_bytes = self.total_bytes;
+            truncation.truncated = true;
+            truncation.truncated_by.get_or_insert(crate::truncate::TruncatedBy::Bytes);
+        }
         if truncation.truncated && self.spill.is_none() {
             self.open_spill();
         }

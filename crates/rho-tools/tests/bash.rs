@@ -130,6 +130,25 @@ async fn truncation_by_lines_names_a_spill_file_with_everything() {
 }
 
 #[tokio::test]
+async fn a_long_outputs_notice_numbers_lines_as_the_full_output_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    // Far more than the rolling buffer keeps: the notice still counts every line.
+    let r = call("bash", dir.path(), json!({"command": "seq 1 100000"})).await.unwrap();
+    let details = r.details.clone().unwrap();
+    let path = spill_path(&details);
+    let t = text(&r);
+    assert!(t.starts_with("98002\n"), "{}", &t[..20]);
+    assert!(
+        t.ends_with(&format!("100000\n\n\n[Showing lines 98002-100001 of 100001. Full output: {}]", path.display()))
+    );
+    assert_eq!(details["truncation"]["totalLines"], 100_001);
+    // Line 98002 of the full output is where the notice says it is.
+    let full = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(full.lines().nth(98_001), Some("98002"));
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
 async fn truncation_by_bytes_names_a_spill_file_with_everything() {
     let dir = tempfile::tempdir().unwrap();
     let r = call("bash", dir.path(), json!({"command": "seq -f '%0100g' 1 1000"})).await.unwrap();
