@@ -32,17 +32,21 @@ pub(crate) async fn run(
     for message in prompts {
         add_message(agent, &*sink, message, &mut new_messages).await;
     }
-    let mut pending = if continuing && had_prompts { Vec::new() } else { poll_steering(agent, &*sink) };
+    let mut pending = if continuing && had_prompts { Delivery::default() } else { poll_steering(agent) };
     let mut first_turn = true;
 
     'run: loop {
         let mut more_tool_calls = true;
-        while more_tool_calls || !pending.is_empty() {
+        while more_tool_calls || !pending.messages.is_empty() {
             if !first_turn {
                 sink.emit(AgentEvent::TurnStart);
             }
             first_turn = false;
-            for message in std::mem::take(&mut pending) {
+            let delivery = std::mem::take(&mut pending);
+            if let Some(update) = delivery.update {
+                sink.emit(update);
+            }
+            for message in delivery.messages {
                 add_message(agent, &*sink, message, &mut new_messages).await;
             }
 
@@ -76,8 +80,8 @@ pub(crate) async fn run(
                 Some(taken) => taken,
                 // An aborted run takes nothing more from the queue: what waits there is for the
                 // next run (rpc-protocol.md §7.1).
-                None if cancel.is_cancelled() => Vec::new(),
-                None => poll_steering(agent, &*sink),
+                None if cancel.is_cancelled() => Delivery::default(),
+                None => poll_steering(agent),
             };
         }
 
@@ -91,10 +95,7 @@ pub(crate) async fn run(
             (!taken.is_empty()).then(|| (taken, queue_event(&s)))
         };
         match follow_ups {
-            Some((messages, event)) => {
-                sink.emit(event);
-                pending = messages;
-            }
+            Some((messages, update)) => pending = Delivery { messages, update: Some(update) },
             None => break,
         }
     }
@@ -130,19 +131,21 @@ pub(crate) async fn end_message(agent: &Agent, message: AgentMessage) -> AgentMe
     }
 }
 
+/// Messages taken from a queue, and the `queue_update` that says so: sent once the turn that
+/// delivers them has started, before their `message_start` (pi's order).
+#[derive(Default)]
+pub(crate) struct Delivery {
+    pub messages: Vec<AgentMessage>,
+    pub update: Option<AgentEvent>,
+}
+
 /// Takes what one steering poll delivers.
-pub(crate) fn poll_steering(agent: &Agent, sink: &dyn AgentEventSink) -> Vec<AgentMessage> {
-    let (taken, event) = {
-        let mut s = agent.state();
-        let mode = s.steering_mode;
-        let taken = s.steering.take(mode);
-        let event = (!taken.is_empty()).then(|| queue_event(&s));
-        (taken, event)
-    };
-    if let Some(event) = event {
-        sink.emit(event);
-    }
-    taken
+pub(crate) fn poll_steering(agent: &Agent) -> Delivery {
+    let mut s = agent.state();
+    let mode = s.steering_mode;
+    let messages = s.steering.take(mode);
+    let update = (!messages.is_empty()).then(|| queue_event(&s));
+    Delivery { messages, update }
 }
 
 /// Streams one model reply: `message_start`, the block events, `message_end`. Returns the reply

@@ -27,7 +27,7 @@ use crate::event::{AgentEvent, AgentEventSink};
 use crate::hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 use crate::message::AgentMessage;
 use crate::queue::InterruptMode;
-use crate::run::{end_message, poll_steering};
+use crate::run::{Delivery, end_message, poll_steering};
 use crate::tool::{AgentToolResult, Tool, ToolContext, ToolGate};
 
 /// The result text of a call skipped because a steering message interrupted the batch.
@@ -36,7 +36,7 @@ pub const SKIPPED: &str = "Skipped due to queued user message.";
 pub(crate) struct BatchOutcome {
     pub results: Vec<ToolResultMessage>,
     /// Steering messages taken while the batch ran (immediate mode).
-    pub steering: Option<Vec<AgentMessage>>,
+    pub steering: Option<Delivery>,
     /// Every result asked for the batch to end the run's requests (pi's `terminate`).
     pub terminate: bool,
 }
@@ -134,8 +134,8 @@ pub(crate) async fn execute(
         }
         let unfinished = slots.iter().any(|s| matches!(s, Slot::Running));
         if interrupt_mode == InterruptMode::Immediate && steering.is_none() && unfinished {
-            let taken = poll_steering(agent, &**sink);
-            if !taken.is_empty() {
+            let taken = poll_steering(agent);
+            if !taken.messages.is_empty() {
                 steering = Some(taken);
                 batch_cancel.cancel();
                 for slot in slots.iter_mut().filter(|s| matches!(s, Slot::Running)) {

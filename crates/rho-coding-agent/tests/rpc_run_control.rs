@@ -45,6 +45,15 @@ async fn a_prompt_while_streaming_needs_a_streaming_behavior() {
         queue_updates[1],
         &json!({"type": "queue_update", "steering": ["go left"], "followUp": ["then tidy up"]})
     );
+    // A queue_update that takes messages from the queue comes once their turn has started,
+    // right before their message_start (pi's order).
+    let order: Vec<String> = types(&frames).into_iter().filter(|t| !t.starts_with("message_update")).collect();
+    let deliveries: Vec<usize> =
+        order.iter().enumerate().filter(|(_, t)| *t == "queue_update").map(|(i, _)| i).skip(2).collect();
+    assert_eq!(deliveries.len(), 2, "{order:?}");
+    for at in deliveries {
+        assert_eq!((order[at - 1].as_str(), order[at + 1].as_str()), ("turn_start", "message_start"), "{order:?}");
+    }
     let users: Vec<&str> = frames
         .iter()
         .filter(|f| f["type"] == "message_start" && f["message"]["role"] == "user")
