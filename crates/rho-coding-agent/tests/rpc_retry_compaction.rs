@@ -87,6 +87,31 @@ async fn abort_retry_cancels_the_wait() {
 }
 
 #[tokio::test]
+async fn a_prompt_during_the_retry_wait_is_taken_and_carried_by_the_retry() {
+    let env = Env::new(vec![Turn::error(529, "Overloaded"), Turn::text("Both answered.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "retry.baseDelayMs=30000"]).await;
+    rho.send(json!({"type": "prompt", "message": "first"})).await;
+    rho.until(|f| f["type"] == "auto_retry_start").await;
+    // pi's client prompts again as soon as it reads agent_end; pi takes it.
+    let accepted = rho.request(json!({"type": "prompt", "message": "second"})).await;
+    assert_eq!(accepted["success"], true, "{accepted}");
+    // The retry goes at once (not after 30 s), with both messages.
+    let frames = rho.until(|f| f["type"] == "auto_retry_end").await;
+    assert_eq!(frames.last().unwrap(), &json!({"type": "auto_retry_end", "success": true, "attempt": 1}));
+    let frames = rho.until_agent_end().await;
+    assert_eq!(
+        frames.last().unwrap()["messages"].as_array().map(Vec::len),
+        Some(2),
+        "the user's message and the reply"
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    let said: Vec<&str> =
+        bodies[1]["messages"].as_array().unwrap().iter().filter_map(|m| m["content"][0]["text"].as_str()).collect();
+    assert_eq!(said, ["first", "second"]);
+}
+
+#[tokio::test]
 async fn an_auth_error_is_reported_at_once_without_retries() {
     let env = Env::new(vec![Turn::error(401, "invalid x-api-key")]).await;
     let mut rho = Rho::start(&env, FAST_RETRY).await;

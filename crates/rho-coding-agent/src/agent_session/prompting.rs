@@ -178,6 +178,13 @@ impl AgentSession {
                     self.queue_follow_up(user_message(&text, options.images));
                     Ok(PromptOutcome::Queued)
                 }
+                // Between a failed reply and its retry the run has ended for the host (pi's
+                // client prompts again at agent_end): the retry starts now and carries it.
+                None if self.inner.retry.is_waiting() => {
+                    self.queue_steer(user_message(&text, options.images));
+                    self.inner.retry.hurry();
+                    Ok(PromptOutcome::Queued)
+                }
                 None => Err(PromptRejection::Busy),
             };
         }

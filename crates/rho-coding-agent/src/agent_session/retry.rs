@@ -1,7 +1,8 @@
 //! Auto-retry of transient provider failures (agent-behavior.md §5): exponential back-off from
 //! `retry.baseDelayMs`, raised to the server's `Retry-After`, at most `retry.maxRetries`
 //! attempts, `auto_retry_start` / `auto_retry_end` around the wait, and a wait that `abort` or
-//! `abort_retry` cancels.
+//! `abort_retry` cancels. A prompt sent during the wait is taken (pi takes it: its run has ended)
+//! and carried by the attempt, which starts at once.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -23,6 +24,8 @@ struct Chain {
     attempt: u32,
     /// Cancels the wait before the next attempt (`abort_retry`).
     wait: Option<CancellationToken>,
+    /// Ends the wait early and retries now (a prompt arrived meanwhile).
+    hurry: Option<CancellationToken>,
 }
 
 /// Auto-retry's own state: on or off, the attempt of the chain in progress, and its wait.
@@ -54,13 +57,31 @@ impl RetryChain {
         std::mem::take(&mut lock(&self.chain).attempt)
     }
 
-    /// The token that cancels the coming wait, made when the retry is announced.
-    fn arm(&self) -> CancellationToken {
-        lock(&self.chain).wait.get_or_insert_with(CancellationToken::new).clone()
+    /// The tokens that cancel the coming wait and that end it early, made when the retry is
+    /// announced.
+    fn arm(&self) -> (CancellationToken, CancellationToken) {
+        let mut chain = lock(&self.chain);
+        let wait = chain.wait.get_or_insert_with(CancellationToken::new).clone();
+        let hurry = chain.hurry.get_or_insert_with(CancellationToken::new).clone();
+        (wait, hurry)
     }
 
     fn disarm(&self) {
-        lock(&self.chain).wait = None;
+        let mut chain = lock(&self.chain);
+        chain.wait = None;
+        chain.hurry = None;
+    }
+
+    /// Whether a retry is announced and waiting for its attempt.
+    pub fn is_waiting(&self) -> bool {
+        lock(&self.chain).wait.is_some()
+    }
+
+    /// Ends the wait in progress early: the attempt starts now.
+    pub fn hurry(&self) {
+        if let Some(token) = &lock(&self.chain).hurry {
+            token.cancel();
+        }
     }
 
     /// `abort_retry`: cancels the wait in progress, if any.
@@ -149,9 +170,10 @@ impl AgentSession {
     pub(crate) async fn wait_for_retry(&self, delay: Duration, run_sink: &RunSink) -> bool {
         self.drop_failed_reply();
         let lifecycle = self.lifecycle_token();
-        let retry = self.inner.retry.arm();
+        let (retry, hurry) = self.inner.retry.arm();
         let cancelled = tokio::select! {
             () = tokio::time::sleep(delay) => false,
+            () = hurry.cancelled() => false,
             () = lifecycle.cancelled() => true,
             () = retry.cancelled() => true,
         };
