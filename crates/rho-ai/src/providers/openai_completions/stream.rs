@@ -1,7 +1,8 @@
 //! Chat Completions chunks to [`Emitter`] calls.
 //!
-//! Blocks are implicit: text and thinking deltas append to the open block of their kind (a
-//! change of kind closes it), tool calls are keyed by their `index` and may stream side by side.
+//! Blocks are implicit, and built as pi 0.73 builds them: one thinking block, one text block and
+//! the tool calls keyed by their `index`, all open side by side until the stream ends (or is
+//! aborted), then closed in content order.
 //! A reply ends at `data: [DONE]`; a body that ends before it and before any `finish_reason`
 //! was cut short.
 
@@ -92,20 +93,22 @@ struct CompletionDetails {
     reasoning_tokens: Option<u64>,
 }
 
-/// A tool call seen in the stream: its `index`, its content index, and whether it is still
-/// open (text or thinking arriving after it closes it).
+/// A tool call seen in the stream: its `index` in the stream and its content index.
 #[derive(Debug)]
 struct Call {
     key: u64,
     index: usize,
-    open: bool,
 }
 
+/// The reply's blocks as pi 0.73 builds them from Chat Completions: one thinking block, one
+/// text block (text arriving after a tool call joins it) and the tool calls by their stream
+/// index, all open until the stream ends, then closed in content order (also when the request
+/// is aborted).
 #[derive(Debug, Default)]
 struct State {
+    thinking: Option<usize>,
+    text: Option<usize>,
     calls: Vec<Call>,
-    /// The thinking block whose signature (the field name) is already set.
-    signed_thinking: Option<usize>,
     finish: Option<Result<StopReason, ProviderError>>,
     started: bool,
 }
@@ -117,7 +120,17 @@ pub(crate) async fn consume(
     cancel: &CancellationToken,
 ) -> Result<StopReason, Interrupted> {
     let mut state = State::default();
-    while let Some(event) = sse.next(cancel).await? {
+    loop {
+        let event = match sse.next(cancel).await {
+            Ok(Some(event)) => event,
+            Ok(None) => break,
+            // An aborted reply still ends its blocks first, as pi's does.
+            Err(Interrupted::Cancelled) => {
+                emitter.close_all().await;
+                return Err(Interrupted::Cancelled);
+            }
+            Err(e) => return Err(e),
+        };
         let data = event.data.trim();
         if data.is_empty() {
             continue;
@@ -169,29 +182,27 @@ async fn apply_delta(state: &mut State, emitter: &mut Emitter, delta: Delta) {
         if text.is_empty() {
             continue;
         }
-        close_calls(state);
-        emitter.thinking(text).await;
-        if let Some(index) = emitter.open_thinking_index()
-            && state.signed_thinking != Some(index)
-        {
-            emitter.replace_thinking_signature(index, (*field).to_owned());
-            state.signed_thinking = Some(index);
-        }
+        let index = match state.thinking {
+            Some(index) => index,
+            None => {
+                let index = emitter.open_thinking().await;
+                // The field it came in is its signature (how it goes back).
+                emitter.replace_thinking_signature(index, (*field).to_owned());
+                *state.thinking.insert(index)
+            }
+        };
+        emitter.thinking_delta(index, text).await;
         break;
     }
     if let Some(text) = delta.content.as_deref().filter(|t| !t.is_empty()) {
-        close_calls(state);
-        emitter.text(text).await;
+        let index = match state.text {
+            Some(index) => index,
+            None => *state.text.insert(emitter.open_text().await),
+        };
+        emitter.text_delta(index, text).await;
     }
     for call in delta.tool_calls.unwrap_or_default() {
         apply_tool_call(state, emitter, call).await;
-    }
-}
-
-/// Text and thinking close every open block, tool calls included.
-fn close_calls(state: &mut State) {
-    for call in &mut state.calls {
-        call.open = false;
     }
 }
 
@@ -208,19 +219,15 @@ async fn apply_tool_call(state: &mut State, emitter: &mut Emitter, delta: ToolCa
         },
     };
     let index = match state.calls.iter().find(|c| c.key == key) {
-        Some(call) if !call.open => return,
         Some(call) => {
             emitter.update_tool_call(call.index, id.as_deref(), name.as_deref());
             call.index
         }
         None => {
-            if !state.calls.iter().any(|c| c.open) {
-                emitter.close_all().await;
-            }
             let name = name.unwrap_or_default();
             let id = id.unwrap_or_else(|| generated_tool_call_id(&name));
             let index = emitter.open_tool_call(id, name).await;
-            state.calls.push(Call { key, index, open: true });
+            state.calls.push(Call { key, index });
             index
         }
     };

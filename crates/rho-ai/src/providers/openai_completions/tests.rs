@@ -277,20 +277,22 @@ async fn reasoning_text_and_parallel_tool_calls() {
     assert_eq!(
         types(&events),
         [
+            // Every block stays open until the stream ends, then they close in content order
+            // (pi 0.73's Chat Completions provider).
             "start",
             "thinking_start",
             "thinking_delta",
             "thinking_delta",
-            "thinking_end",
             "text_start",
             "text_delta",
+            "toolcall_start",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_delta",
+            "thinking_end",
             "text_end",
-            "toolcall_start",
-            "toolcall_start",
-            "toolcall_delta",
-            "toolcall_delta",
-            "toolcall_delta",
-            "toolcall_delta",
             "toolcall_end",
             "toolcall_end",
             "done"
