@@ -238,9 +238,23 @@ async fn load_replays_a_session_before_answering_and_the_session_goes_on() {
     acp.updates();
     assert!(acp.close().await.success());
 
+    let files = env.session_files();
+    assert_eq!(files.len(), 1);
+    let before = std::fs::read(&files[0]).unwrap();
     let mut acp = Acp::start(&env, &[]).await;
     acp.initialize(false).await;
     acp.request(LoadSessionRequest::new(session.session_id.clone(), env.cwd.clone())).await.unwrap();
+    // Loading only reads, and options sent back as they are change nothing: nothing is
+    // appended to the file it loads.
+    for (option, value) in [("model", "mock/mock-model"), ("thinking", "medium")] {
+        let same = SetSessionConfigOptionRequest::new(
+            session.session_id.clone(),
+            option,
+            SessionConfigOptionValue::value_id(value),
+        );
+        acp.request(same).await.unwrap();
+    }
+    assert_eq!(std::fs::read(&files[0]).unwrap(), before, "session/load wrote to the file");
     let replayed = acp.updates();
     assert_eq!(chunks(&replayed, user_text), "First question");
     assert_eq!(chunks(&replayed, agent_text), "First answer.");

@@ -58,6 +58,11 @@ pub(super) fn set(session: &AgentSession, config_id: &str, value: &SessionConfig
     match config_id {
         MODEL => {
             let (provider, id) = value.split_once('/').ok_or_else(|| format!("Not a provider/id: {value}"))?;
+            // An editor sends the options back as they are (after session/load): the session
+            // file is not written for a model it already has.
+            if session.model().is_some_and(|m| m.provider == provider && m.id == id) {
+                return Ok(());
+            }
             session.set_model(provider, id).map(drop).map_err(|e| e.to_string())
         }
         THINKING => {
