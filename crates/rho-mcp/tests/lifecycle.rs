@@ -39,7 +39,7 @@ async fn a_server_that_fails_to_start_is_reported_once_and_blocks_no_other() {
     assert_eq!(names, ["broken", "good", "missing"]);
     assert!(!failed_reason(&status[0].state).is_empty());
     assert_eq!(status[1].state, ServerState::Ready);
-    assert_eq!(status[1].tool_count, 14);
+    assert_eq!(status[1].tool_count, FIXTURE_TOOLS);
     assert!(failed_reason(&status[2].state).contains("cannot run"), "{:?}", status[2].state);
     assert!(manager.tools().iter().all(|t| t.name().starts_with("mcp__good__")));
 
@@ -71,7 +71,7 @@ async fn a_slow_server_does_not_hold_back_a_fast_one() {
     );
     eventually("fast to be ready", || manager.status()[0].state == ServerState::Ready).await;
     assert_eq!(manager.status()[1].state, ServerState::Starting);
-    assert_eq!(manager.tools().len(), 14);
+    assert_eq!(manager.tools().len(), FIXTURE_TOOLS);
     manager.shutdown().await;
 }
 
@@ -97,7 +97,7 @@ async fn an_exited_server_is_reported_once_and_restarted_on_next_use() {
     eventually("the exit to be seen", || matches!(manager.status()[0].state, ServerState::Failed(_))).await;
     let status = &manager.status()[0];
     assert_eq!(failed_reason(&status.state), "the server exited");
-    assert_eq!(status.tool_count, 14, "its tools stay listed");
+    assert_eq!(status.tool_count, FIXTURE_TOOLS, "its tools stay listed");
     // Give the supervisor time to see the same exit: it must not report it again.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let diagnostics = manager.take_diagnostics();

@@ -17,7 +17,7 @@ async fn tools_are_listed_with_names_descriptions_and_schemas() {
     let status = manager.status();
     assert_eq!(status.len(), 1);
     assert_eq!(status[0].state, ServerState::Ready);
-    assert_eq!(status[0].tool_count, 14);
+    assert_eq!(status[0].tool_count, FIXTURE_TOOLS);
     assert_eq!(status[0].prompt_count, 1);
 
     let names: Vec<String> = manager.tools().iter().map(|t| t.name().to_owned()).collect();
@@ -117,9 +117,34 @@ async fn list_changed_refreshes_that_servers_tools() {
     assert_eq!(added.text_content(), "added");
     eventually("the late tool", || manager.tools().iter().any(|t| t.name() == "mcp__fx__late")).await;
     assert!(changes.has_changed().unwrap(), "a change was signalled");
-    assert_eq!(manager.status()[0].tool_count, 15);
+    assert_eq!(manager.status()[0].tool_count, FIXTURE_TOOLS + 1);
     let late = call(tool(&manager, "mcp__fx__late").as_ref(), json!({})).await.unwrap();
     assert_eq!(late.text_content(), "late");
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_flood_of_list_changed_costs_a_few_lists() {
+    let (_guard, dir) = temp();
+    let manager = settled(vec![fixture("fx", &dir, &[])], options(&dir)).await;
+    let lists = || std::fs::read_to_string(dir.join("lists")).unwrap_or_default().lines().count();
+    let at_start = lists();
+    let sent = call(tool(&manager, "mcp__fx__notify_many").as_ref(), json!({"count": 20000})).await.unwrap();
+    assert_eq!(sent.text_content(), "notified");
+    // The notifications arrive before the answer; the re-lists they cause settle soon after.
+    let mut last = lists();
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let now = lists();
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let relisted = last - at_start;
+    // One re-list per pause of the burst, at least one each 500 ms while it goes on: a few
+    // (4 here on a debug build), never one per notification.
+    assert!((1..=50).contains(&relisted), "20,000 notifications made {relisted} tools/list requests");
     manager.shutdown().await;
 }
 

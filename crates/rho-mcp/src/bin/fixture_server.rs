@@ -4,7 +4,8 @@
 //!
 //! Arguments: `--startup-ms N` waits before serving (a slow server), `--fail-start` writes to
 //! stderr and exits at once (a broken one). `FIXTURE_DIR` (env) is where `slow` leaves its
-//! `slow-started` / `slow-cancelled` markers and every start appends its pid to `starts`.
+//! `slow-started` / `slow-cancelled` markers, every start appends its pid to `starts` and every
+//! `tools/list` a line to `lists`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -72,6 +73,11 @@ impl Fixture {
                 "add_tool",
                 "Adds the tool `late` and notifies tools/list_changed.",
                 schema(json!({"type": "object", "properties": {}})),
+            ),
+            Tool::new(
+                "notify_many",
+                "Sends tools/list_changed `count` times in a row.",
+                schema(json!({"type": "object", "properties": {"count": {"type": "number"}}, "required": ["count"]})),
             ),
             Tool::new(
                 "exit",
@@ -143,6 +149,12 @@ impl Fixture {
                 let _ = context.peer.notify_tool_list_changed().await;
                 CallToolResult::success(vec![ContentBlock::text("added")])
             }
+            "notify_many" => {
+                for _ in 0..number("count") as u64 {
+                    let _ = context.peer.notify_tool_list_changed().await;
+                }
+                CallToolResult::success(vec![ContentBlock::text("notified")])
+            }
             "exit" => std::process::exit(3),
             "env" => CallToolResult::success(vec![ContentBlock::text(std::env::var(text("name")).unwrap_or_default())]),
             "cwd" => CallToolResult::success(vec![ContentBlock::text(
@@ -172,6 +184,11 @@ impl ServerHandler for Fixture {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(dir) = &self.dir
+            && let Ok(mut lists) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("lists"))
+        {
+            let _ = lists.write_all(b"list\n");
+        }
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
