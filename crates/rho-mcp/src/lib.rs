@@ -23,6 +23,7 @@
 //! Transports: stdio (a process group per server), streamable HTTP, and the older HTTP+SSE.
 #![deny(clippy::print_stdout)]
 
+mod cap;
 mod config;
 mod config_parse;
 mod connect;

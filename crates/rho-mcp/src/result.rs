@@ -10,7 +10,8 @@
 //!   none);
 //! - an empty result becomes `(no output)`: some providers reject an empty tool result.
 //!
-//! `details` always names the server and the server's own tool name.
+//! `details` always names the server and the server's own tool name. Text past the built-in
+//! tools' limits is cut, the whole of it saved to a file ([`crate::cap`]).
 
 use rho_agent::{AgentToolResult, ToolError};
 use rho_ai::types::{ImageContent, UserContent};
@@ -44,6 +45,7 @@ pub(crate) fn to_agent_result(result: CallToolResult, server: &str, tool: &str) 
     if content.is_empty() {
         content.push(UserContent::text("(no output)"));
     }
+    crate::cap::cap(&mut content, &mut details);
     Ok(AgentToolResult { content, details: Some(Value::Object(details)), terminate: None })
 }
 

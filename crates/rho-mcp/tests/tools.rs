@@ -149,6 +149,24 @@ async fn a_flood_of_list_changed_costs_a_few_lists() {
 }
 
 #[tokio::test]
+async fn a_large_result_is_capped_and_saved_whole() {
+    let (_guard, dir) = temp();
+    let manager = settled(vec![fixture("fx", &dir, &[])], options(&dir)).await;
+    // About 10 MB: 2000 lines reach the model, the whole text a file it can read.
+    let result = call(tool(&manager, "mcp__fx__big").as_ref(), json!({"lines": 900_000})).await.unwrap();
+    let text = result.text_content();
+    assert!(text.len() < 60_000, "{} bytes went to the model", text.len());
+    let details = result.details.unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert!(text.ends_with(&format!(
+        "[Showing lines 1-2000 of 900001. Full output: {path}; read it with offset=2001 to continue.]"
+    )));
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 900_000);
+    std::fs::remove_file(&path).unwrap();
+    manager.shutdown().await;
+}
+
+#[tokio::test]
 async fn prompts_are_listed_and_fetched() {
     let (_guard, dir) = temp();
     let manager = settled(vec![fixture("fx", &dir, &[])], options(&dir)).await;

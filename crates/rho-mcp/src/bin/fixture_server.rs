@@ -75,6 +75,11 @@ impl Fixture {
                 schema(json!({"type": "object", "properties": {}})),
             ),
             Tool::new(
+                "big",
+                "Returns `lines` lines of text (`row 1` …).",
+                schema(json!({"type": "object", "properties": {"lines": {"type": "number"}}, "required": ["lines"]})),
+            ),
+            Tool::new(
                 "notify_many",
                 "Sends tools/list_changed `count` times in a row.",
                 schema(json!({"type": "object", "properties": {"count": {"type": "number"}}, "required": ["count"]})),
@@ -148,6 +153,10 @@ impl Fixture {
                 self.late_tool.store(true, Ordering::SeqCst);
                 let _ = context.peer.notify_tool_list_changed().await;
                 CallToolResult::success(vec![ContentBlock::text("added")])
+            }
+            "big" => {
+                let text: String = (1..=number("lines") as u64).map(|i| format!("row {i}\n")).collect();
+                CallToolResult::success(vec![ContentBlock::text(text)])
             }
             "notify_many" => {
                 for _ in 0..number("count") as u64 {

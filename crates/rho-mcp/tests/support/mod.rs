@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 pub const FIXTURE: &str = env!("CARGO_BIN_EXE_rho-mcp-fixture-server");
 
 /// The tools the fixture lists (before `add_tool`).
-pub const FIXTURE_TOOLS: usize = 15;
+pub const FIXTURE_TOOLS: usize = 16;
 
 /// A fixture server entry, its markers in `dir`.
 pub fn fixture(name: &str, dir: &Path, args: &[&str]) -> ServerConfig {
