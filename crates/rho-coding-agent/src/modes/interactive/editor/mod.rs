@@ -4,11 +4,13 @@
 //!
 //! Undo follows pi's editor: every edit saves the state before it, except that typed characters
 //! of one word are one step (a space saves the state before itself, so undoing it removes the
-//! space with the word typed after it). The word and kill-ring keys are in [`kill`], the word
-//! boundaries in [`words`], attached images in [`images`].
+//! space with the word typed after it); the states are kept as differences ([`undo`]). The word
+//! and kill-ring keys are in [`kill`], the word boundaries in [`words`], attached images in
+//! [`images`].
 
 mod images;
 mod kill;
+mod undo;
 mod words;
 
 use unicode_width::UnicodeWidthChar;
@@ -37,7 +39,7 @@ pub struct Editor {
     /// The history entry shown, and the draft it replaced.
     browsing: Option<(usize, String)>,
     /// The states before each edit, the latest last.
-    undo: Vec<(String, usize)>,
+    undo: undo::UndoStack,
     last: LastEdit,
     /// Deleted text, the latest last.
     kill_ring: Vec<String>,
@@ -85,7 +87,7 @@ impl Editor {
 
     /// Saves the state before an edit.
     fn save(&mut self) {
-        self.undo.push((self.text.clone(), self.cursor));
+        self.undo.save(&self.text, self.cursor);
     }
 
     /// Back to the state before the last edit.
