@@ -23,6 +23,25 @@ use crate::validate::Validators;
 /// fills in the thinking level and the cancellation token itself.
 pub type RequestOptionsFn = Arc<dyn Fn(&Model) -> StreamOptions + Send + Sync>;
 
+/// Builds the options for a request off the runtime's threads: resolving the key may wait (a
+/// login's refresh under another process's lock, a stalled token endpoint, a `!command`), and
+/// neither the command loop nor the screen may wait with it. Given up when `cancel` fires; the
+/// options are then the defaults and the request, already cancelled, ends as aborted.
+pub async fn resolve_request_options(
+    request_options: &RequestOptionsFn,
+    model: &Model,
+    cancel: &CancellationToken,
+) -> StreamOptions {
+    let resolve = {
+        let (request_options, model) = (request_options.clone(), model.clone());
+        tokio::task::spawn_blocking(move || request_options(&model))
+    };
+    tokio::select! {
+        resolved = resolve => resolved.unwrap_or_default(),
+        () = cancel.cancelled() => StreamOptions::default(),
+    }
+}
+
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum AgentError {
     #[error("Agent is already processing.")]

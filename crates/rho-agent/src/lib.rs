@@ -14,7 +14,7 @@ pub mod validate;
 
 pub use rho_types::{message, queue};
 
-pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn};
+pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn, resolve_request_options};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};
 pub use hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 pub use message::{

@@ -170,7 +170,7 @@ async fn stream_assistant(
     if let Some((hooks, messages)) = hooked {
         context.messages = convert_to_llm(&hooks.context(messages, cancel).await);
     }
-    let mut options = (agent.shared.request_options)(&model);
+    let mut options = crate::agent::resolve_request_options(&agent.shared.request_options, &model, cancel).await;
     options.thinking = if model.reasoning { model.clamp_thinking(thinking) } else { ThinkingLevel::Off };
     options.cancel = cancel.child_token();
 

@@ -139,12 +139,6 @@ impl ModelRegistry {
         self.keyless.contains(provider) || self.keys.is_configured(provider)
     }
 
-    /// Whether a request to `provider` can be authenticated now: it needs no key, or its key
-    /// resolves (unlike [`has_key`](Self::has_key), this runs a `!command` key).
-    pub fn can_authenticate(&self, provider: &str) -> bool {
-        self.is_keyless(provider) || self.api_key(provider).is_some()
-    }
-
     /// Whether `provider` is a custom provider that needs no key.
     pub fn is_keyless(&self, provider: &str) -> bool {
         self.keyless.contains(provider)

@@ -167,9 +167,9 @@ async fn a_failed_refresh_is_reported_and_leaves_the_file_alone() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     let url = format!("{}/v1/oauth/token", env.server.url());
     let expected = format!(
-        "Error: The Anthropic (Claude Pro/Max) login in {} has expired and could not be refreshed: Anthropic (Claude \
+        "The Anthropic (Claude Pro/Max) login in {} has expired and could not be refreshed: Anthropic (Claude \
          Pro/Max) token refresh failed: HTTP 400 from {url}: {{\"error\":\"invalid_grant\",\"error_description\":\"the \
-         grant is invalid, expired or already used\"}} Log in again with `rho login anthropic` (or /login in pi).",
+         grant is invalid, expired or already used\"}}\n\nLog in again with `rho login anthropic` (or /login in pi).",
         auth_path.display()
     );
     assert_eq!(stderr.trim_end(), expected);
@@ -179,12 +179,12 @@ async fn a_failed_refresh_is_reported_and_leaves_the_file_alone() {
     assert_eq!(requests[0].path, "/v1/oauth/token");
 }
 
-/// The login is refreshed before the prompt starts, but the token it gets is stale by the time
-/// the request is built (it lives only the five minutes pi takes off), and the next refresh is
-/// refused: the request fails with the reason instead of going out without a token.
+/// The refresh gives a token that lives only the five minutes pi takes off, so the next request
+/// refreshes again, and that refresh is refused: the second prompt fails with the reason instead
+/// of going out without a token, and the session goes on.
 #[tokio::test]
 async fn a_login_that_cannot_be_refreshed_mid_session_fails_the_request_not_unauthenticated() {
-    let env = Env::new(vec![Turn::text("never sent")]).await;
+    let env = Env::new(vec![Turn::text("first"), Turn::text("never sent")]).await;
     anthropic_at_mock(&env);
     write_auth(&env, &expired_login());
     env.server.accept_oauth_refresh(
@@ -195,19 +195,29 @@ async fn a_login_that_cannot_be_refreshed_mid_session_fails_the_request_not_unau
             expires_in: 300,
         },
     );
-    let out = output(rho(&env, &["-p", "--model", "anthropic/claude-sonnet-4-5", "hi"])).await;
-    assert!(!out.status.success());
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let command = rho(&env, &["--mode", "rpc", "--model", "anthropic/claude-sonnet-4-5", "--no-session"]);
+    let mut rpc = common::Rho::start_command(command).await;
+    let last = |frames: &[Value]| frames.last().unwrap()["messages"].as_array().unwrap().last().unwrap().clone();
+    rpc.send(json!({"type": "prompt", "message": "one"})).await;
+    let first = last(&rpc.until_agent_end().await);
+    assert_eq!(first["stopReason"], "stop", "{first}");
+    rpc.send(json!({"type": "prompt", "message": "two"})).await;
+    let second = last(&rpc.until_agent_end().await);
+    assert_eq!(second["stopReason"], "error", "{second}");
+    let reason = second["errorMessage"].as_str().unwrap();
     assert!(
-        stderr.contains(&format!(
+        reason.starts_with(&format!(
             "The Anthropic (Claude Pro/Max) login in {} has expired and could not be refreshed",
             env.agent_dir.join("auth.json").display()
         )),
-        "{stderr}"
+        "{reason}"
     );
-    let paths: Vec<String> = env.server.requests().iter().map(|r| r.path.clone()).collect();
-    assert_eq!(paths, ["/v1/oauth/token", "/v1/oauth/token"], "no model call without a token");
+    let requests = env.server.requests();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, ["/v1/oauth/token", "/v1/messages", "/v1/oauth/token"], "no model call without a token");
+    assert_eq!(requests[1].header("authorization"), Some("Bearer sk-ant-oat01-brief"));
     assert_eq!(read_auth(&env)["anthropic"]["refresh"], "rt-brief", "the first refresh was kept");
+    assert_eq!(rpc.data(json!({"type": "get_state"})).await["isStreaming"], false);
 }
 
 #[tokio::test]
@@ -488,4 +498,34 @@ async fn logout_removes_the_login_and_nothing_else() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(read_auth(&env), expected);
     assert!(Path::new(&auth_path).exists());
+}
+
+/// A refresh that waits (another process holds `auth.json.lock` for as long as it likes) waits
+/// in the request, not in the command loop: `get_state` is answered meanwhile, `abort` ends the
+/// run as aborted with nothing sent, and rho still exits at once on EOF.
+#[tokio::test]
+async fn a_refresh_waiting_for_the_lock_blocks_neither_commands_nor_abort() {
+    let env = Env::new(vec![Turn::text("never sent")]).await;
+    anthropic_at_mock(&env);
+    write_auth(&env, &expired_login());
+    let lock = env.agent_dir.join("auth.json.lock");
+    std::fs::create_dir(&lock).unwrap();
+
+    let command = rho(&env, &["--mode", "rpc", "--model", "anthropic/claude-sonnet-4-5", "--no-session"]);
+    let mut rpc = common::Rho::start_command(command).await;
+    let response = rpc.request(json!({"type": "prompt", "message": "hi"})).await;
+    assert_eq!(response["success"], true, "{response}");
+    let state = rpc.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["isStreaming"], true, "the run waits for its key: {state}");
+    // `abort` is answered once the run it stopped is over.
+    rpc.send(json!({"type": "abort", "id": "stop"})).await;
+    let frames = rpc.until(|f| f["type"] == "response" && f["id"] == "stop").await;
+    assert_eq!(frames.last().unwrap()["success"], true, "{frames:?}");
+    let end = frames.iter().find(|f| f["type"] == "agent_end").expect("the run ended");
+    assert_eq!(end["messages"].as_array().unwrap().last().unwrap()["stopReason"], "aborted", "{end}");
+    assert!(env.server.requests().is_empty(), "nothing is asked while the lock is held");
+
+    rpc.close_stdin();
+    assert!(rpc.wait().await.success(), "the waiting refresh does not hold up the exit");
+    assert!(lock.exists(), "another process's lock is left alone");
 }

@@ -225,7 +225,7 @@ impl AgentSession {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.model();
-        if !self.registry().can_authenticate(&model.provider) {
+        if !self.registry().has_key(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.provider.clone()));
         }
         let settings = self.compaction_settings();
@@ -244,7 +244,8 @@ impl AgentSession {
             Some(output) => output,
             None => {
                 self.inner.compaction.set_running(true);
-                let mut options = (self.inner.request_options)(&model);
+                let mut options =
+                    rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
                 options.cancel = cancel;
                 let output =
                     compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;

@@ -53,7 +53,7 @@ impl AgentSession {
         model: Model,
         level: Option<ThinkingLevel>,
     ) -> Result<(), SessionCommandError> {
-        if !self.registry().can_authenticate(&model.provider) {
+        if !self.registry().has_key(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
         let had_model = *lock(&self.inner.has_model);
@@ -116,7 +116,7 @@ impl AgentSession {
         level: Option<ThinkingLevel>,
         source: &str,
     ) -> Result<(), SessionCommandError> {
-        if !self.registry().can_authenticate(&model.provider) {
+        if !self.registry().has_key(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
         let previous = self.model();

@@ -115,7 +115,7 @@ impl AgentSession {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.model();
-        if !self.registry().can_authenticate(&model.provider) {
+        if !self.registry().has_key(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.provider.clone()));
         }
         let options = BranchSummaryOptions {
@@ -123,8 +123,10 @@ impl AgentSession {
             reserve_tokens: self.settings().branch_summary().reserve_tokens,
             replace_instructions: false,
         };
-        let mut request_options = (self.inner.request_options)(&model);
-        request_options.cancel = self.inner.compaction.requested();
+        let cancel = self.inner.compaction.requested();
+        let mut request_options =
+            rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
+        request_options.cancel = cancel;
         let refs: Vec<&SessionEntry> = entries.iter().collect();
         let request = SummaryRequest { model: &model, options: request_options, custom_instructions: instructions };
         let output = generate_branch_summary(&refs, request, options).await;

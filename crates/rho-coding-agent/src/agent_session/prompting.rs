@@ -354,7 +354,9 @@ impl AgentSession {
             return Err(PromptRejection::Login(format!("{no_model}\n\n{}", unusable.join("\n\n"))));
         }
         let provider = self.inner.agent.read_model(|m| m.provider.clone());
-        if !self.registry().can_authenticate(&provider) {
+        // Never waits here (the command loop and the screen would): a login's refresh or a
+        // `!command` key is resolved when the request is made.
+        if !self.registry().has_key(&provider) {
             if let Some(problem) = self.registry().login_problem(&provider) {
                 return Err(PromptRejection::Login(problem.to_string()));
             }
