@@ -78,6 +78,18 @@ pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
     ENV_VARS.iter().find(|(name, _)| *name == provider).map(|(_, vars)| *vars).unwrap_or(&[])
 }
 
+/// The variables rho reads provider keys from that commands run for the model do not inherit
+/// (settings `bash.inheritProviderKeys` lets them through). `GH_TOKEN` and `GITHUB_TOKEN` stay:
+/// git and gh read them, and rho reads them only for a Copilot login.
+pub fn provider_key_variables() -> impl Iterator<Item = &'static str> {
+    let mut seen = std::collections::BTreeSet::new();
+    ENV_VARS
+        .iter()
+        .flat_map(|(_, vars)| vars.iter().copied())
+        .filter(|var| !matches!(*var, "GH_TOKEN" | "GITHUB_TOKEN"))
+        .filter(move |var| seen.insert(*var))
+}
+
 /// The variable to name when `provider` has no key ("set ANTHROPIC_API_KEY"): its usual API key
 /// variable.
 pub fn env_var_for(provider: &str) -> Option<&'static str> {

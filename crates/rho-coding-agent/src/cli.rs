@@ -129,6 +129,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_session: bool,
 
+    /// Confine the model's commands and writes: read-only, workspace-write (the project and the
+    /// temp dir; no network unless sandbox.network) or danger-full-access (the default)
+    #[arg(long, value_name = "MODE", value_parser = rho_sandbox::SandboxMode::NAMES)]
+    pub sandbox: Option<String>,
+
     /// Override a setting for this run (repeatable): --setting retry.maxRetries=5
     #[arg(long = "setting", value_name = "KEY=VALUE", action = ArgAction::Append)]
     pub settings: Vec<String>,

@@ -10,6 +10,13 @@ use rho_coding_agent::startup::{self, StartupError};
 use rho_coding_agent::{AgentSession, modes};
 
 fn main() -> ExitCode {
+    // A command started confined: this process restricts itself and becomes the command, before
+    // any thread exists (rho_sandbox::Sandbox::wrap).
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|first| first == rho_sandbox::HELPER_ARG) {
+        eprintln!("rho: {}", rho_sandbox::run_helper(args));
+        return ExitCode::from(126);
+    }
     // `rho install …` and the other package commands take their own arguments (pi reads its
     // first argument the same way).
     let raw: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();

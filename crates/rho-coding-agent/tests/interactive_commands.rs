@@ -377,6 +377,12 @@ async fn escape_cancels_the_branch_summary_and_the_leaf_stays() {
     term.wait_for("→ Summarize").await;
     term.send(keys::ENTER);
     term.wait_for("Summarizing the branch… (Esc to cancel)").await;
+    // Cancelled once its request is out (the slow reply is the summary's, not the next prompt's).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while env.server.requests().len() < 3 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(env.server.requests().len(), 3, "the summary request was sent");
     term.send(keys::ESCAPE);
     // The tree opens again, on the entry picked.
     let screen = term

@@ -159,6 +159,22 @@ pub struct RpcSessionState {
     /// rho: the configured MCP servers and their status (absent when none is configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<Vec<crate::types::McpServerInfo>>,
+    /// rho: the sandbox the model's commands and writes are confined to (absent with full access,
+    /// pi's behaviour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxState>,
+}
+
+/// `get_state.sandbox`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxState {
+    /// `read-only` or `workspace-write`.
+    pub mode: String,
+    /// Where commands and the write/edit tools may write (empty in read-only).
+    pub writable_roots: Vec<String>,
+    /// Whether commands may use the network.
+    pub network: bool,
 }
 
 /// An active tool as `get_state.dumpTools` lists it.

@@ -177,6 +177,8 @@ impl BashTool {
                         cwd,
                         path_env: shell_path_env(&self.options),
                         env: &self.options.environment,
+                        sandbox: self.options.sandbox.as_deref(),
+                        hide_provider_keys: !self.options.inherit_provider_keys,
                     },
                     &mut sink,
                     &ctx.cancel,

@@ -69,6 +69,7 @@ impl Tool for EditTool {
         Box::pin(async move {
             let EditArgs { path, edits } = EditArgs::parse(&args)?;
             let abs = resolve_to_cwd(&path, &self.options.cwd);
+            crate::sandbox_check::check_write(&self.options, &abs)?;
             let request = EditRequest { path, edits };
             let Some(files) = self.options.file_access.clone() else {
                 return blocking(&ctx.cancel, move || request.run(&abs)).await;

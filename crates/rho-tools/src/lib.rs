@@ -33,6 +33,7 @@ pub mod path;
 pub mod process;
 mod read;
 mod read_window;
+mod sandbox_check;
 pub mod shell;
 mod terminal;
 pub mod truncate;
@@ -77,6 +78,10 @@ pub struct ToolOptions {
     pub file_access: Option<Arc<dyn FileAccess>>,
     /// Where `bash` runs its commands; `None` is a local process group.
     pub terminals: Option<Arc<dyn Terminals>>,
+    /// The sandbox commands run in and writes are checked against; `None` is full access.
+    pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
+    /// Settings `bash.inheritProviderKeys`: commands see the provider key variables rho reads.
+    pub inherit_provider_keys: bool,
 }
 
 impl Default for ToolOptions {
@@ -92,6 +97,8 @@ impl Default for ToolOptions {
             environment: Vec::new(),
             file_access: None,
             terminals: None,
+            sandbox: None,
+            inherit_provider_keys: false,
         }
     }
 }

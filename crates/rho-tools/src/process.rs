@@ -57,6 +57,10 @@ pub struct ShellCommand<'a> {
     pub path_env: Option<OsString>,
     /// Set in the command's environment (settings `bash.environment`).
     pub env: &'a [(String, String)],
+    /// Confines the command (and everything it starts) when set.
+    pub sandbox: Option<&'a rho_sandbox::Sandbox>,
+    /// Leaves the provider key variables rho reads out of the command's environment.
+    pub hide_provider_keys: bool,
 }
 
 /// Sends SIGKILL to the process group `pgid` (falling back to the leader alone).
@@ -93,7 +97,14 @@ pub async fn run_shell(
     let (reader, writer) = io::pipe()?;
     let mut child = {
         let stderr = writer.try_clone()?;
-        let mut command = tokio::process::Command::new(cmd.shell);
+        let mut command = match cmd.sandbox.and_then(|sandbox| sandbox.wrap(cmd.shell.as_os_str())) {
+            Some((launcher, leading)) => {
+                let mut command = tokio::process::Command::new(launcher);
+                command.args(leading);
+                command
+            }
+            None => tokio::process::Command::new(cmd.shell),
+        };
         command
             .arg("-c")
             .arg(cmd.command)
@@ -104,6 +115,11 @@ pub async fn run_shell(
             .process_group(0);
         if let Some(path) = &cmd.path_env {
             command.env("PATH", path);
+        }
+        if cmd.hide_provider_keys {
+            for var in rho_ai::auth::provider_key_variables() {
+                command.env_remove(var);
+            }
         }
         command.envs(cmd.env.iter().map(|(k, v)| (k, v)));
         command.spawn()?
@@ -185,7 +201,15 @@ mod tests {
     }
 
     fn sh(command: &str) -> ShellCommand<'_> {
-        ShellCommand { shell: Path::new("/bin/sh"), command, cwd: Path::new("/"), path_env: None, env: &[] }
+        ShellCommand {
+            shell: Path::new("/bin/sh"),
+            command,
+            cwd: Path::new("/"),
+            path_env: None,
+            env: &[],
+            sandbox: None,
+            hide_provider_keys: false,
+        }
     }
 
     #[tokio::test]

@@ -174,6 +174,8 @@ pub async fn run_user_bash(
             cwd,
             path_env: shell_path_env(options),
             env: &options.environment,
+            sandbox: options.sandbox.as_deref(),
+            hide_provider_keys: !options.inherit_provider_keys,
         },
         &mut sink,
         &cancel,

@@ -68,6 +68,7 @@ impl Tool for WriteTool {
             let path = args::string(&args, "path")?;
             let content = args::string(&args, "content")?;
             let abs = resolve_to_cwd(&path, &self.options.cwd);
+            crate::sandbox_check::check_write(&self.options, &abs)?;
             let bytes = content.len();
             match self.options.file_access.clone() {
                 Some(files) => {

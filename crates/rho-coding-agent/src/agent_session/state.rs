@@ -9,6 +9,11 @@ use serde_json::Value;
 use super::{AgentSession, lock};
 
 impl AgentSession {
+    /// The sandbox the session's commands and writes are confined to; `None` for full access.
+    pub fn sandbox(&self) -> Option<std::sync::Arc<rho_sandbox::Sandbox>> {
+        super::tools::sandbox(&self.inner.paths.cwd, &self.settings())
+    }
+
     /// The `get_state` payload.
     pub fn state(&self) -> RpcSessionState {
         let has_model = *lock(&self.inner.has_model);
@@ -50,6 +55,14 @@ impl AgentSession {
             tokens_per_second,
             context_usage,
             mcp_servers: self.mcp_servers(),
+            sandbox: self.sandbox().map(|sandbox| {
+                let policy = sandbox.policy();
+                rho_rpc::response::SandboxState {
+                    mode: policy.mode.to_string(),
+                    writable_roots: policy.writable_roots.iter().map(|r| r.display().to_string()).collect(),
+                    network: policy.network,
+                }
+            }),
         }
     }
 

@@ -81,8 +81,10 @@ impl ToolSet {
         todos: &TodoStore,
         hooks: ToolHooks,
     ) -> Self {
-        let options =
-            ToolOptions { file_access: hooks.file_access, terminals: hooks.terminals, ..tool_options(paths, settings) };
+        let options = tool_options(paths, settings);
+        // A confined session runs its commands itself: an editor's terminal is outside the box.
+        let terminals = hooks.terminals.filter(|_| options.sandbox.is_none());
+        let options = ToolOptions { file_access: hooks.file_access, terminals, ..options };
         let builtin = match &selection {
             ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
             ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
@@ -245,7 +247,22 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         environment: settings.bash_environment(),
         file_access: None,
         terminals: None,
+        sandbox: sandbox(&paths.cwd, settings),
+        inherit_provider_keys: settings.get_bool("bash.inheritProviderKeys").unwrap_or(false),
     }
+}
+
+/// The sandbox of the session's commands and writes; `None` for full access.
+pub(crate) fn sandbox(cwd: &std::path::Path, settings: &Settings) -> Option<Arc<rho_sandbox::Sandbox>> {
+    let config = settings.sandbox();
+    if config.mode == rho_sandbox::SandboxMode::DangerFullAccess {
+        return None;
+    }
+    let roots: Vec<std::path::PathBuf> = config.writable_roots.iter().map(std::path::PathBuf::from).collect();
+    let policy = rho_sandbox::SandboxPolicy::new(config.mode, cwd, &roots, config.network);
+    // rho confines each command by starting it through its own binary.
+    let launcher = std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("/proc/self/exe"));
+    Some(Arc::new(rho_sandbox::Sandbox::new(policy, launcher)))
 }
 
 /// The `task` tool's view of its session: the model and session file at call time. Weak, so

@@ -46,17 +46,14 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
     let cwd = std::env::current_dir()
         .map_err(|e| StartupError::new(format!("Error: cannot read the current directory: {e}"), 1))?;
     let paths = ConfigPaths::from_env(cwd);
-    let mut overrides = Vec::with_capacity(cli.settings.len());
-    for raw in &cli.settings {
-        let parsed: SettingOverride = raw.parse().map_err(|e| StartupError::new(format!("Error: {e}"), 2))?;
-        overrides.push(parsed);
-    }
+    let overrides = setting_overrides(cli).map_err(|e| StartupError::new(e, 2))?;
     // A sub-agent takes the task settings from its command line only, as RPC mode does.
     let reset = rpc_mode || crate::task::depth_from_env() > 0;
     let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode: reset });
     for d in diagnostics {
         eprintln!("{d}");
     }
+    check_sandbox(&settings).map_err(|e| StartupError::new(e, 1))?;
     for warning in settings.without_effect() {
         eprintln!("Warning: {warning}");
     }
@@ -65,6 +62,17 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
         eprintln!("Warning: {e}");
     }
     Ok(Prepared { paths, settings, registry })
+}
+
+/// The `--setting` overrides, and `--sandbox` as the `sandbox.mode` one.
+pub(crate) fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
+    let sandbox = cli.sandbox.as_ref().map(|mode| format!("sandbox.mode={mode}"));
+    cli.settings.iter().chain(sandbox.as_ref()).map(|raw| raw.parse().map_err(|e| format!("Error: {e}"))).collect()
+}
+
+/// A sandbox that was asked for and cannot be enforced stops rho: never run unconfined.
+pub(crate) fn check_sandbox(settings: &Settings) -> Result<(), String> {
+    rho_sandbox::check_supported(settings.sandbox().mode).map_err(|e| format!("Error: {e}"))
 }
 
 /// Builds the session options for a mode. `sink` and `ui` come from the mode.

@@ -62,8 +62,18 @@ impl Env {
     }
 
     pub async fn with_api(turns: Vec<Turn>, api: &str, reasoning: bool) -> Env {
+        Self::build(turns, api, reasoning, tempfile::tempdir().unwrap()).await
+    }
+
+    /// Like [`new`](Self::new), with the home and the project outside `/tmp` (under the build's
+    /// own temp folder), for tests where `/tmp` is special (a sandbox lets commands write there).
+    pub async fn outside_tmp(turns: Vec<Turn>) -> Env {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        Self::build(turns, "anthropic-messages", false, dir).await
+    }
+
+    async fn build(turns: Vec<Turn>, api: &str, reasoning: bool, dir: tempfile::TempDir) -> Env {
         let server = MockServer::start(Script::new(turns)).await.unwrap();
-        let dir = tempfile::tempdir().unwrap();
         let agent_dir = dir.path().join("agent");
         let cwd = dir.path().join("work");
         std::fs::create_dir_all(&agent_dir).unwrap();

@@ -24,6 +24,8 @@ pub enum SettingsProblem {
     NotAnObject,
     /// One key has a value of the wrong type; that value is ignored.
     InvalidValue { key: String, expected: String, found: String },
+    /// A key only the global file and the command line may set was found in a project file.
+    GlobalOnly { key: String },
 }
 
 /// One problem found while loading settings. `Display` gives the line to print on stderr.
@@ -52,6 +54,12 @@ impl fmt::Display for SettingsDiagnostic {
             (SettingsSource::File(path), SettingsProblem::InvalidValue { key, expected, found }) => write!(
                 f,
                 "Warning: settings file {}: \"{key}\" must be {expected}, found {found}; the value is ignored",
+                path.display()
+            ),
+            (SettingsSource::File(path), SettingsProblem::GlobalOnly { key }) => write!(
+                f,
+                "Warning: settings file {}: \"{key}\" is ignored in a project's settings (set it in the global \
+                 settings file or on the command line)",
                 path.display()
             ),
             (SettingsSource::CommandLine, SettingsProblem::InvalidValue { key, expected, found }) => {

@@ -48,6 +48,15 @@ pub fn is_rpc_reset_key(key: &str) -> bool {
     RPC_RESET_PREFIXES.iter().any(|p| key == *p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
 }
 
+/// The keys a project's settings may not set: those that loosen what the model's commands may
+/// do.
+pub const GLOBAL_ONLY_PREFIXES: &[&str] = &["sandbox", "bash.inheritProviderKeys"];
+
+/// True for a key only the global file and the command line may set.
+pub fn is_global_only_key(key: &str) -> bool {
+    GLOBAL_ONLY_PREFIXES.iter().any(|p| key == *p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
+}
+
 /// The effective settings.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -82,7 +91,16 @@ impl Settings {
         let mut global = read_layer(&global_file, &mut diagnostics);
         let mut project = Layer::new();
         for file in paths.project_settings_files() {
-            project.extend(read_layer(&file, &mut diagnostics));
+            let mut layer = read_layer(&file, &mut diagnostics);
+            layer.retain(|key, _| {
+                let global_only = is_global_only_key(key);
+                if global_only {
+                    let problem = SettingsProblem::GlobalOnly { key: key.clone() };
+                    diagnostics.push(SettingsDiagnostic { source: SettingsSource::File(file.clone()), problem });
+                }
+                !global_only
+            });
+            project.extend(layer);
         }
         if self.rpc_mode {
             global.retain(|k, _| !is_rpc_reset_key(k));

@@ -112,8 +112,15 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("shellPath", Str, D::None),
     k("shellCommandPrefix", Str, D::None),
     k("bash.environment", StrRecord, D::EmptyRecord),
+    // rho: commands run for the model see the provider key variables rho reads.
+    k("bash.inheritProviderKeys", Bool, D::Bool(false)),
     k("bash.autoBackground.enabled", Bool, D::Bool(false)),
     k("bash.autoBackground.thresholdMs", UInt, D::UInt(60000)),
+    // The sandbox the model's commands run in (read from the global file and the command line
+    // only: a project cannot loosen its own confinement).
+    k("sandbox.mode", Enum(&rho_sandbox::SandboxMode::NAMES), D::Str("danger-full-access")),
+    k("sandbox.writableRoots", StrList, D::EmptyList),
+    k("sandbox.network", Bool, D::Bool(false)),
     // Images.
     k("images.autoResize", Bool, D::Bool(true)),
     k("images.blockImages", Bool, D::Bool(false)),

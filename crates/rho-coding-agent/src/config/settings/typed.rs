@@ -243,6 +243,16 @@ pub struct AsyncSettings {
     pub max_jobs: u64,
 }
 
+/// `sandbox.*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    pub mode: rho_sandbox::SandboxMode,
+    /// Extra roots writable in workspace-write (relative ones against the working directory).
+    pub writable_roots: Vec<String>,
+    /// Whether confined commands may use the network.
+    pub network: bool,
+}
+
 /// `bash.autoBackground.*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AutoBackgroundSettings {
@@ -428,6 +438,17 @@ impl Settings {
     /// `bash.environment`: variables set for every shell command (`bash` tool and RPC `bash`).
     pub fn bash_environment(&self) -> Vec<(String, String)> {
         self.get_as::<BTreeMap<String, String>>("bash.environment").unwrap_or_default().into_iter().collect()
+    }
+
+    /// `sandbox.*`: the mode, the extra writable roots and whether the network is open.
+    pub fn sandbox(&self) -> SandboxSettings {
+        let mode =
+            self.get_string("sandbox.mode").and_then(|m| rho_sandbox::SandboxMode::parse(&m)).unwrap_or_default();
+        SandboxSettings {
+            mode,
+            writable_roots: self.get_string_list("sandbox.writableRoots").unwrap_or_default(),
+            network: self.flag("sandbox.network"),
+        }
     }
 
     pub fn bash_auto_background(&self) -> AutoBackgroundSettings {

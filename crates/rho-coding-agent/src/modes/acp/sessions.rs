@@ -20,7 +20,7 @@ use super::terminals::ClientTerminals;
 use super::updates::UpdateSink;
 use crate::agent_session::AgentSession;
 use crate::cli::Cli;
-use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
+use crate::config::{ConfigPaths, LoadOptions, Settings};
 use crate::startup::{self, Prepared};
 
 /// One ACP session.
@@ -98,16 +98,13 @@ pub(super) fn open(
 /// stderr; a malformed `--setting` is an error.
 fn prepare(cli: &Cli, cwd: &Path) -> Result<Prepared, String> {
     let paths = ConfigPaths::from_env(cwd.to_path_buf());
-    let mut overrides = Vec::with_capacity(cli.settings.len());
-    for raw in &cli.settings {
-        let parsed: SettingOverride = raw.parse().map_err(|e| format!("Error: {e}"))?;
-        overrides.push(parsed);
-    }
+    let overrides = crate::startup::setting_overrides(cli)?;
     let rpc_mode = crate::task::depth_from_env() > 0;
     let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode });
     for d in diagnostics {
         eprintln!("{d}");
     }
+    crate::startup::check_sandbox(&settings)?;
     let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
     for e in errors {
         eprintln!("Warning: {e}");

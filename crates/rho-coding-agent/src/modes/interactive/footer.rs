@@ -70,6 +70,14 @@ pub fn footer(session: &AgentSession, width: u16) -> Vec<Line<'static>> {
         first.push_str(" • ");
         first.push_str(&name);
     }
+    let sandbox = session.settings().sandbox();
+    if sandbox.mode != rho_sandbox::SandboxMode::DangerFullAccess {
+        first.push_str(" • sandbox: ");
+        first.push_str(sandbox.mode.as_str());
+        if sandbox.mode == rho_sandbox::SandboxMode::WorkspaceWrite && sandbox.network {
+            first.push_str(" + network");
+        }
+    }
     let stats = session.stats();
     let t = &stats.tokens;
     let mut parts = vec![format!("↑{}", tokens(t.input)), format!("↓{}", tokens(t.output))];

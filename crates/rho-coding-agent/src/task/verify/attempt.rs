@@ -187,6 +187,8 @@ impl AttemptEnv<'_> {
                     cwd: self.cwd,
                     path_env: rho_tools::shell::shell_path_env(self.shell),
                     env: &self.shell.environment,
+                    sandbox: self.shell.sandbox.as_deref(),
+                    hide_provider_keys: !self.shell.inherit_provider_keys,
                 };
                 let timeout = command.timeout_ms.map(Duration::from_millis);
                 run_shell(cmd, &mut output, self.cancel, timeout).await

@@ -1,0 +1,42 @@
+//! rho's sandbox: what a sandbox mode (`read-only`, `workspace-write`, `danger-full-access`)
+//! allows, enforced by the kernel on every command rho starts for the model and checked
+//! in-process by the built-in tools that write.
+//!
+//! A confined command runs through rho itself: `rho __sandbox <policy> <program> <args…>`
+//! restricts its own process (Landlock for the file system, TCP and abstract sockets and
+//! signals; seccomp for the socket calls Landlock cannot see), then becomes the program. The
+//! restriction is inherited by everything the program starts and cannot be lifted.
+
+mod helper;
+#[cfg(target_os = "linux")]
+mod landlock;
+mod policy;
+#[cfg(target_os = "linux")]
+mod seccomp;
+
+pub use helper::{HELPER_ARG, Sandbox, run_helper};
+pub use policy::{SandboxDenied, SandboxMode, SandboxPolicy};
+
+/// Why a sandbox cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "the {0} sandbox cannot be enforced: this kernel has no Landlock ({1}). Run on Linux 5.13 or newer with \
+         Landlock enabled (the `lsm=` boot parameter must include landlock), or choose --sandbox danger-full-access"
+    )]
+    Unsupported(SandboxMode, String),
+    #[error("the sandbox could not be set up: {0}")]
+    Setup(String),
+}
+
+/// Whether this machine can enforce `mode`; an error says why not, and what to do. Nothing is
+/// restricted by asking.
+pub fn check_supported(mode: SandboxMode) -> Result<(), SandboxError> {
+    if mode == SandboxMode::DangerFullAccess {
+        return Ok(());
+    }
+    #[cfg(target_os = "linux")]
+    return landlock::probe().map_err(|reason| SandboxError::Unsupported(mode, reason));
+    #[cfg(not(target_os = "linux"))]
+    Err(SandboxError::Unsupported(mode, "Landlock is a Linux feature".into()))
+}
