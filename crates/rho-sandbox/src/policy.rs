@@ -67,8 +67,8 @@ pub struct SandboxDenied(String);
 
 impl SandboxPolicy {
     /// The policy of `mode` for a session in `cwd`: in workspace-write the project, the temp dir
-    /// and `extra_roots` (relative ones against `cwd`) are writable. Roots that do not exist are
-    /// left out.
+    /// and `extra_roots` (relative ones against `cwd`) are writable, and the network is open when
+    /// `network` says so. Roots that do not exist are left out.
     pub fn new(mode: SandboxMode, cwd: &Path, extra_roots: &[PathBuf], network: bool) -> Self {
         let writable_roots = match mode {
             SandboxMode::WorkspaceWrite => {
@@ -81,7 +81,13 @@ impl SandboxPolicy {
             }
             SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
         };
-        Self { mode, writable_roots, network: network || mode == SandboxMode::DangerFullAccess }
+        // `network` opens it in workspace-write only: read-only is closed, full access open.
+        let network = match mode {
+            SandboxMode::DangerFullAccess => true,
+            SandboxMode::WorkspaceWrite => network,
+            SandboxMode::ReadOnly => false,
+        };
+        Self { mode, writable_roots, network }
     }
 
     /// No sandbox at all.
@@ -184,7 +190,8 @@ mod tests {
 
     #[test]
     fn workspace_write_allows_the_project_and_nothing_beside_it() {
-        let dir = tempfile::tempdir_in(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).unwrap();
+        // Outside the temp dir, which workspace-write always allows.
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
         std::fs::create_dir(dir.path().join("project")).unwrap();
         std::fs::create_dir(dir.path().join("outside")).unwrap();
         let policy = workspace(dir.path());
@@ -203,8 +210,9 @@ mod tests {
 
     #[test]
     fn read_only_allows_no_write_and_full_access_every_write() {
-        let policy = SandboxPolicy::new(SandboxMode::ReadOnly, Path::new("/"), &[], false);
+        let policy = SandboxPolicy::new(SandboxMode::ReadOnly, Path::new("/"), &[], true);
         assert!(policy.check_write(Path::new("/tmp/x")).is_err());
+        assert!(!policy.network, "read-only keeps the network closed");
         assert!(SandboxPolicy::full_access().check_write(Path::new("/etc/passwd")).is_ok());
     }
 }
