@@ -94,17 +94,7 @@ impl AgentSession {
     pub async fn bash_typed(&self, command: &str, read_at: u64, excluded: bool) -> Result<BashResult, String> {
         let context = if excluded { Context::Excluded } else { Context::Included };
         if let Some(result) = self.extension_bash(command, excluded).await {
-            let message = AgentMessage::BashExecution(BashExecutionMessage {
-                command: command.to_owned(),
-                output: result.output.clone(),
-                exit_code: result.exit_code,
-                cancelled: result.cancelled,
-                truncated: result.truncated,
-                full_output_path: result.full_output_path.clone(),
-                timestamp: now_ms(),
-                exclude_from_context: excluded.then_some(true),
-            });
-            self.record_bash(message);
+            self.record_bash(bash_message(command, &result, excluded));
             return Ok(result);
         }
         self.user_bash(command, read_at, context).await
@@ -131,20 +121,9 @@ impl AgentSession {
         let outcome = rho_tools::run_user_bash(command, &self.inner.paths.cwd, &options, token.clone()).await;
         self.inner.shell.finished(&token);
         let result = outcome.map_err(|e| e.to_string())?;
-        let message = AgentMessage::BashExecution(BashExecutionMessage {
-            command: command.to_owned(),
-            output: result.output.clone(),
-            exit_code: result.exit_code,
-            cancelled: result.cancelled,
-            truncated: result.truncated,
-            full_output_path: result.full_output_path.clone(),
-            timestamp: now_ms(),
-            exclude_from_context: (context == Context::Excluded).then_some(true),
-        });
-        self.record_bash(message);
         // No output is no lines (omp's counting; the tool's truncation calls it one empty line).
         let lines = |n: usize, bytes: usize| if bytes == 0 { 0 } else { n as u64 };
-        Ok(BashResult {
+        let result = BashResult {
             total_lines: lines(result.total_lines, result.total_bytes),
             output_lines: lines(result.output_lines, result.output_bytes),
             output: result.output,
@@ -157,7 +136,9 @@ impl AgentSession {
             full_output_path: result.full_output_path,
             // omp reports where a command ran only when it ran to its end.
             working_dir: (!result.cancelled).then(|| self.inner.paths.cwd.to_string_lossy().into_owned()),
-        })
+        };
+        self.record_bash(bash_message(command, &result, context == Context::Excluded));
+        Ok(result)
     }
 
     /// `abort_bash`: kills the running command's process group; commands read before it and
@@ -180,4 +161,18 @@ impl AgentSession {
             self.record(message);
         }
     }
+}
+
+/// The session's record of a command the user ran (`!cmd`, RPC `bash`).
+fn bash_message(command: &str, result: &BashResult, excluded: bool) -> AgentMessage {
+    AgentMessage::BashExecution(BashExecutionMessage {
+        command: command.to_owned(),
+        output: result.output.clone(),
+        exit_code: result.exit_code,
+        cancelled: result.cancelled,
+        truncated: result.truncated,
+        full_output_path: result.full_output_path.clone(),
+        timestamp: now_ms(),
+        exclude_from_context: excluded.then_some(true),
+    })
 }
