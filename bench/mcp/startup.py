@@ -60,7 +60,8 @@ def one_run(servers):
     env, work, home = world(servers)
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model"],
+        # The project's .mcp.json runs only in a trusted project.
+        [str(RHO), "--mode", "rpc", "--no-session", "--model", "mock/mock-model", "--trust-project"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

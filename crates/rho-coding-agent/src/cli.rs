@@ -134,6 +134,11 @@ pub struct Cli {
     #[arg(long, value_name = "MODE", value_parser = rho_sandbox::SandboxMode::NAMES)]
     pub sandbox: Option<String>,
 
+    /// Run this project's own MCP servers, extensions and command settings for this run without
+    /// approving it (`rho trust` approves a folder from now on)
+    #[arg(long)]
+    pub trust_project: bool,
+
     /// Override a setting for this run (repeatable): --setting retry.maxRetries=5
     #[arg(long = "setting", value_name = "KEY=VALUE", action = ArgAction::Append)]
     pub settings: Vec<String>,
@@ -330,6 +335,19 @@ impl Cli {
         match self.args.first().map(String::as_str) {
             Some("login") => Some(AccountCommand::Login(provider)),
             Some("logout") => Some(AccountCommand::Logout(provider)),
+            _ => None,
+        }
+    }
+
+    /// `rho trust [DIR]` (true) or `rho untrust [DIR]` (false), with the folder.
+    pub fn trust_command(&self) -> Option<(bool, Option<&str>)> {
+        if self.print || self.mode.is_some() || self.args.len() > 2 {
+            return None;
+        }
+        let dir = self.args.get(1).map(String::as_str);
+        match self.args.first().map(String::as_str) {
+            Some("trust") => Some((true, dir)),
+            Some("untrust") => Some((false, dir)),
             _ => None,
         }
     }

@@ -49,6 +49,9 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> i32 {
     survive_file_size_limit();
+    if let Some((trusting, dir)) = cli.trust_command() {
+        return startup::trust::run_command(trusting, dir);
+    }
     if let Some(command) = cli.account_command() {
         let cwd = std::env::current_dir().unwrap_or_default();
         let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);

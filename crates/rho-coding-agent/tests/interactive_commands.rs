@@ -489,3 +489,39 @@ async fn resume_lists_this_directory_and_tab_lists_every_project() {
     term.send(keys::ENTER);
     term.wait_until("the other session shown", |s| s.lines().any(|l| l == "› question from elsewhere")).await;
 }
+
+/// In a project not trusted that has code of its own, the interactive mode asks once before the
+/// screen is taken over, listing what would run: "n" starts none of it, "y" remembers the
+/// approval and starts it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_project_is_asked_about_once_and_y_remembers() {
+    let env = Env::new(Vec::new()).await;
+    let marker = env.dir.path().join("mcp-ran");
+    let server =
+        json!({"mcpServers": {"evil": {"command": "sh", "args": ["-c", format!("touch '{}'", marker.display())]}}});
+    std::fs::write(env.cwd.join(".mcp.json"), server.to_string()).unwrap();
+    let question = "Trust this project? [y] yes, remember  [o] this time only  [N] no:";
+
+    let term = Terminal::start(&env, &[]);
+    let screen = term.wait_for(question).await;
+    assert!(
+        screen.contains("has code of its own that rho would run:") && screen.contains(".mcp.json (MCP servers: evil)"),
+        "{screen}"
+    );
+    term.send("n\r");
+    let screen = term.wait_for("/hotkeys").await;
+    assert!(screen.contains("this project's own code was not started, as the project is not trusted"), "{screen}");
+    assert!(!marker.exists(), "the server started though the answer was no");
+    drop(term);
+
+    let term = Terminal::start(&env, &[]);
+    term.wait_for(question).await;
+    term.send("y\r");
+    term.wait_for("/hotkeys").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !marker.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(marker.exists(), "the trusted project's server did not start");
+    assert!(std::fs::read_to_string(env.agent_dir.join("trusted-projects.json")).unwrap().contains("work"));
+}

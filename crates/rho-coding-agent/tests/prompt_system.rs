@@ -75,7 +75,7 @@ fn settings_from_the_fixture() {
     assert_eq!(settings.steering_mode(), rho_agent::QueueMode::All);
     assert!(!settings.todo().enabled);
 
-    let (rpc, _) = Settings::load(&p.paths, &LoadOptions { rpc_mode: true, overrides: vec![] });
+    let (rpc, _) = Settings::load(&p.paths, &LoadOptions { rpc_mode: true, ..LoadOptions::default() });
     assert!(rpc.todo().enabled);
 }
 

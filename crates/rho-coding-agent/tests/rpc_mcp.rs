@@ -31,6 +31,7 @@ fn fixture_entry(env: &Env, args: &[&str]) -> Value {
 /// Writes the project's `.mcp.json`.
 fn write_mcp_json(env: &Env, servers: Value) {
     std::fs::write(env.cwd.join(".mcp.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    env.trust_project();
 }
 
 /// Frames up to the `available_commands_update` that lists `command`: the server offering it
@@ -275,6 +276,7 @@ async fn config_problems_are_reported_once_and_the_good_servers_start() {
     .unwrap();
     std::fs::create_dir_all(env.cwd.join(".rho")).unwrap();
     std::fs::write(env.cwd.join(".rho/mcp.json"), "{\"mcpServers\": ").unwrap();
+    env.trust_project();
     let mut rho = Rho::spawn(&env, &["--no-session"]).await;
     let ready = rho.next().await;
     assert_eq!(ready["type"], "ready");

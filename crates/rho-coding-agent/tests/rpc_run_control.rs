@@ -167,7 +167,8 @@ async fn bash_environment_from_the_settings_reaches_every_shell_command() {
         Env::new(vec![Turn::tool_call("bash", json!({"command": "echo tool:$GREETING"})), Turn::text("ok")]).await;
     std::fs::create_dir_all(env.cwd.join(".rho")).unwrap();
     std::fs::write(env.cwd.join(".rho/settings.json"), r#"{"bash": {"environment": {"GREETING": "hello"}}}"#).unwrap();
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    // A project's bash.environment counts only in a trusted project.
+    let mut rho = Rho::start(&env, &["--no-session", "--trust-project"]).await;
     let result = rho.data(json!({"type": "bash", "command": "echo user:$GREETING"})).await;
     assert_eq!(result["output"], "user:hello\n");
     rho.send(json!({"type": "prompt", "message": "greet"})).await;

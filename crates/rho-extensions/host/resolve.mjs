@@ -2,6 +2,18 @@
 // them: with pi's own package manager.
 
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** pi's package manager for `cwd`, reporting installs on stderr. */
+function packageManager(pi, cwd, agentDir) {
+  const settingsManager = pi.SettingsManager.create(cwd, agentDir);
+  const manager = new pi.DefaultPackageManager({ cwd, agentDir, settingsManager });
+  manager.setProgressCallback((event) => {
+    if (event.type === "start") process.stderr.write(`${event.message}\n`);
+  });
+  return manager;
+}
 
 /**
  * Which extensions load, decided by pi's own package manager as pi decides it: the `-e` values
@@ -11,14 +23,20 @@ import fs from "node:fs";
  * The packages' skills, prompt templates and themes go back to rho.
  */
 export async function resolveExtensions(pi, message) {
-  const settingsManager = pi.SettingsManager.create(message.cwd, message.agentDir);
-  const manager = new pi.DefaultPackageManager({ cwd: message.cwd, agentDir: message.agentDir, settingsManager });
-  manager.setProgressCallback((event) => {
-    if (event.type === "start") process.stderr.write(`${event.message}\n`);
-  });
+  const manager = packageManager(pi, message.cwd, message.agentDir);
   const none = { extensions: [], skills: [], prompts: [], themes: [] };
   const cli = message.cli.length > 0 ? await manager.resolveExtensionSources(message.cli, { temporary: true }) : none;
-  const configured = message.noExtensions ? none : await manager.resolve();
+  // A project not trusted has no say: its settings and extension folders are not read (nor its
+  // packages installed), as if the session ran in an empty folder.
+  const scratch = message.trustedProject ? null : fs.mkdtempSync(path.join(os.tmpdir(), "rho-untrusted-"));
+  let configured = none;
+  try {
+    if (!message.noExtensions) {
+      configured = await (scratch ? packageManager(pi, scratch, message.agentDir) : manager).resolve();
+    }
+  } finally {
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  }
   const enabled = (list) => list.filter((r) => r.enabled).map((r) => r.path);
   const fromPackages = (list) => list.filter((r) => r.enabled && r.metadata?.origin === "package").map((r) => r.path);
   const seen = new Set();

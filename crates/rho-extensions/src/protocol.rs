@@ -134,6 +134,9 @@ pub struct Init {
     pub cli: Vec<String>,
     /// `--no-extensions`: only the `-e` ones.
     pub no_extensions: bool,
+    /// The project is trusted: pi's package manager resolves its settings and folders too
+    /// (otherwise only the user's own and the `-e` ones).
+    pub trusted_project: bool,
     /// The entry files only rho looks for (`.rho/extensions/`); the host loads them after what
     /// pi's package manager resolves.
     pub extensions: Vec<String>,

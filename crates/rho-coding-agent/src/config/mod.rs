@@ -3,6 +3,7 @@
 
 pub mod paths;
 pub mod settings;
+pub mod trust;
 
 pub use paths::{ConfigPaths, agent_dir, expand_tilde};
 pub use settings::{

@@ -51,6 +51,9 @@ pub struct Config {
     pub starts_for_packages: bool,
     /// `--no-extensions`.
     pub no_extensions: bool,
+    /// The project is trusted: its settings' packages and extensions and its extension folders
+    /// load (pi's package manager in the host otherwise sees none of them).
+    pub trusted_project: bool,
     /// Command-line flags rho does not know, for the flags extensions register.
     pub flag_values: Vec<(String, FlagValue)>,
     /// `ctx.hasUI`.
@@ -196,6 +199,7 @@ impl Extensions {
             agent_dir: agent_dir.display().to_string(),
             cli: self.config.cli.clone(),
             no_extensions: self.config.no_extensions,
+            trusted_project: self.config.trusted_project,
             extensions: self.config.rho_only.iter().map(|p| p.display().to_string()).collect(),
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,

@@ -31,7 +31,9 @@ pub fn extensions_configured(cli: &Cli) -> bool {
         return false;
     };
     let paths = ConfigPaths::from_env(cwd);
-    let (settings, _) = Settings::load(&paths, &crate::config::LoadOptions::default());
+    let trusted_project = super::trust::project_trusted(cli, &paths);
+    let options = crate::config::LoadOptions { trusted_project, ..Default::default() };
+    let (settings, _) = Settings::load(&paths, &options);
     !extension_paths(&sources(cli, &paths, &settings)).is_empty() || packages(cli, &settings).is_some()
 }
 
@@ -60,7 +62,7 @@ fn sources<'a>(cli: &Cli, paths: &'a ConfigPaths, settings: &Settings) -> Source
         project_settings: strings(project),
         global_settings: strings(global),
         discover: !cli.no_extensions,
-        skip_project: false,
+        skip_project: !settings.project_trusted(),
     }
 }
 
@@ -93,6 +95,7 @@ pub fn extension_config(
         has_ui: ui != ExtensionUi::None,
         cli: cli.extensions.clone(),
         no_extensions: cli.no_extensions,
+        trusted_project: settings.project_trusted(),
         terminal: (ui == ExtensionUi::Interactive).then(terminal_size),
         output,
         hook_timeout: Duration::from_millis(timeout_ms.max(1)),

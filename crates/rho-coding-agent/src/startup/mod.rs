@@ -6,6 +6,7 @@
 mod extensions;
 mod model_select;
 mod session_select;
+pub mod trust;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,9 +50,13 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
     let overrides = setting_overrides(cli).map_err(|e| StartupError::new(e, 2))?;
     // A sub-agent takes the task settings from its command line only, as RPC mode does.
     let reset = rpc_mode || crate::task::depth_from_env() > 0;
-    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode: reset });
+    let trusted_project = trust::project_trusted(cli, &paths);
+    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode: reset, trusted_project });
     for d in diagnostics {
         eprintln!("{d}");
+    }
+    if !trusted_project && let Some(notice) = trust::skipped_notice(&paths) {
+        eprintln!("{notice}");
     }
     check_sandbox(&settings).map_err(|e| StartupError::new(e, 1))?;
     for warning in settings.without_effect() {
@@ -105,7 +110,7 @@ pub fn session_options(
         (None, level) => level.unwrap_or(ThinkingLevel::Off),
     };
     let (resources, resource_sources) = load_resources(cli, &paths, &settings);
-    let mcp = load_mcp(&paths);
+    let mcp = load_mcp(&paths, settings.project_trusted());
     Ok(SessionOptions {
         paths,
         settings,
@@ -125,10 +130,13 @@ pub fn session_options(
     })
 }
 
-/// The MCP servers of `<agent dir>/mcp.json`, `.mcp.json` and `.rho/mcp.json`; problems with
-/// those files are printed (the servers' own problems are reported as they happen).
-fn load_mcp(paths: &ConfigPaths) -> rho_mcp::McpConfig {
-    let (config, diagnostics) = rho_mcp::McpConfig::load(&paths.cwd, &paths.agent_dir);
+/// The MCP servers of `<agent dir>/mcp.json`, and of the project's `.mcp.json` and
+/// `.rho/mcp.json` when the project is trusted; problems with those files are printed (the
+/// servers' own problems are reported as they happen).
+fn load_mcp(paths: &ConfigPaths, trusted_project: bool) -> rho_mcp::McpConfig {
+    let files = rho_mcp::McpConfig::paths(&paths.cwd, &paths.agent_dir);
+    let files = if trusted_project { &files[..] } else { &files[..1] };
+    let (config, diagnostics) = rho_mcp::McpConfig::from_files(files, &paths.cwd, &|name| std::env::var(name).ok());
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }

@@ -99,6 +99,19 @@ impl Env {
         Env { dir, agent_dir, cwd, server, extension_host: None }
     }
 
+    /// Approves the project folder with `rho trust`, as its user would: its MCP servers,
+    /// extensions and command settings then run.
+    pub fn trust_project(&self) {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+            .arg("trust")
+            .current_dir(&self.cwd)
+            .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
+            .env("HOME", self.dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "rho trust: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
     /// The session files rho wrote.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let root = self.agent_dir.join("sessions");

@@ -14,3 +14,4 @@ mod packages;
 mod providers;
 mod session;
 mod tools;
+mod trust;

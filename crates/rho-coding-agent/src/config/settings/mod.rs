@@ -38,6 +38,9 @@ pub struct LoadOptions {
     /// RPC mode: `todo.*`, `task.*`, `async.*` and `bash.autoBackground.*` values from the
     /// settings files are ignored (their built-in defaults apply); overrides still apply.
     pub rpc_mode: bool,
+    /// The user trusts this project: its settings may choose what runs (`shellPath`, `packages`,
+    /// …, see [`crate::config::trust::CODE_SETTINGS`]); otherwise those keys are left out.
+    pub trusted_project: bool,
 }
 
 /// The key prefixes RPC mode resets to built-in defaults (rpc-protocol.md §1.1, decision 9).
@@ -45,7 +48,13 @@ pub const RPC_RESET_PREFIXES: &[&str] = &["todo", "task", "async", "bash.autoBac
 
 /// True for a key RPC mode takes only from the command line.
 pub fn is_rpc_reset_key(key: &str) -> bool {
-    RPC_RESET_PREFIXES.iter().any(|p| key == *p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
+    is_key_under(key, RPC_RESET_PREFIXES)
+}
+
+/// True when `key` is one of `prefixes` or a key inside one (`bash.environment.X` is inside
+/// `bash.environment`; `bashful` is not inside `bash`).
+pub fn is_key_under(key: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| key == *p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
 }
 
 /// The keys a project's settings may not set: those that loosen what the model's commands may
@@ -54,7 +63,7 @@ pub const GLOBAL_ONLY_PREFIXES: &[&str] = &["sandbox", "bash.inheritProviderKeys
 
 /// True for a key only the global file and the command line may set.
 pub fn is_global_only_key(key: &str) -> bool {
-    GLOBAL_ONLY_PREFIXES.iter().any(|p| key == *p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
+    is_key_under(key, GLOBAL_ONLY_PREFIXES)
 }
 
 /// The effective settings.
@@ -68,13 +77,16 @@ pub struct Settings {
     home: Option<PathBuf>,
     /// Loaded for RPC mode (see [`LoadOptions::rpc_mode`]); a reload keeps to it.
     rpc_mode: bool,
+    /// See [`LoadOptions::trusted_project`]; a reload keeps to it.
+    trusted_project: bool,
 }
 
 impl Settings {
     /// Reads the global and project files of `paths` and applies `options`. Problems are
     /// returned, not printed.
     pub fn load(paths: &ConfigPaths, options: &LoadOptions) -> (Settings, Vec<SettingsDiagnostic>) {
-        let mut settings = Settings { rpc_mode: options.rpc_mode, ..Settings::default() };
+        let mut settings =
+            Settings { rpc_mode: options.rpc_mode, trusted_project: options.trusted_project, ..Settings::default() };
         let mut diagnostics = settings.reload(paths);
         let mut overrides = flatten::layer_from_overrides(&options.overrides);
         validate(&mut overrides, &SettingsSource::CommandLine, &mut diagnostics);
@@ -93,6 +105,9 @@ impl Settings {
         for file in paths.project_settings_files() {
             let mut layer = read_layer(&file, &mut diagnostics);
             layer.retain(|key, _| {
+                if !self.trusted_project && crate::config::trust::is_code_setting(key) {
+                    return false;
+                }
                 let global_only = is_global_only_key(key);
                 if global_only {
                     let problem = SettingsProblem::GlobalOnly { key: key.clone() };
@@ -137,6 +152,11 @@ impl Settings {
         effective.extend(self.project.clone());
         effective.extend(self.overrides.clone());
         self.effective = effective;
+    }
+
+    /// Whether the project's own code may run (see [`LoadOptions::trusted_project`]).
+    pub fn project_trusted(&self) -> bool {
+        self.trusted_project
     }
 
     /// The global settings file this instance writes to (`None` for in-memory settings).
@@ -225,6 +245,11 @@ impl Settings {
 }
 
 /// Reads one settings file into a validated layer; a missing or empty file is an empty layer.
+/// The keys a settings file sets, dotted as the settings name them (problems ignored).
+pub(crate) fn file_keys(path: &Path) -> Vec<String> {
+    read_layer(path, &mut Vec::new()).into_keys().collect()
+}
+
 fn read_layer(path: &Path, diagnostics: &mut Vec<SettingsDiagnostic>) -> Layer {
     let source = SettingsSource::File(path.to_path_buf());
     let text = match std::fs::read_to_string(path) {

@@ -103,7 +103,7 @@ fn precedence_global_then_pi_then_rho_then_command_line() {
     let [pi, rho] = f.paths.project_settings_files();
     write(&pi, r#"{"defaultModel":"pi","defaultProvider":"pi","retry":{"maxRetries":2}}"#);
     write(&rho, r#"{"defaultModel":"rho","retry.maxRetries":4}"#);
-    let options = LoadOptions { overrides: vec!["defaultModel=cli".parse().unwrap()], rpc_mode: false };
+    let options = LoadOptions { overrides: vec!["defaultModel=cli".parse().unwrap()], ..LoadOptions::default() };
     let (s, diags) = load(&f, &options);
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(s.default_model().as_deref(), Some("cli"));
@@ -147,6 +147,7 @@ fn rpc_mode_ignores_workflow_keys_from_files_but_keeps_the_command_line() {
             "task.budget.maxCostUsd=1.5".parse().unwrap(),
         ],
         rpc_mode: true,
+        trusted_project: false,
     };
     let (s, diags) = load(&f, &options);
     assert!(diags.is_empty());
@@ -237,7 +238,8 @@ fn wrongly_typed_values_are_reported_and_fall_back() {
     );
     let [_, rho] = f.paths.project_settings_files();
     write(&rho, r#"{"retry":{"maxRetries":-1}}"#);
-    let options = LoadOptions { overrides: vec!["images.blockImages=maybe".parse().unwrap()], rpc_mode: false };
+    let options =
+        LoadOptions { overrides: vec!["images.blockImages=maybe".parse().unwrap()], ..LoadOptions::default() };
     let (s, diags) = load(&f, &options);
     let keys: Vec<String> = diags
         .iter()

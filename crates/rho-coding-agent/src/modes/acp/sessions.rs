@@ -100,9 +100,13 @@ fn prepare(cli: &Cli, cwd: &Path) -> Result<Prepared, String> {
     let paths = ConfigPaths::from_env(cwd.to_path_buf());
     let overrides = crate::startup::setting_overrides(cli)?;
     let rpc_mode = crate::task::depth_from_env() > 0;
-    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode });
+    let trusted_project = crate::startup::trust::project_trusted(cli, &paths);
+    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode, trusted_project });
     for d in diagnostics {
         eprintln!("{d}");
+    }
+    if !trusted_project && let Some(notice) = crate::startup::trust::skipped_notice(&paths) {
+        eprintln!("{notice}");
     }
     crate::startup::check_sandbox(&settings)?;
     let (registry, errors) = ModelRegistry::load(&paths.agent_dir);

@@ -77,6 +77,9 @@ const QUIT_GRACE: Duration = Duration::from_secs(3);
 /// Runs the interactive mode until the person quits; returns the exit code.
 pub async fn run(mut cli: Cli) -> i32 {
     let mut stats = FrameStats::from_env(Instant::now());
+    if let Ok(cwd) = std::env::current_dir() {
+        startup::trust::ask_on_terminal(&mut cli, &crate::config::ConfigPaths::from_env(cwd));
+    }
     let prepared = match startup::prepare(&cli, false) {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),

@@ -1,0 +1,94 @@
+//! Whether this run uses the project's own code (see [`crate::config::trust`]): approved before
+//! (`rho trust`), for this run (`--trust-project`), or, in the interactive mode, when asked once
+//! on the terminal; otherwise one notice names what was skipped and how to allow it.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use crate::cli::Cli;
+use crate::config::ConfigPaths;
+use crate::config::trust;
+
+/// Whether the project's own code may run in this run.
+pub fn project_trusted(cli: &Cli, paths: &ConfigPaths) -> bool {
+    cli.trust_project || trust::is_trusted(&paths.agent_dir, &paths.cwd)
+}
+
+/// The one notice of a run in a project not trusted that has code of its own; `None` when
+/// there is nothing to say.
+pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
+    let found = trust::project_code(&paths.cwd);
+    (!found.is_empty()).then(|| {
+        format!(
+            "Warning: this project's own code was not started, as the project is not trusted: {}. Run `rho trust` \
+             in {} to allow it from now on (`rho untrust` withdraws it), or start with --trust-project for one run.",
+            found.join("; "),
+            paths.cwd.display()
+        )
+    })
+}
+
+/// The interactive mode's question, before the screen is taken over: in a project not trusted
+/// that has code of its own, lists it and asks. "y" trusts it from now on, "o" for this run
+/// (sets `cli.trust_project`), anything else starts none of it.
+pub fn ask_on_terminal(cli: &mut Cli, paths: &ConfigPaths) {
+    if project_trusted(cli, paths) || !std::io::stdin().is_terminal() {
+        return;
+    }
+    let found = trust::project_code(&paths.cwd);
+    if found.is_empty() {
+        return;
+    }
+    let mut err = std::io::stderr();
+    let _ = writeln!(err, "{} has code of its own that rho would run:", paths.cwd.display());
+    for item in &found {
+        let _ = writeln!(err, "  {item}");
+    }
+    let _ = write!(err, "Trust this project? [y] yes, remember  [o] this time only  [N] no: ");
+    let _ = err.flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return;
+    }
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => match trust::trust(&paths.agent_dir, &paths.cwd) {
+            Ok(_) => cli.trust_project = true,
+            Err(e) => {
+                let _ = writeln!(err, "Warning: cannot remember the approval ({e}); trusted for this run only");
+                cli.trust_project = true;
+            }
+        },
+        "o" | "once" => cli.trust_project = true,
+        _ => {}
+    }
+}
+
+/// `rho trust [DIR]` / `rho untrust [DIR]`: records or withdraws the approval of DIR (the
+/// current folder by default); the exit code.
+pub fn run_command(trusting: bool, dir: Option<&str>) -> i32 {
+    let Ok(cwd) = std::env::current_dir() else {
+        eprintln!("Error: cannot read the current directory");
+        return 1;
+    };
+    let paths = ConfigPaths::from_env(cwd);
+    let dir = dir.map_or_else(|| paths.cwd.clone(), |d| paths.cwd.join(d));
+    if !dir.is_dir() {
+        eprintln!("Error: {} is not a folder", dir.display());
+        return 1;
+    }
+    let shown = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    let outcome = if trusting { trust::trust(&paths.agent_dir, &dir) } else { trust::untrust(&paths.agent_dir, &dir) };
+    let said = match (trusting, outcome) {
+        (true, Ok(_)) => {
+            format!("Trusted {}: its MCP servers, extensions and settings run from now on.", shown.display())
+        }
+        (false, Ok(true)) => format!("{} is no longer trusted.", shown.display()),
+        (false, Ok(false)) => format!("{} was not trusted.", shown.display()),
+        (_, Err(e)) => {
+            eprintln!("Error: cannot write {}: {e}", trust::trust_file(&paths.agent_dir).display());
+            return 1;
+        }
+    };
+    // The command's answer is its output (the interactive and RPC modes never come here).
+    let _ = writeln!(std::io::stdout().lock(), "{said}");
+    0
+}
