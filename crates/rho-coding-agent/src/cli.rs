@@ -134,6 +134,11 @@ pub struct Cli {
     #[arg(long, value_name = "MODE", value_parser = rho_sandbox::SandboxMode::NAMES)]
     pub sandbox: Option<String>,
 
+    /// When tool calls no permission rule decides ask: auto (never; the default), ask (every
+    /// call that can change something), never (what would ask is refused)
+    #[arg(long, value_name = "MODE", value_parser = crate::permissions::Approval::NAMES)]
+    pub approval: Option<String>,
+
     /// Run this project's own MCP servers, extensions and command settings for this run without
     /// approving it (`rho trust` approves a folder from now on)
     #[arg(long)]

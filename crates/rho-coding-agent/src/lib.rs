@@ -13,6 +13,7 @@ pub mod list_models;
 pub mod login;
 pub mod modes;
 pub mod packages;
+pub mod permissions;
 pub mod prompt;
 pub mod startup;
 pub mod task;

@@ -525,3 +525,22 @@ async fn an_untrusted_project_is_asked_about_once_and_y_remembers() {
     assert!(marker.exists(), "the trusted project's server did not start");
     assert!(std::fs::read_to_string(env.agent_dir.join("trusted-projects.json")).unwrap().contains("work"));
 }
+
+/// An ask rule opens a dialog in the interactive mode; the first choice runs the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_rule_opens_a_dialog_and_allow_once_runs_the_call() {
+    let env =
+        Env::new(vec![Turn::tool_call("bash", json!({"command": "touch asked-and-allowed"})), Turn::text("made it")])
+            .await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"permissions": {"ask": ["Bash(touch:*)"]}}"#).unwrap();
+    let term = Terminal::start(&env, &[]);
+    term.wait_for("/hotkeys").await;
+    term.submit("make the file");
+    let screen = term.wait_for("Allow always (this session)").await;
+    assert!(screen.contains("Allow this call? (the rule Bash(touch:*) in permissions.ask)"), "{screen}");
+    assert!(screen.contains("bash: touch asked-and-allowed"), "{screen}");
+    assert!(!env.cwd.join("asked-and-allowed").exists(), "ran before the answer");
+    term.send(keys::ENTER);
+    term.wait_idle_with("made it").await;
+    assert!(env.cwd.join("asked-and-allowed").exists());
+}

@@ -195,6 +195,9 @@ impl AgentSession {
             interrupt_mode: settings.interrupt_mode(),
             request_options: request_options.clone(),
         });
+        if let Some(gate) = permission_gate(&settings, &paths, ui_service.clone(), None) {
+            agent.set_tool_gate(Some(gate));
+        }
         if session.entries().is_empty() && has_model {
             // A new session starts by recording the model and level it runs with, as pi does.
             let model = agent.model();
@@ -369,6 +372,29 @@ impl AgentSession {
     pub(crate) fn lifecycle_token(&self) -> CancellationToken {
         self.inner.run.token()
     }
+}
+
+/// The gate of the permission rules and the approval mode, asking through `ui` (or `asker`, when
+/// the mode has its own way), and leaving what they do not decide to `fallback`; `None` when
+/// there are no rules, the approval mode is `auto` and there is no fallback (every call runs).
+pub(crate) fn permission_gate(
+    settings: &Settings,
+    paths: &ConfigPaths,
+    ui: Option<Arc<dyn Ui>>,
+    acp: Option<(Arc<dyn crate::permissions::Asker>, Arc<dyn rho_agent::ToolGate>)>,
+) -> Option<Arc<dyn rho_agent::ToolGate>> {
+    use crate::permissions::{Approval, PermissionGate, Rules, UiAsker};
+    let (rules, warnings) = Rules::from_settings(settings, &paths.cwd, paths.home.as_deref());
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
+    let approval = crate::permissions::approval(settings);
+    let (asker, fallback) = match acp {
+        Some((asker, fallback)) => (Some(asker), Some(fallback)),
+        None if rules.is_empty() && approval == Approval::Auto => return None,
+        None => (ui.map(|ui| Arc::new(UiAsker(ui)) as Arc<dyn crate::permissions::Asker>), None),
+    };
+    Some(Arc::new(PermissionGate::new(rules, approval, asker, fallback, paths.cwd.clone(), paths.home.clone())))
 }
 
 /// The session id the requests use as their prompt-cache key.

@@ -69,10 +69,17 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
     Ok(Prepared { paths, settings, registry })
 }
 
-/// The `--setting` overrides, and `--sandbox` as the `sandbox.mode` one.
+/// The `--setting` overrides, `--sandbox` as the `sandbox.mode` one and `--approval` as the
+/// `approval` one.
 pub(crate) fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
     let sandbox = cli.sandbox.as_ref().map(|mode| format!("sandbox.mode={mode}"));
-    cli.settings.iter().chain(sandbox.as_ref()).map(|raw| raw.parse().map_err(|e| format!("Error: {e}"))).collect()
+    let approval = cli.approval.as_ref().map(|mode| format!("approval={mode}"));
+    cli.settings
+        .iter()
+        .chain(sandbox.as_ref())
+        .chain(approval.as_ref())
+        .map(|raw| raw.parse().map_err(|e| format!("Error: {e}")))
+        .collect()
 }
 
 /// A sandbox that was asked for and cannot be enforced stops rho: never run unconfined.

@@ -121,6 +121,11 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("sandbox.mode", Enum(&rho_sandbox::SandboxMode::NAMES), D::Str("danger-full-access")),
     k("sandbox.writableRoots", StrList, D::EmptyList),
     k("sandbox.network", Bool, D::Bool(false)),
+    // Permission rules (Claude Code's syntax) and when calls no rule decides ask.
+    k("permissions.allow", StrList, D::EmptyList),
+    k("permissions.ask", StrList, D::EmptyList),
+    k("permissions.deny", StrList, D::EmptyList),
+    k("approval", Enum(&crate::permissions::Approval::NAMES), D::Str("auto")),
     // Images.
     k("images.autoResize", Bool, D::Bool(true)),
     k("images.blockImages", Bool, D::Bool(false)),

@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 
 use super::tool_calls;
 use crate::agent_session::lock;
+use crate::permissions::{AskAnswer, Asker};
 
 pub(super) const AUTO: &str = "auto";
 pub(super) const ASK: &str = "ask";
@@ -34,11 +35,6 @@ pub(super) const ASK: &str = "ask";
 const ALLOW: &str = "allow";
 const ALLOW_ALWAYS: &str = "allow-always";
 const REJECT: &str = "reject";
-
-/// The text of a rejected call's result.
-pub(super) fn rejected(tool: &str) -> String {
-    format!("The user rejected this {tool} call. Do not retry it as it was; ask what they want instead.")
-}
 
 /// One session's mode and the answers it remembers; the session's tool gate.
 pub(super) struct Permissions {
@@ -115,6 +111,42 @@ impl Permissions {
     }
 }
 
+impl Permissions {
+    /// Asks the client about the call; a question it cancels, or a run aborted meanwhile, is
+    /// [`AskAnswer::Aborted`].
+    async fn ask_client(&self, tool: &str, args: &Map<String, Value>, ctx: &ToolContext) -> Result<AskAnswer, String> {
+        let Some(session_id) = self.session_id.get().cloned() else { return Err("the session has no id yet".into()) };
+        let request = self.request(session_id, tool, args, &ctx.tool_call_id);
+        let answer = tokio::select! {
+            answer = self.client.send_request(request).block_task() => answer,
+            () = ctx.cancel.cancelled() => return Ok(AskAnswer::Aborted),
+        };
+        let answer = answer.map_err(|e| e.message)?;
+        match answer.outcome {
+            RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+                ALLOW => Ok(AskAnswer::Once),
+                ALLOW_ALWAYS => Ok(AskAnswer::Always),
+                REJECT => Ok(AskAnswer::Deny),
+                other => Err(format!("answered with an unknown option: {other}")),
+            },
+            _ => Ok(AskAnswer::Aborted),
+        }
+    }
+}
+
+/// The permission rules ask through the client too.
+impl Asker for Permissions {
+    fn ask<'a>(
+        &'a self,
+        _question: &'a str,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<AskAnswer, String>> {
+        Box::pin(self.ask_client(tool, args, ctx))
+    }
+}
+
 impl ToolGate for Permissions {
     fn check<'a>(
         &'a self,
@@ -123,29 +155,21 @@ impl ToolGate for Permissions {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         Box::pin(async move {
-            if self.runs_freely(tool) {
+            if self.runs_freely(tool) || self.session_id.get().is_none() {
                 return Ok(());
             }
-            let Some(session_id) = self.session_id.get().cloned() else { return Ok(()) };
-            let request = self.request(session_id, tool, args, &ctx.tool_call_id);
-            let answer = tokio::select! {
-                answer = self.client.send_request(request).block_task() => answer,
-                () = ctx.cancel.cancelled() => return Err(ToolError::new(rho_agent::tool::OPERATION_ABORTED)),
-            };
-            let answer = answer.map_err(|e| ToolError::new(format!("Permission request failed: {}", e.message)))?;
-            match answer.outcome {
-                RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
-                    ALLOW => Ok(()),
-                    ALLOW_ALWAYS => {
-                        lock(&self.state).allowed.insert(tool.to_owned());
-                        Ok(())
-                    }
-                    REJECT => Err(ToolError::new(rejected(tool))),
-                    other => {
-                        Err(ToolError::new(format!("Permission request answered with an unknown option: {other}")))
-                    }
-                },
-                _ => Err(ToolError::new(rho_agent::tool::OPERATION_ABORTED)),
+            let answer = self
+                .ask_client(tool, args, ctx)
+                .await
+                .map_err(|e| ToolError::new(format!("Permission request failed: {e}")))?;
+            match answer {
+                AskAnswer::Once => Ok(()),
+                AskAnswer::Always => {
+                    lock(&self.state).allowed.insert(tool.to_owned());
+                    Ok(())
+                }
+                AskAnswer::Deny => Err(ToolError::new(crate::permissions::rejected(tool))),
+                AskAnswer::Aborted => Err(ToolError::new(rho_agent::tool::OPERATION_ABORTED)),
             }
         })
     }

@@ -84,7 +84,15 @@ pub(super) fn open(
     options.terminals = ClientTerminals::offered(client.connection.clone(), id_cell.clone(), client.terminal);
     let session = AgentSession::new(options);
     let permissions = Arc::new(Permissions::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
-    session.agent().set_tool_gate(Some(permissions.clone()));
+    // The permission rules first; what they leave open, the session's mode decides, and both
+    // ask through session/request_permission.
+    let gate = crate::agent_session::permission_gate(
+        &session.settings(),
+        session.paths(),
+        None,
+        Some((permissions.clone(), permissions.clone())),
+    );
+    session.agent().set_tool_gate(gate);
     let id = match how {
         Open::New => SessionId::new(session.session_id()),
         Open::Load(id) => SessionId::new(*id),
