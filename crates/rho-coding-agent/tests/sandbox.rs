@@ -183,3 +183,32 @@ async fn commands_do_not_see_the_provider_keys_rho_reads() {
     let results = tool_results(&mut rho, "and now").await;
     assert_eq!(results[0].1, "anthropic=sk-ant-secret openai=sk-secret gh=gh-token\n");
 }
+
+#[tokio::test]
+async fn a_project_s_mcp_servers_run_in_the_sandbox_and_the_user_s_own_outside() {
+    let env = Env::outside_tmp(Vec::new()).await;
+    let home = env.cwd.parent().unwrap().to_path_buf();
+    let server = |tag: &str| {
+        json!({"command": "sh", "args": ["-c", format!(
+            "touch {tag}-inside; (echo x > '{home}/{tag}-escaped') 2>/dev/null; touch {tag}-done",
+            home = home.display()
+        )]})
+    };
+    std::fs::write(env.cwd.join(".mcp.json"), json!({"mcpServers": {"project": server("project")}}).to_string())
+        .unwrap();
+    std::fs::write(env.agent_dir.join("mcp.json"), json!({"mcpServers": {"mine": server("mine")}}).to_string())
+        .unwrap();
+    env.trust_project();
+    let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !(env.cwd.join("project-done").exists() && env.cwd.join("mine-done").exists())
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(env.cwd.join("project-inside").exists() && env.cwd.join("mine-inside").exists());
+    assert!(!home.join("project-escaped").exists(), "the project's server wrote outside the sandbox");
+    assert!(home.join("mine-escaped").exists(), "the user's own server runs outside the sandbox");
+    rho.close_stdin();
+    rho.wait().await;
+}

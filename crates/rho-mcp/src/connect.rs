@@ -42,10 +42,11 @@ pub(crate) async fn connect(
     handler: ClientEvents,
     options: &McpOptions,
     log: LogMode,
+    sandbox: Option<&rho_sandbox::Sandbox>,
 ) -> Result<Running, String> {
     match transport {
         Transport::Stdio(stdio) => {
-            let child = spawn(name, stdio, options, log)?;
+            let child = spawn(name, stdio, options, log, sandbox)?;
             handler.serve(child).await.map_err(|e| e.to_string())
         }
         Transport::Http(remote) => {
@@ -61,8 +62,21 @@ pub(crate) async fn connect(
     }
 }
 
-fn spawn(name: &str, stdio: &StdioServer, options: &McpOptions, log: LogMode) -> Result<TokioChildProcess, String> {
-    let mut command = tokio::process::Command::new(&stdio.command);
+fn spawn(
+    name: &str,
+    stdio: &StdioServer,
+    options: &McpOptions,
+    log: LogMode,
+    sandbox: Option<&rho_sandbox::Sandbox>,
+) -> Result<TokioChildProcess, String> {
+    let mut command = match sandbox.and_then(|sandbox| sandbox.wrap(stdio.command.as_ref())) {
+        Some((launcher, leading)) => {
+            let mut command = tokio::process::Command::new(launcher);
+            command.args(leading);
+            command
+        }
+        None => tokio::process::Command::new(&stdio.command),
+    };
     command.args(&stdio.args).envs(&stdio.env).current_dir(stdio.cwd.as_deref().unwrap_or(&options.cwd));
     let mut wrapped = CommandWrap::from(command);
     wrapped.wrap(ProcessGroup::leader());

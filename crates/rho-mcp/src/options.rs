@@ -1,6 +1,7 @@
 //! How the manager runs servers: where, how long it waits, where their stderr goes.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The default per-call timeout.
@@ -23,6 +24,9 @@ pub struct McpOptions {
     pub startup_timeout: Duration,
     /// The `clientInfo.version` sent to servers (the name is `rho`).
     pub client_version: String,
+    /// The sandbox stdio servers run in, and the config file whose servers run outside it (the
+    /// user's own): a project's servers are confined as the model's commands are.
+    pub sandbox: Option<(Arc<rho_sandbox::Sandbox>, PathBuf)>,
 }
 
 impl McpOptions {
@@ -34,7 +38,19 @@ impl McpOptions {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            sandbox: None,
         }
+    }
+
+    /// Servers from any config file but `unconfined` (the user's own) start in `sandbox`.
+    pub fn with_sandbox(mut self, sandbox: Arc<rho_sandbox::Sandbox>, unconfined: PathBuf) -> Self {
+        self.sandbox = Some((sandbox, unconfined));
+        self
+    }
+
+    /// The sandbox the servers of `source` start in, if any.
+    pub(crate) fn sandbox_for(&self, source: &std::path::Path) -> Option<&rho_sandbox::Sandbox> {
+        self.sandbox.as_ref().filter(|(_, unconfined)| source != unconfined).map(|(sandbox, _)| sandbox.as_ref())
     }
 
     /// Server stderr into `<dir>/mcp-<server>.log` (rho's convention: `<agent dir>/logs`).

@@ -217,7 +217,8 @@ impl Server {
         let options = &self.shared.options;
         let handler = ClientEvents::new(Arc::downgrade(self), generation, &options.client_version);
         let attempt = async {
-            let running = connect(self.name(), transport, handler, options, log_mode).await?;
+            let sandbox = options.sandbox_for(&self.config.source);
+            let running = connect(self.name(), transport, handler, options, log_mode, sandbox).await?;
             let peer = running.peer().clone();
             let tools = peer.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
             let prompts = if offers_prompts(&peer) {

@@ -77,7 +77,12 @@ impl AgentSession {
         let Some(mcp) = self.inner.mcp.get() else { return };
         let Some(config) = lock(&mcp.pending).take() else { return };
         let paths = &self.inner.paths;
-        let options = McpOptions::new(&paths.cwd).with_log_dir(paths.agent_dir.join("logs"));
+        let mut options = McpOptions::new(&paths.cwd).with_log_dir(paths.agent_dir.join("logs"));
+        // A project's servers (and an editor's) run in the session's sandbox; the user's own
+        // `<agent dir>/mcp.json` servers outside it.
+        if let Some(sandbox) = self.sandbox() {
+            options = options.with_sandbox(sandbox, paths.agent_dir.join("mcp.json"));
+        }
         let manager = McpManager::start(config, options);
         let changes = manager.subscribe();
         if mcp.manager.set(manager).is_ok() {
