@@ -12,6 +12,7 @@ pub mod models_json;
 pub mod oauth;
 pub mod partial_json;
 mod providers;
+pub mod redact;
 pub mod registry;
 pub mod resolve;
 pub mod sse;

@@ -66,7 +66,7 @@ pub async fn send_observed(
     let response = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Interrupted::Cancelled),
-        r = request.send() => r.map_err(|e| ProviderError::Connection(describe_reqwest(&e)))?,
+        r = request.send() => r.map_err(|e| ProviderError::Connection(crate::redact::reqwest_error(&e)))?,
     };
     let status = response.status();
     if let Some(observe) = observe {
@@ -167,17 +167,6 @@ pub fn error_message_from_body(body: &str) -> String {
     text
 }
 
-fn describe_reqwest(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 type EventResult = Result<Event, EventStreamError<reqwest::Error>>;
 
 /// A response body decoded as server-sent events.
@@ -217,7 +206,7 @@ impl SseStream {
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => Ok(Some(event)),
             Ok(Some(Err(EventStreamError::Transport(e)))) => {
-                Err(ProviderError::StreamEnded(format!(": {}", describe_reqwest(&e))).into())
+                Err(ProviderError::StreamEnded(format!(": {}", crate::redact::reqwest_error(&e))).into())
             }
             Ok(Some(Err(e))) => Err(ProviderError::Decode(e.to_string()).into()),
         }

@@ -53,11 +53,12 @@ pub(crate) async fn connect(
             install_crypto_provider();
             let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
                 .custom_headers(headers(&remote.headers)?);
-            handler.serve(StreamableHttpClientTransport::from_config(config)).await.map_err(|e| e.to_string())
+            let transport = StreamableHttpClientTransport::from_config(config);
+            handler.serve(transport).await.map_err(|e| rho_ai::redact::url_in(&e.to_string(), &remote.url))
         }
         Transport::Sse(remote) => {
             let transport = SseTransport::connect(&remote.url, &remote.headers).await?;
-            handler.serve(transport).await.map_err(|e| e.to_string())
+            handler.serve(transport).await.map_err(|e| rho_ai::redact::url_in(&e.to_string(), &remote.url))
         }
     }
 }

@@ -34,7 +34,9 @@ pub(crate) struct SseTransport {
 impl SseTransport {
     /// Opens the stream and waits for its `endpoint` event.
     pub(crate) async fn connect(url: &str, headers: &BTreeMap<String, String>) -> Result<Self, String> {
-        let base = Url::parse(url).map_err(|e| format!("invalid url \"{url}\": {e}"))?;
+        // Shown without the credentials it may carry (an expanded `${TOKEN}`).
+        let shown = rho_ai::redact::url(url);
+        let base = Url::parse(url).map_err(|e| format!("invalid url \"{shown}\": {e}"))?;
         let client = reqwest::Client::builder()
             .default_headers(crate::connect::headers(headers)?.into_iter().collect())
             .build()
@@ -44,9 +46,9 @@ impl SseTransport {
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| format!("GET {url} failed: {e}"))?;
+            .map_err(|e| format!("GET {shown} failed: {}", rho_ai::redact::reqwest_error(&e)))?;
         if !response.status().is_success() {
-            return Err(format!("GET {url} answered {}", response.status()));
+            return Err(format!("GET {shown} answered {}", response.status()));
         }
         let mut events = response.bytes_stream().eventsource();
         let endpoint = loop {
@@ -55,8 +57,8 @@ impl SseTransport {
                     break base.join(event.data.trim()).map_err(|e| format!("bad endpoint \"{}\": {e}", event.data))?;
                 }
                 Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(format!("the event stream of {url} failed: {e}")),
-                None => return Err(format!("the event stream of {url} ended before naming its endpoint")),
+                Some(Err(e)) => return Err(format!("the event stream of {shown} failed: {e}")),
+                None => return Err(format!("the event stream of {shown} ended before naming its endpoint")),
             }
         };
         let (tx, incoming) = mpsc::channel(64);

@@ -1,0 +1,73 @@
+//! URLs as rho shows them (errors, notices, logs): a password or token in the user-info or the
+//! query string (`https://user:key@host/…`, `…?key=…`, a `${TOKEN}` expanded into an MCP URL)
+//! is replaced by `***`, so a shown URL never carries a secret.
+
+/// `raw` with its user-info and query replaced by `***` (unchanged when it is not a URL).
+pub fn url(raw: &str) -> String {
+    let Ok(mut shown) = reqwest::Url::parse(raw) else {
+        return raw.to_owned();
+    };
+    if !shown.username().is_empty() || shown.password().is_some() {
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("***");
+    }
+    if shown.query().is_some() {
+        shown.set_query(Some("***"));
+    }
+    shown.to_string()
+}
+
+/// `text` with `raw_url` in it (as written, or as a URL library prints it) redacted.
+pub fn url_in(text: &str, raw_url: &str) -> String {
+    let shown = url(raw_url);
+    let mut out = text.replace(raw_url, &shown);
+    if let Ok(parsed) = reqwest::Url::parse(raw_url) {
+        out = out.replace(parsed.as_str(), &shown);
+    }
+    out
+}
+
+/// A request error and its causes, one after the other, with the URL in it redacted.
+pub fn reqwest_error(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    match e.url() {
+        Some(address) => text.replace(address.as_str(), &url(address.as_str())),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_in_a_url_are_hidden() {
+        assert_eq!(
+            url("https://user:sk-secret@example.com/v1/x?key=AIza123&alt=sse"),
+            "https://***@example.com/v1/x?***"
+        );
+        assert_eq!(url("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1");
+        assert_eq!(url("not a url"), "not a url");
+        assert_eq!(
+            url_in("error sending request for url (https://h/mcp?token=t1)", "https://h/mcp?token=t1"),
+            "error sending request for url (https://h/mcp?***)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_request_error_shows_the_url_without_its_key() {
+        let client = reqwest::Client::new();
+        // Port 9 (discard) on the loopback: refused at once.
+        let error = client.get("http://u:pw@127.0.0.1:9/v1?key=AIza-secret").send().await.unwrap_err();
+        let text = reqwest_error(&error);
+        assert!(!text.contains("AIza-secret") && !text.contains("pw"), "{text}");
+        // reqwest moves the user-info into a header; the query stays in the URL it reports.
+        assert!(text.contains("http://127.0.0.1:9/v1?***"), "{text}");
+    }
+}
