@@ -13,10 +13,18 @@ fn main() -> ExitCode {
     // A command started confined: this process restricts itself and becomes the command, before
     // any thread exists (rho_sandbox::Sandbox::wrap).
     let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|first| first == rho_sandbox::HELPER_ARG) {
-        eprintln!("rho: {}", rho_sandbox::run_helper(args));
-        return ExitCode::from(126);
+    match args.next() {
+        Some(first) if first == rho_sandbox::HELPER_ARG => {
+            eprintln!("rho: {}", rho_sandbox::run_helper(args));
+            return ExitCode::from(126);
+        }
+        // Waits for this rho's end, then ends what it started (rho_tools::guardian).
+        Some(first) if first == rho_tools::guardian::HELPER_ARG => {
+            return ExitCode::from(u8::try_from(rho_tools::guardian::run(args)).unwrap_or(1));
+        }
+        _ => {}
     }
+    rho_tools::guardian::enable(std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("/proc/self/exe")));
     // `rho install …` and the other package commands take their own arguments (pi reads its
     // first argument the same way).
     let raw: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();

@@ -78,6 +78,9 @@ fn spawn(
         }
         None => tokio::process::Command::new(&stdio.command),
     };
+    if let Some((var, token)) = rho_tools::guardian::owner_env() {
+        command.env(var, token);
+    }
     command.args(&stdio.args).envs(&stdio.env).current_dir(stdio.cwd.as_deref().unwrap_or(&options.cwd));
     let mut wrapped = CommandWrap::from(command);
     wrapped.wrap(ProcessGroup::leader());

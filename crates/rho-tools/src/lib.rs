@@ -24,6 +24,7 @@ mod edit_match;
 mod file_access;
 mod find;
 mod grep;
+pub mod guardian;
 mod image_resize;
 mod js;
 mod ls;

@@ -116,6 +116,9 @@ pub async fn run_shell(
         if let Some(path) = &cmd.path_env {
             command.env("PATH", path);
         }
+        if let Some((var, token)) = crate::guardian::owner_env() {
+            command.env(var, token);
+        }
         if cmd.hide_provider_keys {
             for var in rho_ai::auth::provider_key_variables() {
                 command.env_remove(var);

@@ -169,6 +169,10 @@ impl Extensions {
         if self.config.terminal.is_some() {
             env.push(("FORCE_COLOR".to_owned(), "3".to_owned()));
         }
+        // The host, and what extensions start, end with rho.
+        if let Some((var, token)) = rho_tools::guardian::owner_env() {
+            env.push((var.to_owned(), token.to_owned()));
+        }
         env
     }
 

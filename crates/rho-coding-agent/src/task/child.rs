@@ -120,6 +120,10 @@ pub async fn run_child(
     for (key, value) in &spec.env {
         command.env(key, value);
     }
+    // A sub-agent ends with this rho (and what it started, with it).
+    if let Some((var, token)) = rho_tools::guardian::owner_env() {
+        command.env(var, token);
+    }
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {

@@ -1,0 +1,87 @@
+//! Every process rho starts for the model ends with rho: a daemon a command started (in a
+//! session of its own, out of the command's process group) and a background job of a finished
+//! command end when rho exits cleanly and when it is killed with SIGKILL; so does an MCP server
+//! that ignores both end of input and SIGTERM.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Env, Rho};
+use serde_json::json;
+
+/// Whether `pid` is a live process (a zombie is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"))
+}
+
+async fn ends(pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    !alive(pid)
+}
+
+/// Starts a daemon and a background job through RPC `bash`; their pids.
+async fn leave_processes(rho: &mut Rho) -> (u32, u32) {
+    let command = "setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 301 >/dev/null 2>&1 & echo $!";
+    let output = rho.data(json!({"type": "bash", "command": command})).await["output"].as_str().unwrap().to_owned();
+    let pids: Vec<u32> = output.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert!(alive(pids[0]) && alive(pids[1]), "{output}");
+    (pids[0], pids[1])
+}
+
+#[tokio::test]
+async fn what_commands_left_running_ends_with_a_clean_exit() {
+    let env = Env::new(Vec::new()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let (daemon, job) = leave_processes(&mut rho).await;
+    rho.close_stdin();
+    assert!(rho.wait().await.success());
+    assert!(ends(daemon).await, "the daemon outlived rho");
+    assert!(ends(job).await, "the background job outlived rho");
+}
+
+#[tokio::test]
+async fn what_commands_left_running_ends_when_rho_is_killed() {
+    let env = Env::new(Vec::new()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let (daemon, job) = leave_processes(&mut rho).await;
+    rho.child.start_kill().unwrap();
+    rho.child.wait().await.unwrap();
+    assert!(ends(daemon).await, "the daemon outlived a killed rho");
+    assert!(ends(job).await, "the background job outlived a killed rho");
+}
+
+#[tokio::test]
+async fn an_mcp_server_that_ignores_eof_and_sigterm_ends_with_rho() {
+    for kill in [false, true] {
+        let env = Env::new(Vec::new()).await;
+        let pid_file = env.dir.path().join("server.pid");
+        let script =
+            format!("trap '' TERM HUP; echo $$ > '{}'; exec 0<&-; while :; do sleep 1; done", pid_file.display());
+        std::fs::write(
+            env.agent_dir.join("mcp.json"),
+            json!({"mcpServers": {"stubborn": {"command": "sh", "args": ["-c", script]}}}).to_string(),
+        )
+        .unwrap();
+        let mut rho = Rho::start(&env, &["--no-session"]).await;
+        let _ = rho.data(json!({"type": "get_state"})).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !pid_file.exists() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        if kill {
+            rho.child.start_kill().unwrap();
+            rho.child.wait().await.unwrap();
+        } else {
+            rho.close_stdin();
+            rho.wait().await;
+        }
+        assert!(ends(pid).await, "the server outlived rho (killed: {kill})");
+    }
+}
