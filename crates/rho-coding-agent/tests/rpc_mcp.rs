@@ -391,3 +391,19 @@ async fn a_tool_list_change_is_followed() {
     assert!(!names(&bodies[0]).contains(&"mcp__fixture__late".to_owned()));
     assert!(names(&bodies[2]).contains(&"mcp__fixture__late".to_owned()));
 }
+
+/// A server that never answers does not hold a one-shot run up until its start-up timeout
+/// (30 s): print mode waits a moment for servers its prompt does not name, then goes on.
+#[tokio::test]
+async fn print_mode_does_not_wait_for_a_hanging_server() {
+    let env = Env::new(vec![Turn::text("Answered.")]).await;
+    std::fs::write(
+        env.agent_dir.join("mcp.json"),
+        json!({"mcpServers": {"hangs": {"command": "sh", "args": ["-c", "sleep 300"]}}}).to_string(),
+    )
+    .unwrap();
+    let out = env.command(&["-p", "--no-session", "--model", "mock/mock-model", "hi"]).output();
+    let out = tokio::time::timeout(Duration::from_secs(20), out).await.expect("held up by the server").unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Answered.\n");
+}

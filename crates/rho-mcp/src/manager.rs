@@ -127,10 +127,15 @@ impl McpManager {
 
     /// Resolves once no server is starting: each is ready, failed or disabled.
     pub async fn settled(&self) {
+        self.settled_where(|_| true).await;
+    }
+
+    /// Resolves once no server whose name `wanted` accepts is starting.
+    pub async fn settled_where(&self, wanted: impl Fn(&str) -> bool) {
         let mut changes = self.subscribe();
         loop {
             changes.borrow_and_update();
-            if !self.servers.iter().any(|s| s.status().state == ServerState::Starting) {
+            if !self.servers.iter().any(|s| wanted(s.name()) && s.status().state == ServerState::Starting) {
                 return;
             }
             if changes.changed().await.is_err() {

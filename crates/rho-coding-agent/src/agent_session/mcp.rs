@@ -94,12 +94,16 @@ impl AgentSession {
         self.inner.mcp.get()?.manager.get()
     }
 
-    /// Starts the servers and resolves once none is starting (each ready, failed or disabled):
-    /// print mode waits for this before its first prompt. At once without servers.
-    pub async fn mcp_settled(&self) {
+    /// Starts the servers and resolves once those named in `needed` are no longer starting
+    /// (each ready, failed or disabled) and the others are too or `grace` has passed: print mode
+    /// waits for this before its first prompt, so a slow server the prompt does not name holds
+    /// it up by `grace` at most (its tools join later turns). At once without servers.
+    pub async fn mcp_settled(&self, needed: &[String], grace: std::time::Duration) {
         self.start_mcp_now();
         if let Some(manager) = self.mcp_manager() {
-            manager.settled().await;
+            let named = manager.settled_where(|name| needed.iter().any(|n| n == name));
+            let others = tokio::time::timeout(grace, manager.settled());
+            let _ = tokio::join!(named, others);
         }
     }
 

@@ -18,6 +18,9 @@ use crate::agent_session::{AgentSession, AgentSessionEvent, PromptOptions, Promp
 use crate::cli::{Cli, Mode};
 use crate::startup;
 
+/// How long a one-shot run waits for MCP servers its prompts do not name.
+const MCP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Runs the prompts and returns the exit code.
 pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     let prepared = match startup::prepare(&cli, false) {
@@ -56,9 +59,14 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
         queue.push(OutItem::Raw(session.header_json()));
     }
 
-    // A one-shot run waits for its MCP servers (each ready, failed or timed out) so that their
-    // tools and prompts are there for the first message.
-    session.mcp_settled().await;
+    // A one-shot run waits for the MCP servers its prompts name (`/mcp__<server>__<prompt>`),
+    // and for the others a moment, so that their tools are there for the first message without
+    // a hanging server holding every run up.
+    let needed: Vec<String> = prompts
+        .iter()
+        .filter_map(|p| p.trim_start().strip_prefix("/mcp__")?.split("__").next().map(str::to_owned))
+        .collect();
+    session.mcp_settled(&needed, MCP_GRACE).await;
     let code = run_prompts(&session, prompts, images).await;
     session.shutdown_extensions().await;
     session.shutdown_mcp().await;
