@@ -17,7 +17,7 @@
 //                        when nothing else changed, else today in UTC)
 // --check                write nothing; exit 1 when the file is not what this run would write
 //
-// The output depends only on the two packages, rho's own API list (crates/rho-ai/src/model.rs)
+// The output depends only on the two packages, rho's own API list (crates/rho-types/src/model.rs)
 // and key table (crates/rho-ai/src/auth.rs), and the date: two runs give the same bytes.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -111,9 +111,9 @@ function packageVersion(dir) {
 	return { name: pkg.name, version: pkg.version };
 }
 
-/** The wire APIs rho speaks: the constants of `pub mod api` in crates/rho-ai/src/model.rs. */
+/** The wire APIs rho speaks: the constants of `pub mod api` in crates/rho-types/src/model.rs. */
 function rhoApis() {
-	const source = readFileSync(join(REPO, "crates", "rho-ai", "src", "model.rs"), "utf8");
+	const source = readFileSync(join(REPO, "crates", "rho-types", "src", "model.rs"), "utf8");
 	const block = source.match(/pub mod api \{([\s\S]*?)\n\}/)?.[1] ?? fail("no `pub mod api` in model.rs");
 	const apis = new Map();
 	for (const [, constant, value] of block.matchAll(/pub const (\w+): &str = "([^"]+)";/g)) apis.set(value, constant);

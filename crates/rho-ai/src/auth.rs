@@ -70,6 +70,13 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("opencode", &["OPENCODE_API_KEY"]),
     ("opencode-go", &["OPENCODE_API_KEY"]),
     ("kimi-coding", &["KIMI_API_KEY"]),
+    ("moonshotai", &["MOONSHOT_API_KEY"]),
+    ("moonshotai-cn", &["MOONSHOT_API_KEY"]),
+    ("fireworks", &["FIREWORKS_API_KEY"]),
+    ("xiaomi", &["XIAOMI_API_KEY"]),
+    ("xiaomi-token-plan-cn", &["XIAOMI_TOKEN_PLAN_CN_API_KEY"]),
+    ("xiaomi-token-plan-ams", &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"]),
+    ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
 ];
 
 /// The environment variables `provider`'s key is read from, in lookup order (empty for a

@@ -297,6 +297,7 @@ fn list_filter_is_fuzzy_and_ranked() {
             "openrouter/deepseek/deepseek-v4-pro",
             "huggingface/deepseek-ai/DeepSeek-V4-Pro",
             "vercel-ai-gateway/deepseek/deepseek-v4-pro",
+            "fireworks/accounts/fireworks/models/deepseek-v4-pro",
         ],
         "fewest letters skipped first, then registry order"
     );

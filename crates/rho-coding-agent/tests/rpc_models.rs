@@ -88,3 +88,27 @@ async fn queue_modes_apply_and_are_saved() {
     assert_eq!(settings["interruptMode"], "immediate");
     assert_eq!(settings["steeringMode"], "all");
 }
+
+/// The providers pi 0.73.1 lists that speak an API rho has (Moonshot, Fireworks, Xiaomi) are
+/// in the catalogue with pi's key variables; a Moonshot model goes out as pi sends it
+/// (Chat Completions with `max_tokens`, no `store`, no developer role).
+#[tokio::test]
+async fn a_moonshot_model_is_reached_with_its_key_variable() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Kimi here.")]).await;
+    std::fs::write(
+        env.agent_dir.join("models.json"),
+        json!({"providers": {"moonshotai": {"baseUrl": format!("{}/v1", env.server.url())}}}).to_string(),
+    )
+    .unwrap();
+    let mut command = env.command(&["-p", "--no-session", "--model", "moonshotai/kimi-k2.6", "hi"]);
+    command.env("MOONSHOT_API_KEY", "sk-moon").stdin(std::process::Stdio::null());
+    let output = command.output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Kimi here.\n");
+    let request = env.server.last_request().unwrap();
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), Some("Bearer sk-moon"));
+    assert_eq!(request.body["model"], "kimi-k2.6");
+    assert!(request.body.get("max_tokens").is_some() && request.body.get("store").is_none(), "{}", request.body);
+    assert_eq!(request.body["messages"][0]["role"], "system", "no developer role: {}", request.body);
+}

@@ -2,13 +2,14 @@
 //
 // Source: @mariozechner/pi-ai 0.73.1 (dist/models.generated.js, MODELS); default models from
 // @mariozechner/pi-coding-agent 0.73.1 (dist/core/model-resolver.js, defaultModelPerProvider).
-// Generated: 2026-11-25
+// Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 17 providers, 689 models (per provider, and of how many pi has when not all):
-//   anthropic 23, cerebras 4, deepseek 2, google 27, groq 18, huggingface 22, kimi-coding 2,
-//   minimax 2, minimax-cn 2, mistral 28, openai 42, opencode 38, opencode-go 12, openrouter 275,
-//   vercel-ai-gateway 162, xai 25, zai 5.
+// 24 providers, 742 models (per provider, and of how many pi has when not all):
+//   anthropic 23, cerebras 4, deepseek 2, fireworks 19, google 27, groq 18, huggingface 22,
+//   kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7, moonshotai-cn 7, openai 42,
+//   opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5,
+//   xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
@@ -19,19 +20,12 @@
 // - cloudflare-workers-ai (8 models: its base URL
 //     (https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1) has placeholders
 //     rho does not fill in)
-// - fireworks (19 models: crates/rho-ai/src/auth.rs has no key variable for it)
 // - github-copilot (26 models: needs a Copilot token exchanged from the GitHub token and
 //     per-request headers (X-Initiator, Openai-Intent, Bearer auth on anthropic-messages) that rho
 //     does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show
 //     as available and fail)
 // - google-vertex (13 models: speaks google-vertex, which rho does not)
-// - moonshotai (7 models: crates/rho-ai/src/auth.rs has no key variable for it)
-// - moonshotai-cn (7 models: crates/rho-ai/src/auth.rs has no key variable for it)
 // - openai-codex (10 models: speaks openai-codex-responses, which rho does not)
-// - xiaomi (5 models: crates/rho-ai/src/auth.rs has no key variable for it)
-// - xiaomi-token-plan-ams (5 models: crates/rho-ai/src/auth.rs has no key variable for it)
-// - xiaomi-token-plan-cn (5 models: crates/rho-ai/src/auth.rs has no key variable for it)
-// - xiaomi-token-plan-sgp (5 models: crates/rho-ai/src/auth.rs has no key variable for it)
 //
 // Changed from pi's data:
 // - mistral: pi's mistral-conversations models are spoken to as openai-completions at {baseUrl}/v1,
@@ -46,10 +40,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &CEREBRAS, &DEEPSEEK, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &CEREBRAS, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &HUGGINGFACE, &OPENCODE, &OPENCODE_GO, &KIMI_CODING];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -111,6 +105,36 @@ static DEEPSEEK: CatalogProvider = CatalogProvider {
 static DEEPSEEK_MODELS: &[CatalogModel] = &[
     m("deepseek-v4-flash", "DeepSeek V4 Flash", OPENAI_COMPLETIONS, "https://api.deepseek.com", true, false, [0.14, 0.28, 0.0028, 0.0], 1000000, 384000).compat(&[("requiresReasoningContentOnAssistantMessages", Bool(true)), ("thinkingFormat", Str("deepseek"))]).thinking(&[(Minimal, None), (Low, None), (Medium, None), (High, Some("high")), (Xhigh, Some("max"))]),
     m("deepseek-v4-pro", "DeepSeek V4 Pro", OPENAI_COMPLETIONS, "https://api.deepseek.com", true, false, [0.435, 0.87, 0.003625, 0.0], 1000000, 384000).compat(&[("requiresReasoningContentOnAssistantMessages", Bool(true)), ("thinkingFormat", Str("deepseek"))]).thinking(&[(Minimal, None), (Low, None), (Medium, None), (High, Some("high")), (Xhigh, Some("max"))]),
+];
+
+static FIREWORKS: CatalogProvider = CatalogProvider {
+    name: "fireworks",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://api.fireworks.ai/inference",
+    default_model: "accounts/fireworks/models/kimi-k2p6",
+    models: FIREWORKS_MODELS,
+};
+
+static FIREWORKS_MODELS: &[CatalogModel] = &[
+    m("accounts/fireworks/models/deepseek-v3p1", "DeepSeek V3.1", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.56, 1.68, 0.0, 0.0], 163840, 163840),
+    m("accounts/fireworks/models/deepseek-v3p2", "DeepSeek V3.2", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.56, 1.68, 0.28, 0.0], 160000, 160000),
+    m("accounts/fireworks/models/deepseek-v4-pro", "DeepSeek V4 Pro", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [1.74, 3.48, 0.15, 0.0], 1000000, 384000),
+    m("accounts/fireworks/models/glm-4p5", "GLM 4.5", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.55, 2.19, 0.0, 0.0], 131072, 131072),
+    m("accounts/fireworks/models/glm-4p5-air", "GLM 4.5 Air", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.22, 0.88, 0.0, 0.0], 131072, 131072),
+    m("accounts/fireworks/models/glm-4p7", "GLM 4.7", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.6, 2.2, 0.3, 0.0], 198000, 198000),
+    m("accounts/fireworks/models/glm-5", "GLM 5", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [1.0, 3.2, 0.5, 0.0], 202752, 131072),
+    m("accounts/fireworks/models/glm-5p1", "GLM 5.1", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [1.4, 4.4, 0.26, 0.0], 202800, 131072),
+    m("accounts/fireworks/models/gpt-oss-120b", "GPT OSS 120B", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.15, 0.6, 0.0, 0.0], 131072, 32768),
+    m("accounts/fireworks/models/gpt-oss-20b", "GPT OSS 20B", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.05, 0.2, 0.0, 0.0], 131072, 32768),
+    m("accounts/fireworks/models/kimi-k2-instruct", "Kimi K2 Instruct", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", false, false, [1.0, 3.0, 0.0, 0.0], 128000, 16384),
+    m("accounts/fireworks/models/kimi-k2-thinking", "Kimi K2 Thinking", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.6, 2.5, 0.3, 0.0], 256000, 256000),
+    m("accounts/fireworks/models/kimi-k2p5", "Kimi K2.5", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.6, 3.0, 0.1, 0.0], 256000, 256000),
+    m("accounts/fireworks/models/kimi-k2p6", "Kimi K2.6", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.95, 4.0, 0.16, 0.0], 262000, 262000),
+    m("accounts/fireworks/models/minimax-m2p1", "MiniMax-M2.1", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.3, 1.2, 0.03, 0.0], 200000, 200000),
+    m("accounts/fireworks/models/minimax-m2p5", "MiniMax-M2.5", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.3, 1.2, 0.03, 0.0], 196608, 196608),
+    m("accounts/fireworks/models/minimax-m2p7", "MiniMax-M2.7", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.3, 1.2, 0.03, 0.0], 196608, 196608),
+    m("accounts/fireworks/models/qwen3p6-plus", "Qwen 3.6 Plus", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.5, 3.0, 0.1, 0.0], 128000, 8192),
+    m("accounts/fireworks/routers/kimi-k2p5-turbo", "Kimi K2.5 Turbo", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.0, 0.0, 0.0, 0.0], 256000, 256000),
 ];
 
 static GOOGLE: CatalogProvider = CatalogProvider {
@@ -289,6 +313,42 @@ static MISTRAL_MODELS: &[CatalogModel] = &[
     m("open-mixtral-8x7b", "Mixtral 8x7B", OPENAI_COMPLETIONS, "https://api.mistral.ai/v1", false, false, [0.7, 0.7, 0.0, 0.0], 32000, 32000).compat(&[("supportsReasoningEffort", Bool(false))]),
     m("pixtral-12b", "Pixtral 12B", OPENAI_COMPLETIONS, "https://api.mistral.ai/v1", false, true, [0.15, 0.15, 0.0, 0.0], 128000, 128000).compat(&[("supportsReasoningEffort", Bool(false))]),
     m("pixtral-large-latest", "Pixtral Large (latest)", OPENAI_COMPLETIONS, "https://api.mistral.ai/v1", false, true, [2.0, 6.0, 0.0, 0.0], 128000, 128000).compat(&[("supportsReasoningEffort", Bool(false))]),
+];
+
+static MOONSHOTAI: CatalogProvider = CatalogProvider {
+    name: "moonshotai",
+    api: OPENAI_COMPLETIONS,
+    base_url: "https://api.moonshot.ai/v1",
+    default_model: "kimi-k2.6",
+    models: MOONSHOTAI_MODELS,
+};
+
+static MOONSHOTAI_MODELS: &[CatalogModel] = &[
+    m("kimi-k2-0711-preview", "Kimi K2 0711", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", false, false, [0.6, 2.5, 0.15, 0.0], 131072, 16384).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-0905-preview", "Kimi K2 0905", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", false, false, [0.6, 2.5, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-thinking", "Kimi K2 Thinking", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", true, false, [0.6, 2.5, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-thinking-turbo", "Kimi K2 Thinking Turbo", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", true, false, [1.15, 8.0, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-turbo-preview", "Kimi K2 Turbo", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", false, false, [2.4, 10.0, 0.6, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2.5", "Kimi K2.5", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", true, true, [0.6, 3.0, 0.1, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2.6", "Kimi K2.6", OPENAI_COMPLETIONS, "https://api.moonshot.ai/v1", true, true, [0.95, 4.0, 0.16, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+];
+
+static MOONSHOTAI_CN: CatalogProvider = CatalogProvider {
+    name: "moonshotai-cn",
+    api: OPENAI_COMPLETIONS,
+    base_url: "https://api.moonshot.cn/v1",
+    default_model: "kimi-k2.6",
+    models: MOONSHOTAI_CN_MODELS,
+};
+
+static MOONSHOTAI_CN_MODELS: &[CatalogModel] = &[
+    m("kimi-k2-0711-preview", "Kimi K2 0711", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", false, false, [0.6, 2.5, 0.15, 0.0], 131072, 16384).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-0905-preview", "Kimi K2 0905", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", false, false, [0.6, 2.5, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-thinking", "Kimi K2 Thinking", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", true, false, [0.6, 2.5, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-thinking-turbo", "Kimi K2 Thinking Turbo", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", true, false, [1.15, 8.0, 0.15, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2-turbo-preview", "Kimi K2 Turbo", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", false, false, [2.4, 10.0, 0.6, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2.5", "Kimi K2.5", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", true, true, [0.6, 3.0, 0.1, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
+    m("kimi-k2.6", "Kimi K2.6", OPENAI_COMPLETIONS, "https://api.moonshot.cn/v1", true, true, [0.95, 4.0, 0.16, 0.0], 262144, 262144).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false)), ("maxTokensField", Str("max_tokens")), ("supportsStrictMode", Bool(false))]),
 ];
 
 static OPENAI: CatalogProvider = CatalogProvider {
@@ -909,6 +969,70 @@ static XAI_MODELS: &[CatalogModel] = &[
     m("grok-beta", "Grok Beta", OPENAI_COMPLETIONS, "https://api.x.ai/v1", false, false, [5.0, 15.0, 5.0, 0.0], 131072, 4096),
     m("grok-code-fast-1", "Grok Code Fast 1", OPENAI_COMPLETIONS, "https://api.x.ai/v1", true, false, [0.2, 1.5, 0.02, 0.0], 256000, 10000),
     m("grok-vision-beta", "Grok Vision Beta", OPENAI_COMPLETIONS, "https://api.x.ai/v1", false, true, [5.0, 15.0, 5.0, 0.0], 8192, 4096),
+];
+
+static XIAOMI: CatalogProvider = CatalogProvider {
+    name: "xiaomi",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://api.xiaomimimo.com/anthropic",
+    default_model: "mimo-v2.5-pro",
+    models: XIAOMI_MODELS,
+};
+
+static XIAOMI_MODELS: &[CatalogModel] = &[
+    m("mimo-v2-flash", "MiMo-V2-Flash", ANTHROPIC_MESSAGES, "https://api.xiaomimimo.com/anthropic", true, false, [0.1, 0.3, 0.01, 0.0], 262144, 65536),
+    m("mimo-v2-omni", "MiMo-V2-Omni", ANTHROPIC_MESSAGES, "https://api.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 262144, 131072),
+    m("mimo-v2-pro", "MiMo-V2-Pro", ANTHROPIC_MESSAGES, "https://api.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+    m("mimo-v2.5", "MiMo-V2.5", ANTHROPIC_MESSAGES, "https://api.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 1048576, 131072),
+    m("mimo-v2.5-pro", "MiMo-V2.5-Pro", ANTHROPIC_MESSAGES, "https://api.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+];
+
+static XIAOMI_TOKEN_PLAN_AMS: CatalogProvider = CatalogProvider {
+    name: "xiaomi-token-plan-ams",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://token-plan-ams.xiaomimimo.com/anthropic",
+    default_model: "mimo-v2.5-pro",
+    models: XIAOMI_TOKEN_PLAN_AMS_MODELS,
+};
+
+static XIAOMI_TOKEN_PLAN_AMS_MODELS: &[CatalogModel] = &[
+    m("mimo-v2-flash", "MiMo-V2-Flash", ANTHROPIC_MESSAGES, "https://token-plan-ams.xiaomimimo.com/anthropic", true, false, [0.1, 0.3, 0.01, 0.0], 262144, 65536),
+    m("mimo-v2-omni", "MiMo-V2-Omni", ANTHROPIC_MESSAGES, "https://token-plan-ams.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 262144, 131072),
+    m("mimo-v2-pro", "MiMo-V2-Pro", ANTHROPIC_MESSAGES, "https://token-plan-ams.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+    m("mimo-v2.5", "MiMo-V2.5", ANTHROPIC_MESSAGES, "https://token-plan-ams.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 1048576, 131072),
+    m("mimo-v2.5-pro", "MiMo-V2.5-Pro", ANTHROPIC_MESSAGES, "https://token-plan-ams.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+];
+
+static XIAOMI_TOKEN_PLAN_CN: CatalogProvider = CatalogProvider {
+    name: "xiaomi-token-plan-cn",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://token-plan-cn.xiaomimimo.com/anthropic",
+    default_model: "mimo-v2.5-pro",
+    models: XIAOMI_TOKEN_PLAN_CN_MODELS,
+};
+
+static XIAOMI_TOKEN_PLAN_CN_MODELS: &[CatalogModel] = &[
+    m("mimo-v2-flash", "MiMo-V2-Flash", ANTHROPIC_MESSAGES, "https://token-plan-cn.xiaomimimo.com/anthropic", true, false, [0.1, 0.3, 0.01, 0.0], 262144, 65536),
+    m("mimo-v2-omni", "MiMo-V2-Omni", ANTHROPIC_MESSAGES, "https://token-plan-cn.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 262144, 131072),
+    m("mimo-v2-pro", "MiMo-V2-Pro", ANTHROPIC_MESSAGES, "https://token-plan-cn.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+    m("mimo-v2.5", "MiMo-V2.5", ANTHROPIC_MESSAGES, "https://token-plan-cn.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 1048576, 131072),
+    m("mimo-v2.5-pro", "MiMo-V2.5-Pro", ANTHROPIC_MESSAGES, "https://token-plan-cn.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+];
+
+static XIAOMI_TOKEN_PLAN_SGP: CatalogProvider = CatalogProvider {
+    name: "xiaomi-token-plan-sgp",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://token-plan-sgp.xiaomimimo.com/anthropic",
+    default_model: "mimo-v2.5-pro",
+    models: XIAOMI_TOKEN_PLAN_SGP_MODELS,
+};
+
+static XIAOMI_TOKEN_PLAN_SGP_MODELS: &[CatalogModel] = &[
+    m("mimo-v2-flash", "MiMo-V2-Flash", ANTHROPIC_MESSAGES, "https://token-plan-sgp.xiaomimimo.com/anthropic", true, false, [0.1, 0.3, 0.01, 0.0], 262144, 65536),
+    m("mimo-v2-omni", "MiMo-V2-Omni", ANTHROPIC_MESSAGES, "https://token-plan-sgp.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 262144, 131072),
+    m("mimo-v2-pro", "MiMo-V2-Pro", ANTHROPIC_MESSAGES, "https://token-plan-sgp.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
+    m("mimo-v2.5", "MiMo-V2.5", ANTHROPIC_MESSAGES, "https://token-plan-sgp.xiaomimimo.com/anthropic", true, true, [0.4, 2.0, 0.08, 0.0], 1048576, 131072),
+    m("mimo-v2.5-pro", "MiMo-V2.5-Pro", ANTHROPIC_MESSAGES, "https://token-plan-sgp.xiaomimimo.com/anthropic", true, false, [1.0, 3.0, 0.2, 0.0], 1048576, 131072),
 ];
 
 static ZAI: CatalogProvider = CatalogProvider {

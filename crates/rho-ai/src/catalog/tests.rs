@@ -87,10 +87,37 @@ fn providers_follow_pis_search_order_and_endpoints() {
             ("mistral", "openai-completions", "https://api.mistral.ai/v1", "devstral-medium-latest"),
             ("minimax", "anthropic-messages", "https://api.minimax.io/anthropic", "MiniMax-M2.7"),
             ("minimax-cn", "anthropic-messages", "https://api.minimaxi.com/anthropic", "MiniMax-M2.7"),
+            ("moonshotai", "openai-completions", "https://api.moonshot.ai/v1", "kimi-k2.6"),
+            ("moonshotai-cn", "openai-completions", "https://api.moonshot.cn/v1", "kimi-k2.6"),
             ("huggingface", "openai-completions", "https://router.huggingface.co/v1", "moonshotai/Kimi-K2.6"),
+            (
+                "fireworks",
+                "anthropic-messages",
+                "https://api.fireworks.ai/inference",
+                "accounts/fireworks/models/kimi-k2p6"
+            ),
             ("opencode", "openai-completions", "https://opencode.ai/zen/v1", "kimi-k2.6"),
             ("opencode-go", "openai-completions", "https://opencode.ai/zen/go/v1", "kimi-k2.6"),
             ("kimi-coding", "anthropic-messages", "https://api.kimi.com/coding", "kimi-for-coding"),
+            ("xiaomi", "anthropic-messages", "https://api.xiaomimimo.com/anthropic", "mimo-v2.5-pro"),
+            (
+                "xiaomi-token-plan-cn",
+                "anthropic-messages",
+                "https://token-plan-cn.xiaomimimo.com/anthropic",
+                "mimo-v2.5-pro"
+            ),
+            (
+                "xiaomi-token-plan-ams",
+                "anthropic-messages",
+                "https://token-plan-ams.xiaomimimo.com/anthropic",
+                "mimo-v2.5-pro"
+            ),
+            (
+                "xiaomi-token-plan-sgp",
+                "anthropic-messages",
+                "https://token-plan-sgp.xiaomimimo.com/anthropic",
+                "mimo-v2.5-pro"
+            ),
         ]
     );
 }
@@ -115,7 +142,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 689);
+    assert_eq!(model_count(), 742);
 }
 
 #[test]
