@@ -111,6 +111,16 @@ function packageVersion(dir) {
 	return { name: pkg.name, version: pkg.version };
 }
 
+/** The base URL placeholders rho fills from the environment per request (crates/rho-ai/src/cloudflare.rs). */
+const FILLED_PLACEHOLDERS = new Set(["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"]);
+
+/** The `{NAME}` placeholders of a base URL (a stray brace counts as an unknown one). */
+function placeholders(url) {
+	const names = [...url.matchAll(/\{([A-Z_][A-Z0-9_]*)\}/g)].map((m) => m[1]);
+	const stray = url.replace(/\{[A-Z_][A-Z0-9_]*\}/g, "").match(/[{}]/) ? ["{"] : [];
+	return [...names, ...stray];
+}
+
 /** The wire APIs rho speaks: the constants of `pub mod api` in crates/rho-types/src/model.rs. */
 function rhoApis() {
 	const source = readFileSync(join(REPO, "crates", "rho-types", "src", "model.rs"), "utf8");
@@ -268,7 +278,7 @@ async function generate(args) {
 			const spoken = models.filter((m) => apis.has(m.api) || API_REWRITES[m.api]);
 			if (spoken.length === 0)
 				return `speaks ${[...new Set(models.map((m) => m.api))].join(", ")}, which rho does not`;
-			const templated = models.find((m) => /[{}]/.test(m.baseUrl));
+			const templated = models.find((m) => placeholders(m.baseUrl).some((name) => !FILLED_PLACEHOLDERS.has(name)));
 			if (templated) return `its base URL (${templated.baseUrl}) has placeholders rho does not fill in`;
 			if (!keyed.has(provider)) return "crates/rho-ai/src/auth.rs has no key variable for it";
 			if (!(provider in defaultModelPerProvider)) return "pi names no default model for it";

@@ -77,6 +77,8 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("xiaomi-token-plan-cn", &["XIAOMI_TOKEN_PLAN_CN_API_KEY"]),
     ("xiaomi-token-plan-ams", &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"]),
     ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
+    ("cloudflare-workers-ai", &["CLOUDFLARE_API_KEY"]),
+    ("cloudflare-ai-gateway", &["CLOUDFLARE_API_KEY"]),
 ];
 
 /// The environment variables `provider`'s key is read from, in lookup order (empty for a

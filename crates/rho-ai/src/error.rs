@@ -52,6 +52,10 @@ pub enum ProviderError {
     /// says which login and what to do.
     #[error("{0}")]
     Login(String),
+    /// The provider's configuration is incomplete (a base URL placeholder whose variable is
+    /// not set); the text says which.
+    #[error("{0}")]
+    Config(String),
     /// The model names an API rho does not speak.
     #[error("Unsupported API: {0}")]
     UnsupportedApi(String),
@@ -92,6 +96,7 @@ impl ProviderError {
             | Self::Decode(text)
             | Self::MissingApiKey(text)
             | Self::Login(text)
+            | Self::Config(text)
             | Self::UnsupportedApi(text)
             | Self::Request(text) => cap_error_text(text),
             Self::Idle(_) => {}
@@ -128,7 +133,7 @@ impl ProviderError {
             }
             Self::Connection(_) | Self::StreamEnded(_) | Self::Idle(_) => ErrorKind::Retryable,
             Self::MissingApiKey(_) | Self::Login(_) => ErrorKind::Auth,
-            Self::Decode(_) | Self::UnsupportedApi(_) | Self::Request(_) => ErrorKind::Other,
+            Self::Decode(_) | Self::Config(_) | Self::UnsupportedApi(_) | Self::Request(_) => ErrorKind::Other,
         }
     }
 

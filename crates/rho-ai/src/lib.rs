@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod catalog;
+mod cloudflare;
 mod config_error;
 pub mod error;
 pub mod event;

@@ -32,6 +32,8 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
         [
             "anthropic",
             "cerebras",
+            "cloudflare-ai-gateway",
+            "cloudflare-workers-ai",
             "deepseek",
             "fireworks",
             "google",

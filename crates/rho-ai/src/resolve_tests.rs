@@ -32,8 +32,12 @@ fn sel(selector: &str) -> (String, Option<ThinkingLevel>) {
 fn exact_ids_and_selectors_case_insensitive() {
     let r = builtin();
     assert_eq!(resolve(&r, "anthropic/claude-opus-4-6", None), sel("anthropic/claude-opus-4-6"));
-    assert_eq!(resolve(&r, "gpt-4o", None), sel("openai/gpt-4o"));
-    assert_eq!(resolve(&r, "GPT-4o", None), sel("openai/gpt-4o"));
+    // OpenAI and Cloudflare's AI Gateway both list gpt-4o: the provider with a key is chosen, as
+    // pi chooses among the available models; with no key to choose by, it is ambiguous.
+    let keyed = registry_with(env_from([("OPENAI_API_KEY", "k")]), None);
+    assert_eq!(resolve(&keyed, "gpt-4o", None), sel("openai/gpt-4o"));
+    assert_eq!(resolve(&keyed, "GPT-4o", None), sel("openai/gpt-4o"));
+    assert!(matches!(resolve_model(&r, "gpt-4o", None), Err(ResolveError::Ambiguous { .. })));
     assert_eq!(resolve(&r, "Anthropic/Claude-Opus-4-6", None), sel("anthropic/claude-opus-4-6"));
     // A model id with a slash of its own, with and without its provider.
     assert_eq!(

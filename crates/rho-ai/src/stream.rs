@@ -185,12 +185,21 @@ impl AssistantMessageStream {
 }
 
 /// Streams `model`'s reply to `context`. The request starts at once in its own task.
-pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessageStream {
+pub fn stream(model: &Model, context: &Context, mut options: StreamOptions) -> AssistantMessageStream {
     let (tx, rx) = mpsc::channel(256);
-    let model = model.clone();
+    // A base URL with `{NAME}` placeholders (Cloudflare's) is filled from the environment now.
+    let filled = crate::cloudflare::fill_base_url(model, |name| std::env::var(name).ok());
+    let model = match &filled {
+        Ok(Some(filled)) => filled.clone(),
+        _ => model.clone(),
+    };
     let context = context.clone();
     tokio::spawn(async move {
         let mut emitter = Emitter::new(&model, tx, options.cancel.clone());
+        if let Err(problem) = filled {
+            emitter.finish_interrupted(ProviderError::Config(problem).into()).await;
+            return;
+        }
         if options.cancel.is_cancelled() {
             emitter.finish_interrupted(Interrupted::Cancelled).await;
             return;
@@ -199,6 +208,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> Assis
             emitter.finish_interrupted(ProviderError::Login(problem).into()).await;
             return;
         }
+        crate::cloudflare::gateway_auth(&model, &mut options);
         let result = match options.custom.clone() {
             Some(custom) => custom.run(&model, &context, &options, &mut emitter).await,
             None => providers::run(&model, &context, &options, &mut emitter).await,

@@ -112,3 +112,40 @@ async fn a_moonshot_model_is_reached_with_its_key_variable() {
     assert!(request.body.get("max_tokens").is_some() && request.body.get("store").is_none(), "{}", request.body);
     assert_eq!(request.body["messages"][0]["role"], "system", "no developer role: {}", request.body);
 }
+
+/// Cloudflare's AI Gateway as pi serves it: the account and gateway placeholders of its base URL
+/// are filled from the environment when the request is made (a missing one is named), and the
+/// key goes in `cf-aig-authorization`, not in the provider's own header.
+#[tokio::test]
+async fn the_cloudflare_gateway_fills_its_url_and_takes_its_own_authorization() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Through the gateway.")]).await;
+    std::fs::write(
+        env.agent_dir.join("models.json"),
+        json!({"providers": {"cloudflare-ai-gateway": {"baseUrl": "http://{CLOUDFLARE_ACCOUNT_ID}:{CLOUDFLARE_GATEWAY_ID}"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let port = env.server.addr().port().to_string();
+    let run = |vars: Vec<(&'static str, String)>| {
+        let mut command =
+            env.command(&["-p", "--no-session", "--model", "cloudflare-ai-gateway/claude-haiku-4-5", "hi"]);
+        command.env("CLOUDFLARE_API_KEY", "cf-key").env_remove("CLOUDFLARE_GATEWAY_ID").envs(vars);
+        command.stdin(std::process::Stdio::null()).output()
+    };
+    let missing = run(vec![("CLOUDFLARE_ACCOUNT_ID", "127.0.0.1".into())]).await.unwrap();
+    assert!(!missing.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr).trim_end(),
+        "CLOUDFLARE_GATEWAY_ID is required for provider cloudflare-ai-gateway but is not set."
+    );
+    assert!(env.server.requests().is_empty());
+
+    let output =
+        run(vec![("CLOUDFLARE_ACCOUNT_ID", "127.0.0.1".into()), ("CLOUDFLARE_GATEWAY_ID", port)]).await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Through the gateway.\n");
+    let request = env.server.last_request().unwrap();
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.header("cf-aig-authorization"), Some("Bearer cf-key"));
+    assert_eq!((request.header("x-api-key"), request.header("authorization")), (None, None));
+}

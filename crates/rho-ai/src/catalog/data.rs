@@ -5,21 +5,16 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 24 providers, 742 models (per provider, and of how many pi has when not all):
-//   anthropic 23, cerebras 4, deepseek 2, fireworks 19, google 27, groq 18, huggingface 22,
-//   kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7, moonshotai-cn 7, openai 42,
-//   opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5,
-//   xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
+// 26 providers, 785 models (per provider, and of how many pi has when not all):
+//   anthropic 23, cerebras 4, cloudflare-ai-gateway 35, cloudflare-workers-ai 8, deepseek 2,
+//   fireworks 19, google 27, groq 18, huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2,
+//   mistral 28, moonshotai 7, moonshotai-cn 7, openai 42, opencode 38, opencode-go 12,
+//   openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5,
+//   xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
 // - azure-openai-responses (42 models: speaks azure-openai-responses, which rho does not)
-// - cloudflare-ai-gateway (35 models: its base URL
-//     (https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic)
-//     has placeholders rho does not fill in)
-// - cloudflare-workers-ai (8 models: its base URL
-//     (https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1) has placeholders
-//     rho does not fill in)
 // - github-copilot (26 models: needs a Copilot token exchanged from the GitHub token and
 //     per-request headers (X-Initiator, Openai-Intent, Bearer auth on anthropic-messages) that rho
 //     does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show
@@ -40,10 +35,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &CEREBRAS, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -92,6 +87,71 @@ static CEREBRAS_MODELS: &[CatalogModel] = &[
     m("llama3.1-8b", "Llama 3.1 8B", OPENAI_COMPLETIONS, "https://api.cerebras.ai/v1", false, false, [0.1, 0.1, 0.0, 0.0], 32000, 8000),
     m("qwen-3-235b-a22b-instruct-2507", "Qwen 3 235B Instruct", OPENAI_COMPLETIONS, "https://api.cerebras.ai/v1", false, false, [0.6, 1.2, 0.0, 0.0], 131000, 32000),
     m("zai-glm-4.7", "Z.AI GLM-4.7", OPENAI_COMPLETIONS, "https://api.cerebras.ai/v1", false, false, [2.25, 2.75, 0.0, 0.0], 131072, 40000),
+];
+
+static CLOUDFLARE_AI_GATEWAY: CatalogProvider = CatalogProvider {
+    name: "cloudflare-ai-gateway",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic",
+    default_model: "workers-ai/@cf/moonshotai/kimi-k2.6",
+    models: CLOUDFLARE_AI_GATEWAY_MODELS,
+};
+
+static CLOUDFLARE_AI_GATEWAY_MODELS: &[CatalogModel] = &[
+    m("claude-3-5-haiku", "Claude Haiku 3.5 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [0.8, 4.0, 0.08, 1.0], 200000, 8192),
+    m("claude-3-haiku", "Claude Haiku 3", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [0.25, 1.25, 0.03, 0.3], 200000, 4096),
+    m("claude-3-opus", "Claude Opus 3", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [15.0, 75.0, 1.5, 18.75], 200000, 4096),
+    m("claude-3-sonnet", "Claude Sonnet 3", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [3.0, 15.0, 0.3, 0.3], 200000, 4096),
+    m("claude-3.5-haiku", "Claude Haiku 3.5 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [0.8, 4.0, 0.08, 1.0], 200000, 8192),
+    m("claude-3.5-sonnet", "Claude Sonnet 3.5 v2", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", false, true, [3.0, 15.0, 0.3, 3.75], 200000, 8192),
+    m("claude-haiku-4-5", "Claude Haiku 4.5 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("claude-opus-4", "Claude Opus 4 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("claude-opus-4-1", "Claude Opus 4.1 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("claude-opus-4-5", "Claude Opus 4.5 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("claude-opus-4-6", "Claude Opus 4.6 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("claude-opus-4-7", "Claude Opus 4.7", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("claude-sonnet-4", "Claude Sonnet 4 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("claude-sonnet-4-5", "Claude Sonnet 4.5 (latest)", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("claude-sonnet-4-6", "Claude Sonnet 4.6", ANTHROPIC_MESSAGES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+    m("gpt-4", "GPT-4", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", false, false, [30.0, 60.0, 0.0, 0.0], 8192, 8192),
+    m("gpt-4-turbo", "GPT-4 Turbo", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", false, true, [10.0, 30.0, 0.0, 0.0], 128000, 4096),
+    m("gpt-4o", "GPT-4o", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", false, true, [2.5, 10.0, 1.25, 0.0], 128000, 16384),
+    m("gpt-4o-mini", "GPT-4o mini", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", false, true, [0.15, 0.6, 0.08, 0.0], 128000, 16384),
+    m("gpt-5.1", "GPT-5.1", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.25, 10.0, 0.13, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex", "GPT-5.1 Codex", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.25, 10.0, 0.125, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.2", "GPT-5.2", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-codex", "GPT-5.2 Codex", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex", "GPT-5.3 Codex", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4", "GPT-5.4", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [2.5, 15.0, 0.25, 0.0], 1050000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.5", "GPT-5.5", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [5.0, 30.0, 0.5, 0.0], 1050000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("o1", "o1", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [15.0, 60.0, 7.5, 0.0], 200000, 100000),
+    m("o3", "o3", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [2.0, 8.0, 0.5, 0.0], 200000, 100000),
+    m("o3-mini", "o3-mini", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, false, [1.1, 4.4, 0.55, 0.0], 200000, 100000),
+    m("o3-pro", "o3-pro", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [20.0, 80.0, 0.0, 0.0], 200000, 100000),
+    m("o4-mini", "o4-mini", OPENAI_RESPONSES, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/openai", true, true, [1.1, 4.4, 0.28, 0.0], 200000, 100000),
+    m("workers-ai/@cf/moonshotai/kimi-k2.5", "Kimi K2.5", OPENAI_COMPLETIONS, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat", true, true, [0.6, 3.0, 0.1, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("workers-ai/@cf/moonshotai/kimi-k2.6", "Kimi K2.6", OPENAI_COMPLETIONS, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat", true, true, [0.95, 4.0, 0.16, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("workers-ai/@cf/nvidia/nemotron-3-120b-a12b", "Nemotron 3 Super 120B", OPENAI_COMPLETIONS, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat", true, false, [0.5, 1.5, 0.0, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("workers-ai/@cf/zai-org/glm-4.7-flash", "GLM-4.7-Flash", OPENAI_COMPLETIONS, "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat", true, false, [0.06, 0.4, 0.0, 0.0], 131072, 131072).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+];
+
+static CLOUDFLARE_WORKERS_AI: CatalogProvider = CatalogProvider {
+    name: "cloudflare-workers-ai",
+    api: OPENAI_COMPLETIONS,
+    base_url: "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+    default_model: "@cf/moonshotai/kimi-k2.6",
+    models: CLOUDFLARE_WORKERS_AI_MODELS,
+};
+
+static CLOUDFLARE_WORKERS_AI_MODELS: &[CatalogModel] = &[
+    m("@cf/google/gemma-4-26b-a4b-it", "Gemma 4 26B A4B IT", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, true, [0.1, 0.3, 0.0, 0.0], 256000, 16384).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/meta/llama-4-scout-17b-16e-instruct", "Llama 4 Scout 17B 16E Instruct", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", false, true, [0.27, 0.85, 0.0, 0.0], 128000, 16384).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/moonshotai/kimi-k2.5", "Kimi K2.5", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, true, [0.6, 3.0, 0.1, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/moonshotai/kimi-k2.6", "Kimi K2.6", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, true, [0.95, 4.0, 0.16, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/nvidia/nemotron-3-120b-a12b", "Nemotron 3 Super 120B", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, false, [0.5, 1.5, 0.0, 0.0], 256000, 256000).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/openai/gpt-oss-120b", "GPT OSS 120B", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, false, [0.35, 0.75, 0.0, 0.0], 128000, 16384).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/openai/gpt-oss-20b", "GPT OSS 20B", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, false, [0.2, 0.3, 0.0, 0.0], 128000, 16384).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
+    m("@cf/zai-org/glm-4.7-flash", "GLM-4.7-Flash", OPENAI_COMPLETIONS, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", true, false, [0.06, 0.4, 0.0, 0.0], 131072, 131072).compat(&[("sendSessionAffinityHeaders", Bool(true))]),
 ];
 
 static DEEPSEEK: CatalogProvider = CatalogProvider {

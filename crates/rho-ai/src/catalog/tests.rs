@@ -27,7 +27,9 @@ fn every_model_is_usable() {
         );
         assert!(!model.name.is_empty(), "{label}: name");
         assert!(model.base_url.starts_with("https://"), "{label}: base url");
-        assert!(!model.base_url.contains(['{', '}']), "{label}: base url placeholder");
+        // Only Cloudflare's URLs name the account and gateway, filled per request (cloudflare.rs).
+        let placeholders = model.base_url.contains(['{', '}']);
+        assert_eq!(placeholders, model.provider.starts_with("cloudflare-"), "{label}: base url placeholder");
         let costs = [model.cost.input, model.cost.output, model.cost.cache_read, model.cost.cache_write];
         assert!(costs.iter().all(|c| c.is_finite() && *c >= 0.0), "{label}: {costs:?}");
         for name in model.headers.keys() {
@@ -99,6 +101,18 @@ fn providers_follow_pis_search_order_and_endpoints() {
             ("opencode", "openai-completions", "https://opencode.ai/zen/v1", "kimi-k2.6"),
             ("opencode-go", "openai-completions", "https://opencode.ai/zen/go/v1", "kimi-k2.6"),
             ("kimi-coding", "anthropic-messages", "https://api.kimi.com/coding", "kimi-for-coding"),
+            (
+                "cloudflare-workers-ai",
+                "openai-completions",
+                "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+                "@cf/moonshotai/kimi-k2.6"
+            ),
+            (
+                "cloudflare-ai-gateway",
+                "anthropic-messages",
+                "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic",
+                "workers-ai/@cf/moonshotai/kimi-k2.6"
+            ),
             ("xiaomi", "anthropic-messages", "https://api.xiaomimimo.com/anthropic", "mimo-v2.5-pro"),
             (
                 "xiaomi-token-plan-cn",
@@ -142,7 +156,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 742);
+    assert_eq!(model_count(), 785);
 }
 
 #[test]

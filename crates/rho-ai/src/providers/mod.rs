@@ -10,7 +10,7 @@ mod google;
 mod openai_completions;
 mod openai_responses;
 #[cfg(test)]
-mod test_fixtures;
+pub(crate) mod test_fixtures;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
