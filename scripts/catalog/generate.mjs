@@ -162,9 +162,14 @@ function rustInt(n, what) {
 	return String(n);
 }
 
+/** The Rust names of the API constants data.rs imports (`use crate::model::api::*`). */
+let apiConstants = new Set();
+
 function staticName(provider) {
-	const name = provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+	let name = provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
 	if (!/^[A-Z][A-Z0-9_]*$/.test(name)) fail(`provider ${provider} gives no Rust name`);
+	// A provider named as its API (azure-openai-responses) must not shadow the API's constant.
+	if (apiConstants.has(name)) name += "_PROVIDER";
 	return name;
 }
 
@@ -266,6 +271,7 @@ async function generate(args) {
 	);
 	if (!MODELS || !defaultModelPerProvider) fail("the packages do not export MODELS / defaultModelPerProvider");
 	const apis = rhoApis();
+	apiConstants = new Set(apis.values());
 	const keyed = rhoKeyedProviders();
 
 	const included = new Map(); // provider -> converted models, in pi's order

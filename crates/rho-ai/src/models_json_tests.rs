@@ -134,7 +134,11 @@ fn custom_models_are_upserted_by_provider_and_id() {
     assert_eq!(next.base_url, "https://api.anthropic.com");
     let last_anthropic = models.iter().rposition(|m| m.provider == "anthropic");
     assert_eq!(position("claude-next"), last_anthropic, "kept with its provider");
-    assert_eq!(models[last_anthropic.unwrap() + 1].provider, "cerebras", "the next provider in pi's order");
+    assert_eq!(
+        models[last_anthropic.unwrap() + 1].provider,
+        "azure-openai-responses",
+        "the next provider in pi's order"
+    );
 }
 
 #[test]

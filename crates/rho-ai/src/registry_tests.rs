@@ -31,6 +31,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
         registry.providers(),
         [
             "anthropic",
+            "azure-openai-responses",
             "cerebras",
             "cloudflare-ai-gateway",
             "cloudflare-workers-ai",

@@ -149,3 +149,27 @@ async fn the_cloudflare_gateway_fills_its_url_and_takes_its_own_authorization() 
     assert_eq!(request.header("cf-aig-authorization"), Some("Bearer cf-key"));
     assert_eq!((request.header("x-api-key"), request.header("authorization")), (None, None));
 }
+
+/// Azure OpenAI as pi reaches it: the Responses wire under the resource's `/openai/v1`, the
+/// api version as a query, the key in `api-key`, the model named by its deployment.
+#[tokio::test]
+async fn an_azure_deployment_is_reached_as_pi_reaches_it() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("From Azure.")]).await;
+    let mut command = env.command(&["-p", "--no-session", "--model", "azure-openai-responses/gpt-5.4", "hi"]);
+    command
+        .env("AZURE_OPENAI_API_KEY", "az-key")
+        .env("AZURE_OPENAI_BASE_URL", format!("{}/openai/v1", env.server.url()))
+        .env("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", "gpt-5.4=team-gpt")
+        .env_remove("AZURE_OPENAI_API_VERSION")
+        .env_remove("AZURE_OPENAI_RESOURCE_NAME")
+        .stdin(std::process::Stdio::null());
+    let output = command.output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "From Azure.\n");
+    let request = env.server.last_request().unwrap();
+    assert_eq!((request.path.as_str(), request.query.as_str()), ("/openai/v1/responses", "api-version=v1"));
+    assert_eq!(request.header("api-key"), Some("az-key"));
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(request.body["model"], "team-gpt");
+    assert!(request.body.get("store").is_none(), "{}", request.body);
+}

@@ -49,7 +49,8 @@ pub fn route(path: &str) -> Option<Route> {
     match path.trim_end_matches('/') {
         "/v1/messages" => return simple(Api::AnthropicMessages),
         "/v1/chat/completions" | "/chat/completions" => return simple(Api::OpenAiCompletions),
-        "/v1/responses" | "/responses" => return simple(Api::OpenAiResponses),
+        // Azure OpenAI's v1 endpoint speaks the same wire under `/openai/v1`.
+        "/v1/responses" | "/responses" | "/openai/v1/responses" => return simple(Api::OpenAiResponses),
         _ => {}
     }
     let rest = path.strip_prefix("/v1beta/models/").or_else(|| path.strip_prefix("/v1/models/"))?;

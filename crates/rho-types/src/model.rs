@@ -13,6 +13,7 @@ pub mod api {
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
     pub const OPENAI_COMPLETIONS: &str = "openai-completions";
     pub const OPENAI_RESPONSES: &str = "openai-responses";
+    pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
     pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
 }
 

@@ -5,16 +5,15 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 26 providers, 785 models (per provider, and of how many pi has when not all):
-//   anthropic 23, cerebras 4, cloudflare-ai-gateway 35, cloudflare-workers-ai 8, deepseek 2,
-//   fireworks 19, google 27, groq 18, huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2,
-//   mistral 28, moonshotai 7, moonshotai-cn 7, openai 42, opencode 38, opencode-go 12,
-//   openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5,
-//   xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
+// 27 providers, 827 models (per provider, and of how many pi has when not all):
+//   anthropic 23, azure-openai-responses 42, cerebras 4, cloudflare-ai-gateway 35,
+//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, google 27, groq 18, huggingface 22,
+//   kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7, moonshotai-cn 7, openai 42,
+//   opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5,
+//   xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
-// - azure-openai-responses (42 models: speaks azure-openai-responses, which rho does not)
 // - github-copilot (26 models: needs a Copilot token exchanged from the GitHub token and
 //     per-request headers (X-Initiator, Openai-Intent, Bearer auth on anthropic-messages) that rho
 //     does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show
@@ -35,10 +34,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -72,6 +71,59 @@ static ANTHROPIC_MODELS: &[CatalogModel] = &[
     m("claude-sonnet-4-5", "Claude Sonnet 4.5 (latest)", ANTHROPIC_MESSAGES, "https://api.anthropic.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
     m("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", ANTHROPIC_MESSAGES, "https://api.anthropic.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
     m("claude-sonnet-4-6", "Claude Sonnet 4.6", ANTHROPIC_MESSAGES, "https://api.anthropic.com", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+];
+
+static AZURE_OPENAI_RESPONSES_PROVIDER: CatalogProvider = CatalogProvider {
+    name: "azure-openai-responses",
+    api: AZURE_OPENAI_RESPONSES,
+    base_url: "",
+    default_model: "gpt-5.4",
+    models: AZURE_OPENAI_RESPONSES_PROVIDER_MODELS,
+};
+
+static AZURE_OPENAI_RESPONSES_PROVIDER_MODELS: &[CatalogModel] = &[
+    m("gpt-4", "GPT-4", AZURE_OPENAI_RESPONSES, "", false, false, [30.0, 60.0, 0.0, 0.0], 8192, 8192),
+    m("gpt-4-turbo", "GPT-4 Turbo", AZURE_OPENAI_RESPONSES, "", false, true, [10.0, 30.0, 0.0, 0.0], 128000, 4096),
+    m("gpt-4.1", "GPT-4.1", AZURE_OPENAI_RESPONSES, "", false, true, [2.0, 8.0, 0.5, 0.0], 1047576, 32768),
+    m("gpt-4.1-mini", "GPT-4.1 mini", AZURE_OPENAI_RESPONSES, "", false, true, [0.4, 1.6, 0.1, 0.0], 1047576, 32768),
+    m("gpt-4.1-nano", "GPT-4.1 nano", AZURE_OPENAI_RESPONSES, "", false, true, [0.1, 0.4, 0.03, 0.0], 1047576, 32768),
+    m("gpt-4o", "GPT-4o", AZURE_OPENAI_RESPONSES, "", false, true, [2.5, 10.0, 1.25, 0.0], 128000, 16384),
+    m("gpt-4o-2024-05-13", "GPT-4o (2024-05-13)", AZURE_OPENAI_RESPONSES, "", false, true, [5.0, 15.0, 0.0, 0.0], 128000, 4096),
+    m("gpt-4o-2024-08-06", "GPT-4o (2024-08-06)", AZURE_OPENAI_RESPONSES, "", false, true, [2.5, 10.0, 1.25, 0.0], 128000, 16384),
+    m("gpt-4o-2024-11-20", "GPT-4o (2024-11-20)", AZURE_OPENAI_RESPONSES, "", false, true, [2.5, 10.0, 1.25, 0.0], 128000, 16384),
+    m("gpt-4o-mini", "GPT-4o mini", AZURE_OPENAI_RESPONSES, "", false, true, [0.15, 0.6, 0.08, 0.0], 128000, 16384),
+    m("gpt-5", "GPT-5", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.125, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5-chat-latest", "GPT-5 Chat Latest", AZURE_OPENAI_RESPONSES, "", false, true, [1.25, 10.0, 0.125, 0.0], 128000, 16384).thinking(&[(Off, None)]),
+    m("gpt-5-codex", "GPT-5-Codex", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.125, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5-mini", "GPT-5 Mini", AZURE_OPENAI_RESPONSES, "", true, true, [0.25, 2.0, 0.025, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5-nano", "GPT-5 Nano", AZURE_OPENAI_RESPONSES, "", true, true, [0.05, 0.4, 0.005, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5-pro", "GPT-5 Pro", AZURE_OPENAI_RESPONSES, "", true, true, [15.0, 120.0, 0.0, 0.0], 400000, 272000).thinking(&[(Off, None)]),
+    m("gpt-5.1", "GPT-5.1", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.13, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.1-chat-latest", "GPT-5.1 Chat", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.125, 0.0], 128000, 16384).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex", "GPT-5.1 Codex", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.125, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex-max", "GPT-5.1 Codex Max", AZURE_OPENAI_RESPONSES, "", true, true, [1.25, 10.0, 0.125, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex-mini", "GPT-5.1 Codex mini", AZURE_OPENAI_RESPONSES, "", true, true, [0.25, 2.0, 0.025, 0.0], 400000, 128000).thinking(&[(Off, None)]),
+    m("gpt-5.2", "GPT-5.2", AZURE_OPENAI_RESPONSES, "", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-chat-latest", "GPT-5.2 Chat", AZURE_OPENAI_RESPONSES, "", true, true, [1.75, 14.0, 0.175, 0.0], 128000, 16384).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-codex", "GPT-5.2 Codex", AZURE_OPENAI_RESPONSES, "", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-pro", "GPT-5.2 Pro", AZURE_OPENAI_RESPONSES, "", true, true, [21.0, 168.0, 0.0, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-chat-latest", "GPT-5.3 Chat (latest)", AZURE_OPENAI_RESPONSES, "", false, true, [1.75, 14.0, 0.175, 0.0], 128000, 16384).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex", "GPT-5.3 Codex", AZURE_OPENAI_RESPONSES, "", true, true, [1.75, 14.0, 0.175, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex-spark", "GPT-5.3 Codex Spark", AZURE_OPENAI_RESPONSES, "", true, true, [1.75, 14.0, 0.175, 0.0], 128000, 32000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4", "GPT-5.4", AZURE_OPENAI_RESPONSES, "", true, true, [2.5, 15.0, 0.25, 0.0], 272000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4-mini", "GPT-5.4 mini", AZURE_OPENAI_RESPONSES, "", true, true, [0.75, 4.5, 0.075, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4-nano", "GPT-5.4 nano", AZURE_OPENAI_RESPONSES, "", true, true, [0.2, 1.25, 0.02, 0.0], 400000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4-pro", "GPT-5.4 Pro", AZURE_OPENAI_RESPONSES, "", true, true, [30.0, 180.0, 0.0, 0.0], 1050000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.5", "GPT-5.5", AZURE_OPENAI_RESPONSES, "", true, true, [5.0, 30.0, 0.5, 0.0], 272000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.5-pro", "GPT-5.5 Pro", AZURE_OPENAI_RESPONSES, "", true, true, [30.0, 180.0, 0.0, 0.0], 1050000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("o1", "o1", AZURE_OPENAI_RESPONSES, "", true, true, [15.0, 60.0, 7.5, 0.0], 200000, 100000),
+    m("o1-pro", "o1-pro", AZURE_OPENAI_RESPONSES, "", true, true, [150.0, 600.0, 0.0, 0.0], 200000, 100000),
+    m("o3", "o3", AZURE_OPENAI_RESPONSES, "", true, true, [2.0, 8.0, 0.5, 0.0], 200000, 100000),
+    m("o3-deep-research", "o3-deep-research", AZURE_OPENAI_RESPONSES, "", true, true, [10.0, 40.0, 2.5, 0.0], 200000, 100000),
+    m("o3-mini", "o3-mini", AZURE_OPENAI_RESPONSES, "", true, false, [1.1, 4.4, 0.55, 0.0], 200000, 100000),
+    m("o3-pro", "o3-pro", AZURE_OPENAI_RESPONSES, "", true, true, [20.0, 80.0, 0.0, 0.0], 200000, 100000),
+    m("o4-mini", "o4-mini", AZURE_OPENAI_RESPONSES, "", true, true, [1.1, 4.4, 0.28, 0.0], 200000, 100000),
+    m("o4-mini-deep-research", "o4-mini-deep-research", AZURE_OPENAI_RESPONSES, "", true, true, [2.0, 8.0, 0.5, 0.0], 200000, 100000),
 ];
 
 static CEREBRAS: CatalogProvider = CatalogProvider {

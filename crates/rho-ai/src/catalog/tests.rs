@@ -6,8 +6,13 @@ use serde_json::json;
 use super::*;
 use crate::model::api;
 
-const APIS: [&str; 4] =
-    [api::ANTHROPIC_MESSAGES, api::OPENAI_COMPLETIONS, api::OPENAI_RESPONSES, api::GOOGLE_GENERATIVE_AI];
+const APIS: [&str; 5] = [
+    api::ANTHROPIC_MESSAGES,
+    api::OPENAI_COMPLETIONS,
+    api::OPENAI_RESPONSES,
+    api::AZURE_OPENAI_RESPONSES,
+    api::GOOGLE_GENERATIVE_AI,
+];
 
 /// pi-ai 0.73.1 rows whose output cap is above their context window, kept as pi has them.
 const CAP_ABOVE_WINDOW: [&str; 2] = ["openrouter/nex-agi/deepseek-v3.1-nex-n1", "openrouter/openai/gpt-3.5-turbo-0613"];
@@ -26,7 +31,9 @@ fn every_model_is_usable() {
             "{label}: max tokens above the context window"
         );
         assert!(!model.name.is_empty(), "{label}: name");
-        assert!(model.base_url.starts_with("https://"), "{label}: base url");
+        // Azure's URL is the user's resource (AZURE_OPENAI_BASE_URL / _RESOURCE_NAME), not pi's data.
+        let azure = model.provider == "azure-openai-responses";
+        assert!(model.base_url.starts_with("https://") || (azure && model.base_url.is_empty()), "{label}: base url");
         // Only Cloudflare's URLs name the account and gateway, filled per request (cloudflare.rs).
         let placeholders = model.base_url.contains(['{', '}']);
         assert_eq!(placeholders, model.provider.starts_with("cloudflare-"), "{label}: base url placeholder");
@@ -73,6 +80,7 @@ fn providers_follow_pis_search_order_and_endpoints() {
         [
             ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-4-7"),
             ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-5.4"),
+            ("azure-openai-responses", "azure-openai-responses", "", "gpt-5.4"),
             ("deepseek", "openai-completions", "https://api.deepseek.com", "deepseek-v4-pro"),
             (
                 "google",
@@ -156,7 +164,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 785);
+    assert_eq!(model_count(), 827);
 }
 
 #[test]

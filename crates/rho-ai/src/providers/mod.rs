@@ -6,6 +6,7 @@
 //! the body read as SSE), budget thinking's output cap, and ids for calls that come without one.
 
 mod anthropic;
+mod azure;
 mod google;
 mod openai_completions;
 mod openai_responses;
@@ -34,6 +35,7 @@ pub(crate) async fn run(
         api::ANTHROPIC_MESSAGES => anthropic::run(model, context, options, emitter).await,
         api::OPENAI_COMPLETIONS => openai_completions::run(model, context, options, emitter).await,
         api::OPENAI_RESPONSES => openai_responses::run(model, context, options, emitter).await,
+        api::AZURE_OPENAI_RESPONSES => azure::run(model, context, options, emitter).await,
         api::GOOGLE_GENERATIVE_AI => google::run(model, context, options, emitter).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
@@ -50,7 +52,9 @@ pub(crate) async fn decode(
     match model.api.as_str() {
         api::ANTHROPIC_MESSAGES => anthropic::stream::consume(sse, emitter, cancel, None).await,
         api::OPENAI_COMPLETIONS => openai_completions::stream::consume(sse, emitter, cancel).await,
-        api::OPENAI_RESPONSES => openai_responses::stream::consume(sse, emitter, cancel).await,
+        api::OPENAI_RESPONSES | api::AZURE_OPENAI_RESPONSES => {
+            openai_responses::stream::consume(sse, emitter, cancel).await
+        }
         api::GOOGLE_GENERATIVE_AI => google::stream::consume(sse, emitter, cancel).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
