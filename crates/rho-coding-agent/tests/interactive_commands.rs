@@ -518,11 +518,7 @@ async fn an_untrusted_project_is_asked_about_once_and_y_remembers() {
     term.wait_for(question).await;
     term.send("y\r");
     term.wait_for("/hotkeys").await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !marker.exists() && std::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    assert!(marker.exists(), "the trusted project's server did not start");
+    assert!(common::eventually(|| marker.exists()).await, "the trusted project's server did not start");
     assert!(std::fs::read_to_string(env.agent_dir.join("trusted-projects.json")).unwrap().contains("work"));
 }
 

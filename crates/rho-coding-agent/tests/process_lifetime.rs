@@ -6,23 +6,11 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::{Env, Rho};
+use common::{Env, Rho, alive, eventually};
 use serde_json::json;
 
-/// Whether `pid` is a live process (a zombie is not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"))
-}
-
 async fn ends(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    !alive(pid)
+    eventually(|| !alive(pid)).await
 }
 
 /// Starts a daemon and a background job through RPC `bash`; their pids.
@@ -70,10 +58,7 @@ async fn an_mcp_server_that_ignores_eof_and_sigterm_ends_with_rho() {
         .unwrap();
         let mut rho = Rho::start(&env, &["--no-session"]).await;
         let _ = rho.data(json!({"type": "get_state"})).await;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !pid_file.exists() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        assert!(eventually(|| pid_file.exists()).await, "the server did not start");
         let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
         if kill {
             rho.child.start_kill().unwrap();

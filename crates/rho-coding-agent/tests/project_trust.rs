@@ -7,10 +7,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Stdio;
 
-use common::{Env, Rho};
+use common::{Env, Rho, eventually};
 use rho_mock_llm::Turn;
 use serde_json::json;
 use tokio::io::AsyncReadExt;
@@ -61,17 +60,6 @@ async fn rpc_session(env: &Env, args: &[&str]) -> (serde_json::Value, String) {
     (servers, stderr)
 }
 
-fn wait_for(path: &Path) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::time::Instant::now() < deadline {
-        if path.exists() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
-}
-
 #[tokio::test]
 async fn nothing_from_the_project_runs_before_it_is_trusted() {
     let env = Env::new(Vec::new()).await;
@@ -104,7 +92,7 @@ async fn nothing_from_the_project_runs_before_it_is_trusted() {
     // For one run.
     let (servers, _) = rpc_session(&env, &["--trust-project"]).await;
     assert_eq!(servers[0]["name"], "evil", "{servers}");
-    assert!(wait_for(&mcp_marker) && shell_marker.exists());
+    assert!(eventually(|| mcp_marker.exists()).await && shell_marker.exists());
     assert_eq!(std::fs::read_to_string(&mcp_marker).unwrap(), "sk-ant-secret", "approved config expands ${{VAR}}");
     std::fs::remove_file(&mcp_marker).unwrap();
     std::fs::remove_file(&shell_marker).unwrap();
@@ -114,7 +102,7 @@ async fn nothing_from_the_project_runs_before_it_is_trusted() {
     let (servers, stderr) = rpc_session(&env, &[]).await;
     assert_eq!(servers[0]["name"], "evil");
     assert!(!stderr.contains("not trusted"), "{stderr}");
-    assert!(wait_for(&mcp_marker) && shell_marker.exists());
+    assert!(eventually(|| mcp_marker.exists()).await && shell_marker.exists());
     std::fs::remove_file(&mcp_marker).unwrap();
     std::fs::remove_file(&shell_marker).unwrap();
     let untrust = env.command(&["untrust"]).output().await.unwrap();

@@ -9,16 +9,11 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Env, Rho, read_jsonl};
+use common::{Env, Rho, alive, read_jsonl};
 use rho_mock_llm::Turn;
 use serde_json::json;
 
 const MIB: usize = 1024 * 1024;
-
-fn alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ")
-}
 
 async fn wait_for_file(path: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -15,7 +15,7 @@ mod common;
 use std::time::Duration;
 
 use common::mcp::{fixture_server, marker_dir};
-use common::{Env, Rho};
+use common::{Env, Rho, alive};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
@@ -67,12 +67,6 @@ fn starts(env: &Env) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
-        .unwrap_or(false)
 }
 
 fn of_type<'a>(frames: &'a [Value], kind: &str) -> Vec<&'a Value> {

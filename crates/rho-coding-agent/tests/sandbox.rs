@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Env, Rho};
+use common::{Env, Rho, eventually};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
@@ -200,12 +200,7 @@ async fn a_project_s_mcp_servers_run_in_the_sandbox_and_the_user_s_own_outside()
         .unwrap();
     env.trust_project();
     let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !(env.cwd.join("project-done").exists() && env.cwd.join("mine-done").exists())
-        && std::time::Instant::now() < deadline
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    assert!(eventually(|| env.cwd.join("project-done").exists() && env.cwd.join("mine-done").exists()).await);
     assert!(env.cwd.join("project-inside").exists() && env.cwd.join("mine-inside").exists());
     assert!(!home.join("project-escaped").exists(), "the project's server wrote outside the sandbox");
     assert!(home.join("mine-escaped").exists(), "the user's own server runs outside the sandbox");

@@ -70,14 +70,7 @@ fn spawn(
     log: LogMode,
     sandbox: Option<&rho_sandbox::Sandbox>,
 ) -> Result<TokioChildProcess, String> {
-    let mut command = match sandbox.and_then(|sandbox| sandbox.wrap(stdio.command.as_ref())) {
-        Some((launcher, leading)) => {
-            let mut command = tokio::process::Command::new(launcher);
-            command.args(leading);
-            command
-        }
-        None => tokio::process::Command::new(&stdio.command),
-    };
+    let mut command = tokio::process::Command::from(rho_sandbox::command(sandbox, stdio.command.as_ref()));
     if let Some((var, token)) = rho_tools::guardian::owner_env() {
         command.env(var, token);
     }

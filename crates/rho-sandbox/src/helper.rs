@@ -37,6 +37,19 @@ impl Sandbox {
     }
 }
 
+/// A command that runs `program` in `sandbox` (as is without one, or when it confines nothing);
+/// its own arguments are added by the caller.
+pub fn command(sandbox: Option<&Sandbox>, program: &OsStr) -> std::process::Command {
+    match sandbox.and_then(|sandbox| sandbox.wrap(program)) {
+        Some((launcher, leading)) => {
+            let mut command = std::process::Command::new(launcher);
+            command.args(leading);
+            command
+        }
+        None => std::process::Command::new(program),
+    }
+}
+
 /// The helper's whole life, given the arguments after [`HELPER_ARG`]: confine, then become
 /// the program. Returns only when that failed, with the reason (the caller exits 126 with it).
 pub fn run_helper(args: impl IntoIterator<Item = OsString>) -> String {

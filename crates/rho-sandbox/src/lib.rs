@@ -14,7 +14,7 @@ mod policy;
 #[cfg(target_os = "linux")]
 mod seccomp;
 
-pub use helper::{HELPER_ARG, Sandbox, run_helper};
+pub use helper::{HELPER_ARG, Sandbox, command, run_helper};
 pub use policy::{SandboxDenied, SandboxMode, SandboxPolicy};
 
 /// Why a sandbox cannot be set up.

@@ -97,14 +97,7 @@ pub async fn run_shell(
     let (reader, writer) = io::pipe()?;
     let mut child = {
         let stderr = writer.try_clone()?;
-        let mut command = match cmd.sandbox.and_then(|sandbox| sandbox.wrap(cmd.shell.as_os_str())) {
-            Some((launcher, leading)) => {
-                let mut command = tokio::process::Command::new(launcher);
-                command.args(leading);
-                command
-            }
-            None => tokio::process::Command::new(cmd.shell),
-        };
+        let mut command = tokio::process::Command::from(rho_sandbox::command(cmd.sandbox, cmd.shell.as_os_str()));
         command
             .arg("-c")
             .arg(cmd.command)
