@@ -46,6 +46,11 @@ pub struct Prepared {
 pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
     let cwd = std::env::current_dir()
         .map_err(|e| StartupError::new(format!("Error: cannot read the current directory: {e}"), 1))?;
+    prepare_in(cli, cwd, rpc_mode)
+}
+
+/// [`prepare`] for a session in `cwd` (ACP opens sessions in other folders than the process's).
+pub fn prepare_in(cli: &Cli, cwd: PathBuf, rpc_mode: bool) -> Result<Prepared, StartupError> {
     let paths = ConfigPaths::from_env(cwd);
     let overrides = setting_overrides(cli).map_err(|e| StartupError::new(e, 2))?;
     // A sub-agent takes the task settings from its command line only, as RPC mode does.
@@ -71,7 +76,7 @@ pub fn prepare(cli: &Cli, rpc_mode: bool) -> Result<Prepared, StartupError> {
 
 /// The `--setting` overrides, `--sandbox` as the `sandbox.mode` one and `--approval` as the
 /// `approval` one.
-pub(crate) fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
+fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
     let sandbox = cli.sandbox.as_ref().map(|mode| format!("sandbox.mode={mode}"));
     let approval = cli.approval.as_ref().map(|mode| format!("approval={mode}"));
     cli.settings
@@ -83,7 +88,7 @@ pub(crate) fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, Strin
 }
 
 /// A sandbox that was asked for and cannot be enforced stops rho: never run unconfined.
-pub(crate) fn check_sandbox(settings: &Settings) -> Result<(), String> {
+fn check_sandbox(settings: &Settings) -> Result<(), String> {
     rho_sandbox::check_supported(settings.sandbox().mode).map_err(|e| format!("Error: {e}"))
 }
 

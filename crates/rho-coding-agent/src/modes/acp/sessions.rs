@@ -12,7 +12,6 @@ use std::sync::{Arc, OnceLock};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{FileSystemCapabilities, McpServer, SessionId};
-use rho_ai::ModelRegistry;
 
 use super::files::ClientFiles;
 use super::permissions::Permissions;
@@ -20,8 +19,7 @@ use super::terminals::ClientTerminals;
 use super::updates::UpdateSink;
 use crate::agent_session::AgentSession;
 use crate::cli::Cli;
-use crate::config::{ConfigPaths, LoadOptions, Settings};
-use crate::startup::{self, Prepared};
+use crate::startup;
 
 /// One ACP session.
 pub(super) struct AcpSession {
@@ -74,7 +72,7 @@ pub(super) fn open(
             Some((*id).to_owned())
         }
     };
-    let prepared = prepare(&cli, cwd)?;
+    let prepared = startup::prepare_in(&cli, cwd.to_path_buf(), false).map_err(|e| e.message.trim().to_owned())?;
     let id_cell = Arc::new(OnceLock::new());
     let updates = Arc::new(UpdateSink::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     let mut options =
@@ -99,27 +97,4 @@ pub(super) fn open(
     };
     let _ = id_cell.set(id.clone());
     Ok((id, AcpSession { session, updates, permissions, cancelled: AtomicBool::new(false) }))
-}
-
-/// [`startup::prepare`] for another working directory than the process's: settings (global and
-/// that project's) and the model registry. Problems with the user's files are warnings on
-/// stderr; a malformed `--setting` is an error.
-fn prepare(cli: &Cli, cwd: &Path) -> Result<Prepared, String> {
-    let paths = ConfigPaths::from_env(cwd.to_path_buf());
-    let overrides = crate::startup::setting_overrides(cli)?;
-    let rpc_mode = crate::task::depth_from_env() > 0;
-    let trusted_project = crate::startup::trust::project_trusted(cli, &paths);
-    let (settings, diagnostics) = Settings::load(&paths, &LoadOptions { overrides, rpc_mode, trusted_project });
-    for d in diagnostics {
-        eprintln!("{d}");
-    }
-    if !trusted_project && let Some(notice) = crate::startup::trust::skipped_notice(&paths) {
-        eprintln!("{notice}");
-    }
-    crate::startup::check_sandbox(&settings)?;
-    let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
-    for e in errors {
-        eprintln!("Warning: {e}");
-    }
-    Ok(Prepared { paths, settings, registry })
 }
