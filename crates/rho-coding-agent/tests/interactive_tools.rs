@@ -39,10 +39,11 @@ async fn a_read_result_is_highlighted_by_the_file_extension_and_stays_folded() {
     // An extension syntect does not highlight: the plain tool output colour.
     assert_eq!(term.fg_of("fn is a plain word"), TOOL_OUTPUT);
 
-    // Ctrl+O shows the last result whole, still highlighted.
+    // Ctrl+O shows the result whole where it is, still highlighted.
     term.send(keys::CTRL_O);
     let screen = term.wait_for("fn step_10() {}").await;
-    assert!(screen.contains("Tool output expanded\n  fn step_1() {}"), "{screen}");
+    assert!(screen.contains("fn step_6() {}\n  fn step_7() {}"), "{screen}");
+    assert!(screen.contains("Tool output expanded"), "{screen}");
     assert_eq!(term.fg_of("fn step_10()"), KEYWORD);
 }
 

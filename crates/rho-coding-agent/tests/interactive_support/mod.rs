@@ -51,8 +51,12 @@ impl Terminal {
 
     /// Like [`start`](Self::start), with more environment variables.
     pub fn start_with(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Terminal {
-        let pty =
-            native_pty_system().openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 }).unwrap();
+        Self::start_sized(env, args, vars, ROWS, COLS)
+    }
+
+    /// Like [`start_with`](Self::start_with), in a terminal of `rows` × `cols`.
+    pub fn start_sized(env: &Env, args: &[&str], vars: &[(&str, &str)], rows: u16, cols: u16) -> Terminal {
+        let pty = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rho"));
         if !args.contains(&"--model") {
             cmd.args(["--model", "mock/mock-model"]);
@@ -70,7 +74,7 @@ impl Terminal {
         }
         let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS.try_into().unwrap(), COLS.try_into().unwrap(), 2000)));
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows.try_into().unwrap(), cols.try_into().unwrap(), 2000)));
         let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
         let mut reader = pty.master.try_clone_reader().unwrap();
         let raw: Arc<Mutex<Vec<u8>>> = Arc::default();
@@ -111,6 +115,32 @@ impl Terminal {
     pub fn screen(&self) -> String {
         let contents = self.parser.lock().unwrap().screen().contents();
         let lines: Vec<&str> = contents.lines().map(str::trim_end).collect();
+        lines.join("\n").trim_end().to_owned()
+    }
+
+    /// The scrollback and the screen, top to bottom, trailing spaces and blank lines dropped.
+    pub fn scrollback_and_screen(&self) -> String {
+        let mut parser = self.parser.lock().unwrap();
+        let screen = parser.screen_mut();
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (usize::from(u16::from(rows)), u16::from(cols));
+        screen.set_scrollback(usize::MAX);
+        let kept = screen.scrollback();
+        let mut lines: Vec<String> = Vec::new();
+        // Page by page from the top: a page at offset `o` shows the lines from `kept - o` on.
+        let mut next = 0;
+        while next < kept + rows {
+            let offset = kept.saturating_sub(next);
+            screen.set_scrollback(offset);
+            let top = kept - offset;
+            for (i, row) in screen.rows(0, cols).enumerate() {
+                if top + i >= next {
+                    lines.push(row.trim_end().to_owned());
+                }
+            }
+            next = top + rows;
+        }
+        screen.set_scrollback(0);
         lines.join("\n").trim_end().to_owned()
     }
 

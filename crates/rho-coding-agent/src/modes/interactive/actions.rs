@@ -10,11 +10,12 @@ use ratatui::text::Line;
 use rho_ai::types::ImageContent;
 use rho_rpc::StreamingBehavior;
 
-use super::app::{App, Picking};
+use super::app::{App, AppEvent, Picking};
 use super::blocks;
 use super::commands::{self, Invocation};
 use super::resume;
 use super::select::{Select, SelectItem};
+use super::transcript::Entry;
 use crate::agent_session::{PromptOptions, PromptOutcome, PromptSource};
 
 impl App {
@@ -260,18 +261,19 @@ impl App {
     /// Switches to the session file at `path` and shows its conversation.
     pub fn resume(&mut self, path: &str) {
         let session = self.session.clone();
-        let report = self.reporter();
+        let tx = self.tx.clone();
         let path = PathBuf::from(path);
         tokio::spawn(async move {
-            let lines = match session.switch_session(&path).await {
+            let entries = match session.switch_session(&path).await {
                 Ok(()) => {
-                    let mut lines = vec![Line::default(), blocks::notice(&format!("── Resumed {} ──", path.display()))];
-                    lines.extend(super::replay::tail(&session.messages(), false));
-                    lines
+                    let resumed = blocks::notice(&format!("── Resumed {} ──", path.display()));
+                    let mut entries = vec![Entry::Lines(vec![Line::default(), resumed])];
+                    entries.extend(super::replay::tail(&session.messages()));
+                    entries
                 }
-                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+                Err(e) => vec![Entry::Lines(vec![blocks::error(&format!("Error: {e}"))])],
             };
-            report(lines);
+            let _ = tx.send(AppEvent::Entries(entries));
         });
     }
 }

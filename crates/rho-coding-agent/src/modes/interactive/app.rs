@@ -24,6 +24,7 @@ use super::stream::{BlockKind, StreamingBlock};
 use super::subagents::TaskBoard;
 use super::title::TerminalTitle;
 use super::tool_blocks::{self, TASK_TOOL};
+use super::transcript::{self, Entry, Shown, Toggles, Transcript};
 use super::widgets::ExtensionWidgets;
 use super::{notices, replay};
 use crate::ui::{ComponentUpdate, UiAnswer};
@@ -35,6 +36,8 @@ pub enum AppEvent {
     Session(Box<AgentSessionEvent>),
     /// Lines for the history, from a command that finished.
     Lines(Vec<Line<'static>>),
+    /// Entries for the history (a conversation replayed).
+    Entries(Vec<Entry>),
     /// A tool opened a dialog.
     Dialog(UiMethod, oneshot::Sender<UiAnswer>),
     /// A tool's fire-and-forget UI request.
@@ -81,7 +84,8 @@ pub enum Picking {
     Dialog,
 }
 
-/// A tool's result, kept for Ctrl+O.
+/// A tool's result, kept to be drawn again (Ctrl+O, a resize).
+#[derive(Debug)]
 pub struct ToolOutput {
     pub name: String,
     pub args: Option<Map<String, Value>>,
@@ -109,6 +113,10 @@ pub struct App {
     pub stream: Option<StreamingBlock>,
     /// Blocks waiting to be inserted above the viewport.
     pub history: Vec<Line<'static>>,
+    /// What the history shows, to draw it again.
+    pub transcript: Transcript,
+    /// The terminal's history is to be cleared and `history` is all of it (drawn again).
+    pub redraw: bool,
     pub steering: Vec<String>,
     pub follow_up: Vec<String>,
     /// A retry or compaction in progress.
@@ -123,9 +131,8 @@ pub struct App {
     pub pastes: Vec<(String, String)>,
     /// Ctrl+T: thinking blocks are summed up in one line instead of shown.
     pub hide_thinking: bool,
-    /// A hidden thinking block is streaming.
-    hidden_thinking: bool,
-    pub last_tool: Option<ToolOutput>,
+    /// A hidden thinking block is streaming: its text so far.
+    hidden_thinking: Option<String>,
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
     /// The arguments of the tools running now, by call id.
@@ -172,6 +179,8 @@ impl App {
             editor: Editor::default(),
             stream: None,
             history: Vec::new(),
+            transcript: Transcript::default(),
+            redraw: false,
             steering: Vec::new(),
             follow_up: Vec::new(),
             status: None,
@@ -181,8 +190,7 @@ impl App {
             expand_tools: false,
             pastes: Vec::new(),
             hide_thinking: false,
-            hidden_thinking: false,
-            last_tool: None,
+            hidden_thinking: None,
             running: Vec::new(),
             call_args: Vec::new(),
             tasks: Vec::new(),
@@ -206,25 +214,68 @@ impl App {
         }
     }
 
-    /// Adds lines to the history (after any block an extension is still rendering); a blank
-    /// line right after another is dropped.
+    /// Adds lines to the history (after any block an extension is still rendering); blank
+    /// lines that would follow a blank line are dropped.
     pub fn push(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
-        if self.held.is_holding() {
-            self.held.hold(lines.into_iter().collect());
-            return;
-        }
-        self.push_now(lines);
+        let lines: Vec<_> = lines.into_iter().collect();
+        self.push_shown(Shown::recorded(Entry::Lines(lines.clone()), lines));
     }
 
-    pub(super) fn push_now(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
-        for line in lines {
-            let blank = line.spans.iter().all(|s| s.content.trim().is_empty());
-            if blank && self.last_blank {
-                continue;
-            }
-            self.last_blank = blank;
-            self.history.push(line);
+    /// Adds an entry to the history, drawn as the history is drawn now.
+    pub fn push_entry(&mut self, entry: Entry) {
+        let shown = self.shown(entry);
+        self.push_shown(shown);
+    }
+
+    pub(super) fn shown(&self, entry: Entry) -> Shown {
+        let lines = entry.lines(self.toggles());
+        Shown::recorded(entry, lines)
+    }
+
+    pub(super) fn push_shown(&mut self, shown: Shown) {
+        if self.held.is_holding() {
+            self.held.hold(shown);
+            return;
         }
+        self.push_now(shown);
+    }
+
+    pub(super) fn push_now(&mut self, shown: Shown) {
+        transcript::append(&mut self.history, shown.lines, &mut self.last_blank);
+        if let Some(entry) = shown.entry {
+            self.transcript.record(entry);
+        }
+    }
+
+    /// How the history is drawn now.
+    pub fn toggles(&self) -> Toggles {
+        Toggles { hide_thinking: self.hide_thinking, expanded: self.expand_tools }
+    }
+
+    /// The whole history drawn again (a resize, Ctrl+T, Ctrl+O, a theme): the terminal's
+    /// history cleared and the transcript written anew, a block still streaming with it.
+    pub fn redraw_history(&mut self) {
+        self.history = self.transcript.render(self.toggles());
+        let mut last_blank = self.history.last().is_none_or(transcript::is_blank);
+        if self.hide_thinking
+            && let Some(block) = self.stream.take_if(|b| b.kind == BlockKind::Thinking)
+        {
+            self.hidden_thinking = Some(block.into_text());
+        }
+        if !self.hide_thinking
+            && let Some(text) = self.hidden_thinking.take()
+        {
+            self.stream = Some(StreamingBlock::new(BlockKind::Thinking));
+            transcript::append(&mut self.history, vec![Line::default()], &mut last_blank);
+            let block = self.stream.as_mut().map(|b| b.push(&text)).unwrap_or_default();
+            transcript::append(&mut self.history, block, &mut last_blank);
+        } else if let Some(block) = self.stream.take() {
+            let (block, lines) = block.restart();
+            transcript::append(&mut self.history, lines, &mut last_blank);
+            self.stream = Some(block);
+        }
+        self.last_blank = last_blank;
+        self.redraw = true;
     }
 
     pub fn is_working(&self) -> bool {
@@ -239,20 +290,34 @@ impl App {
         }
     }
 
-    /// Closes the streaming block, its rest into the history.
-    fn end_stream(&mut self) {
+    /// Closes the streaming block: its rest into the history, the block into the transcript.
+    pub(super) fn end_stream(&mut self) {
+        if let Some(text) = self.hidden_thinking.take() {
+            self.push_entry(Entry::Thinking(text));
+        }
         if let Some(block) = self.stream.take() {
             let kind = block.kind;
-            let lines = block.finish();
-            self.push(lines);
-            if kind == BlockKind::Thinking {
-                self.push([Line::default()]);
-            }
+            let (text, mut lines) = block.finish();
+            let entry = match kind {
+                BlockKind::Text => Entry::Markdown(text),
+                BlockKind::Thinking => {
+                    lines.push(Line::default());
+                    Entry::Thinking(text)
+                }
+            };
+            self.push_shown(Shown::recorded(entry, lines));
         }
     }
 
     fn stream_delta(&mut self, kind: BlockKind, delta: &str) {
-        if self.stream.as_ref().is_some_and(|b| b.kind != kind) {
+        if kind == BlockKind::Thinking && self.hide_thinking {
+            if self.stream.is_some() {
+                self.end_stream();
+            }
+            self.hidden_thinking.get_or_insert_default().push_str(delta);
+            return;
+        }
+        if self.stream.as_ref().is_some_and(|b| b.kind != kind) || self.hidden_thinking.is_some() {
             self.end_stream();
         }
         if self.stream.is_none() {
@@ -260,7 +325,7 @@ impl App {
         }
         let block = self.stream.get_or_insert_with(|| StreamingBlock::new(kind));
         let finished = block.push(delta);
-        self.push(finished);
+        self.push_shown(Shown::drawn(finished));
     }
 
     pub fn on_session(&mut self, event: AgentSessionEvent) {
@@ -288,12 +353,7 @@ impl App {
             }
             AgentEvent::MessageUpdate { event } => match event {
                 AssistantMessageEvent::TextDelta { delta, .. } => self.stream_delta(BlockKind::Text, &delta),
-                AssistantMessageEvent::ThinkingDelta { .. } if self.hide_thinking => self.hidden_thinking = true,
                 AssistantMessageEvent::ThinkingDelta { delta, .. } => self.stream_delta(BlockKind::Thinking, &delta),
-                AssistantMessageEvent::ThinkingEnd { .. } if self.hidden_thinking => {
-                    self.hidden_thinking = false;
-                    self.push([Line::default(), blocks::notice("Thinking hidden (Ctrl+T shows it)")]);
-                }
                 AssistantMessageEvent::TextEnd { .. } | AssistantMessageEvent::ThinkingEnd { .. } => self.end_stream(),
                 _ => {}
             },
@@ -322,8 +382,7 @@ impl App {
                 let args = args.map(|at| self.call_args.remove(at).1);
                 let output =
                     ToolOutput { name: tool_name, args, content: result.content, details: result.details, is_error };
-                self.push_tool_result(&tool_call_id, &output);
-                self.last_tool = Some(output);
+                self.push_tool_result(&tool_call_id, output);
             }
             AgentEvent::QueueUpdate { steering, follow_up } => {
                 self.steering = steering;
@@ -413,28 +472,32 @@ impl App {
         }
     }
 
-    /// Ctrl+T: thinking blocks hidden or shown from now on.
+    /// Ctrl+T: thinking blocks hidden or shown, those on screen too.
     pub fn toggle_thinking(&mut self) {
-        self.hide_thinking = !self.hide_thinking;
+        self.set_hide_thinking(!self.hide_thinking);
         let state = if self.hide_thinking { "hidden" } else { "shown" };
-        self.push([blocks::notice(&format!("Thinking blocks {state}"))]);
+        self.hint = Some(format!("Thinking blocks {state}"));
     }
 
-    /// Ctrl+O: tool output expanded from now on, and the last one shown whole.
-    pub fn expand_last_tool(&mut self) {
-        self.expand_tools = !self.expand_tools;
-        let state = if self.expand_tools { "expanded" } else { "folded" };
-        self.push([blocks::notice(&format!("Tool output {state}"))]);
-        if self.expand_tools
-            && let Some(tool) = &self.last_tool
-        {
-            self.push(tool_blocks::text(&tool.finished(), true));
+    pub fn set_hide_thinking(&mut self, hide: bool) {
+        if hide != self.hide_thinking {
+            self.hide_thinking = hide;
+            self.redraw_history();
         }
+    }
+
+    /// Ctrl+O: tool output expanded or folded, that on screen too.
+    pub fn toggle_tool_output(&mut self) {
+        self.expand_tools = !self.expand_tools;
+        self.redraw_history();
+        let state = if self.expand_tools { "expanded" } else { "folded" };
+        self.hint = Some(format!("Tool output {state}"));
     }
 
     /// The whole conversation so far (a resumed or continued session).
     pub fn replay(&mut self) {
-        let lines = replay::tail(&self.session.messages(), self.expand_tools);
-        self.push(lines);
+        for entry in replay::tail(&self.session.messages()) {
+            self.push_entry(entry);
+        }
     }
 }

@@ -39,7 +39,11 @@ impl App {
                     None => self.paste(&text),
                 }
             }
-            Event::Resize(columns, rows) => self.session.extension_terminal_resized(columns, rows),
+            Event::Resize(columns, rows) => {
+                self.session.extension_terminal_resized(columns, rows);
+                // Every line already written was wrapped at the old width.
+                self.redraw_history();
+            }
             _ => {}
         }
     }
@@ -178,7 +182,7 @@ impl App {
             Action::ModelCycleForward => self.cycle_model(),
             Action::ModelCycleBackward => self.cycle_model_backward(),
             Action::ModelSelect => self.open_model_selector(),
-            Action::ToolsExpand => self.expand_last_tool(),
+            Action::ToolsExpand => self.toggle_tool_output(),
             Action::ThinkingToggle => self.toggle_thinking(),
             Action::FollowUp => self.submit(true),
             Action::Dequeue => self.dequeue(),

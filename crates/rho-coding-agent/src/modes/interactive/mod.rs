@@ -45,6 +45,7 @@ mod theme;
 mod title;
 mod todos;
 mod tool_blocks;
+mod transcript;
 mod tree;
 mod view;
 mod widgets;
@@ -221,6 +222,11 @@ async fn main_loop(
             dirty = false;
         }
         if app.quit || app.session.extension_shutdown_requested() && !app.is_working() {
+            // What is still streaming stays on screen above the shell's prompt.
+            app.end_stream();
+            if !app.history.is_empty() || app.redraw {
+                render(tui, app)?;
+            }
             return Ok(());
         }
         if app.suspend {
@@ -266,6 +272,12 @@ fn handle(app: &mut App, event: AppEvent) {
             app.shell_running = false;
             app.push(lines);
         }
+        AppEvent::Entries(entries) => {
+            app.status = None;
+            for entry in entries {
+                app.push_entry(entry);
+            }
+        }
         AppEvent::Dialog(method, answer) => app.open_dialog(method, answer),
         AppEvent::UiNotify(method) => app.ui_notify(method),
         AppEvent::Component(update) => app.on_component(update),
@@ -289,8 +301,9 @@ fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
         tui.write_raw(sequence.as_bytes())?;
     }
     let history = std::mem::take(&mut app.history);
+    let whole = std::mem::take(&mut app.redraw);
     let view = View::build(app, tui.width(), tui.screen_height());
-    tui.frame(history, view.height(), |frame| view.render(frame))
+    tui.frame(history, whole, view.height(), |frame| view.render(frame))
 }
 
 /// The terminal set up for the mode, and its input read from then on; the exit code when the

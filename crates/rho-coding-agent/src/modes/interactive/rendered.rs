@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::app::{App, AppEvent, ToolOutput};
 use super::components::ansi_lines;
+use super::transcript::{Entry, Shown};
 
 /// How long the history waits for a renderer (the host gives up on it a little earlier).
 const RENDER_TIMEOUT: Duration = Duration::from_millis(2500);
@@ -27,8 +28,8 @@ pub struct HeldHistory {
 
 #[derive(Debug)]
 enum Held {
-    Lines(Vec<Line<'static>>),
-    Rendering { id: u64, fallback: Vec<Line<'static>>, deadline: Instant },
+    Ready(Shown),
+    Rendering { id: u64, fallback: Shown, deadline: Instant },
 }
 
 impl HeldHistory {
@@ -37,11 +38,11 @@ impl HeldHistory {
         !self.queue.is_empty()
     }
 
-    pub fn hold(&mut self, lines: Vec<Line<'static>>) {
-        self.queue.push_back(Held::Lines(lines));
+    pub fn hold(&mut self, shown: Shown) {
+        self.queue.push_back(Held::Ready(shown));
     }
 
-    fn wait_for(&mut self, fallback: Vec<Line<'static>>) -> u64 {
+    fn wait_for(&mut self, fallback: Shown) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
         self.queue.push_back(Held::Rendering { id, fallback, deadline: Instant::now() + RENDER_TIMEOUT });
@@ -54,18 +55,21 @@ impl HeldHistory {
             if let Held::Rendering { id: waiting, fallback, .. } = held
                 && *waiting == id
             {
-                *held = Held::Lines(lines.unwrap_or_else(|| std::mem::take(fallback)));
+                *held = Held::Ready(match lines {
+                    Some(lines) => Shown::recorded(Entry::Lines(lines.clone()), lines),
+                    None => std::mem::take(fallback),
+                });
                 return;
             }
         }
     }
 
     /// The lines that need wait no longer, in order (a block past its time in rho's rendering).
-    fn release(&mut self, now: Instant) -> Vec<Vec<Line<'static>>> {
+    fn release(&mut self, now: Instant) -> Vec<Shown> {
         let mut out = Vec::new();
         while let Some(front) = self.queue.front_mut() {
             match front {
-                Held::Lines(lines) => out.push(std::mem::take(lines)),
+                Held::Ready(shown) => out.push(std::mem::take(shown)),
                 Held::Rendering { fallback, deadline, .. } if *deadline <= now => out.push(std::mem::take(fallback)),
                 Held::Rendering { .. } => break,
             }
@@ -77,9 +81,10 @@ impl HeldHistory {
 
 impl App {
     /// Prints `fallback`, or what an extension's renderer draws instead when `request` is given.
-    fn push_rendered(&mut self, request: Option<RenderRequest>, fallback: Vec<Line<'static>>) {
+    fn push_rendered(&mut self, request: Option<RenderRequest>, fallback: Entry) {
+        let fallback = self.shown(fallback);
         let Some(request) = request else {
-            self.push(fallback);
+            self.push_shown(fallback);
             return;
         };
         let id = self.held.wait_for(fallback);
@@ -103,8 +108,8 @@ impl App {
 
     /// Prints what waited and need wait no longer.
     pub fn release_held(&mut self) {
-        for lines in self.held.release(Instant::now()) {
-            self.push_now(lines);
+        for shown in self.held.release(Instant::now()) {
+            self.push_now(shown);
         }
     }
 
@@ -114,7 +119,7 @@ impl App {
         if !custom.display {
             return;
         }
-        let fallback = super::blocks::custom(custom);
+        let fallback = Entry::Lines(super::blocks::custom(custom));
         let request = self.session.extension_renders_message(&custom.custom_type).then(|| RenderRequest::Message {
             message: serde_json::to_value(message).unwrap_or(Value::Null),
             width: width(),
@@ -125,7 +130,7 @@ impl App {
 
     /// A tool call's line, by the extension tool's `renderCall` when it has one.
     pub fn push_tool_call(&mut self, tool_call_id: &str, tool_name: &str, args: &Map<String, Value>) {
-        let fallback = super::blocks::tool_call(tool_name, args, self.expand_tools);
+        let fallback = Entry::ToolCall { name: tool_name.to_owned(), args: args.clone() };
         let request = self.session.extension_renders_tool(tool_name).0.then(|| RenderRequest::ToolCall {
             tool_name: tool_name.to_owned(),
             tool_call_id: tool_call_id.to_owned(),
@@ -137,8 +142,7 @@ impl App {
     }
 
     /// A tool's result, by the extension tool's `renderResult` when it has one.
-    pub fn push_tool_result(&mut self, tool_call_id: &str, output: &ToolOutput) {
-        let fallback = super::tool_blocks::result(&output.finished(), self.expand_tools);
+    pub fn push_tool_result(&mut self, tool_call_id: &str, output: ToolOutput) {
         let request = self.session.extension_renders_tool(&output.name).1.then(|| RenderRequest::ToolResult {
             tool_name: output.name.clone(),
             tool_call_id: tool_call_id.to_owned(),
@@ -148,7 +152,7 @@ impl App {
             width: width(),
             expanded: self.expand_tools,
         });
-        self.push_rendered(request, fallback);
+        self.push_rendered(request, Entry::ToolResult(Box::new(output)));
     }
 }
 
@@ -161,18 +165,22 @@ fn width() -> u16 {
 mod tests {
     use super::*;
 
-    fn text(blocks: &[Vec<Line<'static>>]) -> Vec<String> {
-        blocks.iter().flatten().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    fn text(blocks: &[Shown]) -> Vec<String> {
+        blocks.iter().flat_map(|b| &b.lines).map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    fn raw(text: &str) -> Shown {
+        Shown::drawn(vec![Line::raw(text.to_owned())])
     }
 
     #[test]
     fn what_follows_a_block_being_rendered_waits_for_it_in_order() {
         let mut held = HeldHistory::default();
         let now = Instant::now();
-        let first = held.wait_for(vec![Line::raw("first, rho's")]);
-        held.hold(vec![Line::raw("after first")]);
-        let second = held.wait_for(vec![Line::raw("second, rho's")]);
-        held.hold(vec![Line::raw("after second")]);
+        let first = held.wait_for(raw("first, rho's"));
+        held.hold(raw("after first"));
+        let second = held.wait_for(raw("second, rho's"));
+        held.hold(raw("after second"));
         assert!(held.release(now).is_empty());
         // The second answers first: nothing moves until the first has.
         held.answer(second, Some(vec![Line::raw("second, rendered")]));
@@ -186,8 +194,8 @@ mod tests {
     fn a_renderer_that_does_not_answer_in_time_leaves_rhos_rendering() {
         let mut held = HeldHistory::default();
         let now = Instant::now();
-        held.wait_for(vec![Line::raw("rho's")]);
-        held.hold(vec![Line::raw("next")]);
+        held.wait_for(raw("rho's"));
+        held.hold(raw("next"));
         assert!(held.release(now).is_empty());
         assert_eq!(text(&held.release(Instant::now() + RENDER_TIMEOUT)), ["rho's", "next"]);
     }

@@ -5,32 +5,36 @@
 use ratatui::text::Line;
 use rho_agent::AgentMessage;
 
+use super::transcript::Entry;
 use super::{blocks, style, tool_blocks};
 
 /// The most lines of history a replay renders (the message that crosses it is kept whole).
 pub const MAX_LINES: usize = 3_000;
 
-/// The newest messages' lines, oldest first, under a note of how many earlier ones were left out.
-pub fn tail(messages: &[AgentMessage], expanded: bool) -> Vec<Line<'static>> {
-    let mut rendered = Vec::new();
+/// The newest messages as history entries, oldest first, under a note of how many earlier ones
+/// were left out.
+pub fn tail(messages: &[AgentMessage]) -> Vec<Entry> {
+    let mut kept = Vec::new();
     let mut count = 0;
     let mut start = messages.len();
     while start > 0 && count < MAX_LINES {
         start -= 1;
-        let lines = blocks::message_after(&messages[start], tool_blocks::call_args(messages, start), expanded);
-        count += lines.len();
-        rendered.push(lines);
+        let args = tool_blocks::call_args(messages, start);
+        count += blocks::message_after(&messages[start], args, false).len();
+        kept.push(Entry::Message(Box::new(messages[start].clone()), args.cloned()));
     }
-    let mut out = Vec::with_capacity(count + 2);
+    let mut out = Vec::with_capacity(kept.len() + 1);
     if start > 0 {
         let noun = if start == 1 { "message" } else { "messages" };
-        out.push(Line::styled(
-            format!("… {start} earlier {noun} not shown (/tree lists them, /export writes them all)"),
-            style::dim(),
-        ));
-        out.push(Line::default());
+        out.push(Entry::Lines(vec![
+            Line::styled(
+                format!("… {start} earlier {noun} not shown (/tree lists them, /export writes them all)"),
+                style::dim(),
+            ),
+            Line::default(),
+        ]));
     }
-    out.extend(rendered.into_iter().rev().flatten());
+    out.extend(kept.into_iter().rev());
     out
 }
 
@@ -44,13 +48,14 @@ mod tests {
         AgentMessage::User(UserMessage::prompt(text, Vec::new()))
     }
 
-    fn text(lines: &[Line<'_>]) -> Vec<String> {
-        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    fn text(entries: &[Entry]) -> Vec<String> {
+        let lines = entries.iter().flat_map(|e| e.lines(Default::default()));
+        lines.map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
     }
 
     #[test]
     fn a_short_conversation_is_replayed_whole_in_order() {
-        let lines = text(&tail(&[user("first"), user("second")], false));
+        let lines = text(&tail(&[user("first"), user("second")]));
         let first = lines.iter().position(|l| l.contains("first")).unwrap();
         let second = lines.iter().position(|l| l.contains("second")).unwrap();
         assert!(first < second);
@@ -60,7 +65,7 @@ mod tests {
     #[test]
     fn a_long_conversation_keeps_its_newest_lines_and_says_how_many_messages_are_left_out() {
         let messages: Vec<_> = (0..MAX_LINES * 2).map(|i| user(&format!("message {i}"))).collect();
-        let lines = text(&tail(&messages, false));
+        let lines = text(&tail(&messages));
         let last = format!("message {}", messages.len() - 1);
         assert!(lines.iter().any(|l| l.contains(&last)));
         assert!(!lines.iter().any(|l| l == "› message 0"));

@@ -243,7 +243,7 @@ impl App {
             },
             Setting::SkillCommands => self.save_setting("enableSkillCommands", Value::Bool(on)),
             Setting::HideThinking => {
-                self.hide_thinking = on;
+                self.set_hide_thinking(on);
                 self.save_setting(HIDE_THINKING_KEY, Value::Bool(on))
             }
             Setting::QuietStartup => self.save_setting(QUIET_STARTUP_KEY, Value::Bool(on)),

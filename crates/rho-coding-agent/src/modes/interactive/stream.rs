@@ -81,10 +81,28 @@ impl StreamingBlock {
         self.render(&rest[from..])
     }
 
-    /// The block ended: everything not yet committed.
-    pub fn finish(self) -> Vec<Line<'static>> {
+    /// The block ended: its whole text, and the lines not yet committed.
+    pub fn finish(self) -> (String, Vec<Line<'static>>) {
         let lines = self.render(&self.text[self.base..]);
-        lines.get(self.committed..).map(<[_]>::to_vec).unwrap_or_default()
+        let rest = lines.get(self.committed..).map(<[_]>::to_vec).unwrap_or_default();
+        (self.text, rest)
+    }
+
+    /// The text so far.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
+    /// The block streamed again from its start (the history is being drawn again): the new
+    /// block, and every line it has finished.
+    pub fn restart(self) -> (Self, Vec<Line<'static>>) {
+        // Line by line, as it streamed: the committed blocks are left behind as they were.
+        let mut block = Self::new(self.kind);
+        let mut lines = Vec::new();
+        for piece in self.text.split_inclusive('\n') {
+            lines.extend(block.push(piece));
+        }
+        (block, lines)
     }
 }
 
@@ -116,7 +134,10 @@ mod tests {
         assert_eq!(plain(&block.push("rld\nsecond")), "Hello world");
         assert_eq!(plain(&block.push(" line\n\nthird")), "second line");
         assert_eq!(plain(&block.live()), "\nthird");
-        assert_eq!(plain(&block.finish()), "\nthird");
+        let (restarted, finished) = block.restart();
+        assert_eq!(plain(&finished), "Hello world\nsecond line");
+        assert_eq!(plain(&restarted.live()), "\nthird");
+        assert_eq!(plain(&restarted.finish().1), "\nthird");
     }
 
     #[test]
@@ -130,8 +151,10 @@ mod tests {
             for piece in chars.chunks(size) {
                 out.extend(block.push(&piece.iter().collect::<String>()));
             }
-            out.extend(block.finish());
+            let (all, rest) = block.finish();
+            out.extend(rest);
             assert_eq!(plain(&out), whole, "pieces of {size}");
+            assert_eq!(all, text);
         }
     }
 

@@ -12,7 +12,9 @@ use ratatui::crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
     PushKeyboardEnhancementFlags,
 };
-use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate, disable_raw_mode, enable_raw_mode};
+use ratatui::crossterm::terminal::{
+    BeginSynchronizedUpdate, Clear, ClearType as Erase, EndSynchronizedUpdate, disable_raw_mode, enable_raw_mode,
+};
 use ratatui::crossterm::{cursor, execute};
 use ratatui::layout::Position;
 use ratatui::text::Line;
@@ -83,24 +85,47 @@ impl Tui {
 
     /// Draws the viewport in one synchronized update (no tearing in terminals that support it).
     pub fn draw(&mut self, render: impl FnOnce(&mut Frame<'_>)) -> std::io::Result<()> {
-        self.frame(Vec::new(), self.height, render)
+        self.frame(Vec::new(), false, self.height, render)
     }
 
-    /// One frame in one synchronized update: `history` inserted above the viewport, the
+    /// One frame in one synchronized update: the screen and the scrollback cleared when
+    /// `history` is the whole history drawn again, `history` inserted above the viewport, the
     /// viewport resized to `height`, then drawn.
+    ///
+    /// A viewport that shrinks does so before the history goes in, so that the history takes
+    /// the rows it leaves instead of pushing the screen up (the end of a long reply, whose
+    /// unfinished lines filled the viewport, moves them into the history where they were).
     pub fn frame(
         &mut self,
         history: Vec<Line<'static>>,
+        whole: bool,
         height: u16,
         render: impl FnOnce(&mut Frame<'_>),
     ) -> std::io::Result<()> {
         execute!(stdout(), BeginSynchronizedUpdate)?;
-        let drawn = self
-            .insert(history)
-            .and_then(|()| self.set_height(height))
-            .and_then(|()| self.terminal.draw(render).map(|_| ()));
+        let drawn = (|| {
+            if whole {
+                self.clear_all()?;
+            }
+            if height < self.height {
+                self.set_height(height)?;
+                self.insert(history)?;
+            } else {
+                self.insert(history)?;
+                self.set_height(height)?;
+            }
+            self.terminal.draw(render).map(|_| ())
+        })();
         execute!(stdout(), EndSynchronizedUpdate)?;
         drawn
+    }
+
+    /// The screen and the scrollback emptied, the viewport at the top.
+    fn clear_all(&mut self) -> std::io::Result<()> {
+        // The screen first: some terminals keep what a screen clear removes in the scrollback.
+        execute!(stdout(), Clear(Erase::All), Clear(Erase::Purge), cursor::MoveTo(0, 0))?;
+        self.terminal = inline(self.height, Some(Position { x: 0, y: 0 }))?;
+        Ok(())
     }
 
     /// Ctrl+Z: the viewport cleared and the terminal restored, the process stopped (as the

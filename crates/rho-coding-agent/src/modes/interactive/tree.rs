@@ -18,6 +18,7 @@ use tokio::sync::oneshot;
 
 use super::app::{App, AppEvent, Picking};
 use super::select::{Select, SelectItem};
+use super::transcript::Entry;
 use super::{blocks, replay};
 use crate::agent_session::{BranchSummaryChoice, SessionCommandError};
 use crate::compaction::CompactionError;
@@ -172,28 +173,28 @@ impl App {
         let session = self.session.clone();
         let tx = self.tx.clone();
         let entry_id = entry_id.to_owned();
-        let expanded = self.expand_tools;
         if matches!(summary, BranchSummaryChoice::Summarize { .. }) {
             self.status = Some("Summarizing the branch… (Esc to cancel)".to_owned());
         }
         tokio::spawn(async move {
-            let lines = match session.navigate_tree(&entry_id, summary).await {
+            let entries = match session.navigate_tree(&entry_id, summary).await {
                 Ok(navigated) => {
                     if let Some(text) = navigated.editor_text {
                         let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
                     }
-                    let mut lines = vec![Line::default(), blocks::notice("── Continuing from the selected entry ──")];
-                    lines.extend(replay::tail(&session.messages(), expanded));
-                    lines
+                    let continuing = blocks::notice("── Continuing from the selected entry ──");
+                    let mut entries = vec![Entry::Lines(vec![Line::default(), continuing])];
+                    entries.extend(replay::tail(&session.messages()));
+                    entries
                 }
                 Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => {
                     let _ = tx.send(AppEvent::Lines(vec![blocks::notice("Branch summarization cancelled")]));
                     let _ = tx.send(AppEvent::Tree(TreeStep::SummaryCancelled { entry_id }));
                     return;
                 }
-                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+                Err(e) => vec![Entry::Lines(vec![blocks::error(&format!("Error: {e}"))])],
             };
-            let _ = tx.send(AppEvent::Lines(lines));
+            let _ = tx.send(AppEvent::Entries(entries));
         });
     }
 

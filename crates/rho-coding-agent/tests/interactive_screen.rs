@@ -1,0 +1,163 @@
+//! The interactive screen stays right, read back through a terminal emulator (screen and
+//! scrollback) at more than one size: the end of a long reply, a resize while a reply streams,
+//! Ctrl+T and Ctrl+O on what is already shown, blank lines in tool output, quitting mid-reply.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod interactive_support;
+
+use common::Env;
+use interactive_support::{Terminal, keys};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+/// One paragraph of `words` numbered words, no line break in it.
+fn paragraph(words: usize) -> String {
+    (0..words).map(|i| format!("word{i}")).collect::<Vec<_>>().join(" ")
+}
+
+fn streamed(text: &str, delay_ms: u64) -> Turn {
+    Turn { chunk_size: Some(40), chunk_delay_ms: Some(delay_ms), ..Turn::text(text) }
+}
+
+/// The lines containing `marker` that appear more than once.
+fn repeated(text: &str, marker: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    text.lines().filter(|l| l.contains(marker) && !seen.insert(*l)).map(str::to_owned).collect()
+}
+
+/// A long reply ends where it streamed: the prompt and the reply's first words stay on screen
+/// and the editor follows the reply (nothing scrolls up leaving empty rows under the editor).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_reply_ends_where_it_streamed() {
+    for (rows, cols, words) in [(40, 120, 300), (20, 60, 40), (20, 60, 200)] {
+        let env = Env::new(vec![streamed(&paragraph(words), 5)]).await;
+        let term = Terminal::start_sized(&env, &[], &[], rows, cols);
+        term.ready().await;
+        term.submit("tell a long story");
+        let last = format!("word{}", words - 1);
+        let screen = term.wait_idle_with(&last).await;
+        let whole = term.scrollback_and_screen();
+        if whole == screen {
+            assert!(screen.contains("› tell a long story\n\nword0 word1"), "{rows}x{cols}:\n{screen}");
+        } else {
+            // What went to the scrollback made room: the screen is full but for the row or two
+            // the working line and the live area left when the reply ended.
+            assert!(screen.lines().count() + 2 >= usize::from(rows), "{rows}x{cols}:\n{screen}");
+        }
+        assert!(whole.contains("› tell a long story\n\nword0 word1"), "{rows}x{cols}:\n{whole}");
+        assert_eq!(repeated(&whole, "word"), Vec::<String>::new(), "{whole}");
+    }
+}
+
+/// A resize while a reply streams draws the history again at the new width: no frame of the
+/// old width is left in the scrollback (no working line, no second editor, no line twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resize_mid_stream_leaves_no_stale_frame() {
+    let lines: Vec<String> =
+        (0..30).map(|i| format!("line {i} of the answer, long enough to wrap at sixty columns here")).collect();
+    let env = Env::new(vec![streamed(&lines.join("\n"), 40)]).await;
+    let term = Terminal::start_sized(&env, &[], &[], 24, 100);
+    term.ready().await;
+    term.submit("stream a while");
+    term.wait_for("line 8 of").await;
+    term.resize(24, 60);
+    term.wait_for("line 12 of").await;
+    term.resize(30, 80);
+    term.wait_idle_with("line 29 of").await;
+    let whole = term.scrollback_and_screen();
+    assert!(!whole.contains("Esc to abort"), "{whole}");
+    assert_eq!(whole.matches("› stream a while").count(), 1, "{whole}");
+    assert_eq!(whole.lines().filter(|l| l.starts_with('─')).count(), 2, "one editor:\n{whole}");
+    assert_eq!(repeated(&whole, "of the answer"), Vec::<String>::new(), "{whole}");
+    for line in &lines {
+        // Wrapped at 80 columns: each answer line's start begins a row.
+        assert!(whole.lines().any(|l| l.starts_with(&line[..20])), "{line:?} in:\n{whole}");
+    }
+    assert!(whole.lines().all(|l| l.chars().count() <= 80), "{whole}");
+}
+
+/// Ctrl+O expands every tool output already shown, and folds them again; Ctrl+T hides the
+/// thinking already shown, scrollback included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_o_and_ctrl_t_redraw_what_is_shown() {
+    let ten = |tag: &str| (1..=10).map(|i| format!("{tag}-{i}")).collect::<Vec<_>>().join("\n");
+    let env = Env::with_api(
+        vec![
+            Turn::tool_call("bash", json!({"command": format!("printf '{}\\n'", ten("first").replace('\n', "\\n"))}))
+                .with_thinking("secret pondering"),
+            Turn::tool_call("bash", json!({"command": format!("printf '{}\\n'", ten("second").replace('\n', "\\n"))})),
+            Turn::text("both ran"),
+        ],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("run two");
+    term.wait_idle_with("both ran").await;
+    let folded = term.scrollback_and_screen();
+    assert_eq!(folded.matches("more lines (Ctrl+O to expand)").count(), 2, "{folded}");
+    assert!(folded.contains("secret pondering"), "{folded}");
+
+    term.send(keys::CTRL_O);
+    term.wait_for("Tool output expanded").await;
+    let expanded = term.wait_idle_with("both ran").await;
+    let whole = term.scrollback_and_screen();
+    let shown = |whole: &str, line: &str| whole.lines().any(|l| l == line);
+    assert!(shown(&whole, "  first-10") && shown(&whole, "  second-10"), "{whole}");
+    assert!(!whole.contains("Ctrl+O to expand"), "{whole}");
+    assert_eq!(repeated(&whole, "-1"), Vec::<String>::new(), "{whole}");
+    assert!(expanded.contains("second-10"), "{expanded}");
+
+    term.send("\x14");
+    term.wait_for("Thinking blocks hidden").await;
+    term.wait_idle_with("both ran").await;
+    let whole = term.scrollback_and_screen();
+    assert!(!whole.contains("secret pondering"), "{whole}");
+    assert!(whole.contains("Thinking hidden (Ctrl+T shows it)"), "{whole}");
+
+    term.send(keys::CTRL_O);
+    term.wait_for("Tool output folded").await;
+    term.wait_idle_with("both ran").await;
+    let whole = term.scrollback_and_screen();
+    assert_eq!(whole.matches("more lines (Ctrl+O to expand)").count(), 2, "{whole}");
+    assert!(!shown(&whole, "  first-10"), "{whole}");
+}
+
+/// Runs of blank lines in a tool's output are shown as they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blank_lines_in_tool_output_are_kept() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "printf 'top\\n\\n\\nbottom\\n'"})),
+        Turn::text("done"),
+    ])
+    .await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("print with gaps");
+    let screen = term.wait_idle_with("done").await;
+    assert!(screen.contains("  top\n\n\n  bottom"), "{screen}");
+}
+
+/// Ctrl+C twice while a reply streams quits and leaves what arrived of it on screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_mid_reply_keeps_the_partial_answer() {
+    let slow = Turn {
+        chunk_size: Some(4),
+        chunk_delay_ms: Some(100),
+        ..Turn::text("the first part arrives and the rest takes far too long to come")
+    };
+    let env = Env::new(vec![slow]).await;
+    let mut term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("go slowly");
+    term.wait_for("the first part").await;
+    term.send(keys::CTRL_C);
+    term.send(keys::CTRL_C);
+    assert_eq!(term.exit_code().await, 0);
+    let screen = term.scrollback_and_screen();
+    assert!(screen.contains("› go slowly\n\nthe first part"), "{screen}");
+    assert!(!screen.contains("Esc to abort"), "{screen}");
+}
