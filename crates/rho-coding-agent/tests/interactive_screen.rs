@@ -161,3 +161,29 @@ async fn quitting_mid_reply_keeps_the_partial_answer() {
     assert!(screen.contains("› go slowly\n\nthe first part"), "{screen}");
     assert!(!screen.contains("Esc to abort"), "{screen}");
 }
+
+/// A markdown table is drawn with borders fitted to the terminal, again after a resize; headings
+/// lose their marks as pi shows them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_are_drawn_with_borders_fitted_to_the_width() {
+    let reply = "## Results\n\n| Crate | What it does |\n|---|---|\n| ratatui | draws the viewport under the history of the conversation |\n| vt100 | reads the screen back |\n\nThat is all.";
+    let env = Env::new(vec![streamed(reply, 5)]).await;
+    let term = Terminal::start_sized(&env, &[], &[], 30, 100);
+    term.ready().await;
+    term.submit("which crates?");
+    let screen = term.wait_idle_with("That is all.").await;
+    assert!(screen.contains("\nResults\n"), "{screen}");
+    assert!(!screen.contains("## Results"), "{screen}");
+    assert!(screen.contains("│ ratatui │ draws the viewport under the history of the conversation │"), "{screen}");
+    assert!(screen.contains("┌─────────┬──"), "{screen}");
+
+    term.resize(30, 40);
+    // Each row of the table ends in its border: it was drawn again at the new width.
+    let fitted = |s: &str| {
+        let table: Vec<&str> = s.lines().filter(|l| l.starts_with(['┌', '│', '├', '└'])).collect();
+        table.len() > 8 && table.iter().all(|l| l.chars().count() <= 40 && l.ends_with(['┐', '│', '┤', '┘']))
+    };
+    let narrow = term.wait_until("the table fitted to 40 columns", fitted).await;
+    assert!(narrow.contains("│ ratatui │ draws the viewport"), "{narrow}");
+    assert_eq!(term.scrollback_and_screen().matches("That is all.").count(), 1);
+}

@@ -41,6 +41,7 @@ impl App {
             }
             Event::Resize(columns, rows) => {
                 self.session.extension_terminal_resized(columns, rows);
+                super::markdown::set_width(columns);
                 // Every line already written was wrapped at the old width.
                 self.redraw_history();
             }

@@ -311,6 +311,7 @@ fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
 fn start_terminal(tx: &UnboundedSender<AppEvent>) -> Result<Tui, i32> {
     match Tui::new(4) {
         Ok(t) => {
+            markdown::set_width(t.width());
             spawn_input(tx.clone());
             Ok(t)
         }

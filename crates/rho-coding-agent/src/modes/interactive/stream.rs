@@ -54,8 +54,9 @@ impl StreamingBlock {
         let lines = self.render(finished);
         let block_ended =
             self.kind == BlockKind::Text && finished.ends_with("\n\n") && !inside_fence(finished) && !in_list(finished);
-        // Rendered up to a line break, every line is whole.
-        let stable = lines.len();
+        // Rendered up to a line break, every line is whole; but a table's borders and column
+        // widths change with each row, so a table stays in the live area until it ends.
+        let stable = if in_table(finished) && !block_ended { self.committed } else { lines.len() };
         let out = lines.get(self.committed..stable).map(<[_]>::to_vec).unwrap_or_default();
         self.committed = self.committed.max(stable);
         if block_ended {
@@ -116,6 +117,11 @@ fn in_list(text: &str) -> bool {
     last.starts_with([' ', '\t']) || trimmed.starts_with(['-', '*', '+']) || numbered
 }
 
+/// Whether the last line of `text` with content is a table row.
+fn in_table(text: &str) -> bool {
+    text.lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim_start().starts_with('|'))
+}
+
 /// Whether `text` ends inside a fenced code block (an odd number of fence lines).
 fn inside_fence(text: &str) -> bool {
     text.lines().filter(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~")).count() % 2 == 1
@@ -142,7 +148,7 @@ mod tests {
 
     #[test]
     fn streaming_in_any_pieces_commits_what_a_whole_render_shows() {
-        let text = "# Title\n\nIntro line\nsecond line\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n1. one\n2. two\n\n3. three\n\nend";
+        let text = "# Title\n\nIntro line\nsecond line\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n1. one\n2. two\n\n3. three\n\n| a | b |\n|---|---|\n| wide cell | 2 |\n\nend";
         let whole = plain(&markdown::render(text));
         for size in [1, 2, 3, 7, 64] {
             let mut block = StreamingBlock::new(BlockKind::Text);

@@ -1,5 +1,6 @@
-//! Markdown to terminal lines: headings, emphasis, inline code, fenced and indented code blocks,
-//! lists, block quotes, links and rules. A source line break stays a line break (so a reply's
+//! Markdown to terminal lines: headings (as pi draws them: the first two levels without their
+//! marks), emphasis, inline code, fenced and indented code blocks, lists, block quotes, links,
+//! rules and tables ([`table`]). A source line break stays a line break (so a reply's
 //! prefix renders to a prefix of its lines, which lets streaming commit finished lines early);
 //! wrapping to the terminal's width is left to the paragraph that draws the lines. Colours are
 //! the theme's `md*` tokens; a fenced block in a known language is highlighted ([`highlight`]).
@@ -10,6 +11,10 @@ use ratatui::text::{Line, Span};
 
 use super::{highlight, style};
 
+mod table;
+
+pub use table::set_width;
+
 /// `text` as lines.
 pub fn render(text: &str) -> Vec<Line<'static>> {
     render_from(text, false)
@@ -19,10 +24,15 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
 /// starts with the blank line that separates blocks).
 pub fn render_from(text: &str, continued: bool) -> Vec<Line<'static>> {
     let mut r = Renderer { block_ended: continued, ..Renderer::default() };
-    for (event, range) in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH).into_offset_iter() {
-        if let Event::Start(Tag::CodeBlock(kind)) = &event {
-            let followed = !text[range.end..].trim().is_empty();
-            r.code_closed = code_block_closed(kind, &text[range], followed);
+    let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        match &event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let followed = !text[range.end..].trim().is_empty();
+                r.code_closed = code_block_closed(kind, &text[range], followed);
+            }
+            Event::Start(Tag::Table(_)) => r.table = Some(Table { source: text[range].to_owned(), ..Table::default() }),
+            _ => {}
         }
         r.event(event);
     }
@@ -47,6 +57,17 @@ struct Renderer {
     /// A block ended: the next one starts after a blank line.
     block_ended: bool,
     link_url: Option<String>,
+    /// The table being read.
+    table: Option<Table>,
+}
+
+/// A table's cells as they are read, and its source (drawn when the terminal is too narrow).
+#[derive(Default)]
+struct Table {
+    source: String,
+    header: Vec<table::Cell>,
+    rows: Vec<Vec<table::Cell>>,
+    row: Vec<table::Cell>,
 }
 
 impl Renderer {
@@ -145,15 +166,20 @@ impl Renderer {
             Tag::Paragraph => self.start_block(),
             Tag::Heading { level, .. } => {
                 self.start_block();
-                let hashes = match level {
-                    HeadingLevel::H1 => "# ",
-                    HeadingLevel::H2 => "## ",
-                    HeadingLevel::H3 => "### ",
-                    _ => "#### ",
+                let (marks, heading) = match level {
+                    HeadingLevel::H1 => ("", style::heading().add_modifier(Modifier::UNDERLINED)),
+                    HeadingLevel::H2 => ("", style::heading()),
+                    HeadingLevel::H3 => ("### ", style::heading()),
+                    HeadingLevel::H4 => ("#### ", style::heading()),
+                    HeadingLevel::H5 => ("##### ", style::heading()),
+                    HeadingLevel::H6 => ("###### ", style::heading()),
                 };
-                self.push_style(style::heading());
-                self.spans.push(Span::styled(hashes, style::heading()));
+                self.push_style(heading);
+                if !marks.is_empty() {
+                    self.spans.push(Span::styled(marks, heading));
+                }
             }
+            Tag::Table(_) => self.start_block(),
             Tag::BlockQuote(_) => {
                 self.start_block();
                 self.quote_depth += 1;
@@ -231,6 +257,29 @@ impl Renderer {
                 self.block_ended = true;
             }
             TagEnd::Item => self.flush(),
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.spans);
+                if let Some(table) = &mut self.table {
+                    table.row.push(cell);
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(table) = &mut self.table {
+                    table.header = std::mem::take(&mut table.row);
+                }
+            }
+            TagEnd::TableRow => {
+                if let Some(table) = &mut self.table {
+                    let row = std::mem::take(&mut table.row);
+                    table.rows.push(row);
+                }
+            }
+            TagEnd::Table => {
+                if let Some(t) = self.table.take() {
+                    self.lines.extend(table::render(&t.header, &t.rows, t.source.trim_end()));
+                }
+                self.block_ended = true;
+            }
             TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
                 self.styles.pop();
             }
@@ -276,7 +325,7 @@ mod tests {
         let out = plain(&render(text));
         assert_eq!(
             out,
-            "# Title\n\nSome bold and code.\nNext line.\n\n• one\n• two\n  1. inner\n\n```rust\n  fn main() {}\n```\n\n│ quoted"
+            "Title\n\nSome bold and code.\nNext line.\n\n• one\n• two\n  1. inner\n\n```rust\n  fn main() {}\n```\n\n│ quoted"
         );
     }
 
@@ -290,6 +339,13 @@ mod tests {
             let stable = part.len().saturating_sub(1);
             assert_eq!(plain(&part[..stable]), plain(&full[..stable]), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn headings_show_their_marks_from_the_third_level_and_tables_their_borders() {
+        assert_eq!(plain(&render("# One\n\n## Two\n\n### Three")), "One\n\nTwo\n\n### Three");
+        let table = plain(&render("Before\n\n| a | b |\n|---|---|\n| 1 | **2** |\n\nAfter"));
+        assert_eq!(table, "Before\n\n┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n\nAfter");
     }
 
     #[test]
