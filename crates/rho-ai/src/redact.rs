@@ -29,22 +29,58 @@ pub fn url_in(text: &str, raw_url: &str) -> String {
 
 /// A request error and its causes, one after the other, with the URL in it redacted.
 pub fn reqwest_error(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
+    let mut chain = vec![e.to_string()];
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
+        chain.push(s.to_string());
         source = s.source();
     }
+    // reqwest and hyper wrap the cause in generic layers ("error sending request for url (…)",
+    // "client error (Connect)"): the cause is what a person needs, with the address once.
+    let cause: Vec<&str> = chain
+        .iter()
+        .map(String::as_str)
+        .filter(|part| !part.starts_with("error sending request for url") && !part.starts_with("client error ("))
+        .collect();
+    let cause = if cause.is_empty() { chain.join(": ") } else { cause.join(": ") };
     match e.url() {
-        Some(address) => text.replace(address.as_str(), &url(address.as_str())),
-        None => text,
+        Some(address) => {
+            let shown = url(address.as_str());
+            let cause = cause.replace(address.as_str(), &shown);
+            if e.is_connect() {
+                // The innermost cause says it ("Connection refused"), without the OS's number.
+                let last = chain.last().map_or(cause.as_str(), String::as_str);
+                let last = last.split(" (os error").next().unwrap_or(last);
+                format!("cannot connect to {shown}: {last}")
+            } else if e.is_timeout() {
+                format!("no answer from {shown}: {cause}")
+            } else if e.is_request() {
+                format!("request to {shown} failed: {cause}")
+            } else {
+                cause
+            }
+        }
+        None => cause,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_refused_connection_names_the_address_once_and_the_cause() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let address = format!("http://127.0.0.1:{port}/v1/chat?key=secret");
+        let e = reqwest::Client::new().get(&address).send().await.unwrap_err();
+        let text = reqwest_error(&e);
+        assert_eq!(text.matches("127.0.0.1").count(), 1, "{text}");
+        assert!(text.starts_with(&format!("cannot connect to http://127.0.0.1:{port}/v1/chat?***: ")), "{text}");
+        assert!(text.ends_with(": Connection refused"), "{text}");
+        assert!(!text.contains("client error") && !text.contains("secret"), "{text}");
+    }
 
     #[test]
     fn credentials_in_a_url_are_hidden() {

@@ -276,8 +276,8 @@ async fn thinking_errors_and_retries_are_shown() {
     let screen = term.wait_idle_with("the answer").await;
     assert!(screen.contains("pondering the question"), "{screen}");
     term.submit("fail");
-    let screen = term.wait_idle_with("Error:").await;
-    assert!(screen.contains("Retrying (1/1)"), "{screen}");
+    let screen = term.wait_idle_with("Gave up after 1 retry").await;
+    assert!(screen.contains("Error: 500 the server broke\n"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -187,3 +187,42 @@ async fn tables_are_drawn_with_borders_fitted_to_the_width() {
     assert!(narrow.contains("│ ratatui │ draws the viewport"), "{narrow}");
     assert_eq!(term.scrollback_and_screen().matches("That is all.").count(), 1);
 }
+
+/// A server that is down: each attempt's error in one short line, the wait counted down in the
+/// working line, one line when the retries are spent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_is_down_costs_a_few_short_lines() {
+    let env = Env::new(vec![]).await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let models = std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap();
+    let models = models.replace(&env.server.url(), &format!("http://127.0.0.1:{port}"));
+    std::fs::write(env.agent_dir.join("models.json"), models).unwrap();
+    let args = ["--setting", "retry.maxRetries=2", "--setting", "retry.baseDelayMs=1500"];
+    let term = Terminal::start_sized(&env, &args, &[], 30, 120);
+    term.ready().await;
+    term.submit("hello");
+    term.wait_for("Retrying (1/2) in 2s…").await;
+    term.wait_for("Retrying (1/2) in 1s…").await;
+    let screen = term.wait_idle_with("Gave up after 2 retries").await;
+    let start = screen.find("› hello").unwrap();
+    let end = start + screen[start..].find("\n─").unwrap();
+    let shown: Vec<&str> = screen[start..end].lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(shown.len(), 5, "{screen}");
+    let error = format!("Error: Connection error: cannot connect to http://127.0.0.1:{port}/v1/messages: ");
+    assert_eq!(shown.iter().filter(|l| l.starts_with(&error)).count(), 3, "{screen}");
+    assert!(shown.iter().all(|l| l.chars().count() < 120), "{screen}");
+}
+
+/// With no model at all, the way to pick one is the interactive mode's own: `/model`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_model_points_at_the_model_command() {
+    let env = Env::new(vec![]).await;
+    std::fs::remove_file(env.agent_dir.join("models.json")).unwrap();
+    let term = Terminal::start_without_model(&env);
+    term.wait_for("Enter send").await;
+    term.submit("hello");
+    let screen = term.wait_for("Then select a model with /model.").await;
+    assert!(!screen.contains("set_model"), "{screen}");
+}

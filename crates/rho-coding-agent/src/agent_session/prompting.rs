@@ -50,16 +50,31 @@ impl PromptSource {
     }
 }
 
+/// What to do when no model is selected; `select` says how to pick one.
+fn no_model(agent_dir: &str, select: &str) -> String {
+    format!(
+        "No model selected.\n\nSet an API key in the environment (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), \
+         or add a provider to models.json in rho's agent directory ({agent_dir}).\n\n\
+         Then select a model with {select}."
+    )
+}
+
+impl PromptRejection {
+    /// The text as the interactive mode shows it, where a model is picked with `/model`.
+    pub fn interactive_text(&self) -> String {
+        match self {
+            Self::NoModel { agent_dir } => no_model(agent_dir, "/model"),
+            _ => self.to_string(),
+        }
+    }
+}
+
 /// Why a prompt was not started (the texts hosts see as the late `prompt` error).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptRejection {
     #[error("Agent is already processing. Use steer() or followUp() to queue messages, or wait for completion.")]
     Busy,
-    #[error(
-        "No model selected.\n\nSet an API key in the environment (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY), \
-         or add a provider to models.json in rho's agent directory ({agent_dir}).\n\n\
-         Then select a model with --model or the set_model command."
-    )]
+    #[error("{}", no_model(agent_dir, "--model or the set_model command"))]
     NoModel { agent_dir: String },
     /// A subscription login is why there is no key (it could not be refreshed) or no model (it
     /// is for an API rho does not speak); the text says which and what to do.

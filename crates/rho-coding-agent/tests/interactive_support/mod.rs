@@ -56,11 +56,22 @@ impl Terminal {
 
     /// Like [`start_with`](Self::start_with), in a terminal of `rows` × `cols`.
     pub fn start_sized(env: &Env, args: &[&str], vars: &[(&str, &str)], rows: u16, cols: u16) -> Terminal {
+        let mut all = Vec::new();
+        if !args.contains(&"--model") {
+            all.extend(["--model", "mock/mock-model"]);
+        }
+        all.extend(args);
+        Self::spawn(env, &all, vars, rows, cols)
+    }
+
+    /// `rho` with no model named, as a fresh install starts.
+    pub fn start_without_model(env: &Env) -> Terminal {
+        Self::spawn(env, &[], &[], ROWS, COLS)
+    }
+
+    fn spawn(env: &Env, args: &[&str], vars: &[(&str, &str)], rows: u16, cols: u16) -> Terminal {
         let pty = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rho"));
-        if !args.contains(&"--model") {
-            cmd.args(["--model", "mock/mock-model"]);
-        }
         cmd.args(args);
         cmd.cwd(&env.cwd);
         cmd.env("RHO_CODING_AGENT_DIR", &env.agent_dir);

@@ -74,7 +74,7 @@ impl App {
                     Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
                     Err(rejection) => {
                         let mut lines = blocks::user(&text);
-                        lines.extend(rejection.to_string().split("\n\n").map(blocks::error));
+                        lines.extend(rejection.interactive_text().split("\n\n").map(blocks::error));
                         report(lines);
                     }
                 }
@@ -87,7 +87,7 @@ impl App {
             Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
             Err(rejection) => {
                 self.push(blocks::user(text));
-                for line in rejection.to_string().split("\n\n") {
+                for line in rejection.interactive_text().split("\n\n") {
                     self.push([blocks::error(line)]);
                 }
             }

@@ -84,6 +84,22 @@ pub enum Picking {
     Dialog,
 }
 
+/// An automatic retry waiting: which attempt comes and when.
+#[derive(Debug, Clone, Copy)]
+pub struct Retry {
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub until: Instant,
+}
+
+impl Retry {
+    /// `Retrying (1/3) in 2s…`, counting down.
+    pub fn text(&self, now: Instant) -> String {
+        let seconds = self.until.saturating_duration_since(now).as_millis().div_ceil(1000);
+        format!("Retrying ({}/{}) in {seconds}s…", self.attempt, self.max_attempts)
+    }
+}
+
 /// A tool's result, kept to be drawn again (Ctrl+O, a resize).
 #[derive(Debug)]
 pub struct ToolOutput {
@@ -119,8 +135,10 @@ pub struct App {
     pub redraw: bool,
     pub steering: Vec<String>,
     pub follow_up: Vec<String>,
-    /// A retry or compaction in progress.
+    /// A compaction or summary in progress.
     pub status: Option<String>,
+    /// A retry waiting to start.
+    pub retry: Option<Retry>,
     pub select: Option<(Picking, Select)>,
     /// A tool's dialog waiting for an answer.
     pub dialog: Option<Dialog>,
@@ -184,6 +202,7 @@ impl App {
             steering: Vec::new(),
             follow_up: Vec::new(),
             status: None,
+            retry: None,
             select: None,
             dialog: None,
             completion: 0,
@@ -400,18 +419,19 @@ impl App {
 
     fn on_session_event(&mut self, event: SessionEvent) {
         match event {
-            SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, error_message } => {
+            SessionEvent::AutoRetryStart { attempt, max_attempts, delay_ms, .. } => {
+                // The failed attempt's error is already in the history; the wait counts down in
+                // the working line, as pi shows it.
                 self.end_stream();
-                let text =
-                    format!("Retrying ({attempt}/{max_attempts}) in {}s: {error_message}", delay_ms.div_ceil(1000));
-                self.push([blocks::warning(&text)]);
-                self.status = Some(format!("Retrying ({attempt}/{max_attempts})"));
+                let until = Instant::now() + std::time::Duration::from_millis(delay_ms);
+                self.retry = Some(Retry { attempt, max_attempts, until });
             }
-            SessionEvent::AutoRetryEnd { success, final_error, .. } => {
-                self.status = None;
+            SessionEvent::AutoRetryEnd { success, attempt, .. } => {
+                // The last attempt's error is the line above: it is not repeated.
+                self.retry = None;
                 if !success {
-                    let text = final_error.unwrap_or_else(|| "Retry failed".to_owned());
-                    self.push([blocks::error(&format!("Retry failed: {text}"))]);
+                    let attempts = if attempt == 1 { "retry" } else { "retries" };
+                    self.push([blocks::error(&format!("Gave up after {attempt} {attempts}"))]);
                 }
             }
             SessionEvent::AutoCompactionStart { .. } | SessionEvent::CompactionStart { .. } => {

@@ -42,10 +42,11 @@ impl View {
         let mut lines = above_editor(app, (screen_height - live_height) / 2);
         if app.is_working() {
             let spinner = SPINNER[app.tick % SPINNER.len()];
-            let what = match (&app.status, app.running.last()) {
-                (Some(status), _) => status.clone(),
-                (None, Some((_, tool))) => format!("Running {tool}…"),
-                (None, None) => "Working…".to_owned(),
+            let what = match (&app.retry, &app.status, app.running.last()) {
+                (Some(retry), _, _) => retry.text(Instant::now()),
+                (None, Some(status), _) => status.clone(),
+                (None, None, Some((_, tool))) => format!("Running {tool}…"),
+                (None, None, None) => "Working…".to_owned(),
             };
             lines.push(Line::from(vec![
                 Span::styled(format!("{spinner} "), style::accent()),
