@@ -226,3 +226,48 @@ async fn no_model_points_at_the_model_command() {
     let screen = term.wait_for("Then select a model with /model.").await;
     assert!(!screen.contains("set_model"), "{screen}");
 }
+
+/// A `tmux` on the PATH answering `show -gv` with `extended` and `format`, and the environment
+/// that says rho runs in tmux.
+fn fake_tmux(env: &Env, extended: &str, format: &str) -> Vec<(String, String)> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = env.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\ncase \"$3\" in\n  extended-keys) echo {extended};;\n  extended-keys-format) echo {format};;\nesac\n"
+    );
+    let tmux = bin.join("tmux");
+    std::fs::write(&tmux, script).unwrap();
+    std::fs::set_permissions(&tmux, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    vec![("TMUX".to_owned(), "/tmp/tmux-0/default,1,0".to_owned()), ("PATH".to_owned(), path)]
+}
+
+/// Under tmux with CSI u extended keys rho asks for modified keys and Shift+Enter makes a new
+/// line; with extended keys off it says what to set, and the first screen names Ctrl+J.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_tmux_shift_enter_is_asked_for_or_explained() {
+    let env = Env::new(vec![]).await;
+    let vars = fake_tmux(&env, "on", "csi-u");
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let term = Terminal::start_with(&env, &[], &vars);
+    term.ready().await;
+    assert!(term.raw_output().contains("\x1b[>4;2m"), "modifyOtherKeys asked for");
+    let screen = term.screen();
+    assert!(screen.contains("Enter send · Shift+Enter newline"), "{screen}");
+    assert!(!screen.contains("extended-keys"), "{screen}");
+    term.send("first");
+    term.send("\x1b[13;2u");
+    term.send("second");
+    term.wait_for("  second").await;
+    drop(term);
+
+    let env = Env::new(vec![]).await;
+    let vars = fake_tmux(&env, "off", "xterm");
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let term = Terminal::start_with(&env, &["--no-session"], &vars);
+    term.ready().await;
+    let screen = term.wait_for("tmux extended-keys is off").await;
+    assert!(screen.contains("Enter send · Ctrl+J newline"), "{screen}");
+    assert!(!term.raw_output().contains("\x1b[>4;2m"), "not asked for when tmux would not pass them");
+}

@@ -39,7 +39,8 @@ fn model_label(session: &AgentSession) -> String {
     }
 }
 
-pub fn header(session: &AgentSession) -> Vec<Line<'static>> {
+/// The first screen's lines; `newline` is the key that makes a new line in the editor.
+pub fn header(session: &AgentSession, newline: &str) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(vec![
         Span::styled("rho", style::heading()),
         Span::styled(format!(" v{}", env!("CARGO_PKG_VERSION")), style::dim()),
@@ -57,7 +58,7 @@ pub fn header(session: &AgentSession) -> Vec<Line<'static>> {
         lines.push(Line::styled(format!("Commands: {}", commands.join(" ")), style::dim()));
     }
     lines.push(Line::styled(
-        "Enter send · Shift+Enter newline · Esc abort · Ctrl+C clear/quit · / commands · /hotkeys",
+        format!("Enter send · {newline} newline · Esc abort · Ctrl+C clear/quit · / commands · /hotkeys"),
         style::dim(),
     ));
     lines

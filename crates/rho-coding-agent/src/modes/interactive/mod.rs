@@ -43,6 +43,7 @@ mod subagents;
 mod terminal;
 mod theme;
 mod title;
+mod tmux;
 mod todos;
 mod tool_blocks;
 mod transcript;
@@ -166,8 +167,11 @@ pub async fn run(mut cli: Cli) -> i32 {
             let header = header.to_vec();
             app.push(header);
         }
-        None if !app.quiet_startup() => app.push(footer::header(&app.session)),
+        None if !app.quiet_startup() => app.push(footer::header(&app.session, tui.shift_enter.newline_key())),
         None => {}
+    }
+    if let tmux::ShiftEnter::Lost(notice) = &tui.shift_enter {
+        app.push([blocks::warning(notice)]);
     }
     if let Some(warning) = keybindings::load(&app.session.paths().agent_dir) {
         app.push([blocks::warning(&warning)]);

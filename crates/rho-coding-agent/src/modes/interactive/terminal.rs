@@ -22,6 +22,14 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 use super::backend::ViewportBackend;
+use super::tmux::ShiftEnter;
+
+/// xterm's modifyOtherKeys, level 2 (tmux passes modified keys once asked this way), and off.
+const MODIFY_OTHER_KEYS: &str = "\x1b[>4;2m";
+const MODIFY_OTHER_KEYS_OFF: &str = "\x1b[>4;0m";
+
+/// modifyOtherKeys was asked for (and is to be turned off on the way out).
+static MODIFY_OTHER_KEYS_ON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 type Term = Terminal<ViewportBackend>;
 
@@ -29,21 +37,18 @@ type Term = Terminal<ViewportBackend>;
 pub struct Tui {
     terminal: Term,
     height: u16,
+    /// What tmux (when rho runs in it) does with Shift+Enter.
+    pub shift_enter: ShiftEnter,
 }
 
 impl Tui {
     pub fn new(height: u16) -> std::io::Result<Self> {
+        let shift_enter = ShiftEnter::check();
         enable_raw_mode()?;
         install_panic_hook();
-        // Terminals that do not know the kitty keyboard protocol ignore the request; those that do
-        // report Shift+Enter and a lone Escape unambiguously.
-        execute!(
-            stdout(),
-            EnableBracketedPaste,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
+        enable_keys(&shift_enter)?;
         let terminal = inline(height, None)?;
-        Ok(Self { terminal, height })
+        Ok(Self { terminal, height, shift_enter })
     }
 
     pub fn width(&self) -> u16 {
@@ -136,11 +141,7 @@ impl Tui {
         restore();
         let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGTSTP);
         enable_raw_mode()?;
-        execute!(
-            stdout(),
-            EnableBracketedPaste,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
+        enable_keys(&self.shift_enter)?;
         self.terminal = inline(self.height, None)?;
         Ok(())
     }
@@ -175,8 +176,30 @@ fn inline(height: u16, cursor: Option<Position>) -> std::io::Result<Term> {
     Terminal::with_options(ViewportBackend::new(cursor), TerminalOptions { viewport: Viewport::Inline(height) })
 }
 
+/// Bracketed paste and the keyboard protocol that tells Shift+Enter from Enter: the kitty one
+/// (terminals that do not know it ignore the request; those that do report Shift+Enter and a
+/// lone Escape unambiguously), and under tmux modifyOtherKeys when tmux passes keys so.
+fn enable_keys(shift_enter: &ShiftEnter) -> std::io::Result<()> {
+    execute!(
+        stdout(),
+        EnableBracketedPaste,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    )?;
+    if *shift_enter == ShiftEnter::Extended {
+        let mut out = stdout();
+        out.write_all(MODIFY_OTHER_KEYS.as_bytes())?;
+        out.flush()?;
+        MODIFY_OTHER_KEYS_ON.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(())
+}
+
 /// Puts the terminal back: keyboard protocol, paste mode, cursor, cooked mode.
 pub fn restore() {
+    if MODIFY_OTHER_KEYS_ON.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let mut out = stdout();
+        let _ = out.write_all(MODIFY_OTHER_KEYS_OFF.as_bytes()).and_then(|()| out.flush());
+    }
     let _ = execute!(stdout(), PopKeyboardEnhancementFlags, DisableBracketedPaste, cursor::Show);
     let _ = disable_raw_mode();
 }
