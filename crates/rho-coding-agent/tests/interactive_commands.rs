@@ -64,7 +64,8 @@ fn global_settings(env: &Env) -> Value {
 /// Ctrl+S in `/scoped-models`, then Escape: the `enabledModels` saved to the global settings.
 async fn save_scoped_models(term: &Terminal, env: &Env) -> Value {
     term.send(CTRL_S);
-    term.wait_for("Model selection saved to settings").await;
+    let saved = |s: &str| s.contains("Model selection saved to settings") && !s.contains("(unsaved)");
+    term.wait_until("the selection saved and no longer marked unsaved", saved).await;
     term.send(keys::ESCAPE);
     term.wait_until("the list closed", |s| !s.contains("Models for Ctrl+P")).await;
     global_settings(env)["enabledModels"].clone()
@@ -219,6 +220,7 @@ async fn scoped_models_limit_what_ctrl_p_cycles_and_are_saved() {
     term.send(keys::DOWN);
     term.send(" ");
     let list = settled(&term, "mock-fourth enabled", |s| shows(s, "mock/mock-fourth", "✓")).await;
+    assert!(list.contains("  (unsaved) Enter toggle"), "{list}");
     insta::assert_snapshot!("scoped_models", list);
     let saved = save_scoped_models(&term, &env).await;
     assert_eq!(saved, json!(["mock/mock-model", "mock/mock-third", "mock/mock-fourth"]));

@@ -501,10 +501,13 @@ async fn tree_moves_the_leaf_and_the_next_prompt_branches_there() {
     term.send(keys::ENTER);
     term.wait_for("→ No summary").await;
     term.send(keys::ENTER);
-    term.wait_for("── Continuing from the selected entry ──").await;
+    let screen = term.wait_for("── Continuing from the selected entry ──").await;
+    // The footer counts what every branch spent, not only the branch continued.
+    assert!(screen.contains("↑200 ↓100 "), "{screen}");
 
     term.submit("branch question");
-    term.wait_idle_with("branch answer").await;
+    let screen = term.wait_idle_with("branch answer").await;
+    assert!(screen.contains("↑300 ↓150 "), "{screen}");
     let sent = last_request_messages(&env);
     assert!(sent.contains("first answer") && sent.contains("branch question"), "{sent}");
     assert!(!sent.contains("second question"), "the prompt branches from the first answer: {sent}");

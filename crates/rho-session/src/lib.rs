@@ -47,5 +47,5 @@ pub use paths::{
     AGENT_DIR_ENV, agent_dir, agent_dir_from, encode_cwd, session_dir_for_cwd, session_file_name, sessions_root,
 };
 pub use session::{Session, UserMessageEntry};
-pub use stats::{SessionStats, TokenStats};
+pub use stats::{SessionStats, TokenStats, UsageTotals};
 pub use writer::Durability;

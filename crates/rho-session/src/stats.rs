@@ -55,6 +55,38 @@ impl SessionStats {
             total_messages: messages.len() as u64,
             ..Self::default()
         };
+        for message in messages {
+            match message {
+                AgentMessage::User(_) => stats.user_messages += 1,
+                AgentMessage::Assistant(a) => {
+                    stats.assistant_messages += 1;
+                    stats.tool_calls += a.tool_calls().count() as u64;
+                }
+                AgentMessage::ToolResult(_) => stats.tool_results += 1,
+                _ => {}
+            }
+        }
+        let totals = UsageTotals::of(messages);
+        stats.tokens = totals.tokens;
+        stats.cost = totals.cost;
+        stats.premium_requests = totals.premium_requests;
+        stats
+    }
+}
+
+/// Token, cost and premium-request totals of some messages.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageTotals {
+    pub tokens: TokenStats,
+    /// USD.
+    pub cost: f64,
+    pub premium_requests: f64,
+}
+
+impl UsageTotals {
+    /// The totals of `messages`: assistant messages' usage and what `task` calls report for
+    /// their sub-agents.
+    pub fn of<'a>(messages: impl IntoIterator<Item = &'a AgentMessage>) -> Self {
         let mut usage = Usage::default();
         let mut premium = 0.0;
         let mut add = |u: &Usage| {
@@ -63,35 +95,28 @@ impl SessionStats {
         };
         for message in messages {
             match message {
-                AgentMessage::User(_) => stats.user_messages += 1,
-                AgentMessage::Assistant(a) => {
-                    stats.assistant_messages += 1;
-                    stats.tool_calls += a.tool_calls().count() as u64;
-                    add(&a.usage);
-                }
-                AgentMessage::ToolResult(t) => {
-                    stats.tool_results += 1;
-                    if t.tool_name == "task" {
-                        let task_usage =
-                            t.details.as_ref().and_then(|d| d.get("usage")).and_then(|u| Usage::deserialize(u).ok());
-                        if let Some(u) = task_usage {
-                            add(&u);
-                        }
+                AgentMessage::Assistant(a) => add(&a.usage),
+                AgentMessage::ToolResult(t) if t.tool_name == "task" => {
+                    let task_usage =
+                        t.details.as_ref().and_then(|d| d.get("usage")).and_then(|u| Usage::deserialize(u).ok());
+                    if let Some(u) = task_usage {
+                        add(&u);
                     }
                 }
                 _ => {}
             }
         }
-        stats.tokens = TokenStats {
-            input: usage.input,
-            output: usage.output,
-            cache_read: usage.cache_read,
-            cache_write: usage.cache_write,
-            total: usage.input + usage.output + usage.cache_read + usage.cache_write,
-        };
-        stats.cost = usage.cost.total;
-        stats.premium_requests = premium;
-        stats
+        Self {
+            tokens: TokenStats {
+                input: usage.input,
+                output: usage.output,
+                cache_read: usage.cache_read,
+                cache_write: usage.cache_write,
+                total: usage.input + usage.output + usage.cache_read + usage.cache_write,
+            },
+            cost: usage.cost.total,
+            premium_requests: premium,
+        }
     }
 }
 

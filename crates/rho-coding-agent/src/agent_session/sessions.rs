@@ -207,6 +207,16 @@ impl AgentSession {
         stats
     }
 
+    /// Tokens and cost over every branch of the session file, as the interactive footer shows
+    /// them (`get_session_stats` counts the current context only).
+    pub fn usage_all_branches(&self) -> rho_session::UsageTotals {
+        let session = self.session();
+        rho_session::UsageTotals::of(session.entries().iter().filter_map(|e| match e {
+            SessionEntry::Message(m) => Some(&m.message),
+            _ => None,
+        }))
+    }
+
     /// The session header as JSON (JSON mode's first line, without its newline).
     pub fn header_json(&self) -> Vec<u8> {
         let mut line = self.session().header().to_line().unwrap_or_default();

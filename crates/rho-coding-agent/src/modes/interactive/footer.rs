@@ -79,8 +79,9 @@ pub fn footer(session: &AgentSession, width: u16) -> Vec<Line<'static>> {
             first.push_str(" + network");
         }
     }
-    let stats = session.stats();
-    let t = &stats.tokens;
+    // Every branch counts: what was spent before a `/tree` jump was spent all the same.
+    let totals = session.usage_all_branches();
+    let t = &totals.tokens;
     let mut parts = vec![format!("↑{}", tokens(t.input)), format!("↓{}", tokens(t.output))];
     if t.cache_read > 0 {
         parts.push(format!("R{}", tokens(t.cache_read)));
@@ -88,8 +89,8 @@ pub fn footer(session: &AgentSession, width: u16) -> Vec<Line<'static>> {
     if t.cache_write > 0 {
         parts.push(format!("W{}", tokens(t.cache_write)));
     }
-    parts.push(format!("${:.3}", stats.cost));
-    if let Some(usage) = &stats.context_usage {
+    parts.push(format!("${:.3}", totals.cost));
+    if let Some(usage) = &session.context_usage() {
         let percent = usage.percent.map_or("?".to_owned(), |p| format!("{p:.1}%"));
         parts.push(format!("{percent}/{}", tokens(usage.context_window)));
     }

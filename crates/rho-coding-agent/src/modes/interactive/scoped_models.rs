@@ -5,7 +5,7 @@
 //! model's provider. The enabled models are listed first, in the order Ctrl+P cycles them;
 //! Alt+Up / Alt+Down move the highlighted one. Changes apply to this session at once; Ctrl+S
 //! saves them, in that order, as `enabledModels` in the global settings (all or none enabled:
-//! the key is removed).
+//! the key is removed); until then the hint says "(unsaved)".
 
 use super::app::{App, Picking};
 use super::blocks;
@@ -14,7 +14,9 @@ use super::select::{Select, SelectItem};
 const ENABLED: &str = "✓";
 const DISABLED: &str = "✗";
 
-const HINT: &str = "Enter toggle · Ctrl+A all · Ctrl+X clear · Ctrl+P provider · Alt+↑/↓ reorder · Ctrl+S save";
+const HINT: &str = "Enter toggle · Ctrl+A all · Ctrl+X none · Ctrl+P provider · Alt+↑/↓ move · Ctrl+S save";
+/// What the hint starts with once the list differs from what is saved.
+const UNSAVED: &str = "(unsaved) ";
 
 /// The enabled models, as `provider/id`: `None` when all are.
 type Enabled = Option<Vec<String>>;
@@ -103,7 +105,12 @@ impl App {
             's' => {
                 let patterns = enabled.filter(|ids| !ids.is_empty() && ids.len() < all.len());
                 match self.session.save_enabled_models(patterns.as_deref()) {
-                    Ok(()) => self.push([blocks::notice("Model selection saved to settings")]),
+                    Ok(()) => {
+                        if let Some((Picking::ScopedModels, list)) = &mut self.select {
+                            list.set_hint(HINT);
+                        }
+                        self.push([blocks::notice("Model selection saved to settings")]);
+                    }
                     Err(e) => self.push([blocks::error(&format!("Error: {e}"))]),
                 }
             }
@@ -122,6 +129,7 @@ impl App {
         }
         if let Some((Picking::ScopedModels, list)) = &mut self.select {
             list.set_items(items(&all, &enabled));
+            list.set_hint(format!("{UNSAVED}{HINT}"));
         }
     }
 }

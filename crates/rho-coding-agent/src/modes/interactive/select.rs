@@ -46,11 +46,22 @@ pub struct Select {
     tab: bool,
     /// The dim line under the items.
     hint: Option<String>,
+    /// What the highlighted item does, by its value (shown above the hint).
+    describe: Option<fn(&str) -> Option<&'static str>>,
 }
 
 impl Select {
     pub fn new(title: impl Into<String>, items: Vec<SelectItem>, selected: usize) -> Self {
-        Self { title: title.into(), items, query: String::new(), selected, toggling: false, tab: false, hint: None }
+        Self {
+            title: title.into(),
+            items,
+            query: String::new(),
+            selected,
+            toggling: false,
+            tab: false,
+            hint: None,
+            describe: None,
+        }
     }
 
     /// A list that stays open: Enter and Space toggle, Ctrl+letters are shortcuts.
@@ -77,6 +88,16 @@ impl Select {
     }
 
     /// The line under the items, in place of the count and the keys.
+    /// Shows what the highlighted item does, by its value.
+    pub fn described(mut self, describe: fn(&str) -> Option<&'static str>) -> Self {
+        self.describe = Some(describe);
+        self
+    }
+
+    pub fn set_hint(&mut self, hint: impl Into<String>) {
+        self.hint = Some(hint.into());
+    }
+
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
@@ -178,6 +199,12 @@ impl Select {
         }
         if items.is_empty() {
             lines.push(Line::styled("  (no match)", style::dim()));
+        }
+        let description =
+            self.describe.zip(items.get(self.selected)).and_then(|(describe, item)| describe(&item.value));
+        if let Some(description) = description {
+            lines.push(Line::default());
+            lines.push(Line::styled(format!("  {description}"), style::dim()));
         }
         let hint = match &self.hint {
             Some(hint) => format!("  {hint}"),

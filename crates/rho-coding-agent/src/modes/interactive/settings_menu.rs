@@ -5,9 +5,10 @@
 //! the highlighted theme while moving, as pi's does. Escape closes the menu, or a list of values
 //! back to the menu (the theme in effect before is back).
 //!
-//! Left out from pi's menu, for want of the feature behind them: transport (rho streams over
-//! SSE only), images (no inline images), tree filter mode, editor padding, autocomplete size,
-//! hardware cursor, clear on shrink, terminal progress, changelog, telemetry and warnings.
+//! Each row says what it does under the list, as pi's does. Left out from pi's menu, for want of
+//! the feature behind them: transport (rho streams over SSE only), inline images and their width,
+//! tree filter mode, editor padding, autocomplete size, hardware cursor, clear on shrink, terminal
+//! progress, changelog, telemetry, warnings and Anthropic extra usage.
 
 use rho_agent::QueueMode;
 use rho_ai::ThinkingLevel;
@@ -22,7 +23,6 @@ use super::theme;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Setting {
     AutoCompact,
-    SkillCommands,
     SteeringMode,
     FollowUpMode,
     HideThinking,
@@ -30,11 +30,13 @@ enum Setting {
     DoubleEscape,
     Thinking,
     Theme,
+    AutoResizeImages,
+    BlockImages,
+    SkillCommands,
 }
 
-const SETTINGS: [Setting; 9] = [
+const SETTINGS: [Setting; 11] = [
     Setting::AutoCompact,
-    Setting::SkillCommands,
     Setting::SteeringMode,
     Setting::FollowUpMode,
     Setting::HideThinking,
@@ -42,6 +44,9 @@ const SETTINGS: [Setting; 9] = [
     Setting::DoubleEscape,
     Setting::Thinking,
     Setting::Theme,
+    Setting::AutoResizeImages,
+    Setting::BlockImages,
+    Setting::SkillCommands,
 ];
 
 const BOOLS: &[&str] = &["true", "false"];
@@ -61,6 +66,31 @@ impl Setting {
             Self::DoubleEscape => "double-escape-action",
             Self::Thinking => "thinking",
             Self::Theme => "theme",
+            Self::AutoResizeImages => "auto-resize-images",
+            Self::BlockImages => "block-images",
+        }
+    }
+
+    /// What the setting does (pi's words), shown under the list for the highlighted row.
+    fn description(self) -> &'static str {
+        match self {
+            Self::AutoCompact => "Automatically compact context when it gets too large",
+            Self::SteeringMode => {
+                "Enter while streaming queues steering messages. 'one-at-a-time': deliver one, wait for \
+                 response. 'all': deliver all at once."
+            }
+            Self::FollowUpMode => {
+                "Alt+Enter queues follow-up messages until agent stops. 'one-at-a-time': deliver one, wait \
+                 for response. 'all': deliver all at once."
+            }
+            Self::HideThinking => "Hide thinking blocks in assistant responses",
+            Self::QuietStartup => "Disable verbose printing at startup",
+            Self::DoubleEscape => "Action when pressing Escape twice with empty editor",
+            Self::Thinking => "Reasoning depth for thinking-capable models",
+            Self::Theme => "Color theme for the interface",
+            Self::AutoResizeImages => "Resize large images to 2000x2000 max for better model compatibility",
+            Self::BlockImages => "Prevent images from being sent to LLM providers",
+            Self::SkillCommands => "Register skills as /skill:name commands",
         }
     }
 
@@ -75,6 +105,8 @@ impl Setting {
             Self::DoubleEscape => "Double-escape action",
             Self::Thinking => "Thinking level",
             Self::Theme => "Theme",
+            Self::AutoResizeImages => "Auto-resize images",
+            Self::BlockImages => "Block images",
         }
     }
 
@@ -124,6 +156,7 @@ impl App {
         let selected = SETTINGS.iter().position(|s| *s == setting).unwrap_or(0);
         let menu = Select::new("Settings", self.settings_items(), selected)
             .toggling()
+            .described(|id| Setting::from_id(id).map(Setting::description))
             .with_hint("Enter/Space change · type to search · Esc close");
         self.select = Some((Picking::Settings, menu));
     }
@@ -153,6 +186,8 @@ impl App {
             Setting::DoubleEscape => self.double_escape_action(),
             Setting::Thinking => session.thinking_level().as_str().to_owned(),
             Setting::Theme => current_theme(self),
+            Setting::AutoResizeImages => session.settings().images().auto_resize.to_string(),
+            Setting::BlockImages => session.settings().images().block_images.to_string(),
         }
     }
 
@@ -248,7 +283,13 @@ impl App {
             }
             Setting::QuietStartup => self.save_setting(QUIET_STARTUP_KEY, Value::Bool(on)),
             Setting::DoubleEscape => self.save_setting(DOUBLE_ESCAPE_KEY, Value::String(value.to_owned())),
-            Setting::Theme => theme::set(value).and_then(|()| self.save_setting("theme", Value::String(value.into()))),
+            Setting::Theme => theme::set(value).and_then(|()| {
+                // The history is drawn again in the theme's colours.
+                self.redraw_history();
+                self.save_setting("theme", Value::String(value.into()))
+            }),
+            Setting::AutoResizeImages => self.save_setting("images.autoResize", Value::Bool(on)),
+            Setting::BlockImages => self.save_setting("images.blockImages", Value::Bool(on)),
         };
         if let Err(e) = saved {
             self.push([blocks::error(&format!("{}: {e}", setting.label()))]);

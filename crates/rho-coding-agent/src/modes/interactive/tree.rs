@@ -12,8 +12,10 @@ use std::collections::HashMap;
 
 use ratatui::text::Line;
 use rho_agent::AgentMessage;
+use rho_ai::types::{AssistantContent, StopReason};
 use rho_rpc::UiMethod;
 use rho_session::{Session, SessionEntry};
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use super::app::{App, AppEvent, Picking};
@@ -226,22 +228,72 @@ fn preview(text: &str) -> String {
     cut
 }
 
-/// How an entry shows in the tree: role and first line; `None` for entries not shown (model and
-/// level changes, labels, leaf markers and the like), whose children still are.
-fn describe(entry: &SessionEntry) -> Option<String> {
+/// The tool calls of the session's assistant messages, by call id: what a tool result shows.
+type Calls<'a> = HashMap<&'a str, (&'a str, &'a Map<String, Value>)>;
+
+/// How an entry shows in the tree: role and first line, a tool result as its call (`[read:
+/// src/lib.rs]`); `None` for entries not shown — model and level changes, labels, leaf markers,
+/// and an assistant message with only tool calls unless it failed or is the `leaf` — whose
+/// children still are.
+fn describe(entry: &SessionEntry, calls: &Calls<'_>, leaf: bool) -> Option<String> {
     let (role, text) = match entry {
         SessionEntry::Message(m) => match &m.message {
-            AgentMessage::User(u) => ("user", u.text()),
-            AgentMessage::Assistant(a) => ("assistant", a.text()),
-            AgentMessage::ToolResult(t) => ("tool", t.tool_name.clone()),
-            AgentMessage::BashExecution(b) => ("bash", b.command.clone()),
+            AgentMessage::User(u) => ("user", preview(&u.text())),
+            AgentMessage::Assistant(a) => {
+                let text = preview(&a.text());
+                let text = match a.stop_reason {
+                    _ if !text.is_empty() => text,
+                    StopReason::Aborted => "(aborted)".to_owned(),
+                    StopReason::Error => preview(a.error_message.as_deref().unwrap_or("(error)")),
+                    _ if leaf => "(no content)".to_owned(),
+                    _ => return None,
+                };
+                ("assistant", text)
+            }
+            AgentMessage::ToolResult(t) => match calls.get(t.tool_call_id.as_str()) {
+                Some((name, args)) => return Some(call_label(name, args)),
+                None => return Some(format!("[{}]", t.tool_name)),
+            },
+            AgentMessage::BashExecution(b) => ("bash", preview(&b.command)),
             other => (other.role(), String::new()),
         },
-        SessionEntry::Compaction(c) => ("compaction", c.summary.clone()),
+        SessionEntry::Compaction(c) => ("compaction", preview(&c.summary)),
         SessionEntry::BranchSummary(_) => ("branch summary", String::new()),
         _ => return None,
     };
-    Some(format!("{role}: {}", preview(&text)))
+    Some(format!("{role}: {text}"))
+}
+
+/// A tool call in a few words, as pi's tree shows one: `[read: src/lib.rs:10-29]`, `[bash:
+/// cargo test]`, `[grep: /pattern/ in src]`, else the name and the arguments' JSON, cut.
+fn call_label(name: &str, args: &Map<String, Value>) -> String {
+    let field = |key: &str| args.get(key).and_then(Value::as_str).map(|v| v.replace(['\n', '\t'], " "));
+    let path = || field("path").unwrap_or_else(|| ".".to_owned());
+    let shown = match name {
+        "read" => {
+            let offset = args.get("offset").and_then(Value::as_u64);
+            let limit = args.get("limit").and_then(Value::as_u64);
+            let lines = match (offset, limit) {
+                (None, None) => String::new(),
+                (start, Some(limit)) => {
+                    let start = start.unwrap_or(1);
+                    format!(":{start}-{}", start + limit.saturating_sub(1))
+                }
+                (Some(start), None) => format!(":{start}"),
+            };
+            format!("{}{lines}", path())
+        }
+        "write" | "edit" | "ls" => path(),
+        "bash" => preview(&field("command").unwrap_or_default()),
+        "grep" => format!("/{}/ in {}", field("pattern").unwrap_or_default(), path()),
+        "find" => format!("{} in {}", field("pattern").unwrap_or_default(), path()),
+        _ => {
+            let json = Value::Object(args.clone()).to_string();
+            let cut: String = json.chars().take(40).collect();
+            if json.chars().count() > 40 { format!("{cut}…") } else { cut }
+        }
+    };
+    format!("[{name}: {shown}]")
 }
 
 /// The tree depth-first, oldest first, as list items (the value is the entry id), and the index
@@ -253,7 +305,22 @@ fn tree_items(session: &Session) -> (Vec<SelectItem>, usize) {
     for entry in &entries {
         children.entry(entry.parent_id().map(|p| p.as_str())).or_default().push(entry);
     }
-    let current = session.branch_entries().iter().rev().find(|e| describe(e).is_some()).map(|e| e.id().to_string());
+    let mut calls: Calls<'_> = HashMap::new();
+    for entry in &entries {
+        if let SessionEntry::Message(m) = entry
+            && let AgentMessage::Assistant(a) = &m.message
+        {
+            for block in &a.content {
+                if let AssistantContent::ToolCall(call) = block {
+                    calls.insert(call.id.as_str(), (call.name.as_str(), &call.arguments));
+                }
+            }
+        }
+    }
+    let branch = session.branch_entries();
+    let leaf = branch.last().map(|e| e.id().to_string());
+    let is_leaf = |e: &SessionEntry| leaf.as_deref() == Some(e.id().as_str());
+    let current = branch.iter().rev().find(|e| describe(e, &calls, is_leaf(e)).is_some()).map(|e| e.id().to_string());
     let mut items = Vec::new();
     let mut selected = 0;
     // (entry, depth), walked with a stack so that the first child comes out first.
@@ -261,7 +328,7 @@ fn tree_items(session: &Session) -> (Vec<SelectItem>, usize) {
     push_children(&mut stack, &children, None, 0);
     let roots = children.get(&None).map_or(0, Vec::len);
     while let Some((entry, depth)) = stack.pop() {
-        if let Some(text) = describe(entry) {
+        if let Some(text) = describe(entry, &calls, is_leaf(entry)) {
             let id = entry.id().to_string();
             let is_current = current.as_deref() == Some(id.as_str());
             if is_current {
@@ -300,6 +367,37 @@ mod tests {
 
     fn user(session: &mut Session, text: &str) -> String {
         session.append_message(&AgentMessage::User(UserMessage::prompt(text, Vec::new()))).unwrap().to_string()
+    }
+
+    fn message(json: serde_json::Value) -> AgentMessage {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn assistant(content: serde_json::Value, stop_reason: &str) -> AgentMessage {
+        message(serde_json::json!({"role": "assistant", "content": content, "api": "anthropic-messages",
+            "provider": "mock", "model": "m", "stopReason": stop_reason, "timestamp": 0,
+            "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}}))
+    }
+
+    #[test]
+    fn tool_calls_show_what_they_did_and_silent_assistant_turns_are_left_out() {
+        let mut session = Session::in_memory(std::path::Path::new("/tmp"));
+        user(&mut session, "look at it");
+        let call = serde_json::json!([{"type": "toolCall", "id": "c1", "name": "read",
+            "arguments": {"path": "src/lib.rs", "offset": 10, "limit": 20}}]);
+        session.append_message(&assistant(call, "toolUse")).unwrap();
+        session
+            .append_message(&message(serde_json::json!({"role": "toolResult", "toolCallId": "c1",
+                "toolName": "read", "content": [{"type": "text", "text": "fn x() {}"}], "isError": false,
+                "timestamp": 0})))
+            .unwrap();
+        session
+            .append_message(&assistant(serde_json::json!([{"type": "text", "text": "It is fine."}]), "stop"))
+            .unwrap();
+        let (items, _) = tree_items(&session);
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["user: look at it", "[read: src/lib.rs:10-29]", "assistant: It is fine."]);
     }
 
     #[test]
