@@ -271,3 +271,28 @@ async fn under_tmux_shift_enter_is_asked_for_or_explained() {
     assert!(screen.contains("Enter send · Ctrl+J newline"), "{screen}");
     assert!(!term.raw_output().contains("\x1b[>4;2m"), "not asked for when tmux would not pass them");
 }
+
+/// Ctrl+T while thinking streams: the part already shown goes with the rest of the history's
+/// thinking, and the block ends as one hidden-thinking note.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_mid_thinking_leaves_no_partial_block() {
+    let thinking: String = (0..40).map(|i| format!("ponder step {i}\n")).collect();
+    let slow =
+        Turn { chunk_size: Some(12), chunk_delay_ms: Some(20), ..Turn::text("the answer").with_thinking(thinking) };
+    let env = Env::with_api(vec![slow], "anthropic-messages", true).await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("think it over");
+    term.wait_for("ponder step 3").await;
+    term.send("\x14");
+    term.wait_idle_with("the answer").await;
+    let whole = term.scrollback_and_screen();
+    assert!(!whole.contains("ponder step"), "{whole}");
+    assert_eq!(whole.matches("Thinking hidden (Ctrl+T shows it)").count(), 1, "{whole}");
+
+    // Shown again, the whole block is back, once.
+    term.send("\x14");
+    term.wait_for("Thinking blocks shown").await;
+    let whole = term.wait_until("the thinking shown", |s| s.contains("ponder step 39")).await;
+    assert_eq!(term.scrollback_and_screen().matches("ponder step 0\n").count(), 1, "{whole}");
+}

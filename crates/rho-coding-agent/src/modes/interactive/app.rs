@@ -271,30 +271,40 @@ impl App {
         Toggles { hide_thinking: self.hide_thinking, expanded: self.expand_tools }
     }
 
-    /// The whole history drawn again (a resize, Ctrl+T, Ctrl+O, a theme): the terminal's
-    /// history cleared and the transcript written anew, a block still streaming with it.
+    /// The whole history to be drawn again (a resize, Ctrl+T, Ctrl+O, a theme) at the next
+    /// frame: however many ask before it, it is drawn once.
     pub fn redraw_history(&mut self) {
+        self.redraw = true;
+    }
+
+    /// The history drawn again: the terminal's history is to be cleared and `history` becomes
+    /// the transcript written anew, a block still streaming with it.
+    pub fn rebuild_history(&mut self) {
+        self.follow_thinking_toggle();
         self.history = self.transcript.render(self.toggles());
         let mut last_blank = self.history.last().is_none_or(transcript::is_blank);
-        if self.hide_thinking
-            && let Some(block) = self.stream.take_if(|b| b.kind == BlockKind::Thinking)
-        {
-            self.hidden_thinking = Some(block.into_text());
-        }
-        if !self.hide_thinking
-            && let Some(text) = self.hidden_thinking.take()
-        {
-            self.stream = Some(StreamingBlock::new(BlockKind::Thinking));
-            transcript::append(&mut self.history, vec![Line::default()], &mut last_blank);
-            let block = self.stream.as_mut().map(|b| b.push(&text)).unwrap_or_default();
-            transcript::append(&mut self.history, block, &mut last_blank);
-        } else if let Some(block) = self.stream.take() {
+        if let Some(block) = self.stream.take() {
             let (block, lines) = block.restart();
             transcript::append(&mut self.history, lines, &mut last_blank);
             self.stream = Some(block);
         }
         self.last_blank = last_blank;
-        self.redraw = true;
+    }
+
+    /// A thinking block still streaming follows Ctrl+T: its text so far kept out of sight while
+    /// thinking is hidden, streamed on screen (from its start) once shown.
+    fn follow_thinking_toggle(&mut self) {
+        if self.hide_thinking {
+            if let Some(block) = self.stream.take_if(|b| b.kind == BlockKind::Thinking) {
+                self.hidden_thinking = Some(block.into_text());
+            }
+        } else if let Some(text) = self.hidden_thinking.take() {
+            let mut block = StreamingBlock::new(BlockKind::Thinking);
+            let lines = block.push(&text);
+            self.push([Line::default()]);
+            self.push_shown(Shown::drawn(lines));
+            self.stream = Some(block);
+        }
     }
 
     pub fn is_working(&self) -> bool {
@@ -329,6 +339,7 @@ impl App {
     }
 
     fn stream_delta(&mut self, kind: BlockKind, delta: &str) {
+        self.follow_thinking_toggle();
         if kind == BlockKind::Thinking && self.hide_thinking {
             if self.stream.is_some() {
                 self.end_stream();

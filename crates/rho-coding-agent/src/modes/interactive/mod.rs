@@ -304,8 +304,11 @@ fn render(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
     if let Some(sequence) = app.title.take_escape() {
         tui.write_raw(sequence.as_bytes())?;
     }
-    let history = std::mem::take(&mut app.history);
     let whole = std::mem::take(&mut app.redraw);
+    if whole {
+        app.rebuild_history();
+    }
+    let history = std::mem::take(&mut app.history);
     let view = View::build(app, tui.width(), tui.screen_height());
     tui.frame(history, whole, view.height(), |frame| view.render(frame))
 }
