@@ -103,7 +103,21 @@ async fn omp_commands_answer_as_omp_does() {
     ] {
         assert_eq!(rho.request(command).await["error"], error);
     }
-    assert_eq!(rho.data(json!({"type": "get_login_providers"})).await, json!({"providers": []}));
+    assert_eq!(
+        rho.data(json!({"type": "get_login_providers"})).await,
+        json!({"providers": [
+            {"id": "anthropic", "name": "Anthropic (Claude Pro/Max)", "available": true, "authenticated": false},
+            {"id": "github-copilot", "name": "GitHub Copilot", "available": false, "authenticated": false},
+            {"id": "openai-codex", "name": "ChatGPT Plus/Pro (Codex Subscription)", "available": false,
+             "authenticated": false}
+        ]})
+    );
+    // A login in auth.json (pi's shape) shows as authenticated.
+    let login = json!({"anthropic": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}});
+    std::fs::write(env.agent_dir.join("auth.json"), login.to_string()).unwrap();
+    let listed = rho.data(json!({"type": "get_login_providers"})).await;
+    assert_eq!(listed["providers"][0]["authenticated"], json!(true), "{listed}");
+    assert_eq!(listed["providers"][1]["authenticated"], json!(false), "{listed}");
     let handoff = rho.request(json!({"type": "handoff"})).await;
     assert_eq!(handoff["error"], "Nothing to hand off (no messages yet)");
 }

@@ -150,6 +150,9 @@ pub enum StopReason {
     Stop,
     Length,
     ToolUse,
+    /// The provider's content filter stopped the reply (Anthropic `refusal`, OpenAI
+    /// `content_filter`, Gemini `SAFETY`).
+    Safety,
 }
 
 /// Which requests a turn may answer.

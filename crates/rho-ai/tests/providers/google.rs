@@ -49,7 +49,7 @@ async fn the_request_carries_system_tools_thinking_and_history() {
             ],
             "systemInstruction": {"parts": [{"text": "You are terse."}]},
             "tools": [{"functionDeclarations": [
-                {"name": "read", "description": "Read a file", "parameters": read_tool().parameters}
+                {"name": "read", "description": "Read a file", "parametersJsonSchema": read_tool().parameters}
             ]}],
             "generationConfig": {
                 "maxOutputTokens": 32000,

@@ -67,7 +67,8 @@ async fn compat_flags_choose_the_dialect_and_no_key_sends_no_bearer() {
         "supportsDeveloperRole": false,
         "supportsStore": false,
         "maxTokensField": "max_tokens",
-        "supportsUsageInStreaming": false
+        "supportsUsageInStreaming": false,
+        "sendSessionAffinityHeaders": true
     }));
     let mut opts = options();
     opts.api_key = None;
@@ -82,6 +83,11 @@ async fn compat_flags_choose_the_dialect_and_no_key_sends_no_bearer() {
     assert_eq!(request.body.get("max_completion_tokens"), None);
     assert_eq!(request.body.get("stream_options"), None);
     assert_eq!(request.body.get("reasoning_effort"), None);
+    // The session pins to one replica by pi's three headers; no cache key off OpenAI's servers.
+    for header in ["session_id", "x-client-request-id", "x-session-affinity"] {
+        assert_eq!(request.header(header), Some("session-1"), "{header}");
+    }
+    assert_eq!(request.body.get("prompt_cache_key"), None);
 }
 
 /// A provider the reference knows to take `max_tokens` and no `store` (Moonshot) gets them

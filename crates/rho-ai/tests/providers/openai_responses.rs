@@ -39,6 +39,10 @@ async fn encrypted_reasoning_is_carried_to_the_next_request() {
     assert_eq!(request.path, "/v1/responses");
     assert_eq!(request.header("authorization"), Some("Bearer test-key"));
     assert_extra_headers(&request);
+    // The session routes to one prompt cache, in the body and in pi's two headers.
+    assert_eq!(request.body["prompt_cache_key"], json!("session-1"));
+    assert_eq!(request.header("session_id"), Some("session-1"));
+    assert_eq!(request.header("x-client-request-id"), Some("session-1"));
 
     let AssistantContent::Thinking(thinking) = &first.content[0] else { panic!("{:?}", first.content) };
     let reasoning: Value = serde_json::from_str(thinking.thinking_signature.as_deref().unwrap()).unwrap();

@@ -79,6 +79,7 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
                 StopReason::Stop => "end_turn",
                 StopReason::Length => "max_tokens",
                 StopReason::ToolUse => "tool_use",
+                StopReason::Safety => "refusal",
             };
             b.event(
                 Some("message_delta"),

@@ -129,6 +129,7 @@ fn finish_reason(stop: StopReason) -> &'static str {
     match stop {
         StopReason::Stop | StopReason::ToolUse => "STOP",
         StopReason::Length => "MAX_TOKENS",
+        StopReason::Safety => "SAFETY",
     }
 }
 

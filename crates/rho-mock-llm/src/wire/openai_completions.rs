@@ -55,6 +55,7 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
                 StopReason::Stop => "stop",
                 StopReason::Length => "length",
                 StopReason::ToolUse => "tool_calls",
+                StopReason::Safety => "content_filter",
             };
             b.event(None, &chunks.delta(json!({}), Some(finish)));
             if ex.include_usage {

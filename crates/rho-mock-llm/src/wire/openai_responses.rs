@@ -145,9 +145,10 @@ pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
             failed["error"] = json!({"code": error.kind, "message": error.message});
             s.send("response.failed", json!({"response": failed}));
         }
-        None if reply.stop == StopReason::Length => {
+        None if matches!(reply.stop, StopReason::Length | StopReason::Safety) => {
+            let reason = if reply.stop == StopReason::Length { "max_output_tokens" } else { "content_filter" };
             let mut incomplete = response(ex, "incomplete", &output, Some(usage));
-            incomplete["incomplete_details"] = json!({"reason": "max_output_tokens"});
+            incomplete["incomplete_details"] = json!({"reason": reason});
             s.send("response.incomplete", json!({"response": incomplete}));
         }
         None => {

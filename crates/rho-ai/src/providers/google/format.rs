@@ -15,7 +15,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::schema;
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ThinkingBudgets, ToolChoice};
@@ -54,11 +53,13 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     Value::Object(body)
 }
 
+/// A tool as a function declaration: its schema whole as `parametersJsonSchema`, which takes
+/// full JSON Schema (`anyOf`, `const`, `additionalProperties`, …), as pi sends it.
 fn convert_tool(tool: &ToolSpec) -> Value {
     json!({
         "name": tool.name,
         "description": tool.description,
-        "parameters": schema::clean(&tool.parameters),
+        "parametersJsonSchema": tool.parameters,
     })
 }
 

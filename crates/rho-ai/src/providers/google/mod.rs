@@ -2,7 +2,6 @@
 //! {baseUrl}/models/{id}:streamGenerateContent?alt=sse` with the key in `x-goog-api-key`.
 
 pub(super) mod format;
-mod schema;
 pub(super) mod stream;
 #[cfg(test)]
 mod tests;

@@ -136,7 +136,13 @@ pub(crate) async fn consume(
         }
     }
     match finish {
-        Some(result) => result.map_err(Interrupted::from),
+        Some(Ok(stop)) => Ok(stop),
+        Some(Err(refused)) => {
+            // The blocks streamed so far end as they would on success (`text_end` before the
+            // error, as pi sends it): they are complete, only the reply was stopped.
+            emitter.close_all().await;
+            Err(refused.into())
+        }
         None => Err(ProviderError::StreamEnded(String::new()).into()),
     }
 }

@@ -55,13 +55,15 @@ fn a_full_conversation() {
             "tools": [{"functionDeclarations": [{
                 "name": "read",
                 "description": "Read a file",
-                "parameters": {
+                "parametersJsonSchema": {
+                    "$schema": "http://json-schema.org/draft-07/schema#",
                     "type": "object",
                     "properties": {
                         "path": {"type": "string", "description": "File to read"},
-                        "limit": {"type": "integer", "nullable": true}
+                        "limit": {"type": ["integer", "null"]}
                     },
-                    "required": ["path"]
+                    "required": ["path"],
+                    "additionalProperties": false
                 }
             }]}],
             "generationConfig": {
@@ -322,10 +324,14 @@ async fn endings_and_failures() {
     let m = gemini("gemini-2.5-flash");
     let length = sse_body(&[chunk(json!([{"text": "a"}]), Some("MAX_TOKENS"), None)]);
     assert_eq!(final_message(&decode(&m, &length).await).stop_reason, StopReason::Length);
-    let safety = sse_body(&[chunk(json!([]), Some("SAFETY"), None)]);
+    let safety = sse_body(&[chunk(json!([{"text": "Here is"}]), None, None), chunk(json!([]), Some("SAFETY"), None)]);
     let events = decode(&m, &safety).await;
     assert_eq!(final_message(&events).stop_reason, StopReason::Error);
     assert_eq!(final_message(&events).error_message.as_deref(), Some("Provider finishReason: SAFETY"));
+    // The text block ends before the error.
+    let ends = events.iter().filter(|e| matches!(e, crate::AssistantMessageEvent::TextEnd { .. })).count();
+    assert_eq!(ends, 1);
+    assert!(matches!(events.last(), Some(crate::AssistantMessageEvent::Error { .. })));
     let cut = sse_body(&[chunk(json!([{"text": "a"}]), None, None)]);
     assert_eq!(failure(&decode(&m, &cut).await).kind(), ErrorKind::Retryable);
     let error = sse_body(&[(

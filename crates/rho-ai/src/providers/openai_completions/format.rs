@@ -31,6 +31,12 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     body.insert("model".into(), json!(model.id));
     body.insert("messages".into(), Value::Array(convert_messages(model, &compat, context, &messages)));
     body.insert("stream".into(), json!(true));
+    // OpenAI's own servers key their prompt cache by the session, as pi sends it.
+    if model.base_url.contains("api.openai.com")
+        && let Some(session) = options.session_id.as_deref().filter(|s| !s.is_empty())
+    {
+        body.insert("prompt_cache_key".into(), json!(session));
+    }
     if compat.supports_usage_in_streaming {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }

@@ -21,7 +21,13 @@ pub(super) async fn run(
 ) -> Result<StopReason, Interrupted> {
     let body = format::build_body(model, context, options);
     let auth = options.api_key.as_deref().filter(|k| !k.is_empty()).map(|k| format!("Bearer {k}"));
-    let base: Vec<(&str, &str)> = auth.as_deref().map(|a| ("authorization", a)).into_iter().collect();
+    let mut base: Vec<(&str, &str)> = auth.as_deref().map(|a| ("authorization", a)).into_iter().collect();
+    // A server that pins a session to one replica by headers (`compat.sendSessionAffinityHeaders`).
+    if let Some(session) = options.session_id.as_deref().filter(|s| !s.is_empty())
+        && model.compat_bool("sendSessionAffinityHeaders").unwrap_or(false)
+    {
+        base.extend([("session_id", session), ("x-client-request-id", session), ("x-session-affinity", session)]);
+    }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "chat/completions");
     let sse = super::post_sse(&url, headers, &body, options).await?;

@@ -356,3 +356,14 @@ async fn endings_and_failures() {
     let body = "data: {not json\n\n";
     assert_eq!(failure(&decode(&m, body).await).kind(), ErrorKind::Other);
 }
+
+#[test]
+fn openais_own_servers_get_the_session_as_prompt_cache_key() {
+    let with_session = StreamOptions { session_id: Some("sess-9".into()), ..options(ThinkingLevel::Off) };
+    let openai = build_body(&gpt("gpt-4o", "https://api.openai.com/v1"), &hi(), &with_session);
+    assert_eq!(openai["prompt_cache_key"], json!("sess-9"));
+    let local = build_body(&gpt("gpt-4o", "http://127.0.0.1:8080/v1"), &hi(), &with_session);
+    assert_eq!(local.get("prompt_cache_key"), None);
+    let no_session = build_body(&gpt("gpt-4o", "https://api.openai.com/v1"), &hi(), &options(ThinkingLevel::Off));
+    assert_eq!(no_session.get("prompt_cache_key"), None);
+}

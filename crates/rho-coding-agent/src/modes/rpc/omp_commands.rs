@@ -2,9 +2,10 @@
 //! list, paged messages, fast mode, sub-agent subscription and transcripts, login providers
 //! and handoff.
 
+use rho_ai::oauth::{OAuthCredentials, providers, store};
 use rho_rpc::{
-    AvailableCommandsData, FastModeData, LoginProvidersData, NotifyType, RpcCommand, SubagentSubscriptionData,
-    SubagentsData,
+    AvailableCommandsData, FastModeData, LoginProvider, LoginProvidersData, NotifyType, RpcCommand,
+    SubagentSubscriptionData, SubagentsData,
 };
 
 use super::dispatch::{Dispatcher, Reply, data, js_text};
@@ -61,9 +62,7 @@ impl Dispatcher {
                     Err(e) => Reply::Err(e),
                 }
             }
-            // rho has no OAuth logins yet: API keys come from the environment, auth.json and
-            // models.json, so there is no provider to log in to.
-            RpcCommand::GetLoginProviders => data(&LoginProvidersData { providers: Vec::new() }),
+            RpcCommand::GetLoginProviders => data(&LoginProvidersData { providers: login_providers(s) }),
             RpcCommand::Handoff { custom_instructions } => match s.handoff(custom_instructions.as_deref()).await {
                 Ok(()) => Reply::Data(serde_json::json!({})),
                 Err(e) => Reply::Err(e.to_string()),
@@ -71,4 +70,19 @@ impl Dispatcher {
             other => Reply::Err(format!("Unknown command: {}", other.name())),
         }
     }
+}
+
+/// pi's subscription logins as omp lists them: `available` when rho can use the login (`rho
+/// login` makes it), `authenticated` when `auth.json` holds one.
+fn login_providers(session: &crate::AgentSession) -> Vec<LoginProvider> {
+    let stored = store::read(&session.paths().auth_file()).unwrap_or_default();
+    providers::PROVIDERS
+        .iter()
+        .map(|p| LoginProvider {
+            id: p.id.to_owned(),
+            name: p.name.to_owned(),
+            available: p.unusable.is_none(),
+            authenticated: stored.get(p.id).and_then(OAuthCredentials::from_entry).is_some(),
+        })
+        .collect()
 }
