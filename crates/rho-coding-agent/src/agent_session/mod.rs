@@ -51,7 +51,9 @@ pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub use models::CycledModel;
 pub use navigate::{BranchSummaryChoice, Navigated};
-pub use prompting::{PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource};
+pub use prompting::{
+    PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource, RunOutcome,
+};
 pub use reload::{Reloaded, ResourceSources, load_resources};
 pub(crate) use sessions::Seed;
 pub use tools::{HostToolEntry, ToolSelection, Ui};
@@ -245,8 +247,20 @@ impl AgentSession {
         this
     }
 
-    pub fn agent(&self) -> &Agent {
-        &self.inner.agent
+    /// How queued steering and follow-up messages are delivered.
+    pub fn queue_modes(&self) -> rho_agent::QueueModes {
+        self.inner.agent.queue_modes()
+    }
+
+    /// Takes the queued steering and follow-up messages back (they are not sent).
+    pub fn take_queued(&self) -> Vec<AgentMessage> {
+        self.inner.agent.clear_queues()
+    }
+
+    /// Decides, before each tool call, whether it may run (permission rules, an editor's
+    /// approval).
+    pub fn set_tool_gate(&self, gate: Option<Arc<dyn rho_agent::ToolGate>>) {
+        self.inner.agent.set_tool_gate(gate);
     }
 
     pub fn cwd(&self) -> &Path {

@@ -7,7 +7,9 @@ use std::panic::AssertUnwindSafe;
 
 use futures::FutureExt;
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::types::{Attribution, ImageContent, UserContent, UserMessage, UserMessageContent, now_ms};
+use rho_ai::types::{
+    AssistantContent, Attribution, ImageContent, StopReason, UserContent, UserMessage, UserMessageContent, now_ms,
+};
 use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
@@ -130,7 +132,25 @@ impl PendingCommand {
 /// anyway: an accepted prompt never leaves the session streaming with nothing running.
 #[must_use = "a pending run starts when dropped; call start() to get its handle"]
 pub struct PendingRun {
-    run: Option<futures::future::BoxFuture<'static, ()>>,
+    run: Option<futures::future::BoxFuture<'static, RunOutcome>>,
+}
+
+/// How a run ended, from its last reply: what a mode answers the prompt with (print mode's
+/// answer and exit code, ACP's stop reason).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOutcome {
+    /// `None` when the run left no reply (it failed before the request).
+    pub stop_reason: Option<StopReason>,
+    pub error_message: Option<String>,
+    /// The reply's text blocks, each followed by a line break.
+    pub text: String,
+}
+
+impl RunOutcome {
+    /// The reply failed or was aborted.
+    pub fn failed(&self) -> bool {
+        matches!(self.stop_reason, Some(StopReason::Error | StopReason::Aborted))
+    }
 }
 
 impl std::fmt::Debug for PendingRun {
@@ -140,9 +160,10 @@ impl std::fmt::Debug for PendingRun {
 }
 
 impl PendingRun {
-    /// Starts the run; the handle resolves when it and its post-run work are done.
-    pub fn start(mut self) -> JoinHandle<()> {
-        let run = self.run.take().unwrap_or_else(|| Box::pin(async {}));
+    /// Starts the run; the handle resolves when it and its post-run work are done, with how it
+    /// ended.
+    pub fn start(mut self) -> JoinHandle<RunOutcome> {
+        let run = self.run.take().unwrap_or_else(|| Box::pin(async { RunOutcome::default() }));
         tokio::spawn(run)
     }
 }
@@ -231,6 +252,7 @@ impl AgentSession {
             }
             // An abort waiting for this prompt is over only now, after the run's last event.
             drop(ticket);
+            this.last_outcome()
         };
         Ok(PromptOutcome::Started(PendingRun { run: Some(Box::pin(run)) }))
     }
@@ -252,8 +274,28 @@ impl AgentSession {
                 this.notify_idle();
             }
             drop(ticket);
+            this.last_outcome()
         };
         Some(PendingRun { run: Some(Box::pin(run)) })
+    }
+
+    /// How the last run ended: the newest assistant message's stop reason, error and text.
+    pub fn last_outcome(&self) -> RunOutcome {
+        self.inner.agent.read_messages(|messages| match messages.last() {
+            Some(AgentMessage::Assistant(last)) => RunOutcome {
+                stop_reason: Some(last.stop_reason),
+                error_message: last.error_message.clone(),
+                text: last
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        AssistantContent::Text(t) => Some(format!("{}\n", t.text)),
+                        _ => None,
+                    })
+                    .collect(),
+            },
+            _ => RunOutcome::default(),
+        })
     }
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).

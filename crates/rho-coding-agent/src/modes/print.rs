@@ -8,13 +8,15 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::types::{AssistantContent, ImageContent, StopReason};
+use rho_agent::AgentEvent;
+use rho_ai::types::{ImageContent, StopReason};
 
 use super::encoder::{DEFAULT_MAX_FRAME_BYTES, FrameLimits, OutItem};
 use super::file_args::read_file_args;
 use super::out_queue::{OutQueue, spawn_writer};
-use crate::agent_session::{AgentSession, AgentSessionEvent, PromptOptions, PromptOutcome, SessionEventSink};
+use crate::agent_session::{
+    AgentSession, AgentSessionEvent, PromptOptions, PromptOutcome, RunOutcome, SessionEventSink,
+};
 use crate::cli::{Cli, Mode};
 use crate::startup;
 
@@ -67,13 +69,13 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
         .filter_map(|p| p.trim_start().strip_prefix("/mcp__")?.split("__").next().map(str::to_owned))
         .collect();
     session.mcp_settled(&needed, MCP_GRACE).await;
-    let code = run_prompts(&session, prompts, images).await;
+    let ended = run_prompts(&session, prompts, images).await;
     session.shutdown_extensions().await;
     session.shutdown_mcp().await;
-    let code = match code {
-        Some(code) => code,
-        None if json => 0,
-        None => print_answer(&session),
+    let code = match ended {
+        Err(code) => code,
+        Ok(_) if json => 0,
+        Ok(outcome) => print_answer(&outcome),
     };
     if let (Some(queue), Some(writer)) = (out, writer) {
         queue.close();
@@ -82,8 +84,13 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     code
 }
 
-/// Every prompt, in order; `Some(code)` when one could not start.
-async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: Vec<ImageContent>) -> Option<i32> {
+/// Every prompt, in order; how the last run ended, or the exit code when a prompt could not
+/// start.
+async fn run_prompts(
+    session: &AgentSession,
+    prompts: Vec<String>,
+    mut images: Vec<ImageContent>,
+) -> Result<RunOutcome, i32> {
     for text in prompts {
         let options = PromptOptions { images: std::mem::take(&mut images), ..PromptOptions::default() };
         match session.submit(&text, options).await {
@@ -92,7 +99,7 @@ async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: V
                     _ = run.start() => {}
                     _ = tokio::signal::ctrl_c() => {
                         session.abort().await;
-                        return None;
+                        return Ok(session.last_outcome());
                     }
                 }
             }
@@ -104,11 +111,11 @@ async fn run_prompts(session: &AgentSession, prompts: Vec<String>, mut images: V
             Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
             Err(rejection) => {
                 session.discard_if_unused();
-                return Some(fail(&format!("Error: {}", rejection.to_string().replace("\n\n", " ")), 2));
+                return Err(fail(&format!("Error: {}", rejection.to_string().replace("\n\n", " ")), 2));
             }
         }
     }
-    None
+    Ok(session.last_outcome())
 }
 
 /// The message list: piped stdin first, then the arguments, the `@file` blocks before the
@@ -150,28 +157,17 @@ fn collect_prompts(
     Ok((messages, files.images))
 }
 
-/// Text mode's answer: the last assistant message's text blocks, one per line; its error on
-/// stderr (exit 1) when it failed or was aborted.
-fn print_answer(session: &AgentSession) -> i32 {
-    let messages = session.messages();
-    let Some(AgentMessage::Assistant(last)) = messages.last() else {
-        return 0;
-    };
-    if matches!(last.stop_reason, StopReason::Error | StopReason::Aborted) {
-        let reason = if last.stop_reason == StopReason::Error { "error" } else { "aborted" };
-        let message = last.error_message.clone().unwrap_or_else(|| format!("Request {reason}"));
+/// Text mode's answer: the last reply's text blocks, one per line; its error on stderr (exit 1)
+/// when it failed or was aborted.
+fn print_answer(outcome: &RunOutcome) -> i32 {
+    if outcome.failed() {
+        let reason = if outcome.stop_reason == Some(StopReason::Error) { "error" } else { "aborted" };
+        let message = outcome.error_message.clone().unwrap_or_else(|| format!("Request {reason}"));
         eprintln!("{message}");
         return 1;
     }
-    let mut text = String::new();
-    for block in &last.content {
-        if let AssistantContent::Text(t) = block {
-            text.push_str(&t.text);
-            text.push('\n');
-        }
-    }
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    let _ = stdout.write_all(outcome.text.as_bytes()).and_then(|()| stdout.flush());
     0
 }
 

@@ -31,12 +31,11 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
-use rho_agent::AgentMessage;
 use rho_ai::types::StopReason as RhoStopReason;
 
 use super::sessions::{AcpSession, ClientSide, Open};
 use super::{config, mcp, prompt, replay, sessions};
-use crate::agent_session::{PromptOptions, PromptOutcome, lock};
+use crate::agent_session::{PromptOptions, PromptOutcome, RunOutcome, lock};
 use crate::cli::Cli;
 
 /// How long shutdown waits for runs to stop.
@@ -223,8 +222,8 @@ impl AcpAgent {
             Ok(PromptOutcome::Started(run)) => {
                 let handle = run.start();
                 tokio::spawn(async move {
-                    let _ = handle.await;
-                    if let Err(e) = answer(responder, stop_reason(&acp).map(PromptResponse::new)) {
+                    let outcome = handle.await.unwrap_or_default();
+                    if let Err(e) = answer(responder, stop_reason(&acp, outcome).map(PromptResponse::new)) {
                         tracing::debug!("session/prompt not answered: {e}");
                     }
                 });
@@ -279,21 +278,19 @@ impl AcpAgent {
     }
 }
 
-/// The stop reason of the run that just ended, from its last reply.
-fn stop_reason(acp: &AcpSession) -> Result<StopReason, Error> {
+/// ACP's stop reason for a run that ended as `outcome`.
+fn stop_reason(acp: &AcpSession, outcome: RunOutcome) -> Result<StopReason, Error> {
     if acp.cancelled.load(Ordering::Acquire) {
         return Ok(StopReason::Cancelled);
     }
-    let last = acp.session.agent().read_messages(|messages| {
-        messages.iter().rev().find_map(AgentMessage::as_assistant).map(|a| (a.stop_reason, a.error_message.clone()))
-    });
-    match last {
-        Some((RhoStopReason::Length, _)) => Ok(StopReason::MaxTokens),
-        Some((RhoStopReason::Aborted, _)) => Ok(StopReason::Cancelled),
-        Some((RhoStopReason::Error, _)) if acp.updates.take_refusal() => Ok(StopReason::Refusal),
-        Some((RhoStopReason::Error, message)) => {
-            Err(Error::new(ErrorCode::INTERNAL_ERROR, message.unwrap_or_else(|| "The model request failed".to_owned())))
-        }
+    match outcome.stop_reason {
+        Some(RhoStopReason::Length) => Ok(StopReason::MaxTokens),
+        Some(RhoStopReason::Aborted) => Ok(StopReason::Cancelled),
+        Some(RhoStopReason::Error) if acp.updates.take_refusal() => Ok(StopReason::Refusal),
+        Some(RhoStopReason::Error) => Err(Error::new(
+            ErrorCode::INTERNAL_ERROR,
+            outcome.error_message.unwrap_or_else(|| "The model request failed".to_owned()),
+        )),
         _ => Ok(StopReason::EndTurn),
     }
 }

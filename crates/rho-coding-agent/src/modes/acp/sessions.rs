@@ -90,7 +90,7 @@ pub(super) fn open(
         None,
         Some((permissions.clone(), permissions.clone())),
     );
-    session.agent().set_tool_gate(gate);
+    session.set_tool_gate(gate);
     let id = match how {
         Open::New => SessionId::new(session.session_id()),
         Open::Load(id) => SessionId::new(*id),

@@ -343,8 +343,7 @@ impl App {
     fn restore_queued(&mut self) -> usize {
         let queued: Vec<String> = self
             .session
-            .agent()
-            .clear_queues()
+            .take_queued()
             .iter()
             .filter_map(|m| match m {
                 rho_agent::AgentMessage::User(u) => Some(u.text()),

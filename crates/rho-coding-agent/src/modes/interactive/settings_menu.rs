@@ -175,7 +175,7 @@ impl App {
 
     fn setting_value(&self, setting: Setting) -> String {
         let session = &self.session;
-        let modes = session.agent().queue_modes();
+        let modes = session.queue_modes();
         match setting {
             Setting::AutoCompact => session.auto_compaction_enabled().to_string(),
             Setting::SkillCommands => session.settings().enable_skill_commands().to_string(),
