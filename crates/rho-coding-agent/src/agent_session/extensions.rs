@@ -112,7 +112,7 @@ impl AgentSession {
     }
 
     /// Runs `session_shutdown` and stops the extension host (when there is one).
-    pub async fn shutdown_extensions(&self) {
+    pub(super) async fn shutdown_extensions(&self) {
         if let Some(extensions) = self.extensions() {
             extensions.shutdown().await;
         }

@@ -107,9 +107,18 @@ impl AgentSession {
         }
     }
 
+    /// The end of the session, the same in every mode: the extensions hear `session_shutdown`
+    /// and stop, the MCP servers stop (bounded), and a session file in which nothing was said
+    /// is removed.
+    pub async fn shutdown(&self) {
+        self.shutdown_extensions().await;
+        self.shutdown_mcp().await;
+        self.discard_if_unused();
+    }
+
     /// Closes every server and waits (bounded) until their processes are gone; servers not
     /// started yet never will be.
-    pub async fn shutdown_mcp(&self) {
+    pub(super) async fn shutdown_mcp(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
         lock(&mcp.pending).take();
         mcp.stop.cancel();

@@ -227,7 +227,7 @@ impl AgentSession {
     }
 
     /// Removes the session file when nothing was said in it (a run that failed to start).
-    pub fn discard_if_unused(&self) {
+    pub(super) fn discard_if_unused(&self) {
         let session = self.session();
         let said_anything = session.entries().iter().any(|e| matches!(e, SessionEntry::Message(_)));
         if let (false, Some(path)) = (said_anything, session.session_file()) {

@@ -58,6 +58,6 @@ pub async fn registry_with_extensions(
     let session = AgentSession::new(crate::startup::session_options(&cli, prepared, sink, None)?);
     start(&cli, &session, ExtensionUi::None).await?;
     let registry = session.registry();
-    session.shutdown_extensions().await;
+    session.shutdown().await;
     Ok(registry)
 }

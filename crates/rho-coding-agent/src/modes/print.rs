@@ -54,7 +54,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     };
     let session = AgentSession::new(options);
     if let Err(e) = super::extensions::start(&cli, &session, startup::ExtensionUi::None).await {
-        session.discard_if_unused();
+        session.shutdown().await;
         return fail(&e.message, e.exit_code);
     }
     if let Some(queue) = &out {
@@ -70,8 +70,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
         .collect();
     session.mcp_settled(&needed, MCP_GRACE).await;
     let ended = run_prompts(&session, prompts, images).await;
-    session.shutdown_extensions().await;
-    session.shutdown_mcp().await;
+    session.shutdown().await;
     let code = match ended {
         Err(code) => code,
         Ok(_) if json => 0,
@@ -110,7 +109,6 @@ async fn run_prompts(
             }
             Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {}
             Err(rejection) => {
-                session.discard_if_unused();
                 return Err(fail(&format!("Error: {}", rejection.to_string().replace("\n\n", " ")), 2));
             }
         }

@@ -273,8 +273,7 @@ impl AcpAgent {
         if tokio::time::timeout(SHUTDOWN_GRACE, stopped).await.is_err() {
             tracing::warn!("shutdown: a run did not stop in time");
         }
-        futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown_extensions())).await;
-        futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown_mcp())).await;
+        futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown())).await;
     }
 }
 

@@ -136,7 +136,7 @@ pub async fn run(mut cli: Cli) -> i32 {
             Ok(problems) => problems,
             Err(e) => {
                 drop(tui);
-                session.discard_if_unused();
+                session.shutdown().await;
                 return fail(&e.message, e.exit_code);
             }
         };
@@ -196,9 +196,7 @@ pub async fn run(mut cli: Cli) -> i32 {
     if app.is_working() {
         let _ = tokio::time::timeout(QUIT_GRACE, app.session.abort()).await;
     }
-    app.session.shutdown_extensions().await;
-    app.session.shutdown_mcp().await;
-    app.session.discard_if_unused();
+    app.session.shutdown().await;
     drop(tui);
     match result {
         Ok(()) => 0,

@@ -76,7 +76,7 @@ where
     // The extensions are loaded before `ready`: a host's first command finds their tools and
     // commands (pi loads them before it reads stdin).
     if let Err(e) = crate::modes::extensions::start(cli, &session, crate::startup::ExtensionUi::Rpc).await {
-        session.discard_if_unused();
+        session.shutdown().await;
         out.close();
         let _ = writer.join();
         return Err(e.into());
@@ -154,8 +154,7 @@ where
     }
 
     shutdown(&session, &host, &ui, work_tx, worker).await;
-    session.shutdown_extensions().await;
-    session.shutdown_mcp().await;
+    session.shutdown().await;
     out.close();
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     Ok(exit_code)
