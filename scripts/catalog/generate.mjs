@@ -140,6 +140,19 @@ function rhoKeyedProviders() {
 	return names;
 }
 
+/** The providers whose key is a login rho can use: the `OAuthProvider`s of
+ * crates/rho-ai/src/oauth/providers.rs with `unusable: None`. */
+function rhoLoginProviders() {
+	const source = readFileSync(join(REPO, "crates", "rho-ai", "src", "oauth", "providers.rs"), "utf8");
+	const names = new Set();
+	for (const [, body] of source.matchAll(/: OAuthProvider = OAuthProvider \{([\s\S]*?)\n\};/g)) {
+		const id = body.match(/id: "([^"]+)"/)?.[1];
+		if (id && /unusable: None,/.test(body)) names.add(id);
+	}
+	if (names.size === 0) fail("no usable logins in oauth/providers.rs");
+	return names;
+}
+
 function rustString(s) {
 	let out = '"';
 	for (const ch of s) {
@@ -273,6 +286,7 @@ async function generate(args) {
 	const apis = rhoApis();
 	apiConstants = new Set(apis.values());
 	const keyed = rhoKeyedProviders();
+	const logins = rhoLoginProviders();
 
 	const included = new Map(); // provider -> converted models, in pi's order
 	const skipped = []; // [provider, reason]
@@ -286,7 +300,8 @@ async function generate(args) {
 				return `speaks ${[...new Set(models.map((m) => m.api))].join(", ")}, which rho does not`;
 			const templated = models.find((m) => placeholders(m.baseUrl).some((name) => !FILLED_PLACEHOLDERS.has(name)));
 			if (templated) return `its base URL (${templated.baseUrl}) has placeholders rho does not fill in`;
-			if (!keyed.has(provider)) return "crates/rho-ai/src/auth.rs has no key variable for it";
+			if (!keyed.has(provider) && !logins.has(provider))
+				return "crates/rho-ai/src/auth.rs has no key variable for it and rho has no login for it";
 			if (!(provider in defaultModelPerProvider)) return "pi names no default model for it";
 			return undefined;
 		})();

@@ -47,6 +47,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "moonshotai",
             "moonshotai-cn",
             "openai",
+            "openai-codex",
             "opencode",
             "opencode-go",
             "openrouter",

@@ -421,20 +421,17 @@ async fn a_pasted_code_of_another_login_is_refused() {
 async fn logins_rho_cannot_use_are_refused_with_the_reason() {
     let env = Env::new(vec![]).await;
     let auth_path = env.agent_dir.join("auth.json");
-    let out = output(rho(&env, &["login", "openai-codex"])).await;
+    let out = output(rho(&env, &["login", "github-copilot"])).await;
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "Error: rho cannot use the ChatGPT Plus/Pro (Codex Subscription) login (openai-codex) in {} yet: its \
-             models answer on ChatGPT's backend (the openai-codex-responses API at chatgpt.com/backend-api), which rho \
-             does not speak. No login was started.\n",
+            "Error: rho cannot use the GitHub Copilot login (github-copilot) in {} yet: Copilot's API needs \
+             per-request headers (X-Initiator, Openai-Intent, the editor's identity) that rho does not send, so rho \
+             has no Copilot models. No login was started.\n",
             auth_path.display()
         )
     );
-    let out = output(rho(&env, &["login", "github-copilot"])).await;
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("GitHub Copilot login (github-copilot)"));
     let out = output(rho(&env, &["login", "google"])).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8(out.stderr).unwrap().starts_with("Error: rho has no Google login"));
@@ -442,6 +439,7 @@ async fn logins_rho_cannot_use_are_refused_with_the_reason() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("\n  anthropic       Anthropic (Claude Pro/Max)\n"), "{stderr}");
+    assert!(stderr.contains("\n  openai-codex    ChatGPT Plus/Pro (Codex Subscription)\n"), "{stderr}");
     assert!(!auth_path.exists());
 }
 
@@ -449,13 +447,10 @@ async fn logins_rho_cannot_use_are_refused_with_the_reason() {
 async fn a_login_rho_cannot_use_is_named_where_a_model_is_missing() {
     let env = Env::new(vec![]).await;
     std::fs::remove_file(env.agent_dir.join("models.json")).unwrap();
-    write_auth(
-        &env,
-        &json!({"openai-codex": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1, "accountId": "acc"}}),
-    );
+    write_auth(&env, &json!({"github-copilot": {"type": "oauth", "refresh": "gho_x", "access": "a", "expires": 1}}));
     let why = format!(
-        "rho cannot use the ChatGPT Plus/Pro (Codex Subscription) login (openai-codex) in {} yet: its models answer on \
-         ChatGPT's backend (the openai-codex-responses API at chatgpt.com/backend-api), which rho does not speak.",
+        "rho cannot use the GitHub Copilot login (github-copilot) in {} yet: Copilot's API needs per-request headers \
+         (X-Initiator, Openai-Intent, the editor's identity) that rho does not send, so rho has no Copilot models.",
         env.agent_dir.join("auth.json").display()
     );
     let out = output(rho(&env, &["-p", "hi"])).await;
@@ -463,13 +458,91 @@ async fn a_login_rho_cannot_use_is_named_where_a_model_is_missing() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.starts_with("Error: No model selected."), "{stderr}");
     assert!(stderr.ends_with(&format!(" {why}\n")), "{stderr}");
-    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "hi"])).await;
+    let out = output(rho(&env, &["-p", "--model", "github-copilot/gpt-5", "hi"])).await;
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        format!("Error: Model \"openai-codex/gpt-5.5\" not found. Use --list-models to see available models. {why}\n")
+        format!("Error: Model \"github-copilot/gpt-5\" not found. Use --list-models to see available models. {why}\n")
     );
     assert!(env.server.requests().is_empty(), "no request is made with a token rho cannot use");
+}
+
+/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
+fn chatgpt_token(account: &str, nonce: &str) -> String {
+    use base64::Engine;
+    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}, "nonce": nonce});
+    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
+}
+
+/// `rho login openai-codex`: the browser comes back to /auth/callback, the code is exchanged as a
+/// form, the login stored with its account as pi stores it; then a ChatGPT model answers
+/// through the Codex backend with that account.
+#[tokio::test]
+async fn a_chatgpt_login_is_made_stored_and_used() {
+    let env = Env::new(vec![Turn::text("Hello from Codex.")]).await;
+    let access = chatgpt_token("acct-7", "login");
+    env.server.accept_oauth_code(
+        "codex-code",
+        IssuedTokens { access_token: access.clone(), refresh_token: Some("rt-codex".into()), expires_in: 864_000 },
+    );
+    let mut command = rho(&env, &["login", "openai-codex"]);
+    command.env("RHO_OAUTH_CALLBACK_PORT", "0");
+    command.env("RHO_OAUTH_TOKEN_URL_OPENAI_CODEX", format!("{}/oauth/token", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
+            if line.starts_with("https://auth.openai.com/oauth/authorize?") {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(param(&url, "originator"), "pi");
+    let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
+    let port: u16 =
+        redirect.strip_prefix("http://localhost:").unwrap().strip_suffix("/auth/callback").unwrap().parse().unwrap();
+    let state = param(&url, "state").to_owned();
+    assert_eq!(get(port, "/callback?code=codex-code").await.0, 404, "Anthropic's path is not this one");
+    let (status, page) = get(port, &format!("/auth/callback?code=codex-code&state={state}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("ChatGPT login complete"), "{page}");
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+
+    let exchange = env.server.last_request().unwrap();
+    assert_eq!(exchange.path, "/oauth/token");
+    assert_eq!(exchange.header("content-type"), Some("application/x-www-form-urlencoded"));
+    let form = exchange.body.as_str().unwrap().to_owned();
+    assert!(
+        form.starts_with(
+            "grant_type=authorization_code&client_id=app_EMoamEEZ73f0CkXaXp7hrann&code=codex-code&code_verifier="
+        ),
+        "{form}"
+    );
+    assert!(form.ends_with(&format!("&redirect_uri={}", param(&url, "redirect_uri"))), "{form}");
+    let login = read_auth(&env)["openai-codex"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some(access.as_str()), Some("rt-codex")));
+    assert_eq!(login["accountId"], "acct-7");
+
+    // The login answers for a ChatGPT model, on the Codex backend (moved to the mock).
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openai-codex"] = json!({"baseUrl": format!("{}/backend-api", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Codex.\n");
+    let call = env.server.last_request().unwrap();
+    assert_eq!(call.path, "/backend-api/codex/responses");
+    assert_eq!(call.header("authorization"), Some(format!("Bearer {access}").as_str()));
+    assert_eq!(call.header("chatgpt-account-id"), Some("acct-7"));
+    assert_eq!(call.body["model"], "gpt-5.5");
+    assert!(call.body["instructions"].as_str().is_some_and(|i| !i.is_empty()));
 }
 
 #[tokio::test]

@@ -49,8 +49,14 @@ pub fn route(path: &str) -> Option<Route> {
     match path.trim_end_matches('/') {
         "/v1/messages" => return simple(Api::AnthropicMessages),
         "/v1/chat/completions" | "/chat/completions" => return simple(Api::OpenAiCompletions),
-        // Azure OpenAI's v1 endpoint speaks the same wire under `/openai/v1`.
-        "/v1/responses" | "/responses" | "/openai/v1/responses" => return simple(Api::OpenAiResponses),
+        // Azure OpenAI's v1 endpoint and ChatGPT's Codex backend speak the same wire.
+        "/v1/responses"
+        | "/responses"
+        | "/openai/v1/responses"
+        | "/codex/responses"
+        | "/backend-api/codex/responses" => {
+            return simple(Api::OpenAiResponses);
+        }
         _ => {}
     }
     let rest = path.strip_prefix("/v1beta/models/").or_else(|| path.strip_prefix("/v1/models/"))?;
@@ -78,6 +84,7 @@ mod tests {
         assert_eq!(api("/chat/completions"), Some(Api::OpenAiCompletions));
         assert_eq!(api("/v1/responses"), Some(Api::OpenAiResponses));
         assert_eq!(api("/responses/"), Some(Api::OpenAiResponses));
+        assert_eq!(api("/backend-api/codex/responses"), Some(Api::OpenAiResponses));
         assert_eq!(api("/v1/complete"), None);
         assert_eq!(api("/"), None);
     }

@@ -14,6 +14,7 @@ pub mod api {
     pub const OPENAI_COMPLETIONS: &str = "openai-completions";
     pub const OPENAI_RESPONSES: &str = "openai-responses";
     pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
+    pub const OPENAI_CODEX_RESPONSES: &str = "openai-codex-responses";
     pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
 }
 

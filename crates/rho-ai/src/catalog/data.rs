@@ -5,12 +5,12 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 27 providers, 827 models (per provider, and of how many pi has when not all):
+// 28 providers, 837 models (per provider, and of how many pi has when not all):
 //   anthropic 23, azure-openai-responses 42, cerebras 4, cloudflare-ai-gateway 35,
 //   cloudflare-workers-ai 8, deepseek 2, fireworks 19, google 27, groq 18, huggingface 22,
 //   kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7, moonshotai-cn 7, openai 42,
-//   opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5,
-//   xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
+//   openai-codex 10, opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25,
+//   xiaomi 5, xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
@@ -19,7 +19,6 @@
 //     does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show
 //     as available and fail)
 // - google-vertex (13 models: speaks google-vertex, which rho does not)
-// - openai-codex (10 models: speaks openai-codex-responses, which rho does not)
 //
 // Changed from pi's data:
 // - mistral: pi's mistral-conversations models are spoken to as openai-completions at {baseUrl}/v1,
@@ -34,10 +33,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -514,6 +513,27 @@ static OPENAI_MODELS: &[CatalogModel] = &[
     m("o3-pro", "o3-pro", OPENAI_RESPONSES, "https://api.openai.com/v1", true, true, [20.0, 80.0, 0.0, 0.0], 200000, 100000),
     m("o4-mini", "o4-mini", OPENAI_RESPONSES, "https://api.openai.com/v1", true, true, [1.1, 4.4, 0.28, 0.0], 200000, 100000),
     m("o4-mini-deep-research", "o4-mini-deep-research", OPENAI_RESPONSES, "https://api.openai.com/v1", true, true, [2.0, 8.0, 0.5, 0.0], 200000, 100000),
+];
+
+static OPENAI_CODEX: CatalogProvider = CatalogProvider {
+    name: "openai-codex",
+    api: OPENAI_CODEX_RESPONSES,
+    base_url: "https://chatgpt.com/backend-api",
+    default_model: "gpt-5.5",
+    models: OPENAI_CODEX_MODELS,
+};
+
+static OPENAI_CODEX_MODELS: &[CatalogModel] = &[
+    m("gpt-5.1", "GPT-5.1", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [1.25, 10.0, 0.125, 0.0], 272000, 128000),
+    m("gpt-5.1-codex-max", "GPT-5.1 Codex Max", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [1.25, 10.0, 0.125, 0.0], 272000, 128000),
+    m("gpt-5.1-codex-mini", "GPT-5.1 Codex Mini", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [0.25, 2.0, 0.025, 0.0], 272000, 128000).thinking(&[(Minimal, Some("medium")), (Low, Some("medium")), (Medium, Some("medium")), (High, Some("high"))]),
+    m("gpt-5.2", "GPT-5.2", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [1.75, 14.0, 0.175, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-codex", "GPT-5.2 Codex", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [1.75, 14.0, 0.175, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex", "GPT-5.3 Codex", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [1.75, 14.0, 0.175, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex-spark", "GPT-5.3 Codex Spark", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, false, [0.0, 0.0, 0.0, 0.0], 128000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4", "GPT-5.4", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [2.5, 15.0, 0.25, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4-mini", "GPT-5.4 Mini", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [0.75, 4.5, 0.075, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.5", "GPT-5.5", OPENAI_CODEX_RESPONSES, "https://chatgpt.com/backend-api", true, true, [5.0, 30.0, 0.5, 0.0], 272000, 128000).thinking(&[(Minimal, Some("low")), (Xhigh, Some("xhigh"))]),
 ];
 
 static OPENCODE: CatalogProvider = CatalogProvider {

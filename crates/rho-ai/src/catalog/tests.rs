@@ -6,11 +6,12 @@ use serde_json::json;
 use super::*;
 use crate::model::api;
 
-const APIS: [&str; 5] = [
+const APIS: [&str; 6] = [
     api::ANTHROPIC_MESSAGES,
     api::OPENAI_COMPLETIONS,
     api::OPENAI_RESPONSES,
     api::AZURE_OPENAI_RESPONSES,
+    api::OPENAI_CODEX_RESPONSES,
     api::GOOGLE_GENERATIVE_AI,
 ];
 
@@ -43,7 +44,8 @@ fn every_model_is_usable() {
             let name = name.to_ascii_lowercase();
             assert!(!["authorization", "x-api-key", "api-key"].contains(&name.as_str()), "{label}: {name}");
         }
-        assert!(crate::auth::env_var_for(&model.provider).is_some(), "{label}: no key variable");
+        let login = crate::oauth::providers::find(&model.provider).is_some_and(|p| p.unusable.is_none());
+        assert!(crate::auth::env_var_for(&model.provider).is_some() || login, "{label}: no key variable or login");
         assert!(seen.insert(label.clone()), "{label}: duplicate");
     }
     assert_eq!(seen.len(), model_count());
@@ -81,6 +83,7 @@ fn providers_follow_pis_search_order_and_endpoints() {
             ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-4-7"),
             ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-5.4"),
             ("azure-openai-responses", "azure-openai-responses", "", "gpt-5.4"),
+            ("openai-codex", "openai-codex-responses", "https://chatgpt.com/backend-api", "gpt-5.5"),
             ("deepseek", "openai-completions", "https://api.deepseek.com", "deepseek-v4-pro"),
             (
                 "google",
@@ -164,7 +167,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 827);
+    assert_eq!(model_count(), 837);
 }
 
 #[test]

@@ -76,8 +76,13 @@ pub fn parse_answer(input: &str) -> CodeAndState {
 
 /// The `code` and `state` of a callback request's target (`/callback?code=…&state=…`).
 pub fn parse_callback(target: &str) -> Option<CodeAndState> {
+    parse_callback_at(target, CALLBACK_PATH)
+}
+
+/// The `code` and `state` of a request's target when it is the callback at `path` (any login's).
+pub fn parse_callback_at(target: &str, path: &str) -> Option<CodeAndState> {
     let url = reqwest::Url::parse(&format!("http://localhost{target}")).ok()?;
-    (url.path() == CALLBACK_PATH).then(|| from_query(url.query_pairs()))
+    (url.path() == path).then(|| from_query(url.query_pairs()))
 }
 
 fn from_query<'a>(pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>)>) -> CodeAndState {

@@ -13,6 +13,7 @@
 
 pub mod anthropic;
 pub mod lock;
+pub mod openai_codex;
 pub mod providers;
 pub mod refresh;
 pub mod store;

@@ -68,10 +68,7 @@ pub const OPENAI_CODEX: OAuthProvider = OAuthProvider {
     client_id: "app_EMoamEEZ73f0CkXaXp7hrann",
     grant: RefreshGrant::FormRefreshToken,
     expiry_margin_ms: 0,
-    unusable: Some(
-        "its models answer on ChatGPT's backend (the openai-codex-responses API at \
-         chatgpt.com/backend-api), which rho does not speak",
-    ),
+    unusable: None,
 };
 
 pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {

@@ -105,6 +105,29 @@ pub fn exchange_code(
         .map_err(|problem| TokenError(format!("{} login failed: {problem} (from {url})", provider.name)))
 }
 
+/// Exchanges a login's authorization code (PKCE) at `url` as a form, as pi sends it for the
+/// ChatGPT login.
+pub fn exchange_code_form(
+    provider: &OAuthProvider,
+    url: &str,
+    code: &str,
+    verifier: &str,
+    redirect_uri: &str,
+) -> Result<OAuthCredentials, TokenError> {
+    let form: Vec<(&'static str, String)> = vec![
+        ("grant_type", "authorization_code".to_owned()),
+        ("client_id", provider.client_id.to_owned()),
+        ("code", code.to_owned()),
+        ("code_verifier", verifier.to_owned()),
+        ("redirect_uri", redirect_uri.to_owned()),
+    ];
+    let target = url.to_owned();
+    let request = move |client: &reqwest::Client| client.post(&target).form(&form);
+    let answer = call(url, request).map_err(|e| TokenError(format!("{} login failed: {e}", provider.name)))?;
+    granted(provider, &answer, None)
+        .map_err(|problem| TokenError(format!("{} login failed: {problem} (from {url})", provider.name)))
+}
+
 /// The credentials in an OAuth token answer (`access_token`, `refresh_token`, `expires_in`). A
 /// refresh answer without a new refresh token keeps `old_refresh`.
 fn granted(provider: &OAuthProvider, answer: &Value, old_refresh: Option<&str>) -> Result<OAuthCredentials, String> {

@@ -100,15 +100,15 @@ async fn each_provider_refreshes_in_its_own_shape() {
 fn logins_rho_cannot_use_give_no_token_and_say_why() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("auth.json");
-    let mut entries = stale("openai-codex", "r");
+    let mut entries = stale("github-copilot", "r");
     entries["google-gemini-cli"] = stale("google-gemini-cli", "r")["google-gemini-cli"].clone();
     entries["someone-else"] = stale("someone-else", "r")["someone-else"].clone();
     std::fs::write(&path, entries.to_string()).unwrap();
     let logins = Logins::load(&path, crate::auth::env_from::<[(&str, &str); 0], _, _>([]));
-    assert!(logins.has("openai-codex") && logins.has("google-gemini-cli") && !logins.has("someone-else"));
-    let err = logins.access_token("openai-codex").unwrap_err().to_string();
-    assert!(err.starts_with("rho cannot use the ChatGPT Plus/Pro (Codex Subscription) login (openai-codex)"), "{err}");
-    assert_eq!(logins.problem("openai-codex").map(|e| e.to_string()), Some(err));
+    assert!(logins.has("github-copilot") && logins.has("google-gemini-cli") && !logins.has("someone-else"));
+    let err = logins.access_token("github-copilot").unwrap_err().to_string();
+    assert!(err.starts_with("rho cannot use the GitHub Copilot login (github-copilot)"), "{err}");
+    assert_eq!(logins.problem("github-copilot").map(|e| e.to_string()), Some(err));
     assert_eq!(logins.unusable().len(), 2);
     assert!(usable("anthropic", &path).is_ok_and(|p| p.id == ANTHROPIC.id));
 }

@@ -8,6 +8,7 @@
 mod anthropic;
 mod azure;
 mod google;
+mod openai_codex;
 mod openai_completions;
 mod openai_responses;
 #[cfg(test)]
@@ -36,6 +37,7 @@ pub(crate) async fn run(
         api::OPENAI_COMPLETIONS => openai_completions::run(model, context, options, emitter).await,
         api::OPENAI_RESPONSES => openai_responses::run(model, context, options, emitter).await,
         api::AZURE_OPENAI_RESPONSES => azure::run(model, context, options, emitter).await,
+        api::OPENAI_CODEX_RESPONSES => openai_codex::run(model, context, options, emitter).await,
         api::GOOGLE_GENERATIVE_AI => google::run(model, context, options, emitter).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
@@ -52,7 +54,7 @@ pub(crate) async fn decode(
     match model.api.as_str() {
         api::ANTHROPIC_MESSAGES => anthropic::stream::consume(sse, emitter, cancel, None).await,
         api::OPENAI_COMPLETIONS => openai_completions::stream::consume(sse, emitter, cancel).await,
-        api::OPENAI_RESPONSES | api::AZURE_OPENAI_RESPONSES => {
+        api::OPENAI_RESPONSES | api::AZURE_OPENAI_RESPONSES | api::OPENAI_CODEX_RESPONSES => {
             openai_responses::stream::consume(sse, emitter, cancel).await
         }
         api::GOOGLE_GENERATIVE_AI => google::stream::consume(sse, emitter, cancel).await,

@@ -1,4 +1,4 @@
-//! The four provider clients against `rho-mock-llm` over loopback HTTP: streaming, thinking, tool
+//! The provider clients against `rho-mock-llm` over loopback HTTP: streaming, thinking, tool
 //! calls, usage and cost, failures and their classification, abort, and the requests they send.
 // The shared scenarios are helper functions, not `#[test]`s, so clippy's test allowance does
 // not reach them; a failed unwrap there is a failed test like any other.
@@ -11,5 +11,6 @@ mod errors;
 
 mod anthropic;
 mod google;
+mod openai_codex;
 mod openai_completions;
 mod openai_responses;

@@ -5,15 +5,20 @@
 
 use std::time::Duration;
 
-use rho_ai::oauth::anthropic::{CodeAndState, parse_callback};
+use rho_ai::oauth::anthropic::{CodeAndState, parse_callback_at};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 /// The longest request head read.
 const MAX_HEAD: usize = 16 * 1024;
 
-/// Waits on `listener` for a callback with `expected_state`; returns its code.
-pub async fn wait_for_code(listener: TcpListener, expected_state: String, provider: &'static str) -> String {
+/// Waits on `listener` for a callback to `path` with `expected_state`; returns its code.
+pub async fn wait_for_code(
+    listener: TcpListener,
+    path: &'static str,
+    expected_state: String,
+    provider: &'static str,
+) -> String {
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
             continue;
@@ -23,7 +28,7 @@ pub async fn wait_for_code(listener: TcpListener, expected_state: String, provid
             _ => continue,
         };
         let target = head.split_whitespace().nth(1).unwrap_or_default().to_owned();
-        let (status, message, code) = match parse_callback(&target) {
+        let (status, message, code) = match parse_callback_at(&target, path) {
             None => ("404 Not Found", "This is not the login callback.".to_owned(), None),
             Some(CodeAndState { code: Some(code), state: Some(state) }) if state == expected_state => (
                 "200 OK",

@@ -1,11 +1,13 @@
 //! `rho login <provider>` and `rho logout <provider>`: the subscription logins pi's `/login`
 //! makes, stored in the agent directory's `auth.json` in pi's shape (so pi and rho share them).
 //!
-//! Anthropic (Claude Pro/Max) is logged in with pi's flow: the authorize URL is printed (and
-//! opened in the desktop's browser when rho runs at a terminal), the browser comes back to a loopback callback on port 53692, or the user pastes what the page
-//! shows (`code#state`, or the address it ended on); the code is exchanged at the token endpoint
-//! (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` moves it, for tests and proxies). The logins rho cannot use
-//! yet (ChatGPT, GitHub Copilot) are refused with the reason, before any browser is involved.
+//! Anthropic (Claude Pro/Max) and ChatGPT (Plus/Pro, its Codex models) are logged in with pi's
+//! flows: the authorize URL is printed (and opened in the desktop's browser when rho runs at a
+//! terminal), the browser comes back to a loopback callback (port 53692 for Anthropic, 1455 for
+//! ChatGPT), or the user pastes what the page shows (`code#state`, or the address it ended on);
+//! the code is exchanged at the token endpoint (`RHO_OAUTH_TOKEN_URL_ANTHROPIC` and
+//! `RHO_OAUTH_TOKEN_URL_OPENAI_CODEX` move them, for tests and proxies). The login rho cannot use
+//! yet (GitHub Copilot) is refused with the reason, before any browser is involved.
 
 mod callback;
 pub mod pkce;
@@ -14,7 +16,7 @@ use std::io::BufRead;
 use std::path::Path;
 use std::time::Duration;
 
-use rho_ai::oauth::{self, Removed, anthropic, providers};
+use rho_ai::oauth::{self, Removed, anthropic, openai_codex, providers};
 use tokio::net::TcpListener;
 
 /// How long a login waits for the browser or a paste.
@@ -84,6 +86,7 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
     };
     let creds = match spec.id {
         "anthropic" => login_anthropic().await?,
+        "openai-codex" => login_openai_codex().await?,
         other => return Err((1, format!("rho has no login flow for {other}"))),
     };
     oauth::save_login(auth_file, spec.id, &creds).map_err(|e| (1, e.to_string()))?;
@@ -92,10 +95,7 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
 
 async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
     let pkce = pkce::Pkce::new().map_err(|e| (1, e))?;
-    let port = std::env::var(anthropic::CALLBACK_PORT_ENV)
-        .ok()
-        .and_then(|p| p.parse::<u16>().ok())
-        .unwrap_or(anthropic::CALLBACK_PORT);
+    let port = callback_port(anthropic::CALLBACK_PORT);
     let listener = TcpListener::bind(("127.0.0.1", port)).await;
     let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
     // pi's flow: the verifier is the state too.
@@ -115,10 +115,48 @@ async fn login_anthropic() -> Result<oauth::OAuthCredentials, (i32, String)> {
              address it ends on here:"
         ),
     }
-    let code = wait_for_code(listener.ok(), &state).await?;
+    let code = wait_for_code(listener.ok(), anthropic::CALLBACK_PATH, &state, "Anthropic").await?;
     eprintln!("Exchanging the authorization code for tokens...");
     let env = rho_ai::auth::process_env();
     anthropic::exchange(env.as_ref(), &flow, &code, &state).map_err(|e| (1, e.to_string()))
+}
+
+/// ChatGPT's login: its own state (not the verifier), the callback at `/auth/callback` on 1455.
+async fn login_openai_codex() -> Result<oauth::OAuthCredentials, (i32, String)> {
+    let pkce = pkce::Pkce::new().map_err(|e| (1, e))?;
+    let state = pkce::Pkce::new().map_err(|e| (1, e))?.verifier;
+    let port = callback_port(openai_codex::CALLBACK_PORT);
+    let listener = TcpListener::bind(("127.0.0.1", port)).await;
+    let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
+    let redirect = openai_codex::redirect_uri(port);
+    let url = openai_codex::authorize_url(&pkce.challenge, &state, &redirect);
+    eprintln!("Open this URL in a browser to log in to {}:\n\n{url}\n", providers::OPENAI_CODEX.name);
+    open_browser(&url);
+    announce_wait(listener.as_ref().err(), port, &redirect);
+    let code = wait_for_code(listener.ok(), openai_codex::CALLBACK_PATH, &state, "ChatGPT").await?;
+    eprintln!("Exchanging the authorization code for tokens...");
+    let env = rho_ai::auth::process_env();
+    openai_codex::exchange(env.as_ref(), &code, &pkce.verifier, &redirect).map_err(|e| (1, e.to_string()))
+}
+
+/// The callback's port: `RHO_OAUTH_CALLBACK_PORT` when set (tests; `0` is any free port), else
+/// the provider's registered one.
+fn callback_port(registered: u16) -> u16 {
+    std::env::var(anthropic::CALLBACK_PORT_ENV).ok().and_then(|p| p.parse::<u16>().ok()).unwrap_or(registered)
+}
+
+/// Says where the browser comes back to, or that only a paste can answer.
+fn announce_wait(listen_error: Option<&std::io::Error>, port: u16, redirect: &str) {
+    match listen_error {
+        None => eprintln!(
+            "Waiting for the browser to come back to {redirect}. If the browser is on another machine, paste the \
+             address it ends on (or the code the page shows) here:"
+        ),
+        Some(e) => eprintln!(
+            "(rho cannot listen on 127.0.0.1:{port}: {e}.) Paste the address the browser ends on (or the code the \
+             page shows) here:"
+        ),
+    }
 }
 
 /// Opens `url` in the desktop's browser, as pi's login does, when a person is at the terminal;
@@ -143,7 +181,12 @@ fn open_browser(url: &str) {
 
 /// The code from the callback or from a pasted line, whichever comes first; a paste with a
 /// state that is not ours is refused. Without a listener, only a paste can answer.
-async fn wait_for_code(listener: Option<TcpListener>, state: &str) -> Result<String, (i32, String)> {
+async fn wait_for_code(
+    listener: Option<TcpListener>,
+    path: &'static str,
+    state: &str,
+    provider: &'static str,
+) -> Result<String, (i32, String)> {
     let (tx, mut pasted) = tokio::sync::mpsc::channel::<Option<String>>(1);
     std::thread::Builder::new()
         .name("rho-login-stdin".into())
@@ -156,7 +199,7 @@ async fn wait_for_code(listener: Option<TcpListener>, state: &str) -> Result<Str
     let has_listener = listener.is_some();
     let browser = async move {
         match listener {
-            Some(listener) => Some(callback::wait_for_code(listener, state.to_owned(), "Anthropic").await),
+            Some(listener) => Some(callback::wait_for_code(listener, path, state.to_owned(), provider).await),
             None => std::future::pending().await,
         }
     };

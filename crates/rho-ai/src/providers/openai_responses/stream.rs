@@ -59,7 +59,8 @@ enum Event {
         #[serde(default)]
         arguments: Option<String>,
     },
-    #[serde(rename = "response.completed")]
+    /// `response.done` is how ChatGPT's Codex backend may end a reply.
+    #[serde(rename = "response.completed", alias = "response.done")]
     Completed { response: Response },
     #[serde(rename = "response.incomplete")]
     Incomplete { response: Response },
