@@ -53,6 +53,16 @@ pub struct ModelRegistry {
 }
 
 impl ModelRegistry {
+    /// Reads `agent_dir/auth.json` again: its keys and logins replace those read before (a login
+    /// made since, or removed).
+    pub fn reload_auth(&mut self, agent_dir: &Path) -> Result<(), ConfigError> {
+        let auth_file = agent_dir.join("auth.json");
+        let entries = auth::load_auth_file(&auth_file)?;
+        self.keys.set_auth_file(entries);
+        self.keys.set_logins(crate::oauth::Logins::load(&auth_file, self.keys.env().clone()));
+        Ok(())
+    }
+
     /// The built-ins, `agent_dir/models.json` and `agent_dir/auth.json`, with keys from the
     /// process environment.
     pub fn load(agent_dir: &Path) -> (Self, Vec<ConfigError>) {
@@ -63,13 +73,8 @@ impl ModelRegistry {
     pub fn load_with_env(agent_dir: &Path, env: EnvLookup) -> (Self, Vec<ConfigError>) {
         let mut registry = Self::builtin(env);
         let mut errors = Vec::new();
-        let auth_file = agent_dir.join("auth.json");
-        match auth::load_auth_file(&auth_file) {
-            Ok(entries) => {
-                registry.keys.set_auth_file(entries);
-                registry.keys.set_logins(crate::oauth::Logins::load(&auth_file, registry.keys.env().clone()));
-            }
-            Err(e) => errors.push(e),
+        if let Err(e) = registry.reload_auth(agent_dir) {
+            errors.push(e);
         }
         let models_json = agent_dir.join("models.json");
         match models_json::load(&models_json) {

@@ -542,3 +542,57 @@ async fn an_ask_rule_opens_a_dialog_and_allow_once_runs_the_call() {
     term.wait_idle_with("made it").await;
     assert!(env.cwd.join("asked-and-allowed").exists());
 }
+
+/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
+fn chatgpt_token(account: &str) -> String {
+    use base64::Engine;
+    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}});
+    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
+}
+
+/// `/login openai-codex` shows the URL, takes the pasted code in a dialog, saves the login and
+/// uses it at once; `/logout` removes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_and_logout_from_the_editor() {
+    let env = Env::new(vec![Turn::text("Hello from Codex.")]).await;
+    let access = chatgpt_token("acct-9");
+    env.server.accept_oauth_code(
+        "pasted-code",
+        rho_mock_llm::IssuedTokens { access_token: access, refresh_token: Some("rt".into()), expires_in: 864_000 },
+    );
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openai-codex"] = json!({"baseUrl": format!("{}/backend-api", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let token_url = format!("{}/oauth/token", env.server.url());
+    let vars = [("RHO_OAUTH_CALLBACK_PORT", "0"), ("RHO_OAUTH_TOKEN_URL_OPENAI_CODEX", token_url.as_str())];
+    let term = Terminal::start_with(&env, &[], &vars);
+    term.ready().await;
+
+    term.submit("/login");
+    term.wait_for("Log in to").await;
+    term.wait_for("  ChatGPT Plus/Pro (Codex Subscription)").await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the list closed", |s| !s.contains("Log in to")).await;
+    term.submit("/login openai-codex");
+    let screen = term.wait_for("? Or paste the address the browser ends on").await;
+    assert!(screen.contains("Log in to ChatGPT Plus/Pro (Codex Subscription): open this URL in a browser"), "{screen}");
+    assert!(screen.contains("https://auth.openai.com/oauth/authorize?"), "{screen}");
+    term.submit("pasted-code");
+    term.wait_for("Logged in to ChatGPT Plus/Pro (Codex Subscription)").await;
+    let auth: Value = serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
+    assert_eq!(auth["openai-codex"]["accountId"], "acct-9");
+
+    // Used at once: a ChatGPT model answers through the Codex backend.
+    term.submit("/model openai-codex/gpt-5.5");
+    term.wait_for("Model: openai-codex/gpt-5.5").await;
+    term.submit("hi");
+    term.wait_idle_with("Hello from Codex.").await;
+    assert_eq!(env.server.last_request().unwrap().header("chatgpt-account-id"), Some("acct-9"));
+
+    term.submit("/logout openai-codex");
+    term.wait_for("Logged out of openai-codex").await;
+    let auth: Value = serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
+    assert!(auth.get("openai-codex").is_none(), "{auth}");
+}

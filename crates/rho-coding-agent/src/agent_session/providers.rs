@@ -13,7 +13,8 @@ use super::{AgentSession, SessionCommandError, lock};
 
 /// The registry as it is now, and how it came to be.
 pub(crate) struct Registries {
-    base: Arc<ModelRegistry>,
+    /// The registry the session started with (its keys and logins read again after a login).
+    base: RwLock<Arc<ModelRegistry>>,
     current: RwLock<Arc<ModelRegistry>>,
     registered: Mutex<Vec<Registered>>,
 }
@@ -28,11 +29,22 @@ struct Registered {
 impl Registries {
     pub(crate) fn new(base: ModelRegistry) -> Self {
         let base = Arc::new(base);
-        Self { current: RwLock::new(base.clone()), base, registered: Mutex::default() }
+        Self { current: RwLock::new(base.clone()), base: RwLock::new(base), registered: Mutex::default() }
     }
 
     pub(crate) fn base(&self) -> Arc<ModelRegistry> {
-        self.base.clone()
+        self.base.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Reads the keys and logins of `auth.json` again, into the base and what is built on it.
+    fn reload_auth(&self, agent_dir: &std::path::Path) -> Result<(), String> {
+        let mut base = (*self.base()).clone();
+        base.reload_auth(agent_dir).map_err(|e| e.to_string())?;
+        *self.base.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(base);
+        let registered = lock(&self.registered);
+        let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base()).clone());
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        Ok(())
     }
 
     pub(crate) fn current(&self) -> Arc<ModelRegistry> {
@@ -75,7 +87,7 @@ impl Registries {
             return false;
         }
         // Every remaining registration was accepted on a registry with more in it.
-        let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base).clone());
+        let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base()).clone());
         *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
         true
     }
@@ -87,11 +99,11 @@ impl Registries {
             return;
         }
         registered.clear();
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = self.base.clone();
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = self.base();
     }
 
     fn rebuild(&self, registered: &[Registered]) -> Result<ModelRegistry, String> {
-        let mut registry = (*self.base).clone();
+        let mut registry = (*self.base()).clone();
         for r in registered {
             registry
                 .register_provider(&r.name, r.config.clone())
@@ -110,6 +122,12 @@ impl AgentSession {
     /// The registry the session started with, without what extensions registered.
     pub fn registry_at_start(&self) -> Arc<ModelRegistry> {
         self.inner.registry.base()
+    }
+
+    /// A login was made or removed (`/login`, `/logout`): the keys and logins of `auth.json` are
+    /// read again.
+    pub fn reload_logins(&self) -> Result<(), String> {
+        self.inner.registry.reload_auth(&self.inner.paths.agent_dir)
     }
 
     /// `pi.registerProvider(name, config)`: its models can be listed and chosen from now on;

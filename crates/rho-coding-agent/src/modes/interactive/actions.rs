@@ -100,6 +100,8 @@ impl App {
             "quit" => self.quit = true,
             "hotkeys" => self.push(commands::hotkeys(&super::keybindings::current())),
             "settings" => self.open_settings(),
+            "login" => self.login_command(args),
+            "logout" => self.logout_command(args),
             "scoped-models" => self.open_scoped_models(),
             "reload" => self.reload(),
             "model" if args.is_empty() => self.open_model_selector(),

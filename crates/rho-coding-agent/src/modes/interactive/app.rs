@@ -82,6 +82,10 @@ pub enum Picking {
     ScopedModels,
     /// A tool's select or confirm dialog.
     Dialog,
+    /// `/login`: a login provider.
+    Login,
+    /// `/logout`: a login to remove.
+    Logout,
 }
 
 /// An automatic retry waiting: which attempt comes and when.

@@ -24,6 +24,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("copy", "Copy the last answer to the clipboard (OSC 52)"),
     ("hotkeys", "Show the keys"),
     ("reload", "Reload settings, context files, skills, prompt templates and themes"),
+    ("login", "Log in to a subscription (Claude Pro/Max, ChatGPT Plus/Pro)"),
+    ("logout", "Log out of a subscription"),
     ("quit", "Quit rho"),
 ];
 

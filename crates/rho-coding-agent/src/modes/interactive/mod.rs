@@ -25,6 +25,7 @@ mod highlight;
 mod keybindings;
 mod keys;
 mod lists;
+mod logins;
 mod markdown;
 mod mention;
 mod notices;

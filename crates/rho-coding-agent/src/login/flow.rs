@@ -1,0 +1,167 @@
+//! One subscription login, whoever shows it: the authorize URL built for the provider, a
+//! loopback callback listening where the provider sends the browser back, and the code taken
+//! from the callback or from what the person pastes (the address the browser ended on, or the
+//! code the page shows), whichever comes first; then exchanged at the token endpoint. The CLI
+//! (`rho login`) shows it on stderr and reads the paste from stdin; the interactive mode shows
+//! it in the history and asks for the paste in a dialog.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use rho_ai::oauth::{self, OAuthProvider, anthropic, openai_codex, providers};
+use tokio::net::TcpListener;
+
+use super::{callback, pkce};
+
+/// How long a login waits for the browser or a paste.
+const LOGIN_WAIT: Duration = Duration::from_secs(10 * 60);
+
+/// A pasted line, or `None` when there will be none (stdin ended, the dialog was dismissed).
+pub type Paste = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
+
+/// What the person is to do: open `url`; the browser comes back to `callback` (`None`: rho could
+/// not listen, only a paste can answer, `problem` says why).
+#[derive(Debug, Clone)]
+pub struct Prompt {
+    pub provider: &'static str,
+    pub url: String,
+    pub callback: Option<String>,
+    pub problem: Option<String>,
+}
+
+/// A login's provider-specific parts.
+struct Spec {
+    port: u16,
+    path: &'static str,
+    /// How the page names the provider once the browser is back.
+    short_name: &'static str,
+}
+
+fn spec(provider: &OAuthProvider) -> Option<Spec> {
+    match provider.id {
+        "anthropic" => {
+            Some(Spec { port: anthropic::CALLBACK_PORT, path: anthropic::CALLBACK_PATH, short_name: "Anthropic" })
+        }
+        "openai-codex" => {
+            Some(Spec { port: openai_codex::CALLBACK_PORT, path: openai_codex::CALLBACK_PATH, short_name: "ChatGPT" })
+        }
+        _ => None,
+    }
+}
+
+/// Whether rho has a login flow for `provider`.
+pub fn has_flow(provider: &OAuthProvider) -> bool {
+    provider.unusable.is_none() && spec(provider).is_some()
+}
+
+/// Runs `provider`'s login: `show` is told what to open, `paste` may answer instead of the
+/// browser; the credentials, or what went wrong.
+pub async fn run(
+    provider: &'static OAuthProvider,
+    show: impl FnOnce(Prompt),
+    paste: Paste,
+) -> Result<oauth::OAuthCredentials, String> {
+    let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
+    let pkce = pkce::Pkce::new()?;
+    // Anthropic's flow (pi's) uses the verifier as the state; ChatGPT's a state of its own.
+    let state =
+        if provider.id == providers::ANTHROPIC.id { pkce.verifier.clone() } else { pkce::Pkce::new()?.verifier };
+    let port =
+        std::env::var(anthropic::CALLBACK_PORT_ENV).ok().and_then(|p| p.parse::<u16>().ok()).unwrap_or(spec.port);
+    let listener = TcpListener::bind(("127.0.0.1", port)).await;
+    let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
+    let redirect = match provider.id {
+        "anthropic" => anthropic::redirect_uri(port),
+        _ => openai_codex::redirect_uri(port),
+    };
+    let url = match provider.id {
+        "anthropic" => anthropic::authorize_url(&pkce.challenge, &state, &redirect),
+        _ => openai_codex::authorize_url(&pkce.challenge, &state, &redirect),
+    };
+    show(Prompt {
+        provider: provider.name,
+        url,
+        callback: listener.is_ok().then(|| redirect.clone()),
+        problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1:{port}: {e}")),
+    });
+    let code = wait_for_code(listener.ok(), spec.path, &state, spec.short_name, paste).await?;
+    let env = rho_ai::auth::process_env();
+    let exchanged = match provider.id {
+        "anthropic" => {
+            let flow = anthropic::Flow { verifier: pkce.verifier.clone(), redirect_uri: redirect };
+            anthropic::exchange(env.as_ref(), &flow, &code, &state)
+        }
+        _ => openai_codex::exchange(env.as_ref(), &code, &pkce.verifier, &redirect),
+    };
+    exchanged.map_err(|e| e.to_string())
+}
+
+/// The code from the callback or from a pasted line, whichever comes first; a paste with a
+/// state that is not ours is refused. Without a listener, only a paste can answer.
+async fn wait_for_code(
+    listener: Option<TcpListener>,
+    path: &'static str,
+    state: &str,
+    short_name: &'static str,
+    paste: Paste,
+) -> Result<String, String> {
+    let has_listener = listener.is_some();
+    let browser = async move {
+        match listener {
+            Some(listener) => callback::wait_for_code(listener, path, state.to_owned(), short_name).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(browser);
+    let mut paste = Some(paste);
+    let deadline = tokio::time::sleep(LOGIN_WAIT);
+    tokio::pin!(deadline);
+    loop {
+        let pasted = async {
+            match paste.as_mut() {
+                Some(p) => p.await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            code = &mut browser => return Ok(code),
+            line = pasted => match line {
+                Some(line) => return code_from_paste(&line, state),
+                None if has_listener => paste = None,
+                None => return Err("no authorization code was pasted".to_owned()),
+            },
+            () = &mut deadline => return Err(format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60)),
+        }
+    }
+}
+
+fn code_from_paste(line: &str, state: &str) -> Result<String, String> {
+    let answer = anthropic::parse_answer(line);
+    if answer.state.as_deref().is_some_and(|s| s != state) {
+        return Err("the pasted code is from another login (its state does not match): start again".to_owned());
+    }
+    answer.code.ok_or_else(|| "no authorization code in what was pasted".to_owned())
+}
+
+/// Opens `url` in the desktop's browser, as pi's login does; a failure is no matter (the URL is
+/// shown). Without a desktop (no display on Linux: SSH, a container) nothing is started, so no
+/// text browser takes the terminal over.
+pub fn open_browser(url: &str) {
+    let desktop = cfg!(target_os = "macos")
+        || ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
+    if !desktop {
+        return;
+    }
+    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = spawned {
+        // Reaped in the background: the opener returns at once, the login goes on.
+        std::thread::spawn(move || child.wait());
+    }
+}
