@@ -30,10 +30,8 @@ const DEFAULT_OUT = join(REPO, "crates", "rho-ai", "src", "catalog", "data.rs");
 const REGENERATE = "node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>";
 
 // Providers left out on purpose, though their models use an API rho speaks.
-const SKIP_PROVIDERS = {
-	"github-copilot":
-		"needs a Copilot token exchanged from the GitHub token and per-request headers (X-Initiator, Openai-Intent, Bearer auth on anthropic-messages) that rho does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show as available and fail",
-};
+// Providers left out whatever they speak, with why (none now).
+const SKIP_PROVIDERS = {};
 
 // pi models whose API rho does not speak but whose server also answers one rho speaks.
 const API_REWRITES = {

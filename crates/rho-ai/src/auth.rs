@@ -55,7 +55,6 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
-    ("github-copilot", &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"]),
     ("openrouter", &["OPENROUTER_API_KEY"]),
     ("vercel-ai-gateway", &["AI_GATEWAY_API_KEY"]),
     ("xai", &["XAI_API_KEY"]),
@@ -88,15 +87,11 @@ pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
 }
 
 /// The variables rho reads provider keys from that commands run for the model do not inherit
-/// (settings `bash.inheritProviderKeys` lets them through). `GH_TOKEN` and `GITHUB_TOKEN` stay:
-/// git and gh read them, and rho reads them only for a Copilot login.
+/// (settings `bash.inheritProviderKeys` lets them through). GitHub's tokens are not among them:
+/// Copilot's models take only a Copilot login, and git and gh read those variables.
 pub fn provider_key_variables() -> impl Iterator<Item = &'static str> {
     let mut seen = std::collections::BTreeSet::new();
-    ENV_VARS
-        .iter()
-        .flat_map(|(_, vars)| vars.iter().copied())
-        .filter(|var| !matches!(*var, "GH_TOKEN" | "GITHUB_TOKEN"))
-        .filter(move |var| seen.insert(*var))
+    ENV_VARS.iter().flat_map(|(_, vars)| vars.iter().copied()).filter(move |var| seen.insert(*var))
 }
 
 /// The variable to name when `provider` has no key ("set ANTHROPIC_API_KEY"): its usual API key

@@ -37,6 +37,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "cloudflare-workers-ai",
             "deepseek",
             "fireworks",
+            "github-copilot",
             "google",
             "groq",
             "huggingface",

@@ -55,7 +55,9 @@ fn substrings_prefer_aliases_then_the_highest_id() {
     let r = builtin();
     // Among the aliases, OpenRouter's `~anthropic/claude-sonnet-latest` sorts lowest (pi's
     // `localeCompare` puts `~` before letters).
-    assert_eq!(resolve(&r, "sonnet", None), sel("anthropic/claude-sonnet-4-6"));
+    assert_eq!(resolve(&r, "sonnet", Some("anthropic")), sel("anthropic/claude-sonnet-4-6"));
+    // Over every provider, Copilot's `claude-sonnet-4.6` is the highest (`.` after `-`).
+    assert_eq!(resolve(&r, "sonnet", None), sel("github-copilot/claude-sonnet-4.6"));
     assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-7"));
     assert_eq!(resolve(&r, "sonnet-4-5", None), sel("anthropic/claude-sonnet-4-5"));
     // Only dated ids match: the dated one is taken.
@@ -80,7 +82,16 @@ fn substrings_prefer_aliases_then_the_highest_id() {
 #[test]
 fn a_thinking_suffix_is_split_off() {
     let r = builtin();
-    assert_eq!(resolve(&r, "sonnet:high", None), ("anthropic/claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High)));
+    // With no key at all every provider's models are candidates: Copilot's `claude-sonnet-4.6`
+    // sorts after Anthropic's `claude-sonnet-4-6`, as in pi.
+    assert_eq!(
+        resolve(&r, "sonnet:high", None),
+        ("github-copilot/claude-sonnet-4.6".to_owned(), Some(ThinkingLevel::High))
+    );
+    assert_eq!(
+        resolve(&r, "sonnet:high", Some("anthropic")),
+        ("anthropic/claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High))
+    );
     assert_eq!(
         resolve(&r, "anthropic/claude-opus-4-6:xhigh", None),
         ("anthropic/claude-opus-4-6".to_owned(), Some(ThinkingLevel::Xhigh))
@@ -160,8 +171,8 @@ fn nothing_matches() {
     let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "gpt5:high", None).unwrap_err() else {
         panic!("not found expected");
     };
-    // Azure's gpt-5 and OpenAI's tie; pi's registry order puts Azure first.
-    assert_eq!(suggestions[..2], ["azure-openai-responses/gpt-5", "openai/gpt-5"]);
+    // Azure's, Copilot's and OpenAI's gpt-5 tie; pi's registry order (by provider) decides.
+    assert_eq!(suggestions[..3], ["azure-openai-responses/gpt-5", "github-copilot/gpt-5", "openai/gpt-5"]);
     let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "zzzzzzzzzz", None).unwrap_err() else {
         panic!("not found expected");
     };

@@ -421,25 +421,17 @@ async fn a_pasted_code_of_another_login_is_refused() {
 async fn logins_rho_cannot_use_are_refused_with_the_reason() {
     let env = Env::new(vec![]).await;
     let auth_path = env.agent_dir.join("auth.json");
-    let out = output(rho(&env, &["login", "github-copilot"])).await;
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        format!(
-            "Error: rho cannot use the GitHub Copilot login (github-copilot) in {} yet: Copilot's API needs \
-             per-request headers (X-Initiator, Openai-Intent, the editor's identity) that rho does not send, so rho \
-             has no Copilot models. No login was started.\n",
-            auth_path.display()
-        )
-    );
-    let out = output(rho(&env, &["login", "google"])).await;
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().starts_with("Error: rho has no Google login"));
+    for google in ["google", "google-gemini-cli"] {
+        let out = output(rho(&env, &["login", google])).await;
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8(out.stderr).unwrap().starts_with("Error: rho has no Google login"));
+    }
     let out = output(rho(&env, &["login"])).await;
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("\n  anthropic       Anthropic (Claude Pro/Max)\n"), "{stderr}");
-    assert!(stderr.contains("\n  openai-codex    ChatGPT Plus/Pro (Codex Subscription)\n"), "{stderr}");
+    assert!(stderr.contains("\n  github-copilot  GitHub Copilot\n"), "{stderr}");
+    assert!(stderr.contains("\n  openai-codex    ChatGPT Plus/Pro (Codex Subscription)"), "{stderr}");
     assert!(!auth_path.exists());
 }
 
@@ -447,24 +439,64 @@ async fn logins_rho_cannot_use_are_refused_with_the_reason() {
 async fn a_login_rho_cannot_use_is_named_where_a_model_is_missing() {
     let env = Env::new(vec![]).await;
     std::fs::remove_file(env.agent_dir.join("models.json")).unwrap();
-    write_auth(&env, &json!({"github-copilot": {"type": "oauth", "refresh": "gho_x", "access": "a", "expires": 1}}));
-    let why = format!(
-        "rho cannot use the GitHub Copilot login (github-copilot) in {} yet: Copilot's API needs per-request headers \
-         (X-Initiator, Openai-Intent, the editor's identity) that rho does not send, so rho has no Copilot models.",
-        env.agent_dir.join("auth.json").display()
-    );
+    write_auth(&env, &json!({"google-gemini-cli": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}}));
     let out = output(rho(&env, &["-p", "hi"])).await;
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.starts_with("Error: No model selected."), "{stderr}");
-    assert!(stderr.ends_with(&format!(" {why}\n")), "{stderr}");
-    let out = output(rho(&env, &["-p", "--model", "github-copilot/gpt-5", "hi"])).await;
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        format!("Error: Model \"github-copilot/gpt-5\" not found. Use --list-models to see available models. {why}\n")
-    );
+    assert!(stderr.contains("login (google-gemini-cli)"), "{stderr}");
+    assert!(stderr.contains("Google Cloud Code login"), "{stderr}");
     assert!(env.server.requests().is_empty(), "no request is made with a token rho cannot use");
+}
+
+/// `rho login github-copilot`: GitHub's device flow (the code to enter shown, GitHub polled), the
+/// GitHub token exchanged for a Copilot token, the catalogue's models enabled, the login stored
+/// as pi stores it; then a Copilot model answers with Copilot's headers.
+#[tokio::test]
+async fn a_copilot_login_is_made_with_githubs_device_flow_and_used() {
+    let env = Env::new(vec![Turn::text("Hello from Copilot.")]).await;
+    let copilot_token = "tid=1;exp=9;sku=free;proxy-ep=proxy.individual.githubcopilot.com";
+    env.server.accept_github_device("gho_device");
+    env.server.accept_oauth_refresh(
+        "gho_device",
+        IssuedTokens { access_token: copilot_token.into(), refresh_token: None, expires_in: 1800 },
+    );
+    let url = env.server.url();
+    let copilot = |args: &[&str]| {
+        let mut command = rho(&env, args);
+        command.env("RHO_OAUTH_GITHUB_URL", &url);
+        command.env("RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT", format!("{url}/copilot_internal/v2/token"));
+        command.env("RHO_COPILOT_BASE_URL", &url);
+        command
+    };
+    let out = output(copilot(&["login", "github-copilot"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("open https://github.com/login/device and enter the code WDJB-MJHT"), "{stderr}");
+    let login = read_auth(&env)["github-copilot"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some(copilot_token), Some("gho_device")));
+
+    let requests = env.server.requests();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        paths[..4],
+        ["/login/device/code", "/login/oauth/access_token", "/login/oauth/access_token", "/copilot_internal/v2/token"]
+    );
+    assert_eq!(requests[0].body, Value::from("client_id=Iv1.b507a08c87ecfe98&scope=read%3Auser"));
+    assert_eq!(requests[3].header("authorization"), Some("Bearer gho_device"));
+    let policies = requests.iter().filter(|r| r.path.ends_with("/policy")).count();
+    assert!(policies > 20, "the catalogue's models enabled: {paths:?}");
+
+    let out = output(copilot(&["-p", "--model", "github-copilot/gpt-4.1", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Copilot.\n");
+    let call = env.server.last_request().unwrap();
+    assert_eq!(call.path, "/chat/completions");
+    assert_eq!(call.header("authorization"), Some(format!("Bearer {copilot_token}").as_str()));
+    assert_eq!(call.header("x-initiator"), Some("user"));
+    assert_eq!(call.header("openai-intent"), Some("conversation-edits"));
+    assert_eq!(call.header("editor-version"), Some("vscode/1.107.0"));
+    assert_eq!(call.header("copilot-integration-id"), Some("vscode-chat"));
 }
 
 /// An access token as ChatGPT's login issues one: a JWT whose claims name the account.

@@ -107,7 +107,7 @@ async fn omp_commands_answer_as_omp_does() {
         rho.data(json!({"type": "get_login_providers"})).await,
         json!({"providers": [
             {"id": "anthropic", "name": "Anthropic (Claude Pro/Max)", "available": true, "authenticated": false},
-            {"id": "github-copilot", "name": "GitHub Copilot", "available": false, "authenticated": false},
+            {"id": "github-copilot", "name": "GitHub Copilot", "available": true, "authenticated": false},
             {"id": "openai-codex", "name": "ChatGPT Plus/Pro (Codex Subscription)", "available": true,
              "authenticated": false}
         ]})

@@ -1,7 +1,8 @@
 //! The token endpoints of the subscription logins, for testing refresh and login flows without
 //! the providers: `POST /v1/oauth/token` (Anthropic, JSON), `POST /oauth/token` (OpenAI's
-//! ChatGPT login, form-encoded) and `GET /copilot_internal/v2/token` (GitHub Copilot's token
-//! exchange, the GitHub token as Bearer).
+//! ChatGPT login, form-encoded), `GET /copilot_internal/v2/token` (GitHub Copilot's token
+//! exchange, the GitHub token as Bearer), and GitHub's device flow (`POST /login/device/code`,
+//! then `POST /login/oauth/access_token` polled: pending once, then the token).
 //!
 //! A test says which refresh tokens and authorization codes are good ([`OAuthGrants`]) and what
 //! each gives. Each is good once, as a real server rotates them: a second refresh with the same
@@ -28,6 +29,9 @@ pub struct IssuedTokens {
 pub struct OAuthGrants {
     refresh: HashMap<String, IssuedTokens>,
     codes: HashMap<String, IssuedTokens>,
+    /// GitHub device logins: the device code handed out, the GitHub token it gives, and whether
+    /// it was polled once already (the first poll is `authorization_pending`).
+    devices: Vec<(String, String, bool)>,
 }
 
 impl OAuthGrants {
@@ -38,6 +42,12 @@ impl OAuthGrants {
     pub fn accept_code(&mut self, code: &str, issued: IssuedTokens) {
         self.codes.insert(code.to_owned(), issued);
     }
+
+    /// The next GitHub device login gives `github_token` once approved (at the second poll).
+    pub fn accept_device(&mut self, github_token: &str) {
+        let code = format!("device-{}", self.devices.len() + 1);
+        self.devices.push((code, github_token.to_owned(), false));
+    }
 }
 
 /// The label requests to these paths are recorded under.
@@ -45,7 +55,14 @@ pub const API_LABEL: &str = "oauth";
 
 /// Whether `path` is one of the token endpoints.
 pub(crate) fn is_token_path(path: &str) -> bool {
-    matches!(path, "/v1/oauth/token" | "/oauth/token" | "/copilot_internal/v2/token")
+    matches!(
+        path,
+        "/v1/oauth/token"
+            | "/oauth/token"
+            | "/copilot_internal/v2/token"
+            | "/login/device/code"
+            | "/login/oauth/access_token"
+    )
 }
 
 /// The answer of a token endpoint: status and JSON body.
@@ -58,6 +75,9 @@ pub(crate) fn answer(
 ) -> (StatusCode, Value) {
     if path == "/copilot_internal/v2/token" {
         return copilot(grants, method, headers);
+    }
+    if path == "/login/device/code" || path == "/login/oauth/access_token" {
+        return device(grants, path, body);
     }
     if method != Method::POST {
         return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
@@ -118,6 +138,37 @@ fn copilot(grants: &mut OAuthGrants, method: &Method, headers: &HeaderMap) -> (S
         }
         None => (StatusCode::UNAUTHORIZED, json!({"message": "Bad credentials"})),
     }
+}
+
+/// GitHub's device flow: a code for the next accepted device login, then its polls.
+fn device(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value) {
+    let params = form_params(body).unwrap_or_default();
+    if params.get("client_id").is_none_or(String::is_empty) {
+        return refuse(StatusCode::UNAUTHORIZED, "invalid_client", "client_id is missing");
+    }
+    if path == "/login/device/code" {
+        return match grants.devices.iter().find(|(_, _, polled)| !polled) {
+            Some((code, _, _)) => (
+                StatusCode::OK,
+                json!({"device_code": code, "user_code": "WDJB-MJHT", "verification_uri": "https://github.com/login/device",
+                       "expires_in": 900, "interval": 1}),
+            ),
+            None => refuse(StatusCode::BAD_REQUEST, "unauthorized_client", "no device login is expected"),
+        };
+    }
+    if params.get("grant_type").map(String::as_str) != Some("urn:ietf:params:oauth:grant-type:device_code") {
+        return (StatusCode::OK, json!({"error": "unsupported_grant_type"}));
+    }
+    let code = params.get("device_code").cloned().unwrap_or_default();
+    let Some(at) = grants.devices.iter().position(|(c, _, _)| *c == code) else {
+        return (StatusCode::OK, json!({"error": "expired_token"}));
+    };
+    if !grants.devices[at].2 {
+        grants.devices[at].2 = true;
+        return (StatusCode::OK, json!({"error": "authorization_pending"}));
+    }
+    let (_, token, _) = grants.devices.remove(at);
+    (StatusCode::OK, json!({"access_token": token, "token_type": "bearer", "scope": "read:user"}))
 }
 
 fn refuse(status: StatusCode, error: &str, description: &str) -> (StatusCode, Value) {

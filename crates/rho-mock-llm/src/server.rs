@@ -133,6 +133,12 @@ impl MockServer {
         self.oauth().accept_code(code, issued);
     }
 
+    /// The next GitHub device login (`/login/device/code`) gives `github_token` at its second
+    /// poll of `/login/oauth/access_token`.
+    pub fn accept_github_device(&self, github_token: &str) {
+        self.oauth().accept_device(github_token);
+    }
+
     fn oauth(&self) -> std::sync::MutexGuard<'_, OAuthGrants> {
         self.shared.oauth.lock().unwrap_or_else(|e| e.into_inner())
     }

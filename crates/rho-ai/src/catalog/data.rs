@@ -5,19 +5,16 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 28 providers, 837 models (per provider, and of how many pi has when not all):
+// 29 providers, 863 models (per provider, and of how many pi has when not all):
 //   anthropic 23, azure-openai-responses 42, cerebras 4, cloudflare-ai-gateway 35,
-//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, google 27, groq 18, huggingface 22,
-//   kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7, moonshotai-cn 7, openai 42,
-//   openai-codex 10, opencode 38, opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25,
-//   xiaomi 5, xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
+//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, github-copilot 26, google 27, groq 18,
+//   huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7,
+//   moonshotai-cn 7, openai 42, openai-codex 10, opencode 38, opencode-go 12, openrouter 275,
+//   vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5,
+//   xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
-// - github-copilot (26 models: needs a Copilot token exchanged from the GitHub token and
-//     per-request headers (X-Initiator, Openai-Intent, Bearer auth on anthropic-messages) that rho
-//     does not send; GH_TOKEN/GITHUB_TOKEN are often set for other reasons, so its models would show
-//     as available and fail)
 // - google-vertex (13 models: speaks google-vertex, which rho does not)
 //
 // Changed from pi's data:
@@ -33,10 +30,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -246,6 +243,43 @@ static FIREWORKS_MODELS: &[CatalogModel] = &[
     m("accounts/fireworks/models/minimax-m2p7", "MiniMax-M2.7", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, false, [0.3, 1.2, 0.03, 0.0], 196608, 196608),
     m("accounts/fireworks/models/qwen3p6-plus", "Qwen 3.6 Plus", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.5, 3.0, 0.1, 0.0], 128000, 8192),
     m("accounts/fireworks/routers/kimi-k2p5-turbo", "Kimi K2.5 Turbo", ANTHROPIC_MESSAGES, "https://api.fireworks.ai/inference", true, true, [0.0, 0.0, 0.0, 0.0], 256000, 256000),
+];
+
+static GITHUB_COPILOT: CatalogProvider = CatalogProvider {
+    name: "github-copilot",
+    api: ANTHROPIC_MESSAGES,
+    base_url: "https://api.individual.githubcopilot.com",
+    default_model: "gpt-5.4",
+    models: GITHUB_COPILOT_MODELS,
+};
+
+static GITHUB_COPILOT_MODELS: &[CatalogModel] = &[
+    m("claude-haiku-4.5", "Claude Haiku 4.5", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 144000, 32000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsEagerToolInputStreaming", Bool(false))]),
+    m("claude-opus-4.5", "Claude Opus 4.5", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 160000, 32000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]),
+    m("claude-opus-4.6", "Claude Opus 4.6", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 1000000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Xhigh, Some("max"))]),
+    m("claude-opus-4.7", "Claude Opus 4.7", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 144000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("claude-sonnet-4", "Claude Sonnet 4", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 216000, 16000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsEagerToolInputStreaming", Bool(false))]),
+    m("claude-sonnet-4.5", "Claude Sonnet 4.5", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 144000, 32000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsEagerToolInputStreaming", Bool(false))]),
+    m("claude-sonnet-4.6", "Claude Sonnet 4.6", ANTHROPIC_MESSAGES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 1000000, 32000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]),
+    m("gemini-2.5-pro", "Gemini 2.5 Pro", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", false, true, [0.0, 0.0, 0.0, 0.0], 128000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gemini-3-flash-preview", "Gemini 3 Flash", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 128000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gemini-3-pro-preview", "Gemini 3 Pro Preview", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 128000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 128000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gpt-4.1", "GPT-4.1", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", false, true, [0.0, 0.0, 0.0, 0.0], 128000, 16384).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gpt-4o", "GPT-4o", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", false, true, [0.0, 0.0, 0.0, 0.0], 128000, 4096).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
+    m("gpt-5", "GPT-5", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 128000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5-mini", "GPT-5-mini", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 264000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5.1", "GPT-5.1", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 264000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex", "GPT-5.1-Codex", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex-max", "GPT-5.1-Codex-max", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5.1-codex-mini", "GPT-5.1-Codex-mini", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None)]),
+    m("gpt-5.2", "GPT-5.2", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 264000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.2-codex", "GPT-5.2-Codex", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.3-codex", "GPT-5.3-Codex", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4", "GPT-5.4", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.4-mini", "GPT-5.4 Mini", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("gpt-5.5", "GPT-5.5", OPENAI_RESPONSES, "https://api.individual.githubcopilot.com", true, true, [0.0, 0.0, 0.0, 0.0], 400000, 128000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).thinking(&[(Off, None), (Xhigh, Some("xhigh"))]),
+    m("grok-code-fast-1", "Grok Code Fast 1", OPENAI_COMPLETIONS, "https://api.individual.githubcopilot.com", true, false, [0.0, 0.0, 0.0, 0.0], 128000, 64000).headers(&[("User-Agent", "GitHubCopilotChat/0.35.0"), ("Editor-Version", "vscode/1.107.0"), ("Editor-Plugin-Version", "copilot-chat/0.35.0"), ("Copilot-Integration-Id", "vscode-chat")]).compat(&[("supportsStore", Bool(false)), ("supportsDeveloperRole", Bool(false)), ("supportsReasoningEffort", Bool(false))]),
 ];
 
 static GOOGLE: CatalogProvider = CatalogProvider {

@@ -91,6 +91,7 @@ fn providers_follow_pis_search_order_and_endpoints() {
                 "https://generativelanguage.googleapis.com/v1beta",
                 "gemini-3.1-pro-preview"
             ),
+            ("github-copilot", "anthropic-messages", "https://api.individual.githubcopilot.com", "gpt-5.4"),
             ("openrouter", "openai-completions", "https://openrouter.ai/api/v1", "moonshotai/kimi-k2.6"),
             ("vercel-ai-gateway", "anthropic-messages", "https://ai-gateway.vercel.sh", "zai/glm-5.1"),
             ("xai", "openai-completions", "https://api.x.ai/v1", "grok-4.20-0309-reasoning"),
@@ -167,7 +168,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 837);
+    assert_eq!(model_count(), 863);
 }
 
 #[test]

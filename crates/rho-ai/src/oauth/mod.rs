@@ -12,6 +12,7 @@
 //! API rho does not speak fails with an error naming it, never with a request rho cannot make.
 
 pub mod anthropic;
+pub mod github_copilot;
 pub mod lock;
 pub mod openai_codex;
 pub mod providers;

@@ -79,10 +79,7 @@ pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {
     client_id: "Iv1.b507a08c87ecfe98",
     grant: RefreshGrant::CopilotTokenExchange,
     expiry_margin_ms: FIVE_MINUTES_MS,
-    unusable: Some(
-        "Copilot's API needs per-request headers (X-Initiator, Openai-Intent, the editor's identity) \
-         that rho does not send, so rho has no Copilot models",
-    ),
+    unusable: None,
 };
 
 /// Every login pi 0.73.1 offers. (Google has none there: its Gemini CLI and Antigravity logins

@@ -7,6 +7,7 @@
 
 mod anthropic;
 mod azure;
+pub(crate) mod copilot;
 mod google;
 mod openai_codex;
 mod openai_completions;
@@ -32,6 +33,8 @@ pub(crate) async fn run(
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
+    let (model, options) = copilot::adapt(model, context, options);
+    let (model, options) = (model.as_ref(), options.as_ref());
     match model.api.as_str() {
         api::ANTHROPIC_MESSAGES => anthropic::run(model, context, options, emitter).await,
         api::OPENAI_COMPLETIONS => openai_completions::run(model, context, options, emitter).await,

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use rho_ai::oauth::{self, OAuthProvider, anthropic, openai_codex, providers};
+use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, openai_codex, providers};
 use tokio::net::TcpListener;
 
 use super::{callback, pkce};
@@ -21,13 +21,15 @@ const LOGIN_WAIT: Duration = Duration::from_secs(10 * 60);
 pub type Paste = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 /// What the person is to do: open `url`; the browser comes back to `callback` (`None`: rho could
-/// not listen, only a paste can answer, `problem` says why).
+/// not listen, only a paste can answer, `problem` says why). A device login (GitHub's) has a
+/// `user_code` to enter at `url` instead, and takes no paste.
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub provider: &'static str,
     pub url: String,
     pub callback: Option<String>,
     pub problem: Option<String>,
+    pub user_code: Option<String>,
 }
 
 /// A login's provider-specific parts.
@@ -52,7 +54,7 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 
 /// Whether rho has a login flow for `provider`.
 pub fn has_flow(provider: &OAuthProvider) -> bool {
-    provider.unusable.is_none() && spec(provider).is_some()
+    provider.unusable.is_none() && (spec(provider).is_some() || provider.id == providers::GITHUB_COPILOT.id)
 }
 
 /// Runs `provider`'s login: `show` is told what to open, `paste` may answer instead of the
@@ -62,6 +64,9 @@ pub async fn run(
     show: impl FnOnce(Prompt),
     paste: Paste,
 ) -> Result<oauth::OAuthCredentials, String> {
+    if provider.id == providers::GITHUB_COPILOT.id {
+        return device_login(provider, show).await;
+    }
     let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
     let pkce = pkce::Pkce::new()?;
     // Anthropic's flow (pi's) uses the verifier as the state; ChatGPT's a state of its own.
@@ -84,6 +89,7 @@ pub async fn run(
         url,
         callback: listener.is_ok().then(|| redirect.clone()),
         problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1:{port}: {e}")),
+        user_code: None,
     });
     let code = wait_for_code(listener.ok(), spec.path, &state, spec.short_name, paste).await?;
     let env = rho_ai::auth::process_env();
@@ -95,6 +101,29 @@ pub async fn run(
         _ => openai_codex::exchange(env.as_ref(), &code, &pkce.verifier, &redirect),
     };
     exchanged.map_err(|e| e.to_string())
+}
+
+/// GitHub's device flow: the code to enter shown, GitHub polled for the token, the token
+/// exchanged for a Copilot token, the catalogue's models enabled for the account.
+async fn device_login(
+    provider: &'static OAuthProvider,
+    show: impl FnOnce(Prompt),
+) -> Result<oauth::OAuthCredentials, String> {
+    let env = |name: &str| std::env::var(name).ok();
+    let device = github_copilot::start(&env).await?;
+    show(Prompt {
+        provider: provider.name,
+        url: device.verification_uri.clone(),
+        callback: None,
+        problem: None,
+        user_code: Some(device.user_code.clone()),
+    });
+    let github_token = tokio::time::timeout(LOGIN_WAIT, github_copilot::wait_for_token(&env, &device))
+        .await
+        .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))??;
+    let creds = github_copilot::exchange(&env, &github_token).map_err(|e| e.to_string())?;
+    github_copilot::enable_catalogue_models(&creds.access).await;
+    Ok(creds)
 }
 
 /// The code from the callback or from a pasted line, whichever comes first; a paste with a

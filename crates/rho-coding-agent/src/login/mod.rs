@@ -88,6 +88,11 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
 /// terminal), a paste read from stdin.
 async fn login_at_terminal(provider: &'static oauth::OAuthProvider) -> Result<oauth::OAuthCredentials, (i32, String)> {
     let show = |prompt: flow::Prompt| {
+        if let Some(code) = &prompt.user_code {
+            eprintln!("To log in to {}, open {} and enter the code {code}", prompt.provider, prompt.url);
+            eprintln!("Waiting for GitHub...");
+            return;
+        }
         eprintln!("Open this URL in a browser to log in to {}:\n\n{}\n", prompt.provider, prompt.url);
         if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             flow::open_browser(&prompt.url);

@@ -40,6 +40,11 @@ pub(super) async fn run(
             ]);
             claude_code::adapt_body(&mut request.body);
         }
+        // Copilot's Anthropic models take the Copilot token as Bearer.
+        Some(key) if model.provider == super::copilot::PROVIDER => {
+            bearer = format!("Bearer {key}");
+            base.extend([("authorization", bearer.as_str()), ("anthropic-dangerous-direct-browser-access", "true")]);
+        }
         Some(key) => base.push(("x-api-key", key)),
         None => {}
     }

@@ -52,6 +52,10 @@ impl App {
             let show = move |prompt: Prompt| {
                 flow::open_browser(&prompt.url);
                 let _ = shown.send(AppEvent::Lines(prompt_lines(&prompt)));
+                if prompt.user_code.is_some() {
+                    // A device login takes no paste: GitHub is polled until the code is entered.
+                    return;
+                }
                 let title = match prompt.callback {
                     Some(_) => "Or paste the address the browser ends on",
                     None => "Paste the address the browser ends on",
@@ -123,6 +127,14 @@ impl App {
 
 /// The history's lines for a login under way: what to open, and where the browser comes back.
 fn prompt_lines(prompt: &Prompt) -> Vec<Line<'static>> {
+    if let Some(code) = &prompt.user_code {
+        return vec![
+            Line::default(),
+            blocks::notice(&format!("Log in to {}: open {} and enter the code", prompt.provider, prompt.url)),
+            Line::from(Span::styled(code.clone(), style::accent())),
+            blocks::notice("Waiting for GitHub…"),
+        ];
+    }
     let waiting = match (&prompt.callback, &prompt.problem) {
         (Some(callback), _) => format!("Waiting for the browser to come back to {callback}"),
         (None, problem) => format!("{}: paste the address the browser ends on", problem.as_deref().unwrap_or("")),
