@@ -109,13 +109,14 @@ function packageVersion(dir) {
 	return { name: pkg.name, version: pkg.version };
 }
 
-/** The base URL placeholders rho fills from the environment per request (crates/rho-ai/src/cloudflare.rs). */
-const FILLED_PLACEHOLDERS = new Set(["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"]);
+/** The base URL placeholders rho fills per request: Cloudflare's from the environment
+ * (crates/rho-ai/src/cloudflare.rs), Vertex's `{location}` (crates/rho-ai/src/providers/vertex). */
+const FILLED_PLACEHOLDERS = new Set(["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID", "location"]);
 
 /** The `{NAME}` placeholders of a base URL (a stray brace counts as an unknown one). */
 function placeholders(url) {
-	const names = [...url.matchAll(/\{([A-Z_][A-Z0-9_]*)\}/g)].map((m) => m[1]);
-	const stray = url.replace(/\{[A-Z_][A-Z0-9_]*\}/g, "").match(/[{}]/) ? ["{"] : [];
+	const names = [...url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]);
+	const stray = url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, "").match(/[{}]/) ? ["{"] : [];
 	return [...names, ...stray];
 }
 

@@ -53,6 +53,7 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     ("openai", &["OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
+    ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("openrouter", &["OPENROUTER_API_KEY"]),
@@ -380,7 +381,10 @@ impl ApiKeys {
         if let Some(key) = env_vars_for(provider).iter().find_map(|var| env(var).filter(|v| !v.is_empty())) {
             return Some(key);
         }
-        self.configured.get(provider).and_then(|raw| resolve_config_value(raw, env))
+        if let Some(key) = self.configured.get(provider).and_then(|raw| resolve_config_value(raw, env)) {
+            return Some(key);
+        }
+        vertex_adc(provider, env).then(|| crate::providers::vertex::ADC_MARKER.to_owned())
     }
 
     /// Whether any source has a key for `provider`, without running commands: a configured
@@ -392,7 +396,14 @@ impl ApiKeys {
             || self.logins.as_ref().is_some_and(|l| l.has(provider))
             || env_vars_for(provider).iter().any(|var| env(var).is_some_and(|v| !v.is_empty()))
             || self.configured.get(provider).is_some_and(|raw| is_set(raw, env))
+            || vertex_adc(provider, env)
     }
+}
+
+/// Vertex AI authenticates without a key when Application Default Credentials, a project and a
+/// location are there.
+fn vertex_adc(provider: &str, env: &dyn Fn(&str) -> Option<String>) -> bool {
+    provider == "google-vertex" && crate::providers::vertex::adc::usable_in(env)
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "fireworks",
             "github-copilot",
             "google",
+            "google-vertex",
             "groq",
             "huggingface",
             "kimi-coding",

@@ -3,7 +3,8 @@
 //! 0600) and sent as Claude Code sends it; a failed refresh says so and leaves the file alone; a
 //! lock held by another process (pi's `auth.json.lock`) is waited for and its holder's refresh is
 //! used; `rho login anthropic` exchanges a pasted code or the browser's callback (PKCE) and
-//! stores it as pi does; `rho logout` removes only the login.
+//! stores it as pi does; `rho logout` removes only the login; ChatGPT and Copilot logins, and
+//! Vertex AI's Application Default Credentials.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -633,4 +634,49 @@ async fn a_refresh_waiting_for_the_lock_blocks_neither_commands_nor_abort() {
     rpc.close_stdin();
     assert!(rpc.wait().await.success(), "the waiting refresh does not hold up the exit");
     assert!(lock.exists(), "another process's lock is left alone");
+}
+
+/// Gemini on Vertex AI with Application Default Credentials (a user's, as `gcloud auth
+/// application-default login` writes them): the refresh token turned into an access token at
+/// the file's token endpoint, the request sent to the project's location with it.
+#[tokio::test]
+async fn vertex_answers_with_application_default_credentials() {
+    let env = Env::new(vec![Turn::text("Hello from Vertex.")]).await;
+    let adc = env.dir.path().join("adc.json");
+    std::fs::write(
+        &adc,
+        json!({"type": "authorized_user", "client_id": "cid", "client_secret": "cs", "refresh_token": "rt-adc",
+               "token_uri": format!("{}/oauth/token", env.server.url())})
+        .to_string(),
+    )
+    .unwrap();
+    env.server.accept_oauth_refresh(
+        "rt-adc",
+        IssuedTokens { access_token: "ya29.vertex".into(), refresh_token: None, expires_in: 3600 },
+    );
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let mut command = rho(&env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
+    command.env("GOOGLE_APPLICATION_CREDENTIALS", &adc);
+    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
+    command.env("GOOGLE_CLOUD_LOCATION", "us-central1");
+    command.env_remove("GOOGLE_CLOUD_API_KEY");
+    let out = output(command).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Vertex.\n");
+    let requests = env.server.requests();
+    assert_eq!(requests[0].path, "/oauth/token");
+    assert_eq!(
+        requests[0].body,
+        Value::from("grant_type=refresh_token&client_id=cid&client_secret=cs&refresh_token=rt-adc")
+    );
+    let call = &requests[1];
+    assert_eq!(
+        call.path,
+        "/v1/projects/proj-1/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent"
+    );
+    assert_eq!(call.header("authorization"), Some("Bearer ya29.vertex"));
+    assert!(call.body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"].is_object());
 }

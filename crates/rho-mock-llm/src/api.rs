@@ -59,7 +59,12 @@ pub fn route(path: &str) -> Option<Route> {
         }
         _ => {}
     }
-    let rest = path.strip_prefix("/v1beta/models/").or_else(|| path.strip_prefix("/v1/models/"))?;
+    // Gemini's API, and Vertex AI's (`…/publishers/google/models/{model}`, with or without a
+    // project and location before it).
+    let rest = path
+        .strip_prefix("/v1beta/models/")
+        .or_else(|| path.strip_prefix("/v1/models/"))
+        .or_else(|| path.split_once("/publishers/google/models/").map(|(_, model)| model))?;
     let (model, method) = rest.rsplit_once(':')?;
     let whole = match method {
         "streamGenerateContent" => false,
@@ -85,6 +90,9 @@ mod tests {
         assert_eq!(api("/v1/responses"), Some(Api::OpenAiResponses));
         assert_eq!(api("/responses/"), Some(Api::OpenAiResponses));
         assert_eq!(api("/backend-api/codex/responses"), Some(Api::OpenAiResponses));
+        let vertex = "/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent";
+        assert_eq!(api(vertex), Some(Api::GoogleGenerativeAi));
+        assert_eq!(route(vertex).unwrap().path_model.as_deref(), Some("gemini-2.5-pro"));
         assert_eq!(api("/v1/complete"), None);
         assert_eq!(api("/"), None);
     }

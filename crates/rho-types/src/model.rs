@@ -16,6 +16,7 @@ pub mod api {
     pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
     pub const OPENAI_CODEX_RESPONSES: &str = "openai-codex-responses";
     pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
+    pub const GOOGLE_VERTEX: &str = "google-vertex";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,17 +5,16 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 29 providers, 863 models (per provider, and of how many pi has when not all):
+// 30 providers, 876 models (per provider, and of how many pi has when not all):
 //   anthropic 23, azure-openai-responses 42, cerebras 4, cloudflare-ai-gateway 35,
-//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, github-copilot 26, google 27, groq 18,
-//   huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2, mistral 28, moonshotai 7,
-//   moonshotai-cn 7, openai 42, openai-codex 10, opencode 38, opencode-go 12, openrouter 275,
-//   vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5,
-//   xiaomi-token-plan-sgp 5, zai 5.
+//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, github-copilot 26, google 27,
+//   google-vertex 13, groq 18, huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2, mistral 28,
+//   moonshotai 7, moonshotai-cn 7, openai 42, openai-codex 10, opencode 38, opencode-go 12,
+//   openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5,
+//   xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
 // Skipped providers (see scripts/catalog/README.md):
 // - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
-// - google-vertex (13 models: speaks google-vertex, which rho does not)
 //
 // Changed from pi's data:
 // - mistral: pi's mistral-conversations models are spoken to as openai-completions at {baseUrl}/v1,
@@ -30,10 +29,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",
@@ -318,6 +317,30 @@ static GOOGLE_MODELS: &[CatalogModel] = &[
     m("gemma-3-27b-it", "Gemma 3 27B", GOOGLE_GENERATIVE_AI, "https://generativelanguage.googleapis.com/v1beta", false, true, [0.0, 0.0, 0.0, 0.0], 131072, 8192),
     m("gemma-4-26b-a4b-it", "Gemma 4 26B", GOOGLE_GENERATIVE_AI, "https://generativelanguage.googleapis.com/v1beta", true, true, [0.0, 0.0, 0.0, 0.0], 256000, 8192).thinking(&[(Off, None), (Minimal, Some("MINIMAL")), (Low, None), (Medium, None), (High, Some("HIGH"))]),
     m("gemma-4-31b-it", "Gemma 4 31B", GOOGLE_GENERATIVE_AI, "https://generativelanguage.googleapis.com/v1beta", true, true, [0.0, 0.0, 0.0, 0.0], 256000, 8192).thinking(&[(Off, None), (Minimal, Some("MINIMAL")), (Low, None), (Medium, None), (High, Some("HIGH"))]),
+];
+
+static GOOGLE_VERTEX_PROVIDER: CatalogProvider = CatalogProvider {
+    name: "google-vertex",
+    api: GOOGLE_VERTEX,
+    base_url: "https://{location}-aiplatform.googleapis.com",
+    default_model: "gemini-3.1-pro-preview",
+    models: GOOGLE_VERTEX_PROVIDER_MODELS,
+};
+
+static GOOGLE_VERTEX_PROVIDER_MODELS: &[CatalogModel] = &[
+    m("gemini-1.5-flash", "Gemini 1.5 Flash (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", false, true, [0.075, 0.3, 0.01875, 0.0], 1000000, 8192),
+    m("gemini-1.5-flash-8b", "Gemini 1.5 Flash-8B (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", false, true, [0.0375, 0.15, 0.01, 0.0], 1000000, 8192),
+    m("gemini-1.5-pro", "Gemini 1.5 Pro (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", false, true, [1.25, 5.0, 0.3125, 0.0], 1000000, 8192),
+    m("gemini-2.0-flash", "Gemini 2.0 Flash (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", false, true, [0.15, 0.6, 0.0375, 0.0], 1048576, 8192),
+    m("gemini-2.0-flash-lite", "Gemini 2.0 Flash Lite (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [0.075, 0.3, 0.01875, 0.0], 1048576, 65536),
+    m("gemini-2.5-flash", "Gemini 2.5 Flash (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [0.3, 2.5, 0.03, 0.0], 1048576, 65536),
+    m("gemini-2.5-flash-lite", "Gemini 2.5 Flash Lite (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [0.1, 0.4, 0.01, 0.0], 1048576, 65536),
+    m("gemini-2.5-flash-lite-preview-09-2025", "Gemini 2.5 Flash Lite Preview 09-25 (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [0.1, 0.4, 0.01, 0.0], 1048576, 65536),
+    m("gemini-2.5-pro", "Gemini 2.5 Pro (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [1.25, 10.0, 0.125, 0.0], 1048576, 65536),
+    m("gemini-3-flash-preview", "Gemini 3 Flash Preview (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [0.5, 3.0, 0.05, 0.0], 1048576, 65536).thinking(&[(Off, None)]),
+    m("gemini-3-pro-preview", "Gemini 3 Pro Preview (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [2.0, 12.0, 0.2, 0.0], 1000000, 64000).thinking(&[(Off, None), (Minimal, None), (Low, Some("LOW")), (Medium, None), (High, Some("HIGH"))]),
+    m("gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [2.0, 12.0, 0.2, 0.0], 1048576, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("LOW")), (Medium, None), (High, Some("HIGH"))]),
+    m("gemini-3.1-pro-preview-customtools", "Gemini 3.1 Pro Preview Custom Tools (Vertex)", GOOGLE_VERTEX, "https://{location}-aiplatform.googleapis.com", true, true, [2.0, 12.0, 0.2, 0.0], 1048576, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("LOW")), (Medium, None), (High, Some("HIGH"))]),
 ];
 
 static GROQ: CatalogProvider = CatalogProvider {

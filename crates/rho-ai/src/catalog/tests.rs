@@ -6,13 +6,14 @@ use serde_json::json;
 use super::*;
 use crate::model::api;
 
-const APIS: [&str; 6] = [
+const APIS: [&str; 7] = [
     api::ANTHROPIC_MESSAGES,
     api::OPENAI_COMPLETIONS,
     api::OPENAI_RESPONSES,
     api::AZURE_OPENAI_RESPONSES,
     api::OPENAI_CODEX_RESPONSES,
     api::GOOGLE_GENERATIVE_AI,
+    api::GOOGLE_VERTEX,
 ];
 
 /// pi-ai 0.73.1 rows whose output cap is above their context window, kept as pi has them.
@@ -37,7 +38,8 @@ fn every_model_is_usable() {
         assert!(model.base_url.starts_with("https://") || (azure && model.base_url.is_empty()), "{label}: base url");
         // Only Cloudflare's URLs name the account and gateway, filled per request (cloudflare.rs).
         let placeholders = model.base_url.contains(['{', '}']);
-        assert_eq!(placeholders, model.provider.starts_with("cloudflare-"), "{label}: base url placeholder");
+        let filled = model.provider.starts_with("cloudflare-") || model.provider == "google-vertex";
+        assert_eq!(placeholders, filled, "{label}: base url placeholder");
         let costs = [model.cost.input, model.cost.output, model.cost.cache_read, model.cost.cache_write];
         assert!(costs.iter().all(|c| c.is_finite() && *c >= 0.0), "{label}: {costs:?}");
         for name in model.headers.keys() {
@@ -89,6 +91,12 @@ fn providers_follow_pis_search_order_and_endpoints() {
                 "google",
                 "google-generative-ai",
                 "https://generativelanguage.googleapis.com/v1beta",
+                "gemini-3.1-pro-preview"
+            ),
+            (
+                "google-vertex",
+                "google-vertex",
+                "https://{location}-aiplatform.googleapis.com",
                 "gemini-3.1-pro-preview"
             ),
             ("github-copilot", "anthropic-messages", "https://api.individual.githubcopilot.com", "gpt-5.4"),
@@ -168,7 +176,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 863);
+    assert_eq!(model_count(), 876);
 }
 
 #[test]

@@ -14,6 +14,7 @@ mod openai_completions;
 mod openai_responses;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
+pub(crate) mod vertex;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -42,6 +43,7 @@ pub(crate) async fn run(
         api::AZURE_OPENAI_RESPONSES => azure::run(model, context, options, emitter).await,
         api::OPENAI_CODEX_RESPONSES => openai_codex::run(model, context, options, emitter).await,
         api::GOOGLE_GENERATIVE_AI => google::run(model, context, options, emitter).await,
+        api::GOOGLE_VERTEX => vertex::run(model, context, options, emitter).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
 }
@@ -60,7 +62,7 @@ pub(crate) async fn decode(
         api::OPENAI_RESPONSES | api::AZURE_OPENAI_RESPONSES | api::OPENAI_CODEX_RESPONSES => {
             openai_responses::stream::consume(sse, emitter, cancel).await
         }
-        api::GOOGLE_GENERATIVE_AI => google::stream::consume(sse, emitter, cancel).await,
+        api::GOOGLE_GENERATIVE_AI | api::GOOGLE_VERTEX => google::stream::consume(sse, emitter, cancel).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
 }
