@@ -201,3 +201,48 @@ async fn small_shapes_as_pi_and_omp_write_them() {
     converse(&mut rho, &["say nothing"]).await;
     assert_eq!(rho.data(json!({"type": "get_last_assistant_text"})).await, json!({}));
 }
+
+/// omp's `login`: the page to open comes as an `open_url` UI request (GitHub's device code in
+/// its instructions), other commands are answered meanwhile, and the answer comes once the login
+/// is saved; an unknown provider is refused as omp refuses it.
+#[tokio::test]
+async fn login_runs_beside_the_other_commands_and_answers_when_done() {
+    let env = Env::new(vec![]).await;
+    let copilot_token = "tid=1;exp=9;proxy-ep=proxy.individual.githubcopilot.com";
+    env.server.accept_github_device("gho_rpc");
+    env.server.accept_oauth_refresh(
+        "gho_rpc",
+        rho_mock_llm::IssuedTokens { access_token: copilot_token.into(), refresh_token: None, expires_in: 1800 },
+    );
+    let url = env.server.url();
+    let mut command = env.command(&["--mode", "rpc", "--model", "mock/mock-model"]);
+    command.env("RHO_OAUTH_GITHUB_URL", &url);
+    command.env("RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT", format!("{url}/copilot_internal/v2/token"));
+    command.env("RHO_COPILOT_BASE_URL", &url);
+    let mut rho = Rho::start_command(command).await;
+
+    assert_eq!(
+        rho.request(json!({"type": "login", "providerId": "nope"})).await["error"],
+        "Unknown OAuth provider: nope"
+    );
+    rho.send(json!({"id": "in", "type": "login", "providerId": "github-copilot"})).await;
+    let opened = rho.until(|f| f["type"] == "extension_ui_request").await;
+    let request = opened.last().unwrap();
+    assert_eq!(request["method"], "open_url");
+    assert_eq!(request["url"], "https://github.com/login/device");
+    assert_eq!(request["instructions"], "Enter code: WDJB-MJHT");
+    // The login waits for GitHub; a command sent now is answered first.
+    rho.send(json!({"id": "state", "type": "get_state"})).await;
+    let frames = rho.until(|f| f["id"] == "in").await;
+    let state_at = frames.iter().position(|f| f["id"] == "state").expect("get_state answered during the login");
+    assert!(state_at < frames.len() - 1);
+    assert_eq!(
+        frames.last().unwrap(),
+        &json!({"id": "in", "type": "response", "command": "login", "success": true,
+                "data": {"providerId": "github-copilot"}})
+    );
+    let auth: Value = serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
+    assert_eq!(auth["github-copilot"]["access"], copilot_token);
+    let listed = rho.data(json!({"type": "get_login_providers"})).await;
+    assert_eq!(listed["providers"][1]["authenticated"], json!(true), "{listed}");
+}

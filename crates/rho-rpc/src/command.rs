@@ -178,6 +178,11 @@ pub enum RpcCommand {
     },
     /// omp: the providers one can log in to.
     GetLoginProviders,
+    /// omp: log in to one of them (the URL to open comes as an `open_url` UI request, a pasted
+    /// code is asked with `input`); answered when the login is done.
+    Login {
+        provider_id: String,
+    },
     /// omp: replace the history with a handoff document written by the model.
     Handoff {
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -115,6 +115,13 @@ pub enum UiMethod {
     /// Withdraws an open dialog.
     #[serde(rename = "cancel")]
     Cancel { target_id: String },
+    /// omp: a page for the person to open (a login's), with what to do there.
+    #[serde(rename = "open_url")]
+    OpenUrl {
+        url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        instructions: Option<String>,
+    },
 }
 
 impl UiMethod {

@@ -255,6 +255,11 @@ impl Dispatcher {
             | RpcCommand::GetSubagentMessages { .. }
             | RpcCommand::GetLoginProviders
             | RpcCommand::Handoff { .. } => self.omp_command(command).await,
+            // Answered when the login ends; the commands after it go on meanwhile.
+            RpcCommand::Login { provider_id } => {
+                super::login::start(self.session.clone(), self.out.clone(), id.clone(), provider_id);
+                return None;
+            }
             RpcCommand::GetIntegrations => {
                 let model = s.model();
                 data(&IntegrationsData {

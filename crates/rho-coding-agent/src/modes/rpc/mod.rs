@@ -12,6 +12,7 @@
 mod dispatch;
 mod host_tools;
 mod ids;
+mod login;
 mod messages_page;
 mod omp_commands;
 mod reader;
