@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes rho-rpc's inbound parser with cargo-fuzz (libFuzzer) for a fixed time, then prints the
-# executions, the corpus size and the crashes found.
+# Fuzzes rho-rpc's inbound parser (parse_line) or rho-ai's partial-JSON parser (partial_json)
+# with cargo-fuzz (libFuzzer) for a fixed time, then prints the executions, the corpus size and
+# the crashes found.
 #
 #   fuzz/run.sh [seconds]     default 300; FUZZ_TARGET (parse_line) and FUZZ_SANITIZER (none)
 #                             change the rest. One process: the machines this runs on are small.

@@ -85,33 +85,13 @@ fn file_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
     // `file://host/path`: only the local host (empty or `localhost`) names a local file.
     let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    path.starts_with('/').then(|| PathBuf::from(percent_decode(path)))
+    path.starts_with('/')
+        .then(|| PathBuf::from(percent_encoding::percent_decode_str(path).decode_utf8_lossy().as_ref()))
 }
 
 /// A resource's name in its file block: the path of a `file://` URI, else the URI.
 fn display_name(uri: &str) -> String {
     file_path(uri).map_or_else(|| uri.to_owned(), |p| p.display().to_string())
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-            (b'%', Some(hi), Some(lo)) => {
-                // Two hex digits make one byte.
-                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
