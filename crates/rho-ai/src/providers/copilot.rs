@@ -31,8 +31,11 @@ pub(super) fn adapt<'a>(
         return (Cow::Borrowed(model), Cow::Borrowed(options));
     }
     let mut model = model.clone();
-    if let Some(token) = options.api_key.as_deref() {
-        model.base_url = api_base_url(token);
+    // A Copilot token names its API; any other key keeps the model's base URL.
+    let moved = std::env::var(BASE_URL_ENV).ok().filter(|u| !u.is_empty());
+    let named = options.api_key.as_deref().filter(|t| t.contains("proxy-ep=")).map(|t| base_url(t, None));
+    if let Some(url) = moved.or(named) {
+        model.base_url = url;
     }
     let mut options = options.clone();
     let mut headers = vec![
