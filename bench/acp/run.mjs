@@ -189,7 +189,15 @@ const code = await withRho(async (ctx, editor) => {
     assert.equal(init.agentCapabilities.loadSession, true);
     assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
     assert.equal(init.agentCapabilities.promptCapabilities.image, true);
-    assert.deepEqual(init.authMethods, []);
+    // The subscription logins, each run by the editor in a terminal as `rho login <provider>`.
+    assert.deepEqual(
+      init.authMethods.map((m) => [m.type, m.id, m.args.join(" ")]),
+      [
+        ["terminal", "login-anthropic", "login anthropic"],
+        ["terminal", "login-github-copilot", "login github-copilot"],
+        ["terminal", "login-openai-codex", "login openai-codex"],
+      ],
+    );
   });
   await check("session/new", async () => {
     const session = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });

@@ -30,7 +30,16 @@ async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
     assert!(init.agent_capabilities.load_session);
     assert!(init.agent_capabilities.prompt_capabilities.image);
     assert!(init.agent_capabilities.prompt_capabilities.embedded_context);
-    assert!(init.auth_methods.is_empty());
+    // The subscription logins, as terminal auth methods (`rho login <provider>`).
+    let logins: Vec<String> = init
+        .auth_methods
+        .iter()
+        .map(|m| match m {
+            agent_client_protocol::v1::schema::AuthMethod::Terminal(t) => t.args.join(" "),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(logins, ["login anthropic", "login github-copilot", "login openai-codex"]);
 
     let session = acp.new_session(&env.cwd).await;
     let options = session.config_options.clone().unwrap();
@@ -447,5 +456,30 @@ async fn a_command_past_its_timeout_is_killed_in_the_editors_terminal() {
     let second = env.request_bodies()[1].to_string();
     assert!(second.contains("\"content\":\"Command timed out after 1 seconds\""), "{second}");
     acp.updates();
+    acp.close().await;
+}
+
+/// A prompt refused for want of a key is answered `auth_required`, so the editor offers its
+/// logins; a key stored meanwhile (a login made in the editor's terminal) is taken up at the
+/// next prompt without restarting rho.
+#[tokio::test]
+async fn a_missing_key_asks_the_editor_for_a_login_and_a_new_one_is_taken_up() {
+    let env = Env::new(vec![Turn::text("Now it works.")]).await;
+    let path = env.agent_dir.join("models.json");
+    let mut models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // A key named by a variable that is not set: there is none.
+    models["providers"]["mock"]["apiKey"] = json!("$RHO_TEST_UNSET_KEY");
+    std::fs::write(&path, models.to_string()).unwrap();
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize(false).await;
+    let session = acp.new_session(&env.cwd).await;
+    let hi = || vec![ContentBlock::from("hi")];
+    let refused = acp.prompt(&session.session_id, hi()).await.unwrap_err();
+    assert_eq!(refused.code, agent_client_protocol::ErrorCode::AUTH_REQUIRED, "{refused:?}");
+
+    std::fs::write(env.agent_dir.join("auth.json"), r#"{"mock": {"type": "api_key", "key": "test-key"}}"#).unwrap();
+    let answered = acp.prompt(&session.session_id, hi()).await.unwrap();
+    assert_eq!(answered.stop_reason, StopReason::EndTurn);
+    assert_eq!(env.server.requests().len(), 1);
     acp.close().await;
 }

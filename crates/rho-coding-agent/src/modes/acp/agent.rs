@@ -4,16 +4,19 @@
 //! answers it once the run is over (its `session/update`s are all out by then).
 //!
 //! What rho answers:
-//! - `initialize`: protocol v1; `loadSession`; images and embedded context in prompts; no auth
-//!   methods (rho reads its keys from the environment, auth.json and models.json, so there is
-//!   nothing to log in to); `session/close`.
+//! - `initialize`: protocol v1; `loadSession`; images and embedded context in prompts;
+//!   `session/close`; the subscription logins as terminal auth methods (the editor runs `rho
+//!   login <provider>` in a terminal). A prompt refused for want of a model or a key reads
+//!   `auth.json` again (a login made meanwhile), and is answered `auth_required` when still
+//!   refused, so the editor offers those logins.
 //! - `session/new`, `session/load`: see [`super::sessions`]; their `mcpServers` join the
 //!   session's MCP servers ([`super::mcp`]: stdio, http and sse, advertised in `initialize`);
 //!   a `session/load` of a session open already keeps the servers it has.
 //! - `session/prompt`: the stop reason from the last reply (`end_turn`, `max_tokens`,
 //!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message.
 //! - `session/set_config_option`: model and thinking level ([`super::config`]).
-//! - `session/set_mode`: `auto` or `ask` ([`super::permissions`]); `authenticate`: nothing to do.
+//! - `session/set_mode`: `auto` or `ask` ([`super::permissions`]); `authenticate`: nothing to do
+//!   (terminal methods never reach it).
 //! - `session/cancel` (a notification): aborts the run ([`AgentSession::interrupt`]).
 
 use std::collections::HashMap;
@@ -23,8 +26,8 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, AuthenticateResponse, ClientCapabilities, ClientNotification, ClientRequest,
-    CloseSessionResponse, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    AgentCapabilities, AuthMethod, AuthMethodTerminal, AuthenticateResponse, ClientCapabilities, ClientNotification,
+    ClientRequest, CloseSessionResponse, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
     LoadSessionResponse, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     PromptResponse, SessionCapabilities, SessionCloseCapabilities, SessionId, SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
@@ -35,7 +38,7 @@ use rho_ai::types::StopReason as RhoStopReason;
 
 use super::sessions::{AcpSession, ClientSide, Open};
 use super::{config, mcp, prompt, replay, sessions};
-use crate::agent_session::{PromptOptions, PromptOutcome, RunOutcome, lock};
+use crate::agent_session::{PromptOptions, PromptOutcome, PromptRejection, RunOutcome, lock};
 use crate::cli::Cli;
 
 /// How long shutdown waits for runs to stop.
@@ -125,7 +128,7 @@ impl AcpAgent {
             .session_capabilities(SessionCapabilities::new().close(SessionCloseCapabilities::new()));
         InitializeResponse::new(ProtocolVersion::V1)
             .agent_capabilities(capabilities)
-            .auth_methods(Vec::new())
+            .auth_methods(auth_methods())
             .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")).title("rho".to_owned()))
     }
 
@@ -217,8 +220,13 @@ impl AcpAgent {
         };
         acp.cancelled.store(false, Ordering::Release);
         acp.updates.take_refusal();
-        let options = PromptOptions { images: input.images, ..PromptOptions::default() };
-        match acp.session.prompt(&input.text, options) {
+        let options = || PromptOptions { images: input.images.clone(), ..PromptOptions::default() };
+        let mut outcome = acp.session.prompt(&input.text, options());
+        if outcome.as_ref().is_err_and(needs_login) && acp.session.reload_logins().is_ok() {
+            // A login made since (the editor's terminal auth) is taken up.
+            outcome = acp.session.prompt(&input.text, options());
+        }
+        match outcome {
             Ok(PromptOutcome::Started(run)) => {
                 let handle = run.start();
                 tokio::spawn(async move {
@@ -240,6 +248,9 @@ impl AcpAgent {
             // Queued only with a streaming behaviour, which ACP prompts never carry.
             Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {
                 answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)))
+            }
+            Err(rejection) if needs_login(&rejection) => {
+                responder.respond_with_error(Error::auth_required().data(rejection.to_string()))
             }
             Err(rejection) => {
                 responder.respond_with_error(Error::new(ErrorCode::INVALID_REQUEST, rejection.to_string()))
@@ -275,6 +286,25 @@ impl AcpAgent {
         }
         futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown())).await;
     }
+}
+
+/// The logins an editor can run in a terminal: `rho login <provider>` for each one rho has.
+fn auth_methods() -> Vec<AuthMethod> {
+    rho_ai::oauth::providers::PROVIDERS
+        .iter()
+        .filter(|p| crate::login::flow::has_flow(p))
+        .map(|p| {
+            let method = AuthMethodTerminal::new(format!("login-{}", p.id), format!("Log in to {}", p.name))
+                .description(format!("Runs `rho login {}` in a terminal", p.id))
+                .args(vec!["login".to_owned(), p.id.to_owned()]);
+            AuthMethod::Terminal(method)
+        })
+        .collect()
+}
+
+/// A prompt refused for want of a model or a key: a login would let it run.
+fn needs_login(rejection: &PromptRejection) -> bool {
+    matches!(rejection, PromptRejection::NoModel { .. } | PromptRejection::NoApiKey { .. } | PromptRejection::Login(_))
 }
 
 /// ACP's stop reason for a run that ended as `outcome`.
