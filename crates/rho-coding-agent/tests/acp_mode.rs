@@ -470,7 +470,7 @@ async fn a_missing_key_asks_the_editor_for_a_login_and_a_new_one_is_taken_up() {
     // A key named by a variable that is not set: there is none.
     models["providers"]["mock"]["apiKey"] = json!("$RHO_TEST_UNSET_KEY");
     std::fs::write(&path, models.to_string()).unwrap();
-    let mut acp = Acp::start(&env, &[]).await;
+    let acp = Acp::start(&env, &[]).await;
     acp.initialize(false).await;
     let session = acp.new_session(&env.cwd).await;
     let hi = || vec![ContentBlock::from("hi")];
