@@ -483,3 +483,28 @@ async fn a_missing_key_asks_the_editor_for_a_login_and_a_new_one_is_taken_up() {
     assert_eq!(env.server.requests().len(), 1);
     acp.close().await;
 }
+
+/// The sandbox commands run in shows in the session's modes.
+#[tokio::test]
+async fn the_sandbox_shows_in_the_modes() {
+    let env = Env::new(vec![]).await;
+    let acp = Acp::start(&env, &["--sandbox", "workspace-write"]).await;
+    acp.initialize(false).await;
+    let session = acp.new_session(&env.cwd).await;
+    let modes = session.modes.unwrap();
+    let descriptions: Vec<String> = modes.available_modes.iter().map(|m| m.description.clone().unwrap()).collect();
+    assert_eq!(
+        descriptions,
+        [
+            "Tools run without asking; commands run in the workspace-write sandbox",
+            "Ask before edits, writes and commands; commands run in the workspace-write sandbox"
+        ]
+    );
+    acp.close().await;
+    // At full access (the default) nothing is said.
+    let acp = Acp::start(&env, &["--no-session"]).await;
+    acp.initialize(false).await;
+    let session = acp.new_session(&env.cwd).await;
+    assert_eq!(session.modes.unwrap().available_modes[0].description.as_deref(), Some("Tools run without asking"));
+    acp.close().await;
+}

@@ -237,12 +237,15 @@ impl BashTool {
             env.push(("PATH".to_owned(), path.to_string_lossy().into_owned()));
         }
         env.extend(self.options.environment.iter().cloned());
-        let command = TerminalCommand {
-            program: shell.to_path_buf(),
-            args: vec!["-c".to_owned(), command],
-            cwd: self.options.cwd.clone(),
-            env,
+        // In a sandbox the host's terminal starts rho's confining helper, which becomes the shell.
+        let (program, mut args) = match self.options.sandbox.as_deref().and_then(|s| s.wrap(shell.as_os_str())) {
+            Some((launcher, leading)) => {
+                (launcher.to_path_buf(), leading.iter().map(|a| a.to_string_lossy().into_owned()).collect())
+            }
+            None => (shell.to_path_buf(), Vec::new()),
         };
+        args.extend(["-c".to_owned(), command]);
+        let command = TerminalCommand { program, args, cwd: self.options.cwd.clone(), env };
         let terminal_id = std::sync::Mutex::new(None);
         let started = |id: &str| {
             *terminal_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());

@@ -108,3 +108,23 @@ async fn an_abort_reaches_the_terminal_and_reads_as_a_local_abort() {
     let (result, ()) = tokio::join!(run, abort);
     assert_eq!(result.unwrap_err().0, "partial\n\n\nCommand aborted");
 }
+
+/// In a sandbox the terminal starts rho's confining helper with the policy, which becomes the
+/// shell: a command in the editor's terminal is confined as a local one is.
+#[tokio::test]
+async fn in_a_sandbox_the_terminal_runs_the_confining_helper() {
+    let dir = tempfile::tempdir().unwrap();
+    let terminals = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(0)), commands: Mutex::default() });
+    let policy = rho_sandbox::SandboxPolicy::new(rho_sandbox::SandboxMode::WorkspaceWrite, dir.path(), &[], false);
+    let sandbox = rho_sandbox::Sandbox::new(policy, PathBuf::from("/opt/rho/bin/rho"));
+    let options = ToolOptions { sandbox: Some(Arc::new(sandbox)), ..options(dir.path(), &terminals) };
+    call_recording("bash", &options, json!({"command": "touch x"}), CancellationToken::new(), Arc::default())
+        .await
+        .unwrap();
+    let command = terminals.commands.lock().unwrap()[0].clone();
+    assert_eq!(command.program, PathBuf::from("/opt/rho/bin/rho"));
+    assert_eq!(command.args[0], "__sandbox");
+    let policy: serde_json::Value = serde_json::from_str(&command.args[1]).unwrap();
+    assert_eq!(policy["mode"], "workspace-write", "{policy}");
+    assert_eq!(command.args[2..], ["/bin/sh", "-c", "set -e\ntouch x"]);
+}

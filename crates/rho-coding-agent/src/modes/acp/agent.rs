@@ -155,7 +155,7 @@ impl AcpAgent {
         };
         let response = NewSessionResponse::new(id.clone())
             .config_options(Some(config::options(&acp.session)))
-            .modes(acp.permissions.modes());
+            .modes(acp.permissions.modes(sandbox_mode(&acp.session)));
         let acp = Arc::new(acp);
         lock(&self.sessions).insert(id, acp.clone());
         // The session's extensions load before the answer: the first prompt finds them.
@@ -203,7 +203,7 @@ impl AcpAgent {
         }
         let response = LoadSessionResponse::new()
             .config_options(Some(config::options(&acp.session)))
-            .modes(acp.permissions.modes());
+            .modes(acp.permissions.modes(sandbox_mode(&acp.session)));
         answer(responder, Ok(response))?;
         acp.session.announce_commands();
         Ok(())
@@ -286,6 +286,12 @@ impl AcpAgent {
         }
         futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown())).await;
     }
+}
+
+/// The sandbox the session's commands run in, by its mode's name; `None` at full access.
+fn sandbox_mode(session: &crate::AgentSession) -> Option<&'static str> {
+    let mode = session.settings().sandbox().mode;
+    (mode != rho_sandbox::SandboxMode::DangerFullAccess).then(|| mode.as_str())
 }
 
 /// The logins an editor can run in a terminal: `rho login <provider>` for each one rho has.

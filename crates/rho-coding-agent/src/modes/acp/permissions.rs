@@ -65,10 +65,16 @@ impl Permissions {
     }
 
     /// The modes, with the current one.
-    pub fn modes(&self) -> SessionModeState {
+    /// The modes, each saying the sandbox commands run in when there is one (`sandbox` is its
+    /// mode's name; `None` at full access).
+    pub fn modes(&self, sandbox: Option<&str>) -> SessionModeState {
+        let boxed = |text: &str| match sandbox {
+            Some(mode) => format!("{text}; commands run in the {mode} sandbox"),
+            None => text.to_owned(),
+        };
         let modes = vec![
-            SessionMode::new(AUTO, "Auto").description("Tools run without asking".to_owned()),
-            SessionMode::new(ASK, "Ask").description("Ask before edits, writes and commands".to_owned()),
+            SessionMode::new(AUTO, "Auto").description(boxed("Tools run without asking")),
+            SessionMode::new(ASK, "Ask").description(boxed("Ask before edits, writes and commands")),
         ];
         SessionModeState::new(lock(&self.state).mode, modes)
     }
