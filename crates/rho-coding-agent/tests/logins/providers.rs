@@ -1,0 +1,136 @@
+//! The logins of the other subscriptions, through the real binary against the mock: ChatGPT's
+//! (PKCE with its own callback path, the account from the token) and GitHub Copilot's (GitHub's
+//! device flow, the Copilot token exchange), each made and then used; and Gemini on Vertex AI
+//! with Application Default Credentials.
+
+use std::time::Duration;
+
+use rho_mock_llm::{IssuedTokens, Turn};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use super::{get, output, param, read_auth, rho};
+use crate::common::Env;
+
+/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
+fn chatgpt_token(account: &str, nonce: &str) -> String {
+    use base64::Engine;
+    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}, "nonce": nonce});
+    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
+}
+
+/// `rho login openai-codex`: the browser comes back to /auth/callback, the code is exchanged as a
+/// form, the login stored with its account as pi stores it; then a ChatGPT model answers
+/// through the Codex backend with that account.
+#[tokio::test]
+async fn a_chatgpt_login_is_made_stored_and_used() {
+    let env = Env::new(vec![Turn::text("Hello from Codex.")]).await;
+    let access = chatgpt_token("acct-7", "login");
+    env.server.accept_oauth_code(
+        "codex-code",
+        IssuedTokens { access_token: access.clone(), refresh_token: Some("rt-codex".into()), expires_in: 864_000 },
+    );
+    let mut command = rho(&env, &["login", "openai-codex"]);
+    command.env("RHO_OAUTH_CALLBACK_PORT", "0");
+    command.env("RHO_OAUTH_TOKEN_URL_OPENAI_CODEX", format!("{}/oauth/token", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
+            if line.starts_with("https://auth.openai.com/oauth/authorize?") {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(param(&url, "originator"), "pi");
+    let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
+    let port: u16 =
+        redirect.strip_prefix("http://localhost:").unwrap().strip_suffix("/auth/callback").unwrap().parse().unwrap();
+    let state = param(&url, "state").to_owned();
+    assert_eq!(get(port, "/callback?code=codex-code").await.0, 404, "Anthropic's path is not this one");
+    let (status, page) = get(port, &format!("/auth/callback?code=codex-code&state={state}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("ChatGPT login complete"), "{page}");
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+
+    let exchange = env.server.last_request().unwrap();
+    assert_eq!(exchange.path, "/oauth/token");
+    assert_eq!(exchange.header("content-type"), Some("application/x-www-form-urlencoded"));
+    let form = exchange.body.as_str().unwrap().to_owned();
+    assert!(
+        form.starts_with(
+            "grant_type=authorization_code&client_id=app_EMoamEEZ73f0CkXaXp7hrann&code=codex-code&code_verifier="
+        ),
+        "{form}"
+    );
+    assert!(form.ends_with(&format!("&redirect_uri={}", param(&url, "redirect_uri"))), "{form}");
+    let login = read_auth(&env)["openai-codex"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some(access.as_str()), Some("rt-codex")));
+    assert_eq!(login["accountId"], "acct-7");
+
+    // The login answers for a ChatGPT model, on the Codex backend (moved to the mock).
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openai-codex"] = json!({"baseUrl": format!("{}/backend-api", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Codex.\n");
+    let call = env.server.last_request().unwrap();
+    assert_eq!(call.path, "/backend-api/codex/responses");
+    assert_eq!(call.header("authorization"), Some(format!("Bearer {access}").as_str()));
+    assert_eq!(call.header("chatgpt-account-id"), Some("acct-7"));
+    assert_eq!(call.body["model"], "gpt-5.5");
+    assert!(call.body["instructions"].as_str().is_some_and(|i| !i.is_empty()));
+}
+
+/// Gemini on Vertex AI with Application Default Credentials (a user's, as `gcloud auth
+/// application-default login` writes them): the refresh token turned into an access token at
+/// the file's token endpoint, the request sent to the project's location with it.
+#[tokio::test]
+async fn vertex_answers_with_application_default_credentials() {
+    let env = Env::new(vec![Turn::text("Hello from Vertex.")]).await;
+    let adc = env.dir.path().join("adc.json");
+    std::fs::write(
+        &adc,
+        json!({"type": "authorized_user", "client_id": "cid", "client_secret": "cs", "refresh_token": "rt-adc",
+               "token_uri": format!("{}/oauth/token", env.server.url())})
+        .to_string(),
+    )
+    .unwrap();
+    env.server.accept_oauth_refresh(
+        "rt-adc",
+        IssuedTokens { access_token: "ya29.vertex".into(), refresh_token: None, expires_in: 3600 },
+    );
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let mut command = rho(&env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
+    command.env("GOOGLE_APPLICATION_CREDENTIALS", &adc);
+    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
+    command.env("GOOGLE_CLOUD_LOCATION", "us-central1");
+    command.env_remove("GOOGLE_CLOUD_API_KEY");
+    let out = output(command).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Vertex.\n");
+    let requests = env.server.requests();
+    assert_eq!(requests[0].path, "/oauth/token");
+    assert_eq!(
+        requests[0].body,
+        Value::from("grant_type=refresh_token&client_id=cid&client_secret=cs&refresh_token=rt-adc")
+    );
+    let call = &requests[1];
+    assert_eq!(
+        call.path,
+        "/v1/projects/proj-1/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent"
+    );
+    assert_eq!(call.header("authorization"), Some("Bearer ya29.vertex"));
+    assert!(call.body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"].is_object());
+}
