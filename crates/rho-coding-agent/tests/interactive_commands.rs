@@ -8,7 +8,7 @@
 mod common;
 mod interactive_support;
 
-use common::Env;
+use common::{Env, chatgpt_token};
 use interactive_support::{Terminal, keys};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
@@ -541,14 +541,6 @@ async fn an_ask_rule_opens_a_dialog_and_allow_once_runs_the_call() {
     term.send(keys::ENTER);
     term.wait_idle_with("made it").await;
     assert!(env.cwd.join("asked-and-allowed").exists());
-}
-
-/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
-fn chatgpt_token(account: &str) -> String {
-    use base64::Engine;
-    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}});
-    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
 }
 
 /// `/login openai-codex` shows the URL, takes the pasted code in a dialog, saves the login and

@@ -279,11 +279,19 @@ fn param<'a>(url: &'a str, name: &str) -> &'a str {
 async fn authorize_url(
     child: &mut tokio::process::Child,
 ) -> (String, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
+    printed_url(child, "https://claude.ai/oauth/authorize?").await
+}
+
+/// The first line starting with `prefix` that a login prints on stderr, and the rest of stderr.
+async fn printed_url(
+    child: &mut tokio::process::Child,
+    prefix: &str,
+) -> (String, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
     let url = tokio::time::timeout(Duration::from_secs(20), async {
         loop {
             let line = stderr.next_line().await.unwrap().expect("the authorize URL");
-            if line.starts_with("https://claude.ai/oauth/authorize?") {
+            if line.starts_with(prefix) {
                 return line;
             }
         }

@@ -1,6 +1,7 @@
 //! Logging in to an Anthropic subscription (Claude Pro/Max) as pi does: authorization code with
 //! PKCE at claude.ai, the code coming back to a loopback callback or pasted by the user (as
-//! `code#state`, the full redirect URL, or its query), then exchanged at the token endpoint.
+//! `code#state`, the full redirect URL, or its query: [`super::answer`]), then exchanged at the
+//! token endpoint.
 //! pi uses the PKCE verifier as the `state` too; so does rho, so either can finish the other's
 //! flow.
 
@@ -43,60 +44,6 @@ pub fn authorize_url(challenge: &str, state: &str, redirect_uri: &str) -> String
     reqwest::Url::parse_with_params(AUTHORIZE_URL, params).map_or_else(|_| AUTHORIZE_URL.to_owned(), Into::into)
 }
 
-/// What the user pasted, or the callback received.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CodeAndState {
-    pub code: Option<String>,
-    pub state: Option<String>,
-}
-
-/// Reads a pasted answer: a URL with `code` and `state`, `code#state`, a `code=…&state=…`
-/// query, or the bare code.
-pub fn parse_answer(input: &str) -> CodeAndState {
-    let value = input.trim();
-    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-    if value.is_empty() {
-        return CodeAndState::default();
-    }
-    if let Ok(url) = reqwest::Url::parse(value)
-        && url.has_host()
-    {
-        return from_query(url.query_pairs());
-    }
-    if let Some((code, state)) = value.split_once('#') {
-        return CodeAndState { code: non_empty(code), state: non_empty(state) };
-    }
-    if value.contains("code=")
-        && let Ok(url) = reqwest::Url::parse(&format!("http://localhost/?{value}"))
-    {
-        return from_query(url.query_pairs());
-    }
-    CodeAndState { code: Some(value.to_owned()), state: None }
-}
-
-/// The `code` and `state` of a callback request's target (`/callback?code=…&state=…`).
-pub fn parse_callback(target: &str) -> Option<CodeAndState> {
-    parse_callback_at(target, CALLBACK_PATH)
-}
-
-/// The `code` and `state` of a request's target when it is the callback at `path` (any login's).
-pub fn parse_callback_at(target: &str, path: &str) -> Option<CodeAndState> {
-    let url = reqwest::Url::parse(&format!("http://localhost{target}")).ok()?;
-    (url.path() == path).then(|| from_query(url.query_pairs()))
-}
-
-fn from_query<'a>(pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>)>) -> CodeAndState {
-    let mut answer = CodeAndState::default();
-    for (key, value) in pairs {
-        match key.as_ref() {
-            "code" if !value.is_empty() => answer.code = Some(value.into_owned()),
-            "state" if !value.is_empty() => answer.state = Some(value.into_owned()),
-            _ => {}
-        }
-    }
-    answer
-}
-
 /// A login under way: its PKCE verifier (also its state) and where the browser comes back.
 #[derive(Debug, Clone)]
 pub struct Flow {
@@ -125,17 +72,5 @@ mod tests {
         assert!(url.contains("&redirect_uri=http%3A%2F%2Flocalhost%3A53692%2Fcallback&"), "{url}");
         assert!(url.contains("&scope=org%3Acreate_api_key+user%3Aprofile+"), "{url}");
         assert!(url.ends_with("&code_challenge=chal&code_challenge_method=S256&state=st"), "{url}");
-    }
-
-    #[test]
-    fn pasted_answers_in_every_form() {
-        let both = CodeAndState { code: Some("c".into()), state: Some("s".into()) };
-        assert_eq!(parse_answer(" c#s \n"), both);
-        assert_eq!(parse_answer("http://localhost:53692/callback?code=c&state=s"), both);
-        assert_eq!(parse_answer("code=c&state=s"), both);
-        assert_eq!(parse_answer("c"), CodeAndState { code: Some("c".into()), state: None });
-        assert_eq!(parse_answer(""), CodeAndState::default());
-        assert_eq!(parse_callback("/callback?code=c&state=s"), Some(both));
-        assert_eq!(parse_callback("/favicon.ico"), None);
     }
 }

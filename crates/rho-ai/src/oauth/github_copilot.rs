@@ -49,20 +49,7 @@ fn client() -> Result<reqwest::Client, String> {
 
 /// A form `POST` to GitHub, its JSON answer.
 async fn post_form(url: &str, form: &[(&str, &str)]) -> Result<Value, String> {
-    let response = client()?
-        .post(url)
-        .header("Accept", "application/json")
-        .header("User-Agent", USER_AGENT)
-        .form(form)
-        .send()
-        .await
-        .map_err(|e| format!("cannot reach {url}: {}", crate::redact::reqwest_error(&e)))?;
-    let status = response.status();
-    let text = response.text().await.map_err(|e| format!("reading the answer of {url}: {e}"))?;
-    if !status.is_success() {
-        return Err(format!("HTTP {} from {url}: {}", status.as_u16(), text.trim()));
-    }
-    serde_json::from_str(&text).map_err(|_| format!("the answer of {url} is not JSON"))
+    refresh::post_form_json(url, form, &[("User-Agent", USER_AGENT)]).await
 }
 
 /// Asks GitHub for a device code.

@@ -11,6 +11,7 @@
 //! Which logins rho can use, and which it only refreshes, is in [`providers`]: a login for an
 //! API rho does not speak fails with an error naming it, never with a request rho cannot make.
 
+pub mod answer;
 pub mod anthropic;
 pub mod github_copilot;
 pub mod lock;

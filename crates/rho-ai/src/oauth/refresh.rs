@@ -143,6 +143,27 @@ fn granted(provider: &OAuthProvider, answer: &Value, old_refresh: Option<&str>) 
     })
 }
 
+/// A form `POST` whose successful answer is JSON, awaited on the caller's runtime (the GitHub
+/// device flow's requests, Google's token endpoint); `headers` go with it.
+pub(crate) async fn post_form_json(
+    url: &str,
+    form: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> Result<Value, String> {
+    let client = reqwest::Client::builder().timeout(TIMEOUT).build().map_err(|e| e.to_string())?;
+    let mut request = client.post(url).header("Accept", "application/json").form(form);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.map_err(|e| crate::redact::reqwest_error(&e))?;
+    let status = response.status();
+    let text = response.text().await.map_err(|e| format!("reading the answer of {url}: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("HTTP {} from {url}: {}", status.as_u16(), snippet(&text)));
+    }
+    serde_json::from_str(&text).map_err(|_| format!("the answer of {url} is not JSON: {}", snippet(&text)))
+}
+
 /// A JSON `POST`, as pi sends Anthropic's token requests.
 fn post_json(client: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBuilder {
     client

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use rho_ai::oauth::anthropic::{CodeAndState, parse_callback_at};
+use rho_ai::oauth::answer::{CodeAndState, parse_callback_at};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

@@ -166,7 +166,7 @@ async fn wait_for_code(
 }
 
 fn code_from_paste(line: &str, state: &str) -> Result<String, String> {
-    let answer = anthropic::parse_answer(line);
+    let answer = oauth::answer::parse_answer(line);
     if answer.state.as_deref().is_some_and(|s| s != state) {
         return Err("the pasted code is from another login (its state does not match): start again".to_owned());
     }

@@ -401,3 +401,11 @@ pub async fn eventually(check: impl Fn() -> bool) -> bool {
     }
     true
 }
+
+/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
+pub fn chatgpt_token(account: &str) -> String {
+    use base64::Engine;
+    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}});
+    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
+}

@@ -7,18 +7,9 @@ use std::time::Duration;
 
 use rho_mock_llm::{IssuedTokens, Turn};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{get, output, param, read_auth, rho};
-use crate::common::Env;
-
-/// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
-fn chatgpt_token(account: &str, nonce: &str) -> String {
-    use base64::Engine;
-    let encode = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}, "nonce": nonce});
-    format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
-}
+use super::{get, output, param, printed_url, read_auth, rho};
+use crate::common::{Env, chatgpt_token};
 
 /// `rho login openai-codex`: the browser comes back to /auth/callback, the code is exchanged as a
 /// form, the login stored with its account as pi stores it; then a ChatGPT model answers
@@ -26,7 +17,7 @@ fn chatgpt_token(account: &str, nonce: &str) -> String {
 #[tokio::test]
 async fn a_chatgpt_login_is_made_stored_and_used() {
     let env = Env::new(vec![Turn::text("Hello from Codex.")]).await;
-    let access = chatgpt_token("acct-7", "login");
+    let access = chatgpt_token("acct-7");
     env.server.accept_oauth_code(
         "codex-code",
         IssuedTokens { access_token: access.clone(), refresh_token: Some("rt-codex".into()), expires_in: 864_000 },
@@ -36,17 +27,7 @@ async fn a_chatgpt_login_is_made_stored_and_used() {
     command.env("RHO_OAUTH_TOKEN_URL_OPENAI_CODEX", format!("{}/oauth/token", env.server.url()));
     let mut child = command.spawn().unwrap();
     let _stdin = child.stdin.take();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let line = stderr.next_line().await.unwrap().expect("the authorize URL");
-            if line.starts_with("https://auth.openai.com/oauth/authorize?") {
-                return line;
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let (url, _stderr) = printed_url(&mut child, "https://auth.openai.com/oauth/authorize?").await;
     assert_eq!(param(&url, "originator"), "pi");
     let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
     let port: u16 =

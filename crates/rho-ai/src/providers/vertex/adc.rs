@@ -97,24 +97,11 @@ pub async fn access_token() -> Result<String, String> {
 }
 
 async fn request_token(url: &str, form: &[(&str, String)]) -> Result<(String, Duration), String> {
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
-    let response = client
-        .post(url)
-        .form(form)
-        .send()
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let answer = crate::oauth::refresh::post_form_json(url, &form, &[])
         .await
-        .map_err(|e| format!("cannot reach {url}: {}", crate::redact::reqwest_error(&e)))?;
-    let status = response.status();
-    let text = response.text().await.map_err(|e| format!("reading the answer of {url}: {e}"))?;
-    if !status.is_success() {
-        return Err(format!(
-            "Google's token endpoint refused the credentials (HTTP {}): {}",
-            status.as_u16(),
-            text.trim()
-        ));
-    }
-    let answer: Value = serde_json::from_str(&text).map_err(|_| format!("the answer of {url} is not JSON"))?;
-    let token = answer.get("access_token").and_then(Value::as_str).ok_or("no access_token in the answer")?;
+        .map_err(|e| format!("Google's token endpoint did not give a token: {e}"))?;
+    let token = answer.get("access_token").and_then(Value::as_str).ok_or("no access_token in Google's answer")?;
     let expires_in = answer.get("expires_in").and_then(Value::as_f64).unwrap_or(3600.0);
     Ok((token.to_owned(), Duration::from_secs_f64(expires_in.max(0.0))))
 }
