@@ -115,3 +115,26 @@ async fn vertex_answers_with_application_default_credentials() {
     assert_eq!(call.header("authorization"), Some("Bearer ya29.vertex"));
     assert!(call.body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"].is_object());
 }
+
+/// Credentials that cannot be read fail the request with what is wrong with them, and rho
+/// sends nothing to Vertex.
+#[tokio::test]
+async fn unreadable_application_default_credentials_are_named() {
+    let env = Env::new(vec![Turn::text("never")]).await;
+    let adc = env.dir.path().join("adc.json");
+    std::fs::write(&adc, "{not json").unwrap();
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let mut command = rho(&env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
+    command.env("GOOGLE_APPLICATION_CREDENTIALS", &adc);
+    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
+    command.env("GOOGLE_CLOUD_LOCATION", "global");
+    command.env_remove("GOOGLE_CLOUD_API_KEY");
+    let out = output(command).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{} is not JSON", adc.display())), "{stderr}");
+    assert!(env.server.requests().is_empty());
+}
