@@ -32,22 +32,36 @@ pub struct Prompt {
     pub user_code: Option<String>,
 }
 
-/// A login's provider-specific parts.
+/// A browser login's provider-specific parts.
 struct Spec {
     port: u16,
     path: &'static str,
     /// How the page names the provider once the browser is back.
     short_name: &'static str,
+    /// pi's Anthropic flow uses the PKCE verifier as the state too; ChatGPT's has its own.
+    verifier_is_state: bool,
+    redirect_uri: fn(u16) -> String,
+    authorize_url: fn(&str, &str, &str) -> String,
 }
 
 fn spec(provider: &OAuthProvider) -> Option<Spec> {
     match provider.id {
-        "anthropic" => {
-            Some(Spec { port: anthropic::CALLBACK_PORT, path: anthropic::CALLBACK_PATH, short_name: "Anthropic" })
-        }
-        "openai-codex" => {
-            Some(Spec { port: openai_codex::CALLBACK_PORT, path: openai_codex::CALLBACK_PATH, short_name: "ChatGPT" })
-        }
+        "anthropic" => Some(Spec {
+            port: anthropic::CALLBACK_PORT,
+            path: anthropic::CALLBACK_PATH,
+            short_name: "Anthropic",
+            verifier_is_state: true,
+            redirect_uri: anthropic::redirect_uri,
+            authorize_url: anthropic::authorize_url,
+        }),
+        "openai-codex" => Some(Spec {
+            port: openai_codex::CALLBACK_PORT,
+            path: openai_codex::CALLBACK_PATH,
+            short_name: "ChatGPT",
+            verifier_is_state: false,
+            redirect_uri: openai_codex::redirect_uri,
+            authorize_url: openai_codex::authorize_url,
+        }),
         _ => None,
     }
 }
@@ -69,21 +83,13 @@ pub async fn run(
     }
     let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
     let pkce = pkce::Pkce::new()?;
-    // Anthropic's flow (pi's) uses the verifier as the state; ChatGPT's a state of its own.
-    let state =
-        if provider.id == providers::ANTHROPIC.id { pkce.verifier.clone() } else { pkce::Pkce::new()?.verifier };
+    let state = if spec.verifier_is_state { pkce.verifier.clone() } else { pkce::Pkce::new()?.verifier };
     let port =
         std::env::var(anthropic::CALLBACK_PORT_ENV).ok().and_then(|p| p.parse::<u16>().ok()).unwrap_or(spec.port);
     let listener = TcpListener::bind(("127.0.0.1", port)).await;
     let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
-    let redirect = match provider.id {
-        "anthropic" => anthropic::redirect_uri(port),
-        _ => openai_codex::redirect_uri(port),
-    };
-    let url = match provider.id {
-        "anthropic" => anthropic::authorize_url(&pkce.challenge, &state, &redirect),
-        _ => openai_codex::authorize_url(&pkce.challenge, &state, &redirect),
-    };
+    let redirect = (spec.redirect_uri)(port);
+    let url = (spec.authorize_url)(&pkce.challenge, &state, &redirect);
     show(Prompt {
         provider: provider.name,
         url,
