@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compare what rho and the reference pi 0.73.1 send and report on the OpenAI and Gemini wires.
+"""Compare what rho and the reference pi 0.73.1 send and report on the OpenAI, Gemini and Bedrock
+wires.
 
 `compare.py` diffs whole RPC transcripts on the Anthropic wire. This script is separate and
 narrower: each case in `wire_scenarios/` runs both agents in RPC mode against rho-mock-llm with a
@@ -14,7 +15,8 @@ A check is `{"request": N, "pointer": "/reasoning"}` (request N's body; N may be
 on purpose (the script then reports it as expected). A case may give `piModel` / `rhoModel` keys
 merged into that agent's model entry (pi's catalog knowledge, e.g. `thinkingLevelMap`, that a
 custom model lacks), `args` for both command lines, and `setup` files written outside the working
-directory before the run (`{"path": …, "base64": …}`, for images the tools read).
+directory before the run (`{"path": …, "base64": …}`, for images the tools read), and `env` for
+both agents' environments.
 
 Exit status: 0 when every check expected to match matches and every run finished, 1 otherwise.
 """
@@ -42,6 +44,7 @@ BASE_PATH = {
     "openai-completions": "/v1",
     "openai-responses": "/v1",
     "google-generative-ai": "/v1beta",
+    "bedrock-converse-stream": "",
 }
 MISSING = "<absent>"
 
@@ -122,7 +125,9 @@ def run_case(case: dict[str, Any], pi: Agent, rho: Agent, mock: Path) -> tuple[i
             p = Path(f["path"].replace("$TMP", tmp))
             p.write_bytes(base64.b64decode(f["base64"]))
         scenario = json.loads(json.dumps(as_scenario(case)).replace("$TMP", tmp))
-        runs = {a.name: run_agent(a, scenario, mock) for a in (pi, rho)}
+        env = case.get("env", {})
+        agents = [Agent(a.name, a.argv, a.dir_env, {**a.extra_env, **env}) for a in (pi, rho)]
+        runs = {a.name: run_agent(a, scenario, mock) for a in agents}
     bad = 0
     lines = [f"## {case['name']}: {case['title']}", ""]
     for name, run in runs.items():
@@ -165,7 +170,7 @@ def main() -> int:
     cases = [json.loads(p.read_text()) for p in sorted((HERE / "wire_scenarios").glob("*.json"))]
     if args.case:
         cases = [c for c in cases if c["name"] in args.case]
-    bad, out = 0, ["# rho and pi on the OpenAI and Gemini wires", ""]
+    bad, out = 0, ["# rho and pi on the OpenAI, Gemini and Bedrock wires", ""]
     for case in cases:
         log(f"{case['name']} ({case['api']})")
         n, lines = run_case(case, pi, rho, target / "rho-mock-llm")

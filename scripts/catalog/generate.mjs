@@ -372,7 +372,7 @@ async function generate(args) {
 		`// ${included.size} providers, ${total} models (per provider, and of how many pi has when not all):`,
 		...wrap(`${counts}.`, 100, 5, ", ").map((l) => `//   ${l}`),
 		"//",
-		"// Skipped providers (see scripts/catalog/README.md):",
+		skipped.length > 0 ? "// Skipped providers (see scripts/catalog/README.md):" : "// Skipped providers: none.",
 		...skipped.flatMap(([p, reason]) => wrap(`${p} (${reason})`, 100, 5).map((l, i) => `//${i === 0 ? " - " : "     "}${l}`)),
 		...(notes.length > 0
 			? ["//", "// Changed from pi's data:", ...notes.flatMap((n) => wrap(n, 100, 5).map((l, i) => `//${i === 0 ? " - " : "     "}${l}`))]

@@ -55,7 +55,9 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
-    ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
+    // A Bedrock API key; AWS's own credentials (which the aws CLI also reads) are found by the
+    // provider itself.
+    ("amazon-bedrock", &["AWS_BEARER_TOKEN_BEDROCK"]),
     ("openrouter", &["OPENROUTER_API_KEY"]),
     ("vercel-ai-gateway", &["AI_GATEWAY_API_KEY"]),
     ("xai", &["XAI_API_KEY"]),
@@ -384,7 +386,7 @@ impl ApiKeys {
         if let Some(key) = self.configured.get(provider).and_then(|raw| resolve_config_value(raw, env)) {
             return Some(key);
         }
-        vertex_adc(provider, env).then(|| crate::providers::vertex::ADC_MARKER.to_owned())
+        ambient_credentials(provider, env).then(|| crate::providers::vertex::ADC_MARKER.to_owned())
     }
 
     /// Whether any source has a key for `provider`, without running commands: a configured
@@ -396,14 +398,27 @@ impl ApiKeys {
             || self.logins.as_ref().is_some_and(|l| l.has(provider))
             || env_vars_for(provider).iter().any(|var| env(var).is_some_and(|v| !v.is_empty()))
             || self.configured.get(provider).is_some_and(|raw| is_set(raw, env))
-            || vertex_adc(provider, env)
+            || ambient_credentials(provider, env)
     }
 }
 
-/// Vertex AI authenticates without a key when Application Default Credentials, a project and a
-/// location are there.
-fn vertex_adc(provider: &str, env: &dyn Fn(&str) -> Option<String>) -> bool {
-    provider == "google-vertex" && crate::providers::vertex::adc::usable_in(env)
+/// Providers that authenticate without a key, from credentials their cloud's tools keep: Vertex
+/// AI when Application Default Credentials, a project and a location are there; Bedrock when
+/// one of the AWS credential sources pi checks for is configured (a profile, access keys, a
+/// container or web-identity role).
+fn ambient_credentials(provider: &str, env: &dyn Fn(&str) -> Option<String>) -> bool {
+    let set = |name: &str| env(name).is_some_and(|v| !v.trim().is_empty());
+    match provider {
+        "google-vertex" => crate::providers::vertex::adc::usable_in(env),
+        "amazon-bedrock" => {
+            set("AWS_PROFILE")
+                || (set("AWS_ACCESS_KEY_ID") && set("AWS_SECRET_ACCESS_KEY"))
+                || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+                || set("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+                || set("AWS_WEB_IDENTITY_TOKEN_FILE")
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

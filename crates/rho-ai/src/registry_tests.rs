@@ -30,6 +30,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
     assert_eq!(
         registry.providers(),
         [
+            "amazon-bedrock",
             "anthropic",
             "azure-openai-responses",
             "cerebras",

@@ -56,12 +56,14 @@ fn substrings_prefer_aliases_then_the_highest_id() {
     // Among the aliases, OpenRouter's `~anthropic/claude-sonnet-latest` sorts lowest (pi's
     // `localeCompare` puts `~` before letters).
     assert_eq!(resolve(&r, "sonnet", Some("anthropic")), sel("anthropic/claude-sonnet-4-6"));
-    // Over every provider, Copilot's `claude-sonnet-4.6` is the highest (`.` after `-`).
-    assert_eq!(resolve(&r, "sonnet", None), sel("github-copilot/claude-sonnet-4.6"));
+    // Over every provider, Bedrock's `us.anthropic.claude-sonnet-4-6` is the highest (pi 0.73.1
+    // resolves the same).
+    assert_eq!(resolve(&r, "sonnet", None), sel("amazon-bedrock/us.anthropic.claude-sonnet-4-6"));
     assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-7"));
-    assert_eq!(resolve(&r, "sonnet-4-5", None), sel("anthropic/claude-sonnet-4-5"));
+    assert_eq!(resolve(&r, "sonnet-4-5", Some("anthropic")), sel("anthropic/claude-sonnet-4-5"));
+    assert_eq!(resolve(&r, "sonnet-4-5", None), sel("amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"));
     // Only dated ids match: the dated one is taken.
-    assert_eq!(resolve(&r, "4-5-2025", None), sel("anthropic/claude-sonnet-4-5-20250929"));
+    assert_eq!(resolve(&r, "4-5-2025", Some("anthropic")), sel("anthropic/claude-sonnet-4-5-20250929"));
     // Names match too.
     assert_eq!(resolve(&r, "Gemini 3.1 Pro", Some("google")), sel("google/gemini-3.1-pro-preview-customtools"));
     assert_eq!(resolve(&r, "mistral-large", Some("mistral")), sel("mistral/mistral-large-latest"));
@@ -82,11 +84,12 @@ fn substrings_prefer_aliases_then_the_highest_id() {
 #[test]
 fn a_thinking_suffix_is_split_off() {
     let r = builtin();
-    // With no key at all every provider's models are candidates: Copilot's `claude-sonnet-4.6`
-    // sorts after Anthropic's `claude-sonnet-4-6`, as in pi.
+    // With no key at all every provider's models are candidates: Bedrock's
+    // `us.anthropic.claude-sonnet-4-6` sorts after Anthropic's `claude-sonnet-4-6` and Copilot's
+    // `claude-sonnet-4.6`, as in pi.
     assert_eq!(
         resolve(&r, "sonnet:high", None),
-        ("github-copilot/claude-sonnet-4.6".to_owned(), Some(ThinkingLevel::High))
+        ("amazon-bedrock/us.anthropic.claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High))
     );
     assert_eq!(
         resolve(&r, "sonnet:high", Some("anthropic")),
@@ -300,8 +303,8 @@ fn list_filter_is_fuzzy_and_ranked() {
     assert_eq!(filter_models(r.all(), "   ").len(), r.all().len());
     let opus: Vec<String> = filter_models(r.all(), "anthropic opus-4").iter().map(|m| m.selector()).collect();
     let whole = opus.iter().take_while(|s| s.contains("opus-4")).count();
-    assert_eq!(whole, 19, "the 19 ids containing opus-4 first (Anthropic, OpenRouter, Vercel): {opus:?}");
-    assert_eq!(opus[0], "anthropic/claude-opus-4-0", "ties keep registry order");
+    assert_eq!(whole, 36, "the 36 ids containing opus-4 first (Bedrock, Anthropic, OpenRouter, Vercel): {opus:?}");
+    assert_eq!(opus[0], "amazon-bedrock/anthropic.claude-opus-4-1-20250805-v1:0", "ties keep registry order");
     assert!(opus[whole..].contains(&"anthropic/claude-sonnet-4-6".to_owned()), "then scattered matches: {opus:?}");
     assert!(opus[whole..].iter().all(|s| !s.contains("opus-4")), "{opus:?}");
     let scattered: Vec<String> = filter_models(r.all(), "dsv4p").iter().map(|m| m.selector()).collect();

@@ -63,6 +63,17 @@ pub async fn send_observed(
     cancel: &CancellationToken,
     observe: Option<&crate::stream::ResponseHook>,
 ) -> Result<reqwest::Response, Interrupted> {
+    send_described(request, cancel, observe, |_, body| error_message_from_body(body)).await
+}
+
+/// [`send_observed`] for an API whose error text is not all in the body: `describe` makes it
+/// from the response headers and the (capped) body.
+pub async fn send_described(
+    request: reqwest::RequestBuilder,
+    cancel: &CancellationToken,
+    observe: Option<&crate::stream::ResponseHook>,
+    describe: fn(&reqwest::header::HeaderMap, &str) -> String,
+) -> Result<reqwest::Response, Interrupted> {
     let response = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Interrupted::Cancelled),
@@ -82,6 +93,7 @@ pub async fn send_observed(
     }
     let retry_after = retry_after(response.headers());
     let content_type = header_text(&response, reqwest::header::CONTENT_TYPE);
+    let headers = if status.is_success() { reqwest::header::HeaderMap::new() } else { response.headers().clone() };
     let body = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Interrupted::Cancelled),
@@ -98,7 +110,7 @@ pub async fn send_observed(
         ))));
     }
     Err(Interrupted::Failed(
-        ProviderError::Http { status: status.as_u16(), message: error_message_from_body(&body), retry_after }.capped(),
+        ProviderError::Http { status: status.as_u16(), message: describe(&headers, &body), retry_after }.capped(),
     ))
 }
 

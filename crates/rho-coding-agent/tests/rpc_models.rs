@@ -173,3 +173,114 @@ async fn an_azure_deployment_is_reached_as_pi_reaches_it() {
     assert_eq!(request.body["model"], "team-gpt");
     assert!(request.body.get("store").is_none(), "{}", request.body);
 }
+
+/// A Bedrock command with the AWS variables the test sets and no others: no profile, config or
+/// credentials file of the machine's, no instance metadata.
+fn bedrock_command(env: &Env, vars: &[(&str, String)]) -> tokio::process::Command {
+    std::fs::write(
+        env.agent_dir.join("models.json"),
+        json!({"providers": {"amazon-bedrock": {"baseUrl": env.server.url()}}}).to_string(),
+    )
+    .unwrap();
+    let mut command = env.command(&[
+        "-p",
+        "--no-session",
+        "--model",
+        "amazon-bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0",
+        "hi",
+    ]);
+    for var in [
+        "AWS_PROFILE",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_BEDROCK_SKIP_AUTH",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ] {
+        command.env_remove(var);
+    }
+    let missing = env.agent_dir.join("no-aws-files");
+    command
+        .env("AWS_CONFIG_FILE", missing.join("config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", missing.join("credentials"))
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .envs(vars.iter().map(|(k, v)| (*k, v.clone())))
+        .stdin(std::process::Stdio::null());
+    command
+}
+
+/// Amazon Bedrock as pi reaches it with AWS keys in the environment: ConverseStream at the
+/// model's path, signed with SigV4 for `bedrock` in the configured region (the session token
+/// sent with it), answered with AWS's binary event stream.
+#[tokio::test]
+async fn a_bedrock_model_is_signed_with_the_environments_keys() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("From Bedrock.")]).await;
+    let vars = [
+        ("AWS_ACCESS_KEY_ID", "AKIDRHOTEST".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "secret".to_owned()),
+        ("AWS_SESSION_TOKEN", "session-token".to_owned()),
+        ("AWS_REGION", "eu-central-1".to_owned()),
+    ];
+    let output = bedrock_command(&env, &vars).output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "From Bedrock.\n");
+    let request = env.server.last_request().unwrap();
+    assert_eq!(request.path, "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream");
+    let auth = request.header("authorization").unwrap_or_default();
+    assert!(auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDRHOTEST/"), "{auth}");
+    assert!(auth.contains("/eu-central-1/bedrock/aws4_request, SignedHeaders="), "{auth}");
+    assert_eq!(request.header("x-amz-security-token"), Some("session-token"));
+    assert!(request.header("x-amz-date").is_some());
+    // The default thinking level asks Claude for a budget, added to the output cap.
+    assert_eq!(request.body["inferenceConfig"]["maxTokens"], 32000 + 8192);
+    assert_eq!(request.body["additionalModelRequestFields"]["thinking"]["budget_tokens"], 8192);
+    assert_eq!(
+        request.body["messages"][0]["content"],
+        json!([{"text": "hi"}, {"cachePoint": {"type": "default"}}]),
+        "the prompt, marked for caching"
+    );
+}
+
+/// In a container (ECS, EKS pod identity) the credentials come from the endpoint
+/// `AWS_CONTAINER_CREDENTIALS_FULL_URI` names, fetched through rho's own HTTP client; a Bedrock
+/// API key instead goes as a bearer token and nothing is signed.
+#[tokio::test]
+async fn bedrock_takes_container_credentials_or_an_api_key() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Signed."), rho_mock_llm::Turn::text("Keyed.")]).await;
+    let uri = format!("{}/aws/container-credentials", env.server.url());
+    let output = bedrock_command(&env, &[("AWS_CONTAINER_CREDENTIALS_FULL_URI", uri)]).output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Signed.\n");
+    let request = env.server.last_request().unwrap();
+    let auth = request.header("authorization").unwrap_or_default();
+    let credential = format!("Credential={}/", rho_mock_llm::CONTAINER_ACCESS_KEY_ID);
+    assert!(auth.contains(&credential) && auth.contains("/us-east-1/bedrock/"), "{auth}");
+    assert_eq!(request.header("x-amz-security-token"), Some(rho_mock_llm::CONTAINER_SESSION_TOKEN));
+
+    let key = [("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key".to_owned())];
+    let output = bedrock_command(&env, &key).output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Keyed.\n");
+    let request = env.server.last_request().unwrap();
+    assert_eq!(request.header("authorization"), Some("Bearer bedrock-api-key"));
+    assert_eq!(request.header("x-amz-date"), None);
+}
+
+/// Without any AWS credential source, Bedrock's models are not offered and a request for one
+/// names what is missing, as for any provider without a key.
+#[tokio::test]
+async fn bedrock_without_credentials_sends_nothing() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("unused")]).await;
+    let output = bedrock_command(&env, &[]).output().await.unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("amazon-bedrock"), "{stderr}");
+    assert!(env.server.requests().is_empty());
+}

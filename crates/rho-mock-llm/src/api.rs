@@ -4,18 +4,24 @@
 //! both the `/v1`-prefixed and the bare OpenAI paths, and Gemini's `models/{model}:method`
 //! under `/v1beta` (and `/v1`).
 
-/// The four wire APIs, named as rho names them.
+/// The wire APIs, named as rho names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Api {
     AnthropicMessages,
     OpenAiCompletions,
     OpenAiResponses,
     GoogleGenerativeAi,
+    BedrockConverseStream,
 }
 
 impl Api {
-    pub const ALL: [Api; 4] =
-        [Api::AnthropicMessages, Api::OpenAiCompletions, Api::OpenAiResponses, Api::GoogleGenerativeAi];
+    pub const ALL: [Api; 5] = [
+        Api::AnthropicMessages,
+        Api::OpenAiCompletions,
+        Api::OpenAiResponses,
+        Api::GoogleGenerativeAi,
+        Api::BedrockConverseStream,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -23,6 +29,7 @@ impl Api {
             Api::OpenAiCompletions => "openai-completions",
             Api::OpenAiResponses => "openai-responses",
             Api::GoogleGenerativeAi => "google-generative-ai",
+            Api::BedrockConverseStream => "bedrock-converse-stream",
         }
     }
 }
@@ -37,7 +44,7 @@ impl std::fmt::Display for Api {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
     pub api: Api,
-    /// The model named in the path (Gemini only).
+    /// The model named in the path (Gemini and Bedrock), percent-decoded.
     pub path_model: Option<String>,
     /// Gemini `generateContent`: one JSON answer instead of a stream.
     pub whole: bool,
@@ -58,6 +65,14 @@ pub fn route(path: &str) -> Option<Route> {
             return simple(Api::OpenAiResponses);
         }
         _ => {}
+    }
+    // Bedrock's ConverseStream: the model id (an ARN escaped into one segment) in the path.
+    if let Some(model) = path.strip_prefix("/model/").and_then(|rest| rest.strip_suffix("/converse-stream"))
+        && !model.is_empty()
+        && !model.contains('/')
+    {
+        let model = percent_encoding::percent_decode_str(model).decode_utf8_lossy().into_owned();
+        return Some(Route { api: Api::BedrockConverseStream, path_model: Some(model), whole: false });
     }
     // Gemini's API, and Vertex AI's (`…/publishers/google/models/{model}`, with or without a
     // project and location before it).
@@ -93,6 +108,10 @@ mod tests {
         let vertex = "/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:streamGenerateContent";
         assert_eq!(api(vertex), Some(Api::GoogleGenerativeAi));
         assert_eq!(route(vertex).unwrap().path_model.as_deref(), Some("gemini-2.5-pro"));
+        let bedrock = route("/model/us.anthropic.claude-sonnet-4-v1%3A0/converse-stream").unwrap();
+        assert_eq!(bedrock.api, Api::BedrockConverseStream);
+        assert_eq!(bedrock.path_model.as_deref(), Some("us.anthropic.claude-sonnet-4-v1:0"));
+        assert_eq!(api("/model//converse-stream"), None);
         assert_eq!(api("/v1/complete"), None);
         assert_eq!(api("/"), None);
     }

@@ -106,11 +106,12 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
     let stream = body_stream(plan, pacing, shared.shutdown.clone());
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(wire::stream_content_type(route.api)));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     if let Ok(id) = HeaderValue::from_str(&format!("req_mock_{seq}")) {
         let name = match route.api {
             Api::AnthropicMessages => "request-id",
+            Api::BedrockConverseStream => "x-amzn-requestid",
             _ => "x-request-id",
         };
         headers.insert(name, id);
@@ -181,6 +182,11 @@ fn error_response(api: Api, error: &HttpError) -> Response {
     }
     if let Some(ms) = error.retry_after_ms {
         headers.insert("retry-after-ms", HeaderValue::from(ms));
+    }
+    for (name, value) in wire::error_headers(api, error.status) {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
     }
     response
 }

@@ -1,9 +1,10 @@
 //! A scripted model server for rho's tests and benchmarks.
 //!
-//! It speaks the real streaming wire formats of the four provider APIs rho supports, at their
-//! real paths, over HTTP on loopback: Anthropic Messages (`/v1/messages`), OpenAI Chat
-//! Completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`) and Gemini
-//! (`/v1beta/models/{model}:streamGenerateContent?alt=sse`). Every request takes the next
+//! It speaks the real streaming wire formats of the provider APIs rho supports, at their real
+//! paths, over HTTP on loopback: Anthropic Messages (`/v1/messages`), OpenAI Chat Completions
+//! (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`, also as Azure's and ChatGPT's
+//! Codex paths), Gemini (`/v1beta/models/{model}:streamGenerateContent?alt=sse`, also at Vertex
+//! AI's paths) and Amazon Bedrock (`/model/{model}/converse-stream`, AWS's binary event stream). Every request takes the next
 //! matching turn of one shared [`Script`] and gets it rendered in the format of the path it hit:
 //! a reply (thinking, text, tool calls, usage, stop reason), or a fault (an HTTP error, an
 //! in-stream error, a dropped connection, a malformed event, a stall, a flood). Every request is
@@ -31,7 +32,7 @@ mod wire;
 
 pub use api::Api;
 pub use handler::EXHAUSTED;
-pub use oauth::{IssuedTokens, OAuthGrants};
+pub use oauth::{CONTAINER_ACCESS_KEY_ID, CONTAINER_SESSION_TOKEN, IssuedTokens, OAuthGrants};
 pub use record::RecordedRequest;
 pub use script::{
     DEFAULT_CHUNK_SIZE, DEFAULT_THINKING_SIGNATURE, Flood, HttpError, Malformed, Match, Script, StopReason,

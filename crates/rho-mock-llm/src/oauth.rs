@@ -2,7 +2,9 @@
 //! the providers: `POST /v1/oauth/token` (Anthropic, JSON), `POST /oauth/token` (OpenAI's
 //! ChatGPT login, form-encoded), `GET /copilot_internal/v2/token` (GitHub Copilot's token
 //! exchange, the GitHub token as Bearer), and GitHub's device flow (`POST /login/device/code`,
-//! then `POST /login/oauth/access_token` polled: pending once, then the token).
+//! then `POST /login/oauth/access_token` polled: pending once, then the token). AWS's container
+//! credentials endpoint (`GET /aws/container-credentials`, what `AWS_CONTAINER_CREDENTIALS_FULL_URI`
+//! names in an ECS task) hands out [`CONTAINER_ACCESS_KEY_ID`]'s temporary credentials.
 //!
 //! A test says which refresh tokens and authorization codes are good ([`OAuthGrants`]) and what
 //! each gives. Each is good once, as a real server rotates them: a second refresh with the same
@@ -50,6 +52,12 @@ impl OAuthGrants {
     }
 }
 
+/// The access key id of the credentials the container credentials endpoint hands out; the
+/// secret is `mock-container-secret` and the session token [`CONTAINER_SESSION_TOKEN`].
+pub const CONTAINER_ACCESS_KEY_ID: &str = "ASIAMOCKCONTAINER";
+pub const CONTAINER_SESSION_TOKEN: &str = "mock-container-session";
+const CONTAINER_CREDENTIALS_PATH: &str = "/aws/container-credentials";
+
 /// The label requests to these paths are recorded under.
 pub const API_LABEL: &str = "oauth";
 
@@ -62,6 +70,7 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | "/copilot_internal/v2/token"
             | "/login/device/code"
             | "/login/oauth/access_token"
+            | CONTAINER_CREDENTIALS_PATH
     )
 }
 
@@ -75,6 +84,15 @@ pub(crate) fn answer(
 ) -> (StatusCode, Value) {
     if path == "/copilot_internal/v2/token" {
         return copilot(grants, method, headers);
+    }
+    if path == CONTAINER_CREDENTIALS_PATH {
+        let credentials = json!({
+            "AccessKeyId": CONTAINER_ACCESS_KEY_ID,
+            "SecretAccessKey": "mock-container-secret",
+            "Token": CONTAINER_SESSION_TOKEN,
+            "Expiration": "2099-01-01T00:00:00Z",
+        });
+        return (StatusCode::OK, credentials);
     }
     if path == "/login/device/code" || path == "/login/oauth/access_token" {
         return device(grants, path, body);

@@ -62,6 +62,11 @@ impl PlanBuilder {
         self.pieces.push(Piece::Event(bytes));
     }
 
+    /// A frame already encoded (Bedrock's binary event stream).
+    pub fn bytes(&mut self, frame: Bytes) {
+        self.pieces.push(Piece::Event(frame));
+    }
+
     /// An event whose data is sent as is (`[DONE]`).
     pub fn raw(&mut self, name: Option<&str>, data: &str) {
         let bytes = self.frame(name, data);

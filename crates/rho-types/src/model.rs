@@ -17,6 +17,7 @@ pub mod api {
     pub const OPENAI_CODEX_RESPONSES: &str = "openai-codex-responses";
     pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
     pub const GOOGLE_VERTEX: &str = "google-vertex";
+    pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,16 +5,15 @@
 // Generated: 2026-11-27
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>
 //
-// 30 providers, 876 models (per provider, and of how many pi has when not all):
-//   anthropic 23, azure-openai-responses 42, cerebras 4, cloudflare-ai-gateway 35,
-//   cloudflare-workers-ai 8, deepseek 2, fireworks 19, github-copilot 26, google 27,
-//   google-vertex 13, groq 18, huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2, mistral 28,
-//   moonshotai 7, moonshotai-cn 7, openai 42, openai-codex 10, opencode 38, opencode-go 12,
-//   openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5, xiaomi-token-plan-ams 5,
-//   xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
+// 31 providers, 969 models (per provider, and of how many pi has when not all):
+//   amazon-bedrock 93, anthropic 23, azure-openai-responses 42, cerebras 4,
+//   cloudflare-ai-gateway 35, cloudflare-workers-ai 8, deepseek 2, fireworks 19, github-copilot 26,
+//   google 27, google-vertex 13, groq 18, huggingface 22, kimi-coding 2, minimax 2, minimax-cn 2,
+//   mistral 28, moonshotai 7, moonshotai-cn 7, openai 42, openai-codex 10, opencode 38,
+//   opencode-go 12, openrouter 275, vercel-ai-gateway 162, xai 25, xiaomi 5,
+//   xiaomi-token-plan-ams 5, xiaomi-token-plan-cn 5, xiaomi-token-plan-sgp 5, zai 5.
 //
-// Skipped providers (see scripts/catalog/README.md):
-// - amazon-bedrock (93 models: speaks bedrock-converse-stream, which rho does not)
+// Skipped providers: none.
 //
 // Changed from pi's data:
 // - mistral: pi's mistral-conversations models are spoken to as openai-completions at {baseUrl}/v1,
@@ -29,10 +28,114 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANTHROPIC, &AZURE_OPENAI_RESPONSES_PROVIDER, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GROQ, &HUGGINGFACE, &KIMI_CODING, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANTHROPIC, &OPENAI, &AZURE_OPENAI_RESPONSES_PROVIDER, &OPENAI_CODEX, &DEEPSEEK, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+
+static AMAZON_BEDROCK: CatalogProvider = CatalogProvider {
+    name: "amazon-bedrock",
+    api: BEDROCK_CONVERSE_STREAM,
+    base_url: "https://bedrock-runtime.us-east-1.amazonaws.com",
+    default_model: "us.anthropic.claude-opus-4-6-v1",
+    models: AMAZON_BEDROCK_MODELS,
+};
+
+static AMAZON_BEDROCK_MODELS: &[CatalogModel] = &[
+    m("amazon.nova-2-lite-v1:0", "Nova 2 Lite", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.33, 2.75, 0.0, 0.0], 128000, 4096),
+    m("amazon.nova-lite-v1:0", "Nova Lite", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.06, 0.24, 0.015, 0.0], 300000, 8192),
+    m("amazon.nova-micro-v1:0", "Nova Micro", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.035, 0.14, 0.00875, 0.0], 128000, 8192),
+    m("amazon.nova-premier-v1:0", "Nova Premier", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [2.5, 12.5, 0.0, 0.0], 1000000, 16384),
+    m("amazon.nova-pro-v1:0", "Nova Pro", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.8, 3.2, 0.2, 0.0], 300000, 8192),
+    m("anthropic.claude-3-5-haiku-20241022-v1:0", "Claude Haiku 3.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.8, 4.0, 0.08, 1.0], 200000, 8192),
+    m("anthropic.claude-3-5-sonnet-20240620-v1:0", "Claude Sonnet 3.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [3.0, 15.0, 0.3, 3.75], 200000, 8192),
+    m("anthropic.claude-3-5-sonnet-20241022-v2:0", "Claude Sonnet 3.5 v2", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [3.0, 15.0, 0.3, 3.75], 200000, 8192),
+    m("anthropic.claude-3-7-sonnet-20250219-v1:0", "Claude Sonnet 3.7", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [3.0, 15.0, 0.3, 3.75], 200000, 8192),
+    m("anthropic.claude-3-haiku-20240307-v1:0", "Claude Haiku 3", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.25, 1.25, 0.0, 0.0], 200000, 4096),
+    m("anthropic.claude-haiku-4-5-20251001-v1:0", "Claude Haiku 4.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("anthropic.claude-opus-4-1-20250805-v1:0", "Claude Opus 4.1", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("anthropic.claude-opus-4-20250514-v1:0", "Claude Opus 4", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("anthropic.claude-opus-4-5-20251101-v1:0", "Claude Opus 4.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("anthropic.claude-opus-4-6-v1", "Claude Opus 4.6", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("anthropic.claude-opus-4-7", "Claude Opus 4.7", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("anthropic.claude-sonnet-4-20250514-v1:0", "Claude Sonnet 4", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+    m("au.anthropic.claude-opus-4-6-v1", "AU Anthropic Claude Opus 4.6", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [16.5, 82.5, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("au.anthropic.claude-sonnet-4-6", "AU Anthropic Claude Sonnet 4.6", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.3, 16.5, 0.33, 4.125], 1000000, 128000),
+    m("deepseek.r1-v1:0", "DeepSeek-R1", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [1.35, 5.4, 0.0, 0.0], 128000, 32768),
+    m("deepseek.v3-v1:0", "DeepSeek-V3.1", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.58, 1.68, 0.0, 0.0], 163840, 81920),
+    m("deepseek.v3.2", "DeepSeek-V3.2", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.62, 1.85, 0.0, 0.0], 163840, 81920),
+    m("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "Claude Haiku 4.5 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("eu.anthropic.claude-opus-4-5-20251101-v1:0", "Claude Opus 4.5 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("eu.anthropic.claude-opus-4-6-v1", "Claude Opus 4.6 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("eu.anthropic.claude-opus-4-7", "Claude Opus 4.7 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("eu.anthropic.claude-sonnet-4-20250514-v1:0", "Claude Sonnet 4 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("eu.anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6 (EU)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.eu-central-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+    m("global.anthropic.claude-haiku-4-5-20251001-v1:0", "Claude Haiku 4.5 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("global.anthropic.claude-opus-4-5-20251101-v1:0", "Claude Opus 4.5 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("global.anthropic.claude-opus-4-6-v1", "Claude Opus 4.6 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("global.anthropic.claude-opus-4-7", "Claude Opus 4.7 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("global.anthropic.claude-sonnet-4-20250514-v1:0", "Claude Sonnet 4 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("global.anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("global.anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6 (Global)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+    m("google.gemma-3-27b-it", "Google Gemma 3 27B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.12, 0.2, 0.0, 0.0], 202752, 8192),
+    m("google.gemma-3-4b-it", "Gemma 3 4B IT", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.04, 0.08, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-1-405b-instruct-v1:0", "Llama 3.1 405B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [2.4, 2.4, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-1-70b-instruct-v1:0", "Llama 3.1 70B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.72, 0.72, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-1-8b-instruct-v1:0", "Llama 3.1 8B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.22, 0.22, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-2-11b-instruct-v1:0", "Llama 3.2 11B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.16, 0.16, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-2-1b-instruct-v1:0", "Llama 3.2 1B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.1, 0.1, 0.0, 0.0], 131000, 4096),
+    m("meta.llama3-2-3b-instruct-v1:0", "Llama 3.2 3B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.15, 0.0, 0.0], 131000, 4096),
+    m("meta.llama3-2-90b-instruct-v1:0", "Llama 3.2 90B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.72, 0.72, 0.0, 0.0], 128000, 4096),
+    m("meta.llama3-3-70b-instruct-v1:0", "Llama 3.3 70B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.72, 0.72, 0.0, 0.0], 128000, 4096),
+    m("meta.llama4-maverick-17b-instruct-v1:0", "Llama 4 Maverick 17B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.24, 0.97, 0.0, 0.0], 1000000, 16384),
+    m("meta.llama4-scout-17b-instruct-v1:0", "Llama 4 Scout 17B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.17, 0.66, 0.0, 0.0], 3500000, 16384),
+    m("minimax.minimax-m2", "MiniMax M2", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.3, 1.2, 0.0, 0.0], 204608, 128000),
+    m("minimax.minimax-m2.1", "MiniMax M2.1", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.3, 1.2, 0.0, 0.0], 204800, 131072),
+    m("minimax.minimax-m2.5", "MiniMax M2.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.3, 1.2, 0.0, 0.0], 196608, 98304),
+    m("mistral.devstral-2-123b", "Devstral 2 123B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.4, 2.0, 0.0, 0.0], 256000, 8192),
+    m("mistral.magistral-small-2509", "Magistral Small 1.2", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [0.5, 1.5, 0.0, 0.0], 128000, 40000),
+    m("mistral.ministral-3-14b-instruct", "Ministral 14B 3.0", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.2, 0.2, 0.0, 0.0], 128000, 4096),
+    m("mistral.ministral-3-3b-instruct", "Ministral 3 3B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.1, 0.1, 0.0, 0.0], 256000, 8192),
+    m("mistral.ministral-3-8b-instruct", "Ministral 3 8B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.15, 0.0, 0.0], 128000, 4096),
+    m("mistral.mistral-large-3-675b-instruct", "Mistral Large 3", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.5, 1.5, 0.0, 0.0], 256000, 8192),
+    m("mistral.pixtral-large-2502-v1:0", "Pixtral Large (25.02)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [2.0, 6.0, 0.0, 0.0], 128000, 8192),
+    m("mistral.voxtral-mini-3b-2507", "Voxtral Mini 3B 2507", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.04, 0.04, 0.0, 0.0], 128000, 4096),
+    m("mistral.voxtral-small-24b-2507", "Voxtral Small 24B 2507", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.35, 0.0, 0.0], 32000, 8192),
+    m("moonshot.kimi-k2-thinking", "Kimi K2 Thinking", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.6, 2.5, 0.0, 0.0], 256000, 256000),
+    m("moonshotai.kimi-k2.5", "Kimi K2.5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [0.6, 3.0, 0.0, 0.0], 256000, 256000),
+    m("nvidia.nemotron-nano-12b-v2", "NVIDIA Nemotron Nano 12B v2 VL BF16", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.2, 0.6, 0.0, 0.0], 128000, 4096),
+    m("nvidia.nemotron-nano-3-30b", "NVIDIA Nemotron Nano 3 30B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.06, 0.24, 0.0, 0.0], 128000, 4096),
+    m("nvidia.nemotron-nano-9b-v2", "NVIDIA Nemotron Nano 9B v2", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.06, 0.23, 0.0, 0.0], 128000, 4096),
+    m("nvidia.nemotron-super-3-120b", "NVIDIA Nemotron 3 Super 120B A12B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.15, 0.65, 0.0, 0.0], 262144, 131072),
+    m("openai.gpt-oss-120b-1:0", "gpt-oss-120b", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.6, 0.0, 0.0], 128000, 4096),
+    m("openai.gpt-oss-20b-1:0", "gpt-oss-20b", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.07, 0.3, 0.0, 0.0], 128000, 4096),
+    m("openai.gpt-oss-safeguard-120b", "GPT OSS Safeguard 120B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.6, 0.0, 0.0], 128000, 4096),
+    m("openai.gpt-oss-safeguard-20b", "GPT OSS Safeguard 20B", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.07, 0.2, 0.0, 0.0], 128000, 4096),
+    m("qwen.qwen3-235b-a22b-2507-v1:0", "Qwen3 235B A22B 2507", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.22, 0.88, 0.0, 0.0], 262144, 131072),
+    m("qwen.qwen3-32b-v1:0", "Qwen3 32B (dense)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.15, 0.6, 0.0, 0.0], 16384, 16384),
+    m("qwen.qwen3-coder-30b-a3b-v1:0", "Qwen3 Coder 30B A3B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.15, 0.6, 0.0, 0.0], 262144, 131072),
+    m("qwen.qwen3-coder-480b-a35b-v1:0", "Qwen3 Coder 480B A35B Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.22, 1.8, 0.0, 0.0], 131072, 65536),
+    m("qwen.qwen3-coder-next", "Qwen3 Coder Next", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.22, 1.8, 0.0, 0.0], 131072, 65536),
+    m("qwen.qwen3-next-80b-a3b", "Qwen/Qwen3-Next-80B-A3B-Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, false, [0.14, 1.4, 0.0, 0.0], 262000, 262000),
+    m("qwen.qwen3-vl-235b-a22b", "Qwen/Qwen3-VL-235B-A22B-Instruct", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", false, true, [0.3, 1.5, 0.0, 0.0], 262000, 262000),
+    m("us.anthropic.claude-haiku-4-5-20251001-v1:0", "Claude Haiku 4.5 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("us.anthropic.claude-opus-4-1-20250805-v1:0", "Claude Opus 4.1 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("us.anthropic.claude-opus-4-20250514-v1:0", "Claude Opus 4 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [15.0, 75.0, 1.5, 18.75], 200000, 32000),
+    m("us.anthropic.claude-opus-4-5-20251101-v1:0", "Claude Opus 4.5 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("us.anthropic.claude-opus-4-6-v1", "Claude Opus 4.6 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("max"))]),
+    m("us.anthropic.claude-opus-4-7", "Claude Opus 4.7 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh"))]),
+    m("us.anthropic.claude-sonnet-4-20250514-v1:0", "Claude Sonnet 4 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("us.anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6 (US)", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, true, [3.0, 15.0, 0.3, 3.75], 1000000, 64000),
+    m("writer.palmyra-x4-v1:0", "Palmyra X4", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [2.5, 10.0, 0.0, 0.0], 122880, 8192),
+    m("writer.palmyra-x5-v1:0", "Palmyra X5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.6, 6.0, 0.0, 0.0], 1040000, 8192),
+    m("zai.glm-4.7", "GLM-4.7", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.6, 2.2, 0.0, 0.0], 204800, 131072),
+    m("zai.glm-4.7-flash", "GLM-4.7-Flash", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [0.07, 0.4, 0.0, 0.0], 200000, 131072),
+    m("zai.glm-5", "GLM-5", BEDROCK_CONVERSE_STREAM, "https://bedrock-runtime.us-east-1.amazonaws.com", true, false, [1.0, 3.2, 0.0, 0.0], 202752, 101376),
+];
 
 static ANTHROPIC: CatalogProvider = CatalogProvider {
     name: "anthropic",

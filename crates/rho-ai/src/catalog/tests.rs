@@ -6,7 +6,7 @@ use serde_json::json;
 use super::*;
 use crate::model::api;
 
-const APIS: [&str; 7] = [
+const APIS: [&str; 8] = [
     api::ANTHROPIC_MESSAGES,
     api::OPENAI_COMPLETIONS,
     api::OPENAI_RESPONSES,
@@ -14,6 +14,7 @@ const APIS: [&str; 7] = [
     api::OPENAI_CODEX_RESPONSES,
     api::GOOGLE_GENERATIVE_AI,
     api::GOOGLE_VERTEX,
+    api::BEDROCK_CONVERSE_STREAM,
 ];
 
 /// pi-ai 0.73.1 rows whose output cap is above their context window, kept as pi has them.
@@ -82,6 +83,12 @@ fn providers_follow_pis_search_order_and_endpoints() {
     assert_eq!(
         table,
         [
+            (
+                "amazon-bedrock",
+                "bedrock-converse-stream",
+                "https://bedrock-runtime.us-east-1.amazonaws.com",
+                "us.anthropic.claude-opus-4-6-v1"
+            ),
             ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-4-7"),
             ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-5.4"),
             ("azure-openai-responses", "azure-openai-responses", "", "gpt-5.4"),
@@ -176,7 +183,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 876);
+    assert_eq!(model_count(), 969, "all of pi-ai 0.73.1's models");
 }
 
 #[test]
@@ -254,7 +261,8 @@ fn a_model_is_built_with_its_provider_fields() {
 fn models_come_in_pis_registry_order() {
     let selectors: Vec<String> = models().map(|m| m.selector()).collect();
     let first_of = |provider: &str| selectors.iter().position(|s| s.starts_with(&format!("{provider}/")));
-    assert_eq!(selectors[0], "anthropic/claude-3-5-haiku-20241022");
+    assert_eq!(selectors[0], "amazon-bedrock/amazon.nova-2-lite-v1:0");
+    assert!(first_of("amazon-bedrock") < first_of("anthropic"));
     assert!(first_of("anthropic") < first_of("cerebras"));
     assert!(first_of("openai") < first_of("opencode"));
     assert!(first_of("vercel-ai-gateway") < first_of("xai"));

@@ -2,11 +2,12 @@
 //! JSON) and a streaming half (the vendor's SSE chunks to [`Emitter`] calls). The streaming half
 //! takes an [`SseStream`], so a recorded body can be decoded without HTTP ([`decode`]).
 //!
-//! This module holds what the four share: the request (headers in precedence order, one POST,
+//! This module holds what they share: the request (headers in precedence order, one POST,
 //! the body read as SSE), budget thinking's output cap, and ids for calls that come without one.
 
 mod anthropic;
 mod azure;
+mod bedrock;
 pub(crate) mod copilot;
 mod google;
 mod openai_codex;
@@ -44,6 +45,7 @@ pub(crate) async fn run(
         api::OPENAI_CODEX_RESPONSES => openai_codex::run(model, context, options, emitter).await,
         api::GOOGLE_GENERATIVE_AI => google::run(model, context, options, emitter).await,
         api::GOOGLE_VERTEX => vertex::run(model, context, options, emitter).await,
+        api::BEDROCK_CONVERSE_STREAM => bedrock::run(model, context, options, emitter).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
 }
@@ -101,12 +103,7 @@ async fn post_sse(
     body: &Value,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
-    let replaced = match &options.hooks.payload {
-        Some(hook) => Some(hook(body.clone()).await),
-        None => None,
-    };
-    let body = replaced.as_ref().unwrap_or(body);
-    let bytes = serde_json::to_vec(body).map_err(|e| ProviderError::Request(e.to_string()))?;
+    let bytes = body_bytes(body, options).await?;
     let request = sse::client()
         .post(url)
         .headers(headers)
@@ -115,6 +112,16 @@ async fn post_sse(
         .body(bytes);
     let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
     Ok(SseStream::new(response, options.idle_timeout))
+}
+
+/// The JSON body to send: `body`, or what the payload hook made of it.
+async fn body_bytes(body: &Value, options: &StreamOptions) -> Result<Vec<u8>, ProviderError> {
+    let replaced = match &options.hooks.payload {
+        Some(hook) => Some(hook(body.clone()).await),
+        None => None,
+    };
+    let body = replaced.as_ref().unwrap_or(body);
+    serde_json::to_vec(body).map_err(|e| ProviderError::Request(e.to_string()))
 }
 
 /// Output cap and thinking budget for budget-based thinking: the budget is added to the cap

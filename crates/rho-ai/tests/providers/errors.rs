@@ -23,6 +23,7 @@ fn overflow_message(wire: Wire) -> &'static str {
         "google-generative-ai" => {
             "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
         }
+        "bedrock-converse-stream" => "Input is too long for requested model.",
         other => panic!("no overflow text for {other}"),
     }
 }

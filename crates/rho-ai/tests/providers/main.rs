@@ -10,6 +10,7 @@ mod common;
 mod errors;
 
 mod anthropic;
+mod bedrock;
 mod google;
 mod openai_codex;
 mod openai_completions;

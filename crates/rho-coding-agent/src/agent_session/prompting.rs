@@ -417,7 +417,14 @@ impl AgentSession {
             if let Some(problem) = self.registry().login_problem(&provider) {
                 return Err(PromptRejection::Login(problem.to_string()));
             }
-            let env_hint = rho_ai::env_var_for(&provider).unwrap_or("the provider's API key variable").to_owned();
+            let env_hint = match provider.as_str() {
+                // AWS's own credential sources come first; the key variable is the exception.
+                "amazon-bedrock" => {
+                    "AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK"
+                }
+                other => rho_ai::env_var_for(other).unwrap_or("the provider's API key variable"),
+            }
+            .to_owned();
             return Err(PromptRejection::NoApiKey { provider, env_hint, agent_dir });
         }
         Ok(())

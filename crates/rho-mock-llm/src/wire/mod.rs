@@ -1,7 +1,8 @@
-//! The four wire formats: each renders a [`Reply`] as that API's SSE event sequence and an
-//! error as that API's error JSON. Only the shapes live here; pacing and faults are the pump's.
+//! The wire formats: each renders a [`Reply`] as that API's event sequence (SSE, or Bedrock's
+//! binary event stream) and an error as that API's error JSON. Only the shapes live here; pacing and faults are the pump's.
 
 mod anthropic;
+mod bedrock;
 mod google;
 mod openai_completions;
 mod openai_responses;
@@ -19,6 +20,23 @@ pub fn render_stream(reply: &Reply<'_>, exchange: &Exchange) -> Plan {
         Api::OpenAiCompletions => openai_completions::stream(reply, exchange),
         Api::OpenAiResponses => openai_responses::stream(reply, exchange),
         Api::GoogleGenerativeAi => google::stream(reply, exchange),
+        Api::BedrockConverseStream => bedrock::stream(reply, exchange),
+    }
+}
+
+/// The content type of `api`'s stream.
+pub fn stream_content_type(api: Api) -> &'static str {
+    match api {
+        Api::BedrockConverseStream => "application/vnd.amazon.eventstream",
+        _ => "text/event-stream; charset=utf-8",
+    }
+}
+
+/// Headers that go with an error status of `api` (Bedrock names the exception in one).
+pub fn error_headers(api: Api, status: u16) -> Vec<(&'static str, String)> {
+    match api {
+        Api::BedrockConverseStream => vec![("x-amzn-errortype", bedrock::exception_for_status(status).to_owned())],
+        _ => Vec::new(),
     }
 }
 
@@ -39,6 +57,7 @@ pub fn error_body(api: Api, status: u16, message: &str) -> Value {
         Api::AnthropicMessages => anthropic::error_body(status, message),
         Api::OpenAiCompletions | Api::OpenAiResponses => openai_completions::error_body(status, message),
         Api::GoogleGenerativeAi => google::error_body(status, message),
+        Api::BedrockConverseStream => serde_json::json!({"message": message}),
     }
 }
 
