@@ -45,6 +45,8 @@ BASE_PATH = {
     "openai-responses": "/v1",
     "google-generative-ai": "/v1beta",
     "bedrock-converse-stream": "",
+    "azure-openai-responses": "/openai/v1",
+    "google-vertex": "",
 }
 MISSING = "<absent>"
 
