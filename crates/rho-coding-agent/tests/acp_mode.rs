@@ -424,6 +424,14 @@ async fn bash_runs_in_the_editors_terminal_when_it_offers_terminals() {
     assert_eq!(statuses(&updates, &calls[0]), [ToolCallStatus::InProgress, ToolCallStatus::Completed]);
     assert_eq!(statuses(&updates, &calls[1]), [ToolCallStatus::InProgress, ToolCallStatus::Failed]);
 
+    // The editor's terminal starts from the editor's environment: the provider keys rho reads
+    // are set empty there, as they are removed for commands rho runs itself.
+    let terminal_env = acp.editor.terminal_env.lock().unwrap().clone();
+    for var in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"] {
+        assert!(terminal_env[0].contains(&(var.to_owned(), String::new())), "{var}: {:?}", terminal_env[0]);
+    }
+    assert!(!terminal_env[0].iter().any(|(name, _)| name == "GH_TOKEN"), "git's and gh's tokens stay");
+
     let bodies = env.request_bodies();
     let first = bodies[1].to_string();
     let cwd = env.cwd.display().to_string();

@@ -236,6 +236,11 @@ impl BashTool {
         if let Some(path) = shell_path_env(&self.options) {
             env.push(("PATH".to_owned(), path.to_string_lossy().into_owned()));
         }
+        // The host's terminal starts from the host's environment, which can only be added to:
+        // the provider keys are set empty there, as they are removed for local commands.
+        if !self.options.inherit_provider_keys {
+            env.extend(rho_ai::auth::provider_key_variables().map(|var| (var.to_owned(), String::new())));
+        }
         env.extend(self.options.environment.iter().cloned());
         // In a sandbox the host's terminal starts rho's confining helper, which becomes the shell.
         let (program, mut args) = match self.options.sandbox.as_deref().and_then(|s| s.wrap(shell.as_os_str())) {

@@ -81,7 +81,12 @@ async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
     let path = &command.env[0];
     assert_eq!(path.0, "PATH");
     assert!(path.1.starts_with(&format!("{}:", dir.path().join("agent/bin").display())), "{path:?}");
-    assert_eq!(command.env[1..], [("GREETING".to_owned(), "hi".to_owned())]);
+    // The provider keys are set empty (the host's environment can only be added to), then the
+    // configured environment.
+    let (keys, configured) = command.env[1..].split_at(command.env.len() - 2);
+    assert!(keys.contains(&("ANTHROPIC_API_KEY".to_owned(), String::new())), "{keys:?}");
+    assert!(keys.iter().all(|(_, value)| value.is_empty()), "{keys:?}");
+    assert_eq!(configured, [("GREETING".to_owned(), "hi".to_owned())]);
 
     let failing = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(2)), commands: Mutex::default() });
     let options = self::options(dir.path(), &failing);

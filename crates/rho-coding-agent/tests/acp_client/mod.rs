@@ -46,6 +46,8 @@ pub struct Editor {
     pub permission_answers: Mutex<VecDeque<&'static str>>,
     pub permission_requests: Mutex<Vec<RequestPermissionRequest>>,
     pub terminals: Terminals,
+    /// The environment each `terminal/create` asked for, in order.
+    pub terminal_env: Mutex<Vec<Vec<(String, String)>>>,
 }
 
 impl Editor {
@@ -142,6 +144,8 @@ impl Acp {
                             responder: Responder<CreateTerminalResponse>,
                             _cx: ConnectionTo<Agent>| {
                     creates.log(format!("terminal/create {} {}", r.command, r.args.join(" ")));
+                    let env = r.env.iter().map(|v| (v.name.clone(), v.value.clone())).collect();
+                    creates.terminal_env.lock().unwrap().push(env);
                     match creates.terminals.create(&r) {
                         Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
                         Err(e) => responder.respond_with_internal_error(e.to_string()),
