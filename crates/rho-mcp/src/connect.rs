@@ -2,7 +2,8 @@
 //! `initialize` handshake through rmcp.
 //!
 //! stdio servers run in a process group of their own, so closing the connection (or dropping
-//! it half-way) ends the whole group: `npx some-server` leaves no `node` behind. Their stderr
+//! it half-way) ends the whole group: `npx some-server` leaves no `node` behind. What they
+//! write is read through [`crate::child`], which closes the connection on a message too large. Their stderr
 //! goes to a log file or nowhere, never to rho's stdout (the protocol channel) or stderr.
 //!
 //! HTTP servers use rmcp's streamable HTTP client (reqwest 0.13 built without a crypto
@@ -12,14 +13,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::OpenOptions;
 use std::process::Stdio;
+use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
-use rmcp::transport::{
-    StreamableHttpClientTransport, TokioChildProcess, streamable_http_client::StreamableHttpClientTransportConfig,
-};
+use rmcp::transport::{StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig};
 
+use crate::child::{ChildTransport, Oversized};
 use crate::config::{StdioServer, Transport};
 use crate::handler::ClientEvents;
 use crate::name::sanitize;
@@ -35,18 +36,25 @@ pub(crate) enum LogMode {
     Append,
 }
 
+/// How one connection is made: where its server logs, its sandbox, and the mark a stdio
+/// connection sets when the server sends a message too large (with the connection's number).
+pub(crate) struct Attempt<'a> {
+    pub log: LogMode,
+    pub sandbox: Option<&'a rho_sandbox::Sandbox>,
+    pub oversized: (&'a Arc<Oversized>, u64),
+}
+
 /// Connects and initializes; the error is the reason to show.
 pub(crate) async fn connect(
     name: &str,
     transport: &Transport,
     handler: ClientEvents,
     options: &McpOptions,
-    log: LogMode,
-    sandbox: Option<&rho_sandbox::Sandbox>,
+    attempt: Attempt<'_>,
 ) -> Result<Running, String> {
     match transport {
         Transport::Stdio(stdio) => {
-            let child = spawn(name, stdio, options, log, sandbox)?;
+            let child = spawn(name, stdio, options, &attempt)?;
             handler.serve(child).await.map_err(|e| e.to_string())
         }
         Transport::Http(remote) => {
@@ -67,21 +75,18 @@ fn spawn(
     name: &str,
     stdio: &StdioServer,
     options: &McpOptions,
-    log: LogMode,
-    sandbox: Option<&rho_sandbox::Sandbox>,
-) -> Result<TokioChildProcess, String> {
-    let mut command = tokio::process::Command::from(rho_sandbox::command(sandbox, stdio.command.as_ref()));
+    attempt: &Attempt<'_>,
+) -> Result<ChildTransport, String> {
+    let mut command = tokio::process::Command::from(rho_sandbox::command(attempt.sandbox, stdio.command.as_ref()));
     if let Some((var, token)) = rho_tools::guardian::owner_env() {
         command.env(var, token);
     }
     command.args(&stdio.args).envs(&stdio.env).current_dir(stdio.cwd.as_deref().unwrap_or(&options.cwd));
     let mut wrapped = CommandWrap::from(command);
     wrapped.wrap(ProcessGroup::leader());
-    let (child, _) = TokioChildProcess::builder(wrapped)
-        .stderr(stderr_target(name, options, log))
-        .spawn()
-        .map_err(|e| format!("cannot run `{}`: {e}", stdio.command))?;
-    Ok(child)
+    let (mark, generation) = attempt.oversized;
+    ChildTransport::spawn(wrapped, stderr_target(name, options, attempt.log), mark.clone(), generation)
+        .map_err(|e| format!("cannot run `{}`: {e}", stdio.command))
 }
 
 /// The log file path of server `name`, if logs are kept.

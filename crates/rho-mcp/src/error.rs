@@ -24,6 +24,13 @@ pub enum McpError {
     /// The server went away during the request; the next use restarts it.
     #[error("MCP server \"{server}\" exited during the request; it is restarted on next use")]
     Exited { server: String },
+    /// The server sent a message over [`crate::child::MAX_MESSAGE_BYTES`]; its connection was
+    /// closed (the next use restarts it).
+    #[error(
+        "MCP server \"{server}\" sent a message over {} MiB (a result too large to take); its connection was closed, and it is restarted on next use",
+        crate::child::MAX_MESSAGE_BYTES / (1024 * 1024)
+    )]
+    Oversized { server: String },
     /// The server answered with a JSON-RPC error, or the transport failed.
     #[error("MCP server \"{server}\": {message}")]
     Request { server: String, message: String },

@@ -24,6 +24,7 @@
 #![deny(clippy::print_stdout)]
 
 mod cap;
+mod child;
 mod config;
 mod config_parse;
 mod connect;

@@ -20,8 +20,9 @@ use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::child::Oversized;
 use crate::config::ServerConfig;
-use crate::connect::{LogMode, connect, log_path};
+use crate::connect::{Attempt, LogMode, connect, log_path};
 use crate::diagnostic::Diagnostic;
 use crate::error::McpError;
 use crate::handler::ClientEvents;
@@ -43,6 +44,8 @@ pub(crate) struct Server {
     inner: Mutex<Inner>,
     connecting: tokio::sync::Mutex<()>,
     supervisors: Mutex<Vec<JoinHandle<()>>>,
+    /// Set by a stdio connection that ended on a message too large.
+    oversized: Arc<Oversized>,
 }
 
 struct Inner {
@@ -77,6 +80,7 @@ impl Server {
             }),
             connecting: tokio::sync::Mutex::new(()),
             supervisors: Mutex::new(Vec::new()),
+            oversized: Arc::new(Oversized::default()),
         })
     }
 
@@ -160,7 +164,12 @@ impl Server {
                 Ok(Ok(result)) => Ok(result),
                 Ok(Err(ServiceError::TransportClosed)) => {
                     self.exited(generation);
-                    Err(McpError::Exited { server: self.name().to_owned() })
+                    let server = self.name().to_owned();
+                    Err(if self.oversized.happened_on(generation) {
+                        McpError::Oversized { server }
+                    } else {
+                        McpError::Exited { server }
+                    })
                 }
                 Ok(Err(e)) => Err(McpError::Request { server: self.name().to_owned(), message: e.to_string() }),
             },
@@ -218,7 +227,8 @@ impl Server {
         let handler = ClientEvents::new(Arc::downgrade(self), generation, &options.client_version);
         let attempt = async {
             let sandbox = options.sandbox_for(&self.config.source);
-            let running = connect(self.name(), transport, handler, options, log_mode, sandbox).await?;
+            let attempt = Attempt { log: log_mode, sandbox, oversized: (&self.oversized, generation) };
+            let running = connect(self.name(), transport, handler, options, attempt).await?;
             let peer = running.peer().clone();
             let tools = peer.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
             let prompts = if offers_prompts(&peer) {
@@ -290,9 +300,17 @@ impl Server {
             inner.last_report = None;
         }
         let hint = self.log_hint();
+        let why = if self.oversized.happened_on(generation) {
+            format!(
+                "the server sent a message over {} MiB and its connection was closed",
+                crate::child::MAX_MESSAGE_BYTES / (1024 * 1024)
+            )
+        } else {
+            "the server exited".to_owned()
+        };
         self.shared.report(Diagnostic::server(
             self.name(),
-            format!("the server exited; it is restarted when one of its tools is next called{hint}"),
+            format!("{why}; it is restarted when one of its tools is next called{hint}"),
         ));
     }
 

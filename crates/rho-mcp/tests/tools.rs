@@ -166,6 +166,25 @@ async fn a_large_result_is_capped_and_saved_whole() {
     manager.shutdown().await;
 }
 
+/// A result over rmcp's 16 MiB line bound (which rmcp would drop without a word, leaving the call
+/// to wait out its timeout) fails the call at once, says why, and the server is started again
+/// for the next call.
+#[tokio::test]
+async fn a_result_over_16_mib_fails_the_call_at_once() {
+    let (_guard, dir) = temp();
+    let manager = settled(vec![fixture("fx", &dir, &[])], options(&dir)).await;
+    let big = tool(&manager, "mcp__fx__big");
+    // About 21 MB of JSON.
+    let err = call(big.as_ref(), json!({"lines": 1_800_000})).await.unwrap_err();
+    assert_eq!(
+        err.0,
+        "MCP server \"fx\" sent a message over 16 MiB (a result too large to take); its connection was closed, and it is restarted on next use"
+    );
+    let echo = call(tool(&manager, "mcp__fx__echo").as_ref(), json!({"text": "again"})).await.unwrap();
+    assert_eq!(echo.text_content(), "again");
+    manager.shutdown().await;
+}
+
 #[tokio::test]
 async fn prompts_are_listed_and_fetched() {
     let (_guard, dir) = temp();
