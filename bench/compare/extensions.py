@@ -472,7 +472,7 @@ def main() -> int:
     rho_bin, mock_bin = bins / "rho", bins / "rho-mock-llm"
     examples = pi_dir / "node_modules" / "@mariozechner" / "pi-coding-agent" / "examples" / "extensions"
     host_dir = Path(os.environ.get("RHO_EXTENSION_HOST_DIR", REPO / "target" / "extension-host"))
-    # pi's RPC mode writes setTitle frames; rho's only with PI_RPC_EMIT_TITLE (spec §5.4).
+    # pi's RPC mode writes setTitle frames; rho's only with PI_RPC_EMIT_TITLE (docs/protocol.md#window-title).
     rho_env = {"RHO_EXTENSION_HOST_DIR": str(host_dir), "PI_RPC_EMIT_TITLE": "1"}
 
     cases = json.loads(a.cases.read_text())

@@ -3,13 +3,13 @@
 - Run-dependent values are replaced by placeholders (the key stays, so its presence is still
   compared): timestamps, durations, session ids and files, UI request ids, the mock's port, the
   temporary working/agent/home directories.
-- Floats are rounded to 12 significant digits (decision 7: byte-exact JavaScript float formatting
+- Floats are rounded to 12 significant digits (docs/decisions.md D7: byte-exact JavaScript float formatting
   is not required, so `0.00030000000000000003` and `0.0003` are the same number here).
 - Each run of `message_update` frames of one content block becomes one frame: the event types in
   order (consecutive deltas counted as one), the concatenated deltas, the block's end payload, and
   of the last partial snapshot only its keys and the block being streamed (the rest of a snapshot
   is run-dependent: pi serializes the shared partial object after later SSE events changed it).
-  rho may merge deltas under back-pressure (decision 15), so the number of delta frames is not
+  rho may merge deltas under back-pressure (docs/decisions.md D15), so the number of delta frames is not
   compared; their concatenation is.
 - Each run of `tool_execution_update` frames of one tool call becomes one frame with the keys the
   partial results carried: how many there are and how much output each holds depends on how the

@@ -261,7 +261,7 @@ def write_report(path: Path, results: list[dict], perf: dict | None, versions: d
               "`VmHWM` from `/proc/<pid>/status` (polled every 50 ms and read once more before stdin is "
               "closed); the flood is one reply of 5,000 text deltas of 20 bytes, read by the harness in 1 MiB "
               "chunks so that the reader is never the bottleneck. rho merges consecutive deltas of one block "
-              "when stdout is slower than the model (decision 15), which is why it writes fewer frames.", ""]
+              "when stdout is slower than the model (docs/decisions.md D15), which is why it writes fewer frames.", ""]
     L += ["## Conformance", "",
           "Each scenario is run with both agents; both transcripts are normalized (ids, timestamps, ports, "
           "paths and run-dependent snapshots replaced; runs of `message_update` deltas of one content block "

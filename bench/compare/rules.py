@@ -2,9 +2,9 @@
 
 Every difference the structural diff finds is labelled with the first rule that matches it; one
 that no rule matches is reported as UNEXPLAINED (and makes compare.py exit 1). Each rule names
-its reason: a decision of spec/README.md (`D<n>`), a section of the spec (`rpc-protocol.md §x`,
-`agent-behavior.md §x`, `tools.md §x`), or a named pi bug rho does not copy. DIFFERENCES.md
-lists the same rules in prose, with the evidence.
+its reason: a decision of docs/decisions.md (`D<n>`), a section of the documentation
+(`docs/protocol.md#x`, `docs/agent-behavior.md#x`, `docs/tools.md#x`), or a named pi bug rho does
+not copy. DIFFERENCES.md lists the same rules in prose, with the evidence.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from structdiff import Diff
 @dataclass
 class Rule:
     id: str
-    ref: str  # the reason, short: "D2", "rpc-protocol.md §4.2", "pi bug: ..."
+    ref: str  # the reason, short: "D2", "docs/protocol.md#user-messages", "pi bug: ..."
     summary: str
     match: Callable[[Diff, str], bool]
     # "reason": a deliberate or traced difference; "rho-bug": rho should change (see DIFFERENCES.md);
@@ -70,24 +70,24 @@ def _startswith(prefix: str) -> Callable:
 _MSG = r"(message|messages\[\*\]|toolResults\[\*\]|data\.messages\[\*\])"
 
 RULES: list[Rule] = [
-    Rule("ready", "D2 (rpc-protocol.md §1.4); omp 18.2.3",
+    Rule("ready", "D2 (docs/protocol.md#the-ready-frame); omp 18.2.3",
          "rho writes {type:ready, version, protocolVersion, supportedProtocolVersions, maxFrameBytes, "
          "maxReassembledFrameBytes} as its first line (xcsh's frame with omp's protocol fields); pi writes "
          "no start-up frame.",
          when("frame-extra", sig="ready")),
-    Rule("attribution", "rpc-protocol.md §4.2, §11 Q2",
+    Rule("attribution", "docs/protocol.md#user-messages, #optional-fields",
          "rho marks user messages with attribution:\"user\" (xcsh's field); pi 0.73 has no attribution.",
          when("extra", path=_MSG + r"\.attribution")),
-    Rule("duration-ttft", "rpc-protocol.md §4.3, §11 Q2",
+    Rule("duration-ttft", "docs/protocol.md#assistant-messages, #optional-fields",
          "rho adds duration and ttft (ms) to finished assistant messages (xcsh's fields).",
          when("extra", path=_MSG + r"\.(duration|ttft)")),
-    Rule("isWarning", "rpc-protocol.md §3.3, §4.5",
+    Rule("isWarning", "docs/protocol.md#tool-execution-events, #tool-result-messages",
          "rho adds isWarning to tool_execution_end and toolResult messages (xcsh's field).",
          any_of(when("extra", ftype="tool_execution_end", path="isWarning"),
                 when("extra", path=_MSG + r"\.isWarning"))),
-    Rule("get_state-extras", "D1, D14, rpc-protocol.md §2.3; omp 18.2.3",
+    Rule("get_state-extras", "D1, D14, docs/protocol.md#get_state; omp 18.2.3",
          "get_state carries interruptMode (D1), queuedMessageCount beside pi's pendingMessageCount (D14), "
-         "todoPhases, systemPrompt and dumpTools (xcsh's payload, §2.3), and omp 18's contextUsage, "
+         "todoPhases, systemPrompt and dumpTools (xcsh's payload), and omp 18's contextUsage, "
          "fastModeEnabled, fastModeActive and tokensPerSecond.",
          when("extra", sig=r"response:get_state:ok(:.*)?",
               path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools"
@@ -96,52 +96,52 @@ RULES: list[Rule] = [
          "rho sends omp's available_commands_update once after ready (and after a session change); "
          "pi 0.73 has no such event and passes unknown events to its listeners.",
          when("frame-extra", sig="available_commands_update")),
-    Rule("start-usage", "rpc-protocol.md §7.5; pi bug: late-serialized snapshots",
-         "The assistant message_start precedes the HTTP request, so rho's usage there is zero (§7.5). "
+    Rule("start-usage", "docs/protocol.md#event-order; pi bug: late-serialized snapshots",
+         "The assistant message_start precedes the HTTP request, so rho's usage there is zero (docs/protocol.md#event-order). "
          "pi pushes the same mutable message object through an async queue and serializes it after "
          "later SSE events changed it, so its message_start already shows the reply's usage.",
          when("value", sig="message_start:assistant", path=r"message\.usage\..*")),
-    Rule("start-error-alias", "rpc-protocol.md §4.3; pi bug: late-serialized snapshots",
+    Rule("start-error-alias", "docs/protocol.md#assistant-messages; pi bug: late-serialized snapshots",
          "For a request that fails with an HTTP error, pi's message_start already shows the final "
          "stopReason:error and errorMessage (same aliasing bug); a partial message starts as stopReason "
-         "stop (§4.3), which is what rho writes.",
+         "stop (docs/protocol.md#assistant-messages), which is what rho writes.",
          any_of(when("value", sig="message_start:assistant", path=r"message\.stopReason", pi=lambda v: v == "error"),
                 when("missing", sig="message_start:assistant", path=r"message\.errorMessage"))),
-    Rule("partial-bookkeeping", "rpc-protocol.md §3.2 (reference quirk)",
+    Rule("partial-bookkeeping", "docs/protocol.md#streaming-updates (reference quirk)",
          "pi leaves its Anthropic parser's bookkeeping keys (index, partialJson) on partial content "
-         "blocks in message_update snapshots; the spec says not to emit them.",
+         "blocks in message_update snapshots; rho never writes them.",
          when("missing", sig=r"update:.*", path=r"partialBlock\.(index|partialJson)")),
     Rule("partial-alias", "pi bug: late-serialized snapshots",
          "pi's message_update snapshots are serialized after later events mutated them (a block's last "
          "snapshot can already hold the final stopReason or the next block); rho's snapshot is the "
          "message as it was when the event happened.",
          when("value", sig=r"update:.*", path=r"partialBlock\.(text|thinking)")),
-    Rule("parse-text", "rpc-protocol.md §1.7.1",
+    Rule("parse-text", "docs/protocol.md#malformed-lines",
          "The text after `Failed to parse command: ` is the JSON parser's own message (Node's vs "
          "serde_json's); hosts may rely only on the prefix.",
          when("value", sig="response:parse:err", path="error",
               pi=_startswith("Failed to parse command: "), rho=_startswith("Failed to parse command: "))),
-    Rule("blank-line", "D3 (rpc-protocol.md §1.2)",
+    Rule("blank-line", "D3 (docs/protocol.md#framing)",
          "A blank input line: pi feeds \"\" to JSON.parse and answers a parse error; rho ignores it.",
          when("frame-missing", sig="response:parse:err",
               pi=lambda v: isinstance(v, dict) and "Unexpected end of JSON input" in str(v.get("error")))),
-    Rule("null-line", "rpc-protocol.md §1.7.2; pi bug: dies on a `null` line",
-         "A `null` line: the spec answers a parse error and goes on; pi 0.73.1's error handler reads "
+    Rule("null-line", "docs/protocol.md#unknown-commands; pi bug: dies on a `null` line",
+         "A `null` line: rho answers a parse error and goes on; pi 0.73.1's error handler reads "
          "`command.id` of null, throws an unhandled rejection and the process exits with status 1, so "
          "nothing after it is answered.",
          any_of(when("frame-extra", sig="response:parse:err",
                      rho=lambda v: isinstance(v, dict) and "null" in str(v.get("error"))),
                 when("frame-extra", scenario="null_line", rho=lambda v: isinstance(v, dict) and v.get("id") == "g1"),
                 when("value", sig="<exit>", scenario="null_line", pi=lambda v: v == 1, rho=lambda v: v == 0))),
-    Rule("unknown-id", "D3 (rpc-protocol.md §1.7.2)",
+    Rule("unknown-id", "D3 (docs/protocol.md#unknown-commands)",
          "An unknown command (or one without type) that carried an id is answered with that id.",
          when("extra", ftype="response", path="id", pi=lambda v: v is None,
               rho=lambda v: v is not None)),
-    Rule("handler-text", "rpc-protocol.md §1.7.3",
+    Rule("handler-text", "docs/protocol.md#handler-failures",
          "A command missing a required field fails with the runtime's own text (pi: JavaScript's "
          "TypeError message; rho: serde's `Missing field`); both correlated by id and command.",
          when("value", sig=r"response:set_session_name:err(:.*)?", path="error", pi=_startswith("Cannot read properties of undefined"))),
-    Rule("http-error-text", "agent-behavior.md §5; pi quirk: Anthropic SDK error text",
+    Rule("http-error-text", "docs/agent-behavior.md#auto-retry; pi quirk: Anthropic SDK error text",
          "errorMessage of an HTTP error: pi shows the Anthropic SDK's text, `<status> <whole JSON body>` "
          "(the SDK stringifies the body because Anthropic nests the message under error.message); rho "
          "writes `<status> <provider message>` for every provider, the form pi itself produces for "
@@ -149,22 +149,22 @@ RULES: list[Rule] = [
          when("value", path=r"(" + _MSG + r"\.errorMessage|errorMessage)",
               pi=lambda v: isinstance(v, str) and bool(re.match(r"^\d{3} \{", v)),
               rho=lambda v: isinstance(v, str) and bool(re.match(r"^\d{3} ", v)))),
-    Rule("retry-after", "rpc-protocol.md §3.4, agent-behavior.md §5 [fork]",
+    Rule("retry-after", "docs/protocol.md#session-events, docs/agent-behavior.md#auto-retry",
          "auto_retry_start.delayMs: rho raises the back-off to the server's retry-after(-ms) "
-         "(xcsh; spec §3.4); pi 0.73 ignores it at the agent level and waits baseDelayMs.",
+         "(xcsh; docs/protocol.md#session-events); pi 0.73 ignores it at the agent level and waits baseDelayMs.",
          when("value", ftype="auto_retry_start", path="delayMs")),
-    Rule("abort-text", "rpc-protocol.md §12 (`Request was aborted`)",
-         "errorMessage of an aborted reply: rho writes the spec's `Request was aborted`; pi 0.73 passes "
+    Rule("abort-text", "docs/protocol.md#exact-strings (`Request was aborted`)",
+         "errorMessage of an aborted reply: rho writes the protocol's `Request was aborted`; pi 0.73 passes "
          "Node's AbortError text `This operation was aborted`.",
          when("value", path=r"(" + _MSG + r")\.errorMessage", pi=lambda v: v == "This operation was aborted",
               rho=lambda v: v == "Request was aborted")),
-    Rule("queue-drain-timing", "D16, rpc-protocol.md §7.1/§7.5",
+    Rule("queue-drain-timing", "D16, docs/protocol.md#queues, #event-order",
          "The queue_update that empties the steering queue: rho sends it when the queue is polled at "
-         "turn_end (§7.5), pi when the dequeued message's message_start goes out, after turn_start. "
+         "turn_end (docs/protocol.md#event-order), pi when the dequeued message's message_start goes out, after turn_start. "
          "Same event, same payload, one frame apart.",
          when("frame-extra frame-missing", sig="queue_update")),
     Rule("auto-compaction-events", "D16",
-         "Automatic compactions: rho emits the seeds' auto_compaction_start/auto_compaction_end as well "
+         "Automatic compactions: rho emits the older protocol's auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",
          when("frame-extra", sig="auto_compaction_(start|end)")),
 ]
@@ -176,8 +176,8 @@ RULES += [
          "rho's only get it with message_end (the signature never travels in an event, and the "
          "host-side partial is rebuilt from events).",
          when("missing", sig=r"update:.*", path=r"partialBlock\.thinkingSignature"), status="rho-bug"),
-    Rule("overflow-no-body", "rho bug (agent-behavior.md §4.3 overflow patterns)",
-         "A 413 (or 400) with an empty body is a context overflow by the spec's pattern "
+    Rule("overflow-no-body", "rho bug (docs/agent-behavior.md#when-compaction-runs overflow patterns)",
+         "A 413 (or 400) with an empty body is a context overflow by the overflow pattern "
          r"`^4(00|13)\s*(status code)?\s*\(no body\)`; pi's text is `413 status code (no body)`, it "
          "compacts (reason overflow) and retries. rho writes `413 Payload Too Large` (the status's "
          "canonical reason), classifies it as a plain error and stops: no compaction, no retry.",

@@ -85,7 +85,7 @@ KNOWN: list[dict[str, Any]] = [
     {"id": "ready-frame", "label": r"^\(run\)$", "aspect": "^ready$",
      "rho": r'^\{"type": "ready", "version": "[^"]+", "protocolVersion": 1, "supportedProtocolVersions": \[1, 2\], '
             r'"maxFrameBytes": 1048576, "maxReassembledFrameBytes": 67108864\}$',
-     "reason": "rho writes a `ready` frame first (DIFFERENCES.md `ready`, D2): omp 18's frame plus `version`; "
+     "reason": "rho writes a `ready` frame first (DIFFERENCES.md `ready`, docs/decisions.md D2): omp 18's frame plus `version`; "
                "pi 0.73.1 writes none. Both clients accept it (omp's client checks only "
                "supportedProtocolVersions and the two byte limits, and negotiates protocol 2 with rho)."},
 
@@ -113,8 +113,8 @@ KNOWN: list[dict[str, Any]] = [
                "has no such key. A cancelled one carries none, as in omp."},
     {"id": "busy-text", "client": "pi", "label": r"^prompt#streaming$", "aspect": "^response$",
      "rho": r"Agent is already processing\. Use steer\(\) or followUp\(\) to queue messages, or wait for completion\.",
-     "reason": "a prompt while streaming without streamingBehavior fails with the text the spec fixes (D6, "
-               "the family's older wording, which hosts match on); pi 0.73.1 words it `Specify "
+     "reason": "a prompt while streaming without streamingBehavior fails with the text docs/decisions.md D6"
+               " fixes (the family's older wording, which hosts match on); pi 0.73.1 words it `Specify "
                "streamingBehavior ('steer' or 'followUp') to queue the message.`. Both are errors."},
     {"id": "message-extras", "client": "pi", "aspect": "^shape$",
      "label": r"^(promptAndWait|collectEvents|getMessages)",
@@ -124,7 +124,7 @@ KNOWN: list[dict[str, Any]] = [
     {"id": "queue-drain-timing", "client": "pi", "label": r"^waitForIdle#queued$", "aspect": "^events$",
      "drop": {"rho": OMP_FRAMES},
      "sub": {"rho": [(r"turn_end queue_update turn_start", "turn_end turn_start queue_update")]},
-     "reason": "DIFFERENCES.md `queue-drain-timing` (D16): the queue_update that delivers a queued message "
+     "reason": "DIFFERENCES.md `queue-drain-timing` (docs/decisions.md D16): the queue_update that delivers a queued message "
                "comes right after turn_end in rho, after the next turn_start in pi; same payload."},
     {"id": "pi-clone-unsaved", "client": "pi", "label": r"^clone#empty$", "aspect": "^(outcome|response)$",
      "ref": r"Entry [0-9a-f]+ not found", "rho": r"^(ok \{cancelled:bool\}|clone: ok \+data)$",
@@ -168,7 +168,7 @@ KNOWN: list[dict[str, Any]] = [
                "changes."},
     {"id": "pi-state-extras", "client": "omp", "label": r"^getState", "aspect": "^shape$",
      "detail": r"^extra pendingMessageCount$",
-     "reason": "get_state carries pi's pendingMessageCount next to omp's queuedMessageCount (D14)."},
+     "reason": "get_state carries pi's pendingMessageCount next to omp's queuedMessageCount (docs/decisions.md D14)."},
     {"id": "tool-examples", "client": "omp", "label": r"^getState", "aspect": "^shape$",
      "detail": r"^missing dumpTools\[\*\]\.examples$",
      "reason": "dumpTools lists each agent's own tools; omp's optional `examples` has no rho counterpart."},
@@ -202,8 +202,8 @@ KNOWN: list[dict[str, Any]] = [
                "the anthropic tier: {enabled:true, active:false}."},
     {"id": "system-prompt-string", "client": "omp", "label": r"^getState", "aspect": "^shape$",
      "detail": r"^type systemPrompt: \[string\] vs string$",
-     "reason": "get_state's systemPrompt is one string in rho (the prompt the model gets, as xcsh and the "
-               "spec give it); omp 18 sends its prompt as a list of sections."},
+     "reason": "get_state's systemPrompt is one string in rho (the prompt the model gets, as xcsh and "
+               "docs/protocol.md give it); omp 18 sends its prompt as a list of sections."},
     {"id": "no-reasoning-tokens", "client": "omp", "label": r"^getSessionStats", "aspect": "^shape$",
      "detail": r"^missing tokens\.reasoning$",
      "reason": "rho counts reasoning tokens inside `output`, as pi 0.73.1 does (its usage has no separate "
@@ -223,7 +223,7 @@ KNOWN: list[dict[str, Any]] = [
                "and result are the same."},
     {"id": "interrupt-mode", "client": "omp", "label": r"^(waitForIdle#queued|getMessages#after-queue)$",
      "aspect": "^(events|value)$", "ref": r'(agent_end agent_start|"assistant:", "user:Steering message\.")',
-     "reason": "D1: rho's interruptMode is `wait` (get_state says so): a steer waits for the streaming "
+     "reason": "docs/decisions.md D1: rho's interruptMode is `wait` (get_state says so): a steer waits for the streaming "
                "reply to finish. omp 18's default is `immediate`: the steer cuts the reply (stopReason "
                "error, empty text), ends the run and starts a new one."},
     {"id": "omp-empty-reply-nudge", "client": "omp",

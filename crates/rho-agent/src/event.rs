@@ -17,7 +17,8 @@ use crate::tool::AgentToolResult;
 /// is rebuilt by whoever writes frames (see `rho_ai::event::PartialMessage`), so it has no
 /// serde form of its own. Its steps include the stream's `start` (the response id and input
 /// usage known up front), which a frame writer applies but does not forward: only the nine block
-/// steps reach the wire (rpc-protocol.md §3.2). `done` and `error` become `MessageEnd`.
+/// steps reach the wire (docs/protocol.md, "Streaming updates"). `done` and `error` become
+/// `MessageEnd`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {

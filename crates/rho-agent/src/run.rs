@@ -1,7 +1,7 @@
 //! The turn loop of one run: prompt messages, then turns of (queued messages → model reply →
 //! tool calls) until the model stops calling tools and no steering or follow-up message is
-//! waiting. Events follow the protocol's order (rpc-protocol.md §7.5); the run always ends with
-//! `agent_end`, also when it fails or is aborted.
+//! waiting. Events follow the protocol's order (docs/protocol.md, "Event order"); the run always
+//! ends with `agent_end`, also when it fails or is aborted.
 
 use std::sync::Arc;
 
@@ -79,7 +79,7 @@ pub(crate) async fn run(
             pending = match steering {
                 Some(taken) => taken,
                 // An aborted run takes nothing more from the queue: what waits there is for the
-                // next run (rpc-protocol.md §7.1).
+                // next run (docs/protocol.md, "Queues").
                 None if cancel.is_cancelled() => Delivery::default(),
                 None => poll_steering(agent),
             };

@@ -1,5 +1,5 @@
 //! API keys: where a provider's key comes from, and the config value syntax shared by
-//! `auth.json`, `models.json` `apiKey` and header values (agent-behavior.md §9.2).
+//! `auth.json`, `models.json` `apiKey` and header values (docs/agent-behavior.md, "API keys").
 //!
 //! A provider's key is looked up, first hit wins: the runtime override (`--api-key`), the
 //! provider's `api_key` entry in `auth.json`, its `oauth` entry there (a subscription login's

@@ -1,5 +1,6 @@
 //! `models.json`: custom providers and models, and overrides of the built-in ones
-//! (agent-behavior.md §9.3). The schema is pi's, so a pi user's file loads unchanged:
+//! (docs/agent-behavior.md, "models.json"). The schema is pi's, so a pi user's file loads
+//! unchanged:
 //!
 //! ```json
 //! {"providers": {"<name>": {"baseUrl", "api", "apiKey", "headers", "authHeader", "compat",

@@ -219,9 +219,10 @@ impl ModelRegistry {
     }
 
     /// The model to start with when neither the command line, a scope nor a session says
-    /// (agent-behavior.md §9.4 steps 4–6): the settings' `defaultProvider`/`defaultModel` if that
-    /// model exists (key or not), else the first available model that is its provider's default
-    /// (providers in catalogue order), else the first available model.
+    /// (docs/agent-behavior.md, "Initial model", steps 4–6): the settings'
+    /// `defaultProvider`/`defaultModel` if that model exists (key or not), else the first available
+    /// model that is its provider's default (providers in catalogue order), else the first
+    /// available model.
     pub fn default_model(&self, default_provider: Option<&str>, default_model: Option<&str>) -> Option<&Model> {
         if let (Some(provider), Some(id)) = (default_provider, default_model)
             && let Some(model) = self.find(provider, id)

@@ -1,5 +1,6 @@
-//! Turning what a user typed into models: `--model` (one model, agent-behavior.md §10.2),
-//! `--models` / `enabledModels` scopes (§10.1) and the `--list-models [search]` filter.
+//! Turning what a user typed into models: `--model` (one model; docs/agent-behavior.md,
+//! "Model patterns"), `--models` / `enabledModels` scopes ("Command line" there) and the
+//! `--list-models [search]` filter.
 //!
 //! `--model` considers every model, key or not (so `--api-key` works on first use):
 //! - `--provider` (case-insensitive) restricts the candidates; without it, a `prefix/` naming a

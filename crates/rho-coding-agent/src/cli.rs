@@ -1,5 +1,5 @@
-//! The command line: `rho [options] [@files...] [messages...]`, with pi's flags (agent-behavior.md
-//! §10.1) plus the ones RPC hosts of the pi family pass.
+//! The command line: `rho [options] [@files...] [messages...]`, with pi's flags
+//! (docs/agent-behavior.md, "Command line") plus the ones RPC hosts of the pi family pass.
 
 use std::path::PathBuf;
 

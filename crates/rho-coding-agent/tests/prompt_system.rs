@@ -50,7 +50,7 @@ impl Project {
     }
 }
 
-/// The built-in tools with their blurbs (tools.md §8).
+/// The built-in tools with their blurbs (docs/tools.md, "Prompt blurbs").
 fn builtin_tools() -> Vec<PromptTool> {
     [
         ("read", "Read file contents"),

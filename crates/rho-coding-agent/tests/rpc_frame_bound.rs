@@ -1,7 +1,7 @@
-//! No stdout line passes the frame bound, whatever its source (decision 17): a reply of one
-//! 3 MB delta, its `text_end` and `message_end`, a 2 MB id, a 5 MB session name; under
-//! protocol 2 (omp's `negotiate_protocol`) large frames arrive whole, chunked. The harness
-//! fails any test that reads a line over 1 MiB.
+//! No stdout line passes the frame bound, whatever its source (docs/decisions.md D17): a reply of
+//! one 3 MB delta, its `text_end` and `message_end`, a 2 MB id, a 5 MB session name; under protocol
+//! 2 (omp's `negotiate_protocol`) large frames arrive whole, chunked. The harness fails any test
+//! that reads a line over 1 MiB.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

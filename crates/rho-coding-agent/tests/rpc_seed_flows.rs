@@ -1,4 +1,4 @@
-//! The seed's four compact command flows (omp's RPC reference, "Compact Command Flows"), run
+//! The four compact command flows of omp's RPC reference ("Compact Command Flows"), run
 //! through the real binary as written there: a prompt that streams, a prompt queued as a
 //! follow-up while streaming, inspecting and tuning the queues, and an extension UI round trip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

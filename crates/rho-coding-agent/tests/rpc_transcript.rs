@@ -1,5 +1,5 @@
 //! The protocol's example sessions through the real binary: the `ready` handshake, a prompt whose
-//! reply calls a tool and then answers (rpc-protocol.md §7.5, seed 003's example), and the state
+//! reply calls a tool and then answers (docs/protocol.md, "Event order"), and the state
 //! a host reads before and after.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

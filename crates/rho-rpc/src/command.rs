@@ -1,6 +1,7 @@
 //! Inbound frames: the commands a host sends, the UI and host-tool replies, and the reading of
-//! one input line into exactly one of them or an error response (rpc-protocol.md §1.5, §1.7,
-//! with decision 3: an `id` is echoed on every answer to a line that carried one).
+//! one input line into exactly one of them or an error response (docs/protocol.md,
+//! "Inbound dispatch" and "Errors", with docs/decisions.md D3: an `id` is echoed on every answer
+//! to a line that carried one).
 
 use rho_types::queue::{InterruptMode, QueueMode};
 use rho_types::types::ImageContent;
@@ -200,7 +201,7 @@ impl RpcCommand {
     }
 
     /// Commands that interrupt or complete work act at once, never queued behind a slow
-    /// command (decision 4).
+    /// command (docs/decisions.md D4).
     pub fn is_immediate(&self) -> bool {
         matches!(self, Self::Abort | Self::AbortBash | Self::AbortRetry)
     }

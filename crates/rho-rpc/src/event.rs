@@ -196,7 +196,7 @@ pub enum AgentFrameEvent {
     AgentEnd {
         #[schemars(with = "Vec<Value>")]
         messages: Vec<AgentMessage>,
-        /// Set when the frame bound dropped older messages (decision 17).
+        /// Set when the frame bound dropped older messages (docs/decisions.md D17).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message_count: Option<usize>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,7 +216,7 @@ pub enum AgentFrameEvent {
     MessageUpdate {
         #[schemars(with = "Value")]
         assistant_message_event: WireAssistantMessageEvent,
-        /// Absent when the frame bound dropped the partial message (decision 17).
+        /// Absent when the frame bound dropped the partial message (docs/decisions.md D17).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<Value>")]
         message: Option<AssistantMessage>,

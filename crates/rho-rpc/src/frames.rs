@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::event::Event;
 use crate::response::RpcResponse;
 
-/// The first stdout line (decision 2): rho's version (xcsh's clients wait for the frame), and
+/// The first stdout line (docs/decisions.md D2): rho's version (xcsh's clients wait for it), and
 /// the protocol versions and frame limits omp's client reads to negotiate protocol 2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename = "ready", rename_all = "camelCase")]

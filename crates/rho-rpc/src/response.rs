@@ -1,7 +1,7 @@
 //! Response frames (`{"type":"response",...}`) and the data payloads of each command.
 //!
 //! Keys in order: `id`, `type`, `command`, `success`, then `data` or `error`. `data` is absent
-//! for commands without a payload and an explicit `null` where the spec says so.
+//! for commands without a payload and an explicit `null` where docs/protocol.md says so.
 
 use rho_types::message::AgentMessage;
 use rho_types::model::{Model, ThinkingLevel};
@@ -140,7 +140,7 @@ pub struct RpcSessionState {
     pub auto_compaction_enabled: bool,
     pub message_count: usize,
     pub queued_message_count: usize,
-    /// pi's name for `queuedMessageCount` (decision 14).
+    /// pi's name for `queuedMessageCount` (docs/decisions.md D14).
     pub pending_message_count: usize,
     pub todo_phases: Vec<TodoPhase>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,9 +1,9 @@
 //! Property tests of the inbound parser (`parse_line` / `parse_value`): on arbitrary bytes,
 //! arbitrary JSON values, command-shaped objects and mutated valid commands it never panics and
 //! reads every line as exactly one well-formed [`Inbound`]; an id is always echoed on the answer
-//! (decision 3); a command it accepts survives a write/read round trip; U+2028 / U+2029 inside
-//! strings are content, not line ends. The checks live in `support/line_checks.rs`, which the
-//! `fuzz/` crate's libFuzzer target runs too.
+//! (docs/decisions.md D3); a command it accepts survives a write/read round trip; U+2028 / U+2029
+//! inside strings are content, not line ends. The checks live in `support/line_checks.rs`, which
+//! the `fuzz/` crate's libFuzzer target runs too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;

@@ -1,6 +1,7 @@
-//! Rebuilding the agent's context from one branch (session-format.md §7): compaction cuts at
-//! `firstKeptEntryId`, branch summaries, custom messages, the model and thinking level, on the
-//! current branch and on any other; plus `get_session_stats` over the rebuilt messages (§12).
+//! Rebuilding the agent's context from one branch (docs/session-format.md,
+//! "Rebuilding the context"): compaction cuts at `firstKeptEntryId`, branch summaries, custom
+//! messages, the model and thinking level, on the current branch and on any other; plus
+//! `get_session_stats` over the rebuilt messages ("Listing and stats" there).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -1,7 +1,7 @@
-//! New sessions made from an existing one (session-format.md §11): `/fork` and `clone`
-//! (`create_branched_session`: one branch into a new file, labels re-created, `parentSession` in
-//! the header) and the cross-project `--session` (`fork_into` / `fork_from`: every entry copied
-//! verbatim). The source file is never modified.
+//! New sessions made from an existing one (docs/session-format.md, "New sessions and forks"):
+//! `/fork` and `clone` (`create_branched_session`: one branch into a new file, labels re-created,
+//! `parentSession` in the header) and the cross-project `--session` (`fork_into` / `fork_from`:
+//! every entry copied verbatim). The source file is never modified.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -1,7 +1,7 @@
-//! Finding sessions on disk (session-format.md §10, §12): the `/resume` listing (newest first by
-//! last message, names, counts, first message, search text), `--continue`'s most recent file,
-//! and `--session <id-prefix>` lookup in this project first and then in the others. Files that
-//! are not sessions are left out.
+//! Finding sessions on disk (docs/session-format.md, "Choosing the session at start-up",
+//! "Listing and stats"): the `/resume` listing (newest first by last message, names, counts, first
+//! message, search text), `--continue`'s most recent file, and `--session <id-prefix>` lookup in
+//! this project first and then in the others. Files that are not sessions are left out.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

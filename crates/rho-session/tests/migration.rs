@@ -1,7 +1,7 @@
-//! Version-1 and version-2 files (session-format.md §9): they load migrated in memory and the
-//! file is left alone until something is appended; the first append writes the migrated file
-//! atomically (a temporary file renamed over the original) and keeps the original beside it as
-//! `<file>.v<N>.bak`. A failed migration write changes nothing.
+//! Version-1 and version-2 files (docs/session-format.md, "Versions and migration"): they load
+//! migrated in memory and the file is left alone until something is appended; the first append
+//! writes the migrated file atomically (a temporary file renamed over the original) and keeps the
+//! original beside it as `<file>.v<N>.bak`. A failed migration write changes nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

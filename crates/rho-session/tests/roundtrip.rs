@@ -1,6 +1,7 @@
-//! Every entry type round-trips: pi-written fixture lines (session-format.md §3–§5, §13) load
-//! without a warning and are written back byte for byte, fork-only entry types are kept
-//! verbatim, and what rho appends has pi's keys in pi's order and reloads to the same tree.
+//! Every entry type round-trips: pi-written fixture lines (docs/session-format.md, "Header",
+//! "Entries", "Messages", "Example") load without a warning and are written back byte for byte,
+//! fork-only entry types are kept verbatim, and what rho appends has pi's keys in pi's order and
+//! reloads to the same tree.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -1,6 +1,6 @@
-//! The tree (session-format.md §6): parentId chains, `branch` / `reset_leaf` / branch summaries,
-//! the `rho.leaf` marker that lets a reload (rho's or pi's) resume on the branch the user was
-//! on, labels and session names.
+//! The tree (docs/session-format.md, "The tree"): parentId chains, `branch` / `reset_leaf` / branch
+//! summaries, the `rho.leaf` marker that lets a reload (rho's or pi's) resume on the branch the
+//! user was on, labels and session names.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

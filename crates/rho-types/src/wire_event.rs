@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::types::{AssistantMessage, StopReason, ToolCall};
 
 /// The wire form of an event, as a host reads it: every block step with its `partial`, which
-/// is absent when the frame bound dropped it (decision 17).
+/// is absent when the frame bound dropped it (docs/decisions.md D17).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum WireAssistantMessageEvent {

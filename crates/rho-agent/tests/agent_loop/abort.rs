@@ -1,4 +1,4 @@
-//! Abort (agent-behavior.md §2.6): while the model streams, the reply ends `aborted` with
+//! Abort (docs/agent-behavior.md, "Abort"): while the model streams, the reply ends `aborted` with
 //! `Request was aborted`, the run still ends with `agent_end`, and the next prompt works on a
 //! conversation whose tool calls all have results; while `bash` runs, the command's processes are
 //! killed within a second.
@@ -135,7 +135,7 @@ async fn abort_kills_the_commands_background_children_too() {
 }
 
 /// A steering message queued before an abort is not consumed by the aborted run: the next run
-/// delivers it (rpc-protocol.md §7.1).
+/// delivers it (docs/protocol.md, "Queues").
 #[tokio::test]
 async fn abort_leaves_queued_steering_for_the_next_run() {
     let h = Harness::start(json!([

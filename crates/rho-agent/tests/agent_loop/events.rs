@@ -1,6 +1,6 @@
 //! The event sequence of a whole run: a prompt, a reply that calls a tool, the tool's result, and
-//! the final answer in a second turn (rpc-protocol.md §7.5), snapshotted; and the same run over
-//! every wire API.
+//! the final answer in a second turn (docs/protocol.md, "Event order"), snapshotted; and the same
+//! run over every wire API.
 
 use insta::assert_json_snapshot;
 use pretty_assertions::assert_eq;

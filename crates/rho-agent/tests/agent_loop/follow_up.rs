@@ -1,5 +1,5 @@
-//! Follow-up messages (rpc-protocol.md §7.1): queued during a run, delivered only when the agent
-//! would otherwise stop — one per stop in "one-at-a-time" mode, all at once in "all" mode —
+//! Follow-up messages (docs/protocol.md, "Queues"): queued during a run, delivered only when the
+//! agent would otherwise stop — one per stop in "one-at-a-time" mode, all at once in "all" mode —
 //! and always after any steering message.
 
 use pretty_assertions::assert_eq;

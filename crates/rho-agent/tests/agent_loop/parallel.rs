@@ -1,6 +1,6 @@
 //! One assistant message with several tool calls: they run concurrently, yet their results are
-//! reported in the order of the calls (decision 6); calls that write the same file run one after
-//! another, so no edit is lost however the path is spelled.
+//! reported in the order of the calls (docs/decisions.md D6); calls that write the same file run
+//! one after another, so no edit is lost however the path is spelled.
 
 use pretty_assertions::assert_eq;
 use rho_agent::{AgentEvent, AgentMessage};

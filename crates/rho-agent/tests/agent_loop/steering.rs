@@ -1,6 +1,6 @@
-//! Steering while tools run (rpc-protocol.md §7.3). In `immediate` mode a steering message
-//! queued while the first call runs interrupts the batch when that call finishes: the calls still
-//! running are killed and reported as skipped, and the message opens the next turn. In `wait`
+//! Steering while tools run (docs/protocol.md, "Interrupt modes"). In `immediate` mode a steering
+//! message queued while the first call runs interrupts the batch when that call finishes: the calls
+//! still running are killed and reported as skipped, and the message opens the next turn. In `wait`
 //! mode the whole batch completes and the message is delivered after `turn_end`.
 
 use pretty_assertions::assert_eq;

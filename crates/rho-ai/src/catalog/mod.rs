@@ -9,7 +9,8 @@
 //! per million tokens.
 //!
 //! Two orders, as in pi: [`models`] lists providers in pi's registry order (by name), and
-//! [`PROVIDERS`] is the order the initial-model search walks (agent-behavior.md §9.4).
+//! [`PROVIDERS`] is the order the initial-model search walks (docs/agent-behavior.md,
+//! "Initial model").
 
 mod collate;
 #[rustfmt::skip]
@@ -31,7 +32,8 @@ pub struct CatalogProvider {
     /// this provider without saying gets (as pi does).
     pub api: &'static str,
     pub base_url: &'static str,
-    /// The model picked for this provider when nothing else says which (§9.4 step 5).
+    /// The model picked for this provider when nothing else says which (step 5 of
+    /// docs/agent-behavior.md, "Initial model").
     pub default_model: &'static str,
     pub models: &'static [CatalogModel],
 }

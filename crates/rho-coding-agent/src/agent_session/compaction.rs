@@ -1,8 +1,8 @@
 //! Compaction as the session runs it: manual (`compact`) and automatic (context past
 //! `contextWindow - reserveTokens`, or a context-overflow error). Either way the summary is
 //! requested from the current model, recorded as a `compaction` entry, and the agent's context
-//! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the
-//! seeds' events); every run reports pi 0.73's `compaction_start/end`.
+//! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the older
+//! protocol's events, docs/decisions.md D16); every run reports pi 0.73's `compaction_start/end`.
 
 use std::sync::Mutex;
 

@@ -1,5 +1,6 @@
-//! Why a session command failed, with the texts hosts see (rpc-protocol.md §12). Whether a
-//! failure is answered as a correlated error or as a handler failure is the mode's business.
+//! Why a session command failed, with the texts hosts see (docs/protocol.md, "Exact strings").
+//! Whether a failure is answered as a correlated error or as a handler failure is the mode's
+//! business.
 
 use crate::compaction::CompactionError;
 

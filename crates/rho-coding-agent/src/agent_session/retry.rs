@@ -1,8 +1,8 @@
-//! Auto-retry of transient provider failures (agent-behavior.md §5): exponential back-off from
-//! `retry.baseDelayMs`, raised to the server's `Retry-After`, at most `retry.maxRetries`
-//! attempts, `auto_retry_start` / `auto_retry_end` around the wait, and a wait that `abort` or
-//! `abort_retry` cancels. A prompt sent during the wait is taken (pi takes it: its run has ended)
-//! and carried by the attempt, which starts at once.
+//! Auto-retry of transient provider failures (docs/agent-behavior.md, "Auto-retry"): exponential
+//! back-off from `retry.baseDelayMs`, raised to the server's `Retry-After`, at most
+//! `retry.maxRetries` attempts, `auto_retry_start` / `auto_retry_end` around the wait, and a wait
+//! that `abort` or `abort_retry` cancels. A prompt sent during the wait is taken (pi takes it: its
+//! run has ended) and carried by the attempt, which starts at once.
 
 use std::sync::Mutex;
 use std::time::Duration;

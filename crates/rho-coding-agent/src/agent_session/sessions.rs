@@ -1,7 +1,7 @@
 //! The session commands: a new session, switching to another file, branching from an earlier
 //! user message, cloning the branch, naming, and the read-only views (branch messages, the last
 //! answer, stats). Commands that replace the conversation abort the run first; the run still
-//! ends with `agent_end` (decision 5).
+//! ends with `agent_end` (docs/decisions.md D5).
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! The session budget (`task.budget.*`, rpc-protocol.md §9.4): cumulative wall time, tokens,
+//! The session budget (`task.budget.*`; docs/protocol.md, "Budgets"): cumulative wall time, tokens,
 //! cost, tool calls and sub-agent spawns measured against the configured hard limits.
 //!
 //! The tracker exists only when at least one limit is set. It is fed by the session (each

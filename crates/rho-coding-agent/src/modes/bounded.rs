@@ -1,4 +1,4 @@
-//! Writing one JSON frame within the frame bound (decision 17), never by cutting bytes.
+//! Writing one JSON frame within the frame bound (docs/decisions.md D17), never by cutting bytes.
 //!
 //! A frame is first written as it is, through a writer that gives up as soon as the bound is
 //! passed, so a frame that fits costs one serialization and one that does not costs at most

@@ -1,6 +1,6 @@
 //! Turning what a session emits into stdout lines, exactly as the protocol writes them, and
-//! never longer than the frame bound (decision 17; [`FrameLimits`] says how a frame that does
-//! not fit is sent).
+//! never longer than the frame bound (docs/decisions.md D17; [`FrameLimits`] says how a frame that
+//! does not fit is sent).
 //!
 //! The encoder keeps the assistant message being streamed: `message_start` opens it, each
 //! `message_update` applies its step and writes the step with the message so far (twice, as
@@ -11,8 +11,9 @@
 //! A streamed message that outgrows the bound stops being kept: its later updates carry the
 //! step without the partial (no frame could hold it), so the encoder's memory stays bounded by
 //! the frame bound, not the reply. A delta too long for one frame is sent as several deltas
-//! (concatenated, they give the same text, as merged ones do: decision 15); a `*_end` step
-//! whose content cannot fit is sent chunked (protocol 2) or with the content omitted and marked.
+//! (concatenated, they give the same text, as merged ones do: docs/decisions.md D15); a `*_end`
+//! step whose content cannot fit is sent chunked (protocol 2) or with the content omitted and
+//! marked.
 //!
 //! Frames without a streamed message's state ([`encode_stateless`]) are encoded by whoever
 //! queues them, so a queue never holds a whole message waiting for a slow host.

@@ -1,6 +1,7 @@
-//! `@file` arguments of a non-interactive run (agent-behavior.md §10.3): text files become
-//! `<file name="…">` blocks placed before the first message, images become attachments of the
-//! first prompt; empty files are skipped; a missing or unreadable file is an error.
+//! `@file` arguments of a non-interactive run (docs/agent-behavior.md, "Non-interactive inputs"):
+//! text files become `<file name="…">` blocks placed before the first message, images become
+//! attachments of the first prompt; empty files are skipped; a missing or unreadable file is an
+//! error.
 
 use std::path::Path;
 

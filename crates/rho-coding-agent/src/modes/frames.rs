@@ -1,5 +1,5 @@
-//! One frame as stdout lines, never longer than the frame bound (decision 17), with what to do
-//! when it does not fit:
+//! One frame as stdout lines, never longer than the frame bound (docs/decisions.md D17), with what
+//! to do when it does not fit:
 //!
 //! - under protocol 1 (every host), the frame degrades: `agent_end` keeps the newest messages
 //!   that fit plus `messageCount` and `truncated: true`; any other frame has its largest

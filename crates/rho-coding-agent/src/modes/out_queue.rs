@@ -5,14 +5,14 @@
 //! queued, so the queue holds bounded lines, never whole messages (see `encoder`). The others
 //! (the streamed message's start and steps, tool progress) wait as events.
 //!
-//! Back-pressure (decision 15): while the host reads slower than the model streams, a text,
-//! thinking or tool-argument delta pushed behind a queued delta of the same block is merged
+//! Back-pressure (docs/decisions.md D15): while the host reads slower than the model streams, a
+//! text, thinking or tool-argument delta pushed behind a queued delta of the same block is merged
 //! into it (concatenating what a host receives still gives exactly the model's text), and a
-//! `tool_execution_update` behind a queued one of the same call replaces it (each carries the
-//! whole result so far). Boundary events are never merged or dropped, and nothing is
-//! reordered. When the host stops reading altogether, the queue raises the session's
-//! [`Backpressure`] once it holds [`BUDGET`] bytes, and runs stop taking from the model until
-//! the writer has caught up: memory stays flat however long the reply.
+//! `tool_execution_update` behind a queued one of the same call replaces it (each carries the whole
+//! result so far). Boundary events are never merged or dropped, and nothing is reordered. When the
+//! host stops reading altogether, the queue raises the session's [`Backpressure`] once it holds
+//! [`BUDGET`] bytes, and runs stop taking from the model until the writer has caught up: memory
+//! stays flat however long the reply.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};

@@ -1,9 +1,9 @@
 //! Print mode (`-p`, `--mode text`) and JSON mode (`--mode json`): one-shot runs for scripts
-//! and CI (agent-behavior.md §10.3–10.4). The messages (piped stdin first, then each message
-//! argument, the `@file` blocks before the first) run as separate prompts, in order. Text mode
-//! prints the final answer (tool activity on stderr with `--verbose`) and exits non-zero when the
-//! run failed or was aborted; JSON mode writes the session header and then every event, in the
-//! same shapes as RPC mode.
+//! and CI (docs/agent-behavior.md, "Non-interactive inputs" and "Print and JSON output"). The
+//! messages (piped stdin first, then each message argument, the `@file` blocks before the first)
+//! run as separate prompts, in order. Text mode prints the final answer (tool activity on stderr
+//! with `--verbose`) and exits non-zero when the run failed or was aborted; JSON mode writes the
+//! session header and then every event, in the same shapes as RPC mode.
 
 use std::io::{Read, Write};
 use std::sync::Arc;

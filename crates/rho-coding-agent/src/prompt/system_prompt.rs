@@ -1,10 +1,10 @@
 //! The system prompt, composed from its parts by a pure function so the caller can rebuild it
 //! whenever the tool set, the skills or the context files change.
 //!
-//! Layout (agent-behavior.md §7.1): rho's base text — identity, the active tools, guidelines
-//! derived from which tools are active — or a custom prompt in its place; then the appended
-//! prompt, the project context files, the skills block (only with `read` active), the date and
-//! the working directory.
+//! Layout (docs/agent-behavior.md, "System prompt"): rho's base text — identity, the active tools,
+//! guidelines derived from which tools are active — or a custom prompt in its place; then the
+//! appended prompt, the project context files, the skills block (only with `read` active), the date
+//! and the working directory.
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ use super::skills::{Skill, skills_prompt_block};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptTool {
     pub name: String,
-    /// One line saying what the tool does (tools.md §8 for the built-ins).
+    /// One line saying what the tool does (docs/tools.md, "Prompt blurbs", for the built-ins).
     pub blurb: String,
     /// Extra guideline bullets the tool brings (an extension's `promptGuidelines`).
     pub guidelines: Vec<String>,
@@ -118,8 +118,8 @@ fn base_prompt(tools: &[PromptTool], readme_path: Option<&Path>) -> String {
     text
 }
 
-/// The guideline bullets for the active tools, in the order of agent-behavior.md §7.1,
-/// without duplicates.
+/// The guideline bullets for the active tools, without duplicates, in the order of
+/// docs/agent-behavior.md, "System prompt".
 pub fn guidelines(tools: &[PromptTool]) -> Vec<String> {
     let has = |name: &str| has_tool(tools, name);
     // A tool's own guidelines go with rho's tool: an extension's replacement brings its own (as

@@ -1,6 +1,6 @@
-//! Which model a run starts with (agent-behavior.md §9.4): `--model`, else the `--models` scope
-//! (or `enabledModels`), else the session's own model when it still has a key, else the
-//! settings' default, else the first available model. `--api-key` applies to the chosen
+//! Which model a run starts with (docs/agent-behavior.md, "Initial model"): `--model`, else the
+//! `--models` scope (or `enabledModels`), else the session's own model when it still has a key,
+//! else the settings' default, else the first available model. `--api-key` applies to the chosen
 //! model's provider.
 
 use rho_ai::{Model, ModelRegistry, ResolveError, ScopedModel, ThinkingLevel, resolve_model, resolve_scope};

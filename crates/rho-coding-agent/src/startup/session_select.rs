@@ -1,6 +1,7 @@
-//! Which session file a run uses (session-format.md §10): `--no-session` (memory only),
-//! `--session <path|id prefix>`, `--continue` / `--resume` (the newest session of this
-//! directory), else a new session in `--session-dir` or the default directory for the cwd.
+//! Which session file a run uses (docs/session-format.md, "Choosing the session at start-up"):
+//! `--no-session` (memory only), `--session <path|id prefix>`, `--continue` / `--resume` (the
+//! newest session of this directory), else a new session in `--session-dir` or the default
+//! directory for the cwd.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
-//! The `task` tool (rpc-protocol.md §9, tools.md §10.3): the model hands a batch of assignments
-//! to sub-agents, each a child `rho --mode json` process with the parent's model and an agent
-//! definition's system prompt and tools, run in parallel up to `task.maxConcurrency`.
+//! The `task` tool (docs/protocol.md, "Task tool"; docs/tools.md, "task"): the model hands a batch
+//! of assignments to sub-agents, each a child `rho --mode json` process with the parent's model and
+//! an agent definition's system prompt and tools, run in parallel up to `task.maxConcurrency`.
 //!
 //! What lives where:
 //! - [`agents`]: agent definitions (bundled, user, project, pi/omp locations) and their parsing;

@@ -19,8 +19,8 @@ pub struct TaskItem {
     pub assignment: String,
 }
 
-/// `verify` (rpc-protocol.md §9.2): off, the default profile, a named profile, or an inline
-/// config (optionally on top of a profile).
+/// `verify` (docs/protocol.md, "Verification"): off, the default profile, a named profile, or an
+/// inline config (optionally on top of a profile).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum VerifySpec {

@@ -1,7 +1,7 @@
-//! What the `task` tool reports in `details` (xcsh's `TaskToolDetails`, rpc-protocol.md §9.1):
-//! one [`SingleResult`] per task, the batch's duration and summed usage, and while it runs the
-//! per-agent [`AgentProgress`]. Keys are camelCase and absent when empty, as the reference
-//! writes them.
+//! What the `task` tool reports in `details` (xcsh's `TaskToolDetails`; docs/protocol.md,
+//! "Task result details"): one [`SingleResult`] per task, the batch's duration and summed usage,
+//! and while it runs the per-agent [`AgentProgress`]. Keys are camelCase and absent when empty, as
+//! the reference writes them.
 
 use std::path::PathBuf;
 

@@ -41,7 +41,7 @@ use crate::budget::BudgetTracker;
 use crate::config::settings::{IsolationMode, RPC_RESET_PREFIXES};
 use crate::config::{ConfigPaths, Settings};
 
-/// The reference's answer to `isolated` while isolation is off (rpc-protocol.md §12).
+/// The reference's answer to `isolated` while isolation is off (docs/protocol.md, "Exact strings").
 pub const ISOLATION_DISABLED: &str = "Task isolation is disabled. Remove the isolated argument or set \
                                       task.isolation.mode to 'worktree', 'fuse-overlay', or 'fuse-projfs'.";
 

@@ -1,4 +1,4 @@
-//! `set_todos` input normalization (decision 8).
+//! `set_todos` input normalization (docs/decisions.md D8).
 //!
 //! Well-formed phases come out exactly as the reference stores them: per phase `id, name,
 //! tasks`, per task only `id, content, status, notes` (`details` and unknown keys dropped).

@@ -18,7 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-/// The frame bound rho keeps by default (decision 17).
+/// The frame bound rho keeps by default (docs/decisions.md D17).
 pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
 /// How long to wait for one frame before failing the test.
@@ -243,7 +243,7 @@ impl Rho {
         frame
     }
 
-    /// The next raw stdout line (never longer than the default frame bound, decision 17).
+    /// The next raw stdout line (never longer than the default frame bound, docs/decisions.md D17).
     pub async fn next_line(&mut self) -> String {
         match tokio::time::timeout(FRAME_TIMEOUT, self.frames.recv()).await {
             Ok(Some(line)) => {

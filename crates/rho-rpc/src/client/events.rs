@@ -28,7 +28,7 @@ pub enum Notification {
     HostToolCancel(HostToolCancel),
     ExtensionError(ExtensionError),
     /// A second response for an already answered `prompt` / `abort_and_prompt` (same `id`):
-    /// the run failed to start after the acknowledgement (rpc-protocol.md §1.7.4).
+    /// the run failed to start after the acknowledgement (docs/protocol.md, "Refused prompts").
     LateResponse(Box<RpcResponse>),
     /// A response that matches no pending request (an unknown id, an id-less error that could
     /// not be attributed, `extension_send` failures, an answer to `send_line`).

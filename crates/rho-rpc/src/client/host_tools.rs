@@ -1,6 +1,6 @@
-//! Serving host tools (rpc-protocol.md §6): each `host_tool_call` runs the handler registered
-//! under its tool name in a task of its own, with a cancellation token that fires on
-//! `host_tool_cancel` (or when the server goes away); the handler may stream
+//! Serving host tools (docs/protocol.md, "Host tool sub-protocol"): each `host_tool_call` runs the
+//! handler registered under its tool name in a task of its own, with a cancellation token that
+//! fires on `host_tool_cancel` (or when the server goes away); the handler may stream
 //! `host_tool_update`s, and its result becomes `host_tool_result` (`isError` for an `Err`).
 //!
 //! As the reference hosts do: an unknown tool is answered `Host tool "<name>" is not

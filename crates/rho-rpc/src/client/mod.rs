@@ -24,7 +24,7 @@
 //!
 //! **Event policy.** Notifications go through a bounded channel (`event_capacity`, 1024 by
 //! default), in stdout order. When it is full the reader waits, which holds back the server
-//! (rho merges streaming deltas under back-pressure, decision 15); nothing is dropped. A
+//! (rho merges streaming deltas under back-pressure, docs/decisions.md D15); nothing is dropped. A
 //! response behind a full channel waits too, so a host that awaits requests must keep taking
 //! notifications ([`RpcClient::next_event`], or a task owning [`RpcClient::take_events`]) or
 //! drop the stream, which discards them from then on.

@@ -5,7 +5,7 @@
 //! [`ExitReport`](super::ExitReport) and the stream closes.
 //!
 //! The event stream is bounded: when it is full the reader waits for the host to take a
-//! notification, which holds back stdout and so the server (back-pressure, decision 15).
+//! notification, which holds back stdout and so the server (back-pressure, docs/decisions.md D15).
 
 use std::sync::Arc;
 use std::time::Duration;

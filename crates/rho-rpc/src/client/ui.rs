@@ -1,6 +1,7 @@
-//! Serving extension UI requests (rpc-protocol.md §5): dialogs (`select`, `confirm`, `input`,
-//! `editor`) go to [`UiHandler::dialog`] in a task of their own and its [`UiAnswer`] is sent as
-//! `extension_ui_response`; fire-and-forget methods go to [`UiHandler::notify`].
+//! Serving extension UI requests (docs/protocol.md, "Extension UI sub-protocol"): dialogs
+//! (`select`, `confirm`, `input`, `editor`) go to [`UiHandler::dialog`] in a task of their own and
+//! its [`UiAnswer`] is sent as `extension_ui_response`; fire-and-forget methods go to
+//! [`UiHandler::notify`].
 //!
 //! A dialog's task stops without answering when the server withdraws it (`cancel` with its
 //! `targetId`), when its `timeout` passes (the server has then resolved it to the default

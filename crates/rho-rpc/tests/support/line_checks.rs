@@ -1,8 +1,8 @@
 //! The properties every inbound line must have, shared by the proptest suite
 //! (`tests/parse_props.rs`) and the libFuzzer target (`fuzz/fuzz_targets/parse_line.rs`):
 //! `parse_line` reads it as exactly one well-formed [`Inbound`]; an error answer is one line a
-//! host reads back unchanged; an id sent is an id echoed (decision 3); an accepted command
-//! survives a write/read round trip. Each check panics with the offending line.
+//! host reads back unchanged; an id sent is an id echoed (docs/decisions.md D3); an accepted
+//! command survives a write/read round trip. Each check panics with the offending line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_rpc::{Inbound, OutFrame, RpcCommand, parse_line};
@@ -53,7 +53,7 @@ pub fn check_inbound(inbound: &Inbound, body: &[u8], parsed: Option<&Value>) {
             round_trip(id.as_ref(), command);
         }
     }
-    // Decision 3: a JSON object with an id gets that id back on any answer.
+    // docs/decisions.md D3: a JSON object with an id gets that id back on any answer.
     if let Some(Value::Object(map)) = parsed
         && let Some(sent) = map.get("id").filter(|v| !v.is_null())
     {

@@ -43,7 +43,8 @@ pub struct LoadOptions {
     pub trusted_project: bool,
 }
 
-/// The key prefixes RPC mode resets to built-in defaults (rpc-protocol.md §1.1, decision 9).
+/// The key prefixes RPC mode resets to built-in defaults (docs/decisions.md D9; docs/protocol.md,
+/// "Settings RPC mode resets").
 pub const RPC_RESET_PREFIXES: &[&str] = &["todo", "task", "async", "bash.autoBackground"];
 
 /// True for a key RPC mode takes only from the command line.

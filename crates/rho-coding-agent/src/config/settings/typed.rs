@@ -301,7 +301,7 @@ impl Settings {
         self.get_or_default("followUpMode")
     }
 
-    /// `interruptMode`, `wait` unless set (decision 1).
+    /// `interruptMode`, `wait` unless set (docs/decisions.md D1).
     pub fn interrupt_mode(&self) -> InterruptMode {
         self.get_as("interruptMode").unwrap_or(InterruptMode::Wait)
     }

@@ -1,5 +1,6 @@
-//! One command in, one response out, with the `data` payloads of rpc-protocol.md §2. Every answer to a command that carried an id
-//! carries it back, failures included (decision 3).
+//! One command in, one response out, with the `data` payloads of docs/protocol.md, "Commands".
+//! Every answer to a command that carried an id carries it back, failures included
+//! (docs/decisions.md D3).
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
@@ -284,7 +285,8 @@ impl Dispatcher {
                 drop(run.start());
             }
             Ok(PromptOutcome::Command(run)) => {
-                // Acknowledged first (decision 4); the command runs beside the next commands.
+                // Acknowledged first (docs/decisions.md D4); the command runs beside the next
+                // commands.
                 self.respond(id, command, Reply::Ok);
                 drop(run.start());
             }

@@ -1,9 +1,9 @@
-//! The host tool sub-protocol (rpc-protocol.md §6): tools the host registers with
-//! `set_host_tools` and runs itself. A model call to one becomes a `host_tool_call` frame;
-//! `host_tool_update` frames become `tool_execution_update` events; `host_tool_result`
+//! The host tool sub-protocol (docs/protocol.md, "Host tool sub-protocol"): tools the host
+//! registers with `set_host_tools` and runs itself. A model call to one becomes a `host_tool_call`
+//! frame; `host_tool_update` frames become `tool_execution_update` events; `host_tool_result`
 //! completes the call. An abort (or a steering interrupt) writes `host_tool_cancel` and fails the
-//! call at once; frames for unknown or finished ids are ignored; when stdin closes, every
-//! pending call fails.
+//! call at once; frames for unknown or finished ids are ignored; when stdin closes, every pending
+//! call fails.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

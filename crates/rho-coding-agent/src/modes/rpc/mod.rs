@@ -1,5 +1,5 @@
 //! RPC mode (`rho --mode rpc`): newline-delimited JSON commands on stdin, responses and events
-//! on stdout, as the pi family speaks it (rpc-protocol.md, with the decisions of spec/README.md).
+//! on stdout, as the pi family speaks it (docs/protocol.md, with docs/decisions.md).
 //!
 //! Three parts: the stdin reader, which classifies each line and acts at once on the frames that
 //! interrupt or complete work (abort, abort_bash, abort_retry, UI and host-tool replies); the
@@ -188,8 +188,8 @@ async fn shutdown(
     }
 }
 
-/// `{"type":"ready","version":"<rho version>",…}` (decision 2), with the protocol versions omp's
-/// client negotiates from (protocol 2 only where the bound is omp's own).
+/// `{"type":"ready","version":"<rho version>",…}` (docs/decisions.md D2), with the protocol
+/// versions omp's client negotiates from (protocol 2 only where the bound is omp's own).
 fn ready_line(limits: &FrameLimits) -> Vec<u8> {
     let chunking = limits.offers_chunking();
     let ready = Ready {

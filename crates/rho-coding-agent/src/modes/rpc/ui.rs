@@ -1,6 +1,6 @@
-//! The extension UI sub-protocol (rpc-protocol.md §5) as rho's [`Ui`] service: a dialog is an
-//! `extension_ui_request` frame and a pending entry keyed by its id; the host's
-//! `extension_ui_response` resolves it. The server enforces the dialog's `timeout`; an abort
+//! The extension UI sub-protocol (docs/protocol.md, "Extension UI sub-protocol") as rho's [`Ui`]
+//! service: a dialog is an `extension_ui_request` frame and a pending entry keyed by its id; the
+//! host's `extension_ui_response` resolves it. The server enforces the dialog's `timeout`; an abort
 //! withdraws it (an `editor` also gets a `cancel` request, as xcsh sends); unknown, stale and
 //! fire-and-forget ids are ignored. `setTitle` is written only when `PI_RPC_EMIT_TITLE` is truthy.
 

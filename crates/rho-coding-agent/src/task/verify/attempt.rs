@@ -9,7 +9,8 @@
 //! tails (up to `failureContextLineLimit` lines each) feed the repair prompt.
 //!
 //! A budget found exceeded before a command stops the attempt: the event says
-//! `budget_exceeded`, the attempt is recorded `failed` with `error: "budget exceeded"` (§9.6.1).
+//! `budget_exceeded`, the attempt is recorded `failed` with `error: "budget exceeded"`
+//! (docs/protocol.md, "Verification edge cases", 1).
 
 use std::fs::File;
 use std::io::Write;

@@ -1,7 +1,7 @@
-//! `verify` (rpc-protocol.md §9.2): which verification a batch gets, from the argument and the
-//! `task.verification.*` settings, and the attempts themselves ([`attempt`]).
+//! `verify` (docs/protocol.md, "Verification"): which verification a batch gets, from the argument
+//! and the `task.verification.*` settings, and the attempts themselves ([`attempt`]).
 //!
-//! Resolution (the seed's shapes plus the spec's decisions for its gaps, §9.6):
+//! Resolution (docs/protocol.md, "Verification" and "Verification edge cases"):
 //! - absent or `false`: none, unless the task is isolated and `requireForIsolated` is on (then
 //!   the default profile);
 //! - `true` or `""`: the profile named by `defaultProfile`;
