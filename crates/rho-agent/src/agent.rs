@@ -5,7 +5,8 @@
 //! ends; everything else may be called from other tasks while it streams. The lock is only held
 //! for short, non-async critical sections.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::Arc;
 
 use rho_ai::{Model, ProviderError, StreamOptions, ThinkingLevel};
 use tokio::sync::watch;
@@ -158,7 +159,7 @@ impl Agent {
 
     /// The state, locked. Keep the guard short-lived and never across an await.
     pub(crate) fn state(&self) -> MutexGuard<'_, AgentState> {
-        self.shared.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.shared.state.lock()
     }
 
     /// The conversation, copied.

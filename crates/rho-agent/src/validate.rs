@@ -2,8 +2,8 @@
 //! applies (`"5"` → 5 for numbers, `"true"` → true for booleans, scalars → strings for string
 //! fields), with the reference's failure text.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
@@ -48,7 +48,7 @@ impl Validators {
     }
 
     fn validator(&self, name: &str, schema: &Value) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
-        let mut cache = self.cache.lock().map_err(|_| "validator cache poisoned".to_owned())?;
+        let mut cache = self.cache.lock();
         if let Some((cached_schema, v)) = cache.get(name)
             && cached_schema == schema
         {

@@ -16,11 +16,12 @@
 //! The environment is read through an [`EnvLookup`] so tests can inject one instead of changing
 //! the process environment.
 
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Arc, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -156,12 +157,7 @@ fn run_command(command: &str) -> Option<String> {
     if command.is_empty() {
         return None;
     }
-    let slot = command_cache()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .entry(command.to_owned())
-        .or_default()
-        .clone();
+    let slot = command_cache().lock().entry(command.to_owned()).or_default().clone();
     if let Some(done) = slot.get() {
         return done.clone();
     }

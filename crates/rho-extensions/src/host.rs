@@ -8,11 +8,12 @@
 //! closes, which covers rho being killed. When the host exits, every request waiting on it fails
 //! at once with [`HostError::Exited`] and [`Incoming::Exited`] tells the session why.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -117,7 +118,7 @@ impl std::fmt::Debug for Answer {
 impl Answer {
     /// Hands the answer to the request that waits for it.
     pub fn deliver(self) {
-        if let Some(pending) = lock(&self.shared.pending).remove(&self.id) {
+        if let Some(pending) = self.shared.pending.lock().remove(&self.id) {
             let _ = pending.answer.send(self.result);
         }
     }
@@ -171,10 +172,6 @@ fn kill_group(pgid: u32) {
     if let Ok(raw) = i32::try_from(pgid) {
         let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ExtensionHost {
@@ -250,11 +247,11 @@ impl ExtensionHost {
     ) -> (String, oneshot::Receiver<Result<Value, HostError>>) {
         let id = format!("r{}", self.shared.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        if let Some(reason) = lock(&self.shared.ending).clone() {
+        if let Some(reason) = self.shared.ending.lock().clone() {
             let _ = tx.send(Err(HostError::Exited(reason)));
             return (id, rx);
         }
-        lock(&self.shared.pending).insert(id.clone(), Pending { answer: tx, updates });
+        self.shared.pending.lock().insert(id.clone(), Pending { answer: tx, updates });
         let _ = self.shared.out.send(encode(Some(&id), message));
         (id, rx)
     }
@@ -369,9 +366,9 @@ async fn read_lines(
 }
 
 fn end(shared: &Shared, reason: &str) {
-    *lock(&shared.ending) = Some(reason.to_owned());
+    *shared.ending.lock() = Some(reason.to_owned());
     shared.closed.cancel();
-    let pending: Vec<Pending> = lock(&shared.pending).drain().map(|(_, p)| p).collect();
+    let pending: Vec<Pending> = shared.pending.lock().drain().map(|(_, p)| p).collect();
     for p in pending {
         let _ = p.answer.send(Err(HostError::Exited(reason.to_owned())));
     }
@@ -388,7 +385,7 @@ fn dispatch(shared: &Arc<Shared>, incoming: &mpsc::UnboundedSender<Incoming>, me
             Incoming::Answer(Answer { id, result, shared: shared.clone() })
         }
         FromHost::ToolUpdate { id, partial: update } | FromHost::StreamEvent { id, event: update } => {
-            let sink = lock(&shared.pending).get(&id).and_then(|p| p.updates.clone());
+            let sink = shared.pending.lock().get(&id).and_then(|p| p.updates.clone());
             if let Some(sink) = sink {
                 sink(update);
             }

@@ -10,7 +10,8 @@
 //! only act on the connection they belong to, so a late event from a replaced connection
 //! changes nothing. One `connecting` lock makes concurrent first calls share one restart.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::Peer;
@@ -26,7 +27,7 @@ use crate::connect::{Attempt, LogMode, connect, log_path};
 use crate::diagnostic::Diagnostic;
 use crate::error::McpError;
 use crate::handler::ClientEvents;
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::status::{ServerState, ServerStatus};
 
 /// A tool as the server listed it.
@@ -101,7 +102,7 @@ impl Server {
     }
 
     pub(crate) fn status(&self) -> ServerStatus {
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         ServerStatus {
             name: self.config.name.clone(),
             state: inner.state.clone(),
@@ -111,11 +112,11 @@ impl Server {
     }
 
     pub(crate) fn tools(&self) -> Arc<Vec<Arc<ToolDef>>> {
-        lock(&self.inner).tools.clone()
+        self.inner.lock().tools.clone()
     }
 
     pub(crate) fn prompts(&self) -> Arc<Vec<Prompt>> {
-        lock(&self.inner).prompts.clone()
+        self.inner.lock().prompts.clone()
     }
 
     /// Calls `tool`, restarting the server first if it exited. Dropping the request (abort,
@@ -206,14 +207,14 @@ impl Server {
     }
 
     fn live(&self) -> Option<(Peer<RoleClient>, u64)> {
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         let conn = inner.conn.as_ref()?;
         (!conn.peer.is_transport_closed()).then(|| (conn.peer.clone(), conn.generation))
     }
 
     async fn connect(self: &Arc<Self>) -> Result<(Peer<RoleClient>, u64), McpError> {
         let (generation, log_mode) = {
-            let mut inner = lock(&self.inner);
+            let mut inner = self.inner.lock();
             let log_mode = if inner.generation == 0 { LogMode::Truncate } else { LogMode::Append };
             inner.generation += 1;
             inner.state = ServerState::Starting;
@@ -253,7 +254,7 @@ impl Server {
         // finished connecting while shutdown began.
         let stop = self.shared.shutdown.child_token();
         {
-            let mut inner = lock(&self.inner);
+            let mut inner = self.inner.lock();
             inner.conn = Some(Conn { peer: peer.clone(), generation, stop: stop.clone() });
             inner.state = ServerState::Ready;
             inner.tools = Arc::new(tools.into_iter().map(|t| Arc::new(tool_def(t))).collect());
@@ -283,7 +284,7 @@ impl Server {
                 }
             }
         });
-        let mut supervisors = lock(&self.supervisors);
+        let mut supervisors = self.supervisors.lock();
         supervisors.retain(|t| !t.is_finished());
         supervisors.push(task);
     }
@@ -291,7 +292,7 @@ impl Server {
     /// Connection `generation` ended without being asked to.
     pub(crate) fn exited(&self, generation: u64) {
         {
-            let mut inner = lock(&self.inner);
+            let mut inner = self.inner.lock();
             if inner.conn.as_ref().is_none_or(|c| c.generation != generation) {
                 return;
             }
@@ -318,7 +319,7 @@ impl Server {
     /// failure as the last one reported.
     fn failed(&self, generation: u64, reason: String) -> McpError {
         let report = {
-            let mut inner = lock(&self.inner);
+            let mut inner = self.inner.lock();
             if inner.generation == generation {
                 inner.state = ServerState::Failed(reason.clone());
             }
@@ -347,7 +348,7 @@ impl Server {
         match tokio::time::timeout(self.shared.options.startup_timeout, peer.list_all_tools()).await {
             Ok(Ok(tools)) => {
                 {
-                    let mut inner = lock(&self.inner);
+                    let mut inner = self.inner.lock();
                     if inner.conn.as_ref().is_none_or(|c| c.generation != generation) {
                         return;
                     }
@@ -365,7 +366,7 @@ impl Server {
         match tokio::time::timeout(self.shared.options.startup_timeout, peer.list_all_prompts()).await {
             Ok(Ok(prompts)) => {
                 {
-                    let mut inner = lock(&self.inner);
+                    let mut inner = self.inner.lock();
                     if inner.conn.as_ref().is_none_or(|c| c.generation != generation) {
                         return;
                     }
@@ -379,16 +380,16 @@ impl Server {
     }
 
     fn peer_of(&self, generation: u64) -> Option<Peer<RoleClient>> {
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         inner.conn.as_ref().filter(|c| c.generation == generation).map(|c| c.peer.clone())
     }
 
     /// Closes the connection (a stdio server's process group ends) and waits for that.
     pub(crate) async fn shutdown(&self) {
-        if let Some(conn) = lock(&self.inner).conn.take() {
+        if let Some(conn) = self.inner.lock().conn.take() {
             conn.stop.cancel();
         }
-        let supervisors = std::mem::take(&mut *lock(&self.supervisors));
+        let supervisors = std::mem::take(&mut *self.supervisors.lock());
         for task in supervisors {
             let _ = task.await;
         }

@@ -1,7 +1,7 @@
 //! What every server of one manager shares: the options, the shutdown token, and the change
 //! signal with its queue of diagnostics (each problem is queued once, and taken once).
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use parking_lot::Mutex;
 
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -33,7 +33,7 @@ impl Shared {
 
     pub(crate) fn report(&self, diagnostic: Diagnostic) {
         tracing::warn!("{diagnostic}");
-        lock(&self.diagnostics).push(diagnostic);
+        self.diagnostics.lock().push(diagnostic);
         self.changed();
     }
 
@@ -42,11 +42,6 @@ impl Shared {
     }
 
     pub(crate) fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *lock(&self.diagnostics))
+        std::mem::take(&mut *self.diagnostics.lock())
     }
-}
-
-/// A poisoned lock still holds consistent data here (every critical section only assigns).
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -38,7 +38,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
         shared.recorder.push(record);
         shared.requests_seen.fetch_add(1, Ordering::SeqCst);
         let (status, answer) = {
-            let mut grants = shared.oauth.lock().unwrap_or_else(|e| e.into_inner());
+            let mut grants = shared.oauth.lock();
             crate::oauth::answer(&mut grants, &parts.method, parts.uri.path(), &parts.headers, &body)
         };
         return json_response(status, answer.to_string());
@@ -61,7 +61,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
     }
     let turn = {
         let text = String::from_utf8_lossy(&body);
-        let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let mut queue = shared.queue.lock();
         let turn = queue.take(route.api.as_str(), &text);
         (turn, queue.len())
     };

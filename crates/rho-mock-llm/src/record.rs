@@ -2,11 +2,11 @@
 //! a JSON-lines file (one request per line, flushed as it arrives, so a killed server loses
 //! nothing that was answered).
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
 
 use axum::http::HeaderMap;
 use serde::Serialize;
@@ -79,16 +79,16 @@ impl Recorder {
         if let Some(file) = &self.file {
             let mut line = serde_json::to_vec(&request).unwrap_or_default();
             line.push(b'\n');
-            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let mut file = file.lock();
             if let Err(e) = file.write_all(&line).and_then(|()| file.flush()) {
                 tracing::warn!("mock-llm: cannot append to the request record: {e}");
             }
         }
-        self.requests.lock().unwrap_or_else(|e| e.into_inner()).push(request);
+        self.requests.lock().push(request);
     }
 
     pub fn all(&self) -> Vec<RecordedRequest> {
-        self.requests.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.requests.lock().clone()
     }
 }
 

@@ -1,10 +1,11 @@
 //! [`MockServer`]: binds a loopback port, serves the script with axum in a background task, and
 //! stops when dropped (pending stalls end and open streams are cut).
 
+use parking_lot::Mutex;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::serve::ListenerExt;
@@ -139,8 +140,8 @@ impl MockServer {
         self.oauth().accept_device(github_token);
     }
 
-    fn oauth(&self) -> std::sync::MutexGuard<'_, OAuthGrants> {
-        self.shared.oauth.lock().unwrap_or_else(|e| e.into_inner())
+    fn oauth(&self) -> parking_lot::MutexGuard<'_, OAuthGrants> {
+        self.shared.oauth.lock()
     }
 
     /// How many turns are still unconsumed.
@@ -153,8 +154,8 @@ impl MockServer {
         self.shutdown.send_replace(true);
     }
 
-    fn queue(&self) -> std::sync::MutexGuard<'_, TurnQueue> {
-        self.shared.queue.lock().unwrap_or_else(|e| e.into_inner())
+    fn queue(&self) -> parking_lot::MutexGuard<'_, TurnQueue> {
+        self.shared.queue.lock()
     }
 }
 

@@ -251,16 +251,16 @@ impl BashTool {
         };
         args.extend(["-c".to_owned(), command]);
         let command = TerminalCommand { program, args, cwd: self.options.cwd.clone(), env };
-        let terminal_id = std::sync::Mutex::new(None);
+        let terminal_id = parking_lot::Mutex::new(None);
         let started = |id: &str| {
-            *terminal_id.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());
+            *terminal_id.lock() = Some(id.to_owned());
             ctx.update(AgentToolResult::text("").with_details(json!({"terminalId": id})));
         };
         let run =
             terminals.run(command, &started, &ctx.cancel, timeout).await.map_err(|e| ToolError::new(e.to_string()))?;
         let mut output = OutputBuffer::new();
         output.push(run.output.as_bytes());
-        let id = terminal_id.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let id = terminal_id.into_inner();
         Ok((output.finish(), run.ending, id))
     }
 }

@@ -5,8 +5,8 @@
 //! ripgrep's ignore rules ([`crate::walk`]), so `.gitignore` applies inside and outside git
 //! repositories. At most `limit` results (default 1000) and 50 KiB are returned.
 
+use parking_lot::Mutex;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
@@ -135,7 +135,7 @@ impl FindRequest {
                 if glob.is_match(&relative) {
                     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                     let shown = if is_dir { format!("{relative}/") } else { relative };
-                    found.lock().unwrap_or_else(|p| p.into_inner()).push(shown);
+                    found.lock().push(shown);
                 }
                 WalkState::Continue
             })
@@ -143,7 +143,7 @@ impl FindRequest {
         if stop.load(Ordering::Relaxed) {
             return Err(aborted());
         }
-        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut found = found.into_inner();
         Ok(self.format(&mut found))
     }
 

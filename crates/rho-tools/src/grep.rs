@@ -5,10 +5,10 @@
 //! can still be among the first `limit` in path order and skips everything sorting after them.
 //! Lines are cut at 500 characters and the output at 50 KiB, each with its notice.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
@@ -154,8 +154,8 @@ fn search_file(searcher: &mut Searcher, matcher: &RegexMatcher, path: &Path, max
     hits
 }
 
-fn lock(found: &Mutex<Found>) -> std::sync::MutexGuard<'_, Found> {
-    found.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(found: &Mutex<Found>) -> parking_lot::MutexGuard<'_, Found> {
+    found.lock()
 }
 
 /// A line's text without its terminator.
@@ -188,13 +188,13 @@ impl GrepRequest {
         } else {
             let hits = search_file(&mut searcher(), &matcher, &root, self.limit);
             if !hits.is_empty() {
-                lock(&found).insert(root.clone(), hits);
+                found.lock().insert(root.clone(), hits);
             }
         }
         if stop.load(Ordering::Relaxed) {
             return Err(aborted());
         }
-        let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        let found = found.into_inner();
         Ok(self.format(&root, meta.is_dir(), found))
     }
 

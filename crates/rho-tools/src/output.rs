@@ -15,12 +15,12 @@ use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, TruncationResult, tr
 const ROLLING_BYTES: usize = 2 * DEFAULT_MAX_BYTES;
 
 /// The spill files this process created, removed by [`remove_spill_files`] when it ends.
-static SPILL_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+static SPILL_FILES: parking_lot::Mutex<Vec<PathBuf>> = parking_lot::Mutex::new(Vec::new());
 
 /// Removes every spill file this process created (called as rho exits: the files outlive the
 /// commands that wrote them, so the model can read them, but not the process).
 pub fn remove_spill_files() {
-    let files = std::mem::take(&mut *SPILL_FILES.lock().unwrap_or_else(|p| p.into_inner()));
+    let files = std::mem::take(&mut *SPILL_FILES.lock());
     for path in files {
         let _ = std::fs::remove_file(path);
     }
@@ -38,7 +38,7 @@ fn create_spill_file() -> std::io::Result<(PathBuf, File)> {
         // In the shared temporary folder: readable by the user alone.
         match std::os::unix::fs::OpenOptionsExt::mode(File::options().write(true).create_new(true), 0o600).open(&path) {
             Ok(file) => {
-                SPILL_FILES.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
+                SPILL_FILES.lock().push(path.clone());
                 return Ok((path, file));
             }
             Err(e) => last_err = Some(e),

@@ -20,9 +20,10 @@ pub mod providers;
 pub mod refresh;
 pub mod store;
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -244,8 +245,8 @@ fn refresh_mutex(path: &Path, provider: &str) -> Arc<Mutex<()>> {
     guard(MUTEXES.get_or_init(Default::default)).entry((path.to_owned(), provider.to_owned())).or_default().clone()
 }
 
-fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn guard<T>(m: &Mutex<T>) -> parking_lot::MutexGuard<'_, T> {
+    m.lock()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! never split, and added before the next prompt. The interactive mode's `!!command` is recorded
 //! the same way, marked `excludeFromContext` so the model never sees it (pi's `!!`).
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
@@ -12,8 +12,8 @@ use rho_ai::types::now_ms;
 use rho_rpc::BashResult;
 use tokio_util::sync::CancellationToken;
 
+use super::AgentSession;
 use super::tools::tool_options;
-use super::{AgentSession, lock};
 
 /// The user shell's own state: the command running, how many `abort_bash` came, and the
 /// commands run during a run, waiting to be recorded after it.
@@ -28,14 +28,14 @@ impl UserShell {
     /// Registers a command starting now (a command still running is killed).
     fn start(&self) -> CancellationToken {
         let token = CancellationToken::new();
-        if let Some(previous) = lock(&self.running).replace(token.clone()) {
+        if let Some(previous) = self.running.lock().replace(token.clone()) {
             previous.cancel();
         }
         token
     }
 
     fn finished(&self, token: &CancellationToken) {
-        let mut slot = lock(&self.running);
+        let mut slot = self.running.lock();
         if slot.as_ref().is_some_and(|t| t.eq(token)) {
             *slot = None;
         }
@@ -43,22 +43,22 @@ impl UserShell {
 
     fn abort(&self) {
         self.aborts.fetch_add(1, Ordering::AcqRel);
-        if let Some(token) = lock(&self.running).as_ref() {
+        if let Some(token) = self.running.lock().as_ref() {
             token.cancel();
         }
     }
 
     fn hold(&self, message: AgentMessage) {
-        lock(&self.held).push(message);
+        self.held.lock().push(message);
     }
 
     fn take_held(&self) -> Vec<AgentMessage> {
-        std::mem::take(&mut lock(&self.held))
+        std::mem::take(&mut self.held.lock())
     }
 
     /// A new conversation: what was held belongs to the old one.
     pub fn forget_held(&self) {
-        lock(&self.held).clear();
+        self.held.lock().clear();
     }
 }
 

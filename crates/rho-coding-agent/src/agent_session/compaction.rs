@@ -4,7 +4,7 @@
 //! is rebuilt from the session file. Automatic runs report `auto_compaction_start/end` (the older
 //! protocol's events, docs/decisions.md D16); every run reports pi 0.73's `compaction_start/end`.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use rho_rpc::{CompactionReason, CompactionResult, SessionEvent};
 use rho_session::{SessionEntry, iso_to_ms};
@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::extensions::ExtensionCompaction;
 use super::sink::RunSink;
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 use crate::compaction::{
     CompactionError, CompactionOutput, CompactionSettings, SummaryRequest, calculate_context_tokens, compact,
     prepare_compaction,
@@ -53,48 +53,48 @@ impl CompactionState {
     }
 
     pub fn auto(&self) -> bool {
-        lock(&self.state).auto
+        self.state.lock().auto
     }
 
     pub fn set_auto(&self, auto: bool) {
-        lock(&self.state).auto = auto;
+        self.state.lock().auto = auto;
     }
 
     pub fn is_running(&self) -> bool {
-        lock(&self.state).running
+        self.state.lock().running
     }
 
     fn set_running(&self, running: bool) {
-        lock(&self.state).running = running;
+        self.state.lock().running = running;
     }
 
     /// A new prompt: its overflow may be recovered from once again.
     pub fn new_prompt(&self) {
-        lock(&self.state).overflow_recovery_attempted = false;
+        self.state.lock().overflow_recovery_attempted = false;
     }
 
     /// Takes this prompt's one overflow recovery; false when it was already used.
     pub fn take_overflow_recovery(&self) -> bool {
-        !std::mem::replace(&mut lock(&self.state).overflow_recovery_attempted, true)
+        !std::mem::replace(&mut self.state.lock().overflow_recovery_attempted, true)
     }
 
     /// A token for a requested compaction, cancelled by [`cancel`](Self::cancel).
     pub(super) fn requested(&self) -> CancellationToken {
-        lock(&self.state).cancel.insert(CancellationToken::new()).clone()
+        self.state.lock().cancel.insert(CancellationToken::new()).clone()
     }
 
     pub(super) fn request_done(&self) {
-        lock(&self.state).cancel = None;
+        self.state.lock().cancel = None;
     }
 
     /// A requested compaction or branch summary is in progress.
     pub(super) fn is_requested(&self) -> bool {
-        lock(&self.state).cancel.is_some()
+        self.state.lock().cancel.is_some()
     }
 
     /// Cancels a requested compaction in progress.
     pub fn cancel(&self) {
-        if let Some(token) = &lock(&self.state).cancel {
+        if let Some(token) = &self.state.lock().cancel {
             token.cancel();
         }
     }
@@ -141,7 +141,7 @@ impl AgentSession {
         if self.is_compacting() {
             return Err(SessionCommandError::Invalid("Compaction already in progress".into()));
         }
-        if !*lock(&self.inner.has_model) {
+        if !*self.inner.has_model.lock() {
             return Err(SessionCommandError::Invalid("No model selected for handoff".into()));
         }
         let said = self.session().branch_entries().iter().filter(|e| matches!(e, SessionEntry::Message(_))).count();
@@ -221,7 +221,7 @@ impl AgentSession {
         custom_instructions: Option<&str>,
         cancel: CancellationToken,
     ) -> Result<CompactionResult, SessionCommandError> {
-        if !*lock(&self.inner.has_model) {
+        if !*self.inner.has_model.lock() {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.model();
@@ -286,7 +286,7 @@ impl AgentSession {
 
     /// Whether the last good reply says the context passed the compaction threshold.
     pub(crate) fn needs_threshold_compaction(&self) -> bool {
-        if !self.inner.compaction.auto() || !*lock(&self.inner.has_model) {
+        if !self.inner.compaction.auto() || !*self.inner.has_model.lock() {
             return false;
         }
         let settings = self.settings().compaction();

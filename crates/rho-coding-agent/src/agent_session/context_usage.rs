@@ -9,7 +9,7 @@ use rho_agent::AgentMessage;
 use rho_ai::types::ContextUsage;
 use rho_session::SessionEntry;
 
-use super::{AgentSession, lock};
+use super::AgentSession;
 use crate::compaction::{calculate_context_tokens, estimate_context_tokens};
 
 /// Replies shorter than this say nothing reliable about speed.
@@ -18,7 +18,7 @@ const MIN_RATE_MS: u64 = 100;
 impl AgentSession {
     /// The context window's fill, `None` without a model or a window.
     pub fn context_usage(&self) -> Option<ContextUsage> {
-        if !*lock(&self.inner.has_model) {
+        if !*self.inner.has_model.lock() {
             return None;
         }
         let window = self.inner.agent.read_model(|m| m.context_window);

@@ -9,7 +9,7 @@ use rho_ai::types::ImageContent;
 use serde_json::{Value, json};
 
 use super::prompting::user_message;
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 use crate::compaction::{CompactionOutput, CompactionPreparation};
 use crate::extensions::{Config, Extensions, LoopHooks, StartError, Started};
 
@@ -83,7 +83,7 @@ impl AgentSession {
             return;
         }
         let sources = {
-            let mut sources = lock(&self.inner.resource_sources);
+            let mut sources = self.inner.resource_sources.lock();
             for skill in skills {
                 if !sources.skills.contains(&skill) {
                     sources.skills.push(skill);
@@ -101,7 +101,7 @@ impl AgentSession {
             tracing::warn!("{d}");
         }
         resources.ttsr_rules.clear();
-        *lock(&self.inner.resources) = Arc::new(resources);
+        *self.inner.resources.lock() = Arc::new(resources);
         self.refresh_tools();
     }
 
@@ -368,7 +368,7 @@ impl AgentSession {
     /// The system prompt for the tools and resources as they are (before any extension
     /// changed it for a run).
     fn base_system_prompt(&self) -> String {
-        lock(&self.inner.tools).system_prompt(&self.inner.paths, &self.resources())
+        self.inner.tools.lock().system_prompt(&self.inner.paths, &self.resources())
     }
 
     /// pi's `systemPromptOptions`: what the system prompt was built from.

@@ -11,10 +11,10 @@ use rho_agent::AgentMessage;
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::CompactionReason;
 
+use super::AgentSession;
 use super::compaction::AutoCompaction;
 use super::retry::RetryDecision;
 use super::sink::RunSink;
-use super::{AgentSession, lock};
 
 /// The pause before an automatic continuation (after compaction), as the reference waits.
 const CONTINUE_DELAY: Duration = Duration::from_millis(100);
@@ -33,7 +33,7 @@ enum NextStep {
 impl AgentSession {
     pub(crate) async fn run_lifecycle(self, prompt: Vec<AgentMessage>) {
         self.inner.compaction.new_prompt();
-        lock(&self.inner.todo_reminders).reset();
+        self.inner.todo_reminders.lock().reset();
         self.flush_pending_bash();
         let sink = Arc::new(RunSink::new(self.clone()));
         if self.needs_threshold_compaction() {

@@ -7,8 +7,9 @@
 //! problems reported once (a `notice`, and a warning in the log like the session's other
 //! run-time warnings), and shut down with the session.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use rho_ai::types::{ImageContent, UserContent};
@@ -17,7 +18,7 @@ use rho_rpc::{AvailableCommand, CommandInput, McpServerInfo, McpServerStatus, No
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::{AgentSession, Inner, lock};
+use super::{AgentSession, Inner};
 
 /// How long the servers wait for the host's first command before they start anyway.
 const START_DELAY: Duration = Duration::from_millis(20);
@@ -75,7 +76,7 @@ impl AgentSession {
     /// once a command is answered).
     pub fn start_mcp_now(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
-        let Some(config) = lock(&mcp.pending).take() else { return };
+        let Some(config) = mcp.pending.lock().take() else { return };
         let paths = &self.inner.paths;
         let mut options = McpOptions::new(&paths.cwd).with_log_dir(paths.agent_dir.join("logs"));
         // A project's servers (and an editor's) run in the session's sandbox; the user's own
@@ -120,7 +121,7 @@ impl AgentSession {
     /// started yet never will be.
     pub(super) async fn shutdown_mcp(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
-        lock(&mcp.pending).take();
+        mcp.pending.lock().take();
         mcp.stop.cancel();
         let Some(manager) = mcp.manager.get() else { return };
         if tokio::time::timeout(SHUTDOWN_GRACE, manager.shutdown()).await.is_err() {
@@ -133,7 +134,7 @@ impl AgentSession {
     pub fn mcp_servers(&self) -> Option<Vec<McpServerInfo>> {
         let mcp = self.inner.mcp.get()?;
         let Some(manager) = mcp.manager.get() else {
-            let pending = lock(&mcp.pending);
+            let pending = mcp.pending.lock();
             let servers = pending.as_ref().map(|c| c.servers()).unwrap_or_default().iter().map(|s| McpServerInfo {
                 name: s.name.clone(),
                 status: if s.enabled { McpServerStatus::Starting } else { McpServerStatus::Disabled },
@@ -176,7 +177,7 @@ impl AgentSession {
         let prompts: Vec<(String, Option<String>)> =
             manager.prompts().into_iter().map(|p| (p.command, p.description)).collect();
         let changed = {
-            let mut announced = lock(&mcp.announced);
+            let mut announced = mcp.announced.lock();
             let changed = *announced != prompts;
             *announced = prompts;
             changed

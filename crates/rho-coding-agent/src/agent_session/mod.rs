@@ -32,8 +32,9 @@ mod tools;
 mod transcript;
 mod ttsr;
 
+use parking_lot::{Mutex, MutexGuard};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use rho_agent::{Agent, AgentConfig, AgentMessage, RequestOptionsFn};
 use rho_ai::{Model, ModelRegistry, ScopedModel, StreamOptions, ThinkingLevel};
@@ -272,12 +273,12 @@ impl AgentSession {
     }
 
     pub fn settings(&self) -> MutexGuard<'_, Settings> {
-        lock(&self.inner.settings)
+        self.inner.settings.lock()
     }
 
     /// The context files, skills and templates in use (as last loaded or reloaded).
     pub(crate) fn resources(&self) -> Arc<Resources> {
-        lock(&self.inner.resources).clone()
+        self.inner.resources.lock().clone()
     }
 
     /// The session file, unless the session lives in memory only.
@@ -414,12 +415,6 @@ pub(crate) fn permission_gate(
 /// The session id the requests use as their prompt-cache key.
 pub(crate) type CacheKey = Arc<Mutex<String>>;
 
-/// Locks a mutex, recovering the data of a poisoned one (a panic elsewhere must not take the
-/// session down with it).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// The per-request options: the API key (resolved per request, so a key that changes on disk is
 /// picked up, and a login is refreshed when it expires mid-session; one that cannot be fails the
 /// request with the reason), the model's headers, thinking budgets and the session id as cache key.
@@ -444,7 +439,7 @@ fn request_options(
         StreamOptions {
             api_key,
             login_problem: login_problem.map(|problem| problem.to_string()),
-            session_id: Some(lock(&session_id).clone()),
+            session_id: Some(session_id.lock().clone()),
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
             hooks: extensions.get().map(crate::extensions::request_hooks).unwrap_or_default(),

@@ -7,7 +7,7 @@ use rho_ai::{Model, ThinkingLevel};
 use rho_rpc::SessionEvent;
 use serde_json::{Value, json};
 
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 
 /// What `cycle_model` switched to.
 #[derive(Debug, Clone)]
@@ -20,7 +20,7 @@ pub struct CycledModel {
 impl AgentSession {
     /// The selected model, if any.
     pub fn model(&self) -> Option<Model> {
-        (*lock(&self.inner.has_model)).then(|| self.inner.agent.model())
+        (*self.inner.has_model.lock()).then(|| self.inner.agent.model())
     }
 
     pub fn thinking_level(&self) -> ThinkingLevel {
@@ -56,7 +56,7 @@ impl AgentSession {
         if !self.registry().has_key(&model.provider) {
             return Err(SessionCommandError::NoApiKey(model.selector()));
         }
-        let had_model = *lock(&self.inner.has_model);
+        let had_model = *self.inner.has_model.lock();
         let old = self.inner.agent.thinking_level();
         let wanted = level.unwrap_or_else(|| {
             if had_model { old } else { self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium) }
@@ -70,7 +70,7 @@ impl AgentSession {
             }
         }
         self.inner.agent.set_model(model, level);
-        *lock(&self.inner.has_model) = true;
+        *self.inner.has_model.lock() = true;
         Ok(())
     }
 
@@ -129,7 +129,7 @@ impl AgentSession {
             } else {
                 old
             });
-            (changed || !*lock(&self.inner.has_model), old, model.clamp_thinking(wanted))
+            (changed || !*self.inner.has_model.lock(), old, model.clamp_thinking(wanted))
         };
         {
             let mut session = self.session();
@@ -139,7 +139,7 @@ impl AgentSession {
             }
         }
         self.inner.agent.set_model(model.clone(), new_level);
-        *lock(&self.inner.has_model) = true;
+        *self.inner.has_model.lock() = true;
         if model_changed {
             self.emit(SessionEvent::ModelChanged);
         }
@@ -165,7 +165,7 @@ impl AgentSession {
     /// when that write fails) and announced when the level changes.
     pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<(), SessionCommandError> {
         let (clamped, current, reasoning) = {
-            let has_model = *lock(&self.inner.has_model);
+            let has_model = *self.inner.has_model.lock();
             let (clamped, reasoning) =
                 self.inner.agent.read_model(|m| (if has_model { m.clamp_thinking(level) } else { level }, m.reasoning));
             (clamped, self.inner.agent.thinking_level(), reasoning)

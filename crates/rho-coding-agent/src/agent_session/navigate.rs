@@ -6,7 +6,7 @@
 use rho_session::SessionEntry;
 
 use super::sessions::user_message_at;
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 use crate::compaction::{BranchSummaryOptions, SummaryRequest, entries_to_summarize, generate_branch_summary};
 
 /// Whether the branch being left is summarized.
@@ -111,7 +111,7 @@ impl AgentSession {
         entries: &[SessionEntry],
         instructions: Option<&str>,
     ) -> Result<rho_session::NewBranchSummary, SessionCommandError> {
-        if !*lock(&self.inner.has_model) {
+        if !*self.inner.has_model.lock() {
             return Err(SessionCommandError::NoModel);
         }
         let model = self.inner.agent.model();

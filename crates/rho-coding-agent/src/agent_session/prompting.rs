@@ -13,7 +13,7 @@ use rho_ai::types::{
 use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
-use super::{AbortEpoch, AgentSession, PromptTicket, lock};
+use super::{AbortEpoch, AgentSession, PromptTicket};
 use crate::extensions::HookOutcome;
 use crate::prompt::{available_commands, expand_prompt, slash_commands};
 
@@ -402,7 +402,7 @@ impl AgentSession {
     /// The model and its credentials, checked before a run starts.
     pub(crate) fn check_model(&self) -> Result<(), PromptRejection> {
         let agent_dir = self.inner.paths.agent_dir.display().to_string();
-        if !*lock(&self.inner.has_model) {
+        if !*self.inner.has_model.lock() {
             let no_model = PromptRejection::NoModel { agent_dir };
             let unusable: Vec<String> = self.registry().unusable_logins().iter().map(ToString::to_string).collect();
             if unusable.is_empty() {

@@ -4,12 +4,13 @@
 //! back the built-in models it had replaced. Readers take the registry as it is now (an `Arc`),
 //! so a request already on its way keeps the one it started with.
 
-use std::sync::{Arc, Mutex, RwLock};
+use parking_lot::{Mutex, RwLock};
+use std::sync::Arc;
 
 use rho_ai::{Model, ModelRegistry};
 use serde_json::Value;
 
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 
 /// The registry as it is now, and how it came to be.
 pub(crate) struct Registries {
@@ -33,27 +34,27 @@ impl Registries {
     }
 
     pub(crate) fn base(&self) -> Arc<ModelRegistry> {
-        self.base.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+        self.base.read().clone()
     }
 
     /// Reads the keys and logins of `auth.json` again, into the base and what is built on it.
     fn reload_auth(&self, agent_dir: &std::path::Path) -> Result<(), String> {
         let mut base = (*self.base()).clone();
         base.reload_auth(agent_dir).map_err(|e| e.to_string())?;
-        *self.base.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(base);
-        let registered = lock(&self.registered);
+        *self.base.write() = Arc::new(base);
+        let registered = self.registered.lock();
         let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base()).clone());
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        *self.current.write() = Arc::new(rebuilt);
         Ok(())
     }
 
     pub(crate) fn current(&self) -> Arc<ModelRegistry> {
-        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+        self.current.read().clone()
     }
 
     /// Whether an extension streams `api` itself.
     pub(crate) fn streams_itself(&self, api: &str) -> bool {
-        lock(&self.registered).iter().any(|r| r.stream_api.as_deref() == Some(api))
+        self.registered.lock().iter().any(|r| r.stream_api.as_deref() == Some(api))
     }
 
     /// Registers `name` (again: its earlier registration is replaced); the registry is
@@ -65,7 +66,7 @@ impl Registries {
         } else {
             None
         };
-        let mut registered = lock(&self.registered);
+        let mut registered = self.registered.lock();
         let mut next: Vec<Registered> = registered
             .iter()
             .filter(|r| r.name != name)
@@ -74,13 +75,13 @@ impl Registries {
         next.push(Registered { name: name.to_owned(), config, stream_api });
         let rebuilt = self.rebuild(&next)?;
         *registered = next;
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        *self.current.write() = Arc::new(rebuilt);
         Ok(())
     }
 
     /// Removes what registering `name` did; nothing when it was not registered.
     fn unregister(&self, name: &str) -> bool {
-        let mut registered = lock(&self.registered);
+        let mut registered = self.registered.lock();
         let before = registered.len();
         registered.retain(|r| r.name != name);
         if registered.len() == before {
@@ -88,18 +89,18 @@ impl Registries {
         }
         // Every remaining registration was accepted on a registry with more in it.
         let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base()).clone());
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(rebuilt);
+        *self.current.write() = Arc::new(rebuilt);
         true
     }
 
     /// Drops every registration (the extensions are loaded again).
     fn clear(&self) {
-        let mut registered = lock(&self.registered);
+        let mut registered = self.registered.lock();
         if registered.is_empty() {
             return;
         }
         registered.clear();
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = self.base();
+        *self.current.write() = self.base();
     }
 
     fn rebuild(&self, registered: &[Registered]) -> Result<ModelRegistry, String> {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{AgentSession, Resources, SessionCommandError, lock};
+use super::{AgentSession, Resources, SessionCommandError};
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{
     ResourceDiagnostic, ResourcePaths, load_context_files, load_prompt_templates, load_skills, resolve_prompt_texts,
@@ -88,7 +88,7 @@ impl AgentSession {
         }
         let paths = &self.inner.paths;
         let mut problems: Vec<String> = self.settings().reload(paths).iter().map(ToString::to_string).collect();
-        let sources = lock(&self.inner.resource_sources).clone();
+        let sources = self.inner.resource_sources.lock().clone();
         let (mut resources, diagnostics) = load_resources(paths, &self.settings(), &sources);
         problems.extend(diagnostics.iter().map(ToString::to_string));
         // The stream rules were handed to the session's matcher when it was built.
@@ -99,7 +99,7 @@ impl AgentSession {
             templates: resources.templates.len(),
             problems,
         };
-        *lock(&self.inner.resources) = Arc::new(resources);
+        *self.inner.resources.lock() = Arc::new(resources);
         {
             let settings = self.settings();
             let agent = &self.inner.agent;

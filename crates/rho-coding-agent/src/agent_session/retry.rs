@@ -4,15 +4,15 @@
 //! that `abort` or `abort_retry` cancels. A prompt sent during the wait is taken (pi takes it: its
 //! run has ended) and carried by the attempt, which starts at once.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::SessionEvent;
 use tokio_util::sync::CancellationToken;
 
+use super::AgentSession;
 use super::sink::RunSink;
-use super::{AgentSession, lock};
 
 /// The `finalError` of a retry chain cut short by `abort` or `abort_retry`.
 pub const RETRY_CANCELLED: &str = "Retry cancelled";
@@ -40,12 +40,12 @@ impl RetryChain {
     }
 
     pub fn set_enabled(&self, enabled: bool) {
-        lock(&self.chain).enabled = enabled;
+        self.chain.lock().enabled = enabled;
     }
 
     /// Counts one more attempt; `None` when retrying is off.
     fn next_attempt(&self) -> Option<u32> {
-        let mut chain = lock(&self.chain);
+        let mut chain = self.chain.lock();
         chain.enabled.then(|| {
             chain.attempt += 1;
             chain.attempt
@@ -54,39 +54,39 @@ impl RetryChain {
 
     /// Ends the chain; returns how many attempts it made (0: there was none).
     pub fn close(&self) -> u32 {
-        std::mem::take(&mut lock(&self.chain).attempt)
+        std::mem::take(&mut self.chain.lock().attempt)
     }
 
     /// The tokens that cancel the coming wait and that end it early, made when the retry is
     /// announced.
     fn arm(&self) -> (CancellationToken, CancellationToken) {
-        let mut chain = lock(&self.chain);
+        let mut chain = self.chain.lock();
         let wait = chain.wait.get_or_insert_with(CancellationToken::new).clone();
         let hurry = chain.hurry.get_or_insert_with(CancellationToken::new).clone();
         (wait, hurry)
     }
 
     fn disarm(&self) {
-        let mut chain = lock(&self.chain);
+        let mut chain = self.chain.lock();
         chain.wait = None;
         chain.hurry = None;
     }
 
     /// Whether a retry is announced and waiting for its attempt.
     pub fn is_waiting(&self) -> bool {
-        lock(&self.chain).wait.is_some()
+        self.chain.lock().wait.is_some()
     }
 
     /// Ends the wait in progress early: the attempt starts now.
     pub fn hurry(&self) {
-        if let Some(token) = &lock(&self.chain).hurry {
+        if let Some(token) = &self.chain.lock().hurry {
             token.cancel();
         }
     }
 
     /// `abort_retry`: cancels the wait in progress, if any.
     pub fn cancel_wait(&self) {
-        if let Some(token) = &lock(&self.chain).wait {
+        if let Some(token) = &self.chain.lock().wait {
             token.cancel();
         }
     }

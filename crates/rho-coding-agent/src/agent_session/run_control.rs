@@ -5,13 +5,13 @@
 //! either before an abort (and the abort cancels its token) or after (and sees that its prompt
 //! was read before the abort, and starts cancelled): never in between.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::Arc;
 
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::abort_gate::{AbortEpoch, AbortGate, PromptTicket};
-use super::lock;
 
 #[derive(Default)]
 struct Lifecycle {
@@ -34,7 +34,7 @@ impl Default for RunControl {
 
 impl RunControl {
     fn lock(&self) -> MutexGuard<'_, Lifecycle> {
-        lock(&self.lifecycle)
+        self.lifecycle.lock()
     }
 
     /// Starts a lifecycle; false when one is running. A prompt read before an abort starts its

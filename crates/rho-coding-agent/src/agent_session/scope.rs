@@ -4,13 +4,13 @@
 use rho_ai::{ScopedModel, resolve_scope};
 use serde_json::Value;
 
-use super::{AgentSession, lock};
+use super::AgentSession;
 use crate::config::SettingsError;
 
 impl AgentSession {
     /// The cycling scope; empty means every available model.
     pub fn scoped_models(&self) -> Vec<ScopedModel> {
-        lock(&self.inner.scope).clone()
+        self.inner.scope.lock().clone()
     }
 
     /// Scopes cycling to the available models `patterns` select (`provider/id`, globs,
@@ -18,7 +18,7 @@ impl AgentSession {
     /// per pattern that selected nothing.
     pub fn set_scope_patterns(&self, patterns: &[String]) -> Vec<String> {
         let scope = resolve_scope(&self.registry(), patterns);
-        *lock(&self.inner.scope) = scope.models;
+        *self.inner.scope.lock() = scope.models;
         scope.warnings
     }
 

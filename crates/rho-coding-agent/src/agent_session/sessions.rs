@@ -10,7 +10,7 @@ use rho_rpc::SessionEvent;
 use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
 use serde_json::json;
 
-use super::{AgentSession, SessionCommandError, lock};
+use super::{AgentSession, SessionCommandError};
 
 /// What an extension's `ctx.newSession({setup})` wrote into the new session.
 #[derive(Debug, Clone)]
@@ -242,7 +242,7 @@ impl AgentSession {
         if let Some(extensions) = self.extensions() {
             extensions.sync_now(self);
         }
-        *lock(&self.inner.cache_key) = session.session_id().to_owned();
+        *self.inner.cache_key.lock() = session.session_id().to_owned();
         self.inner.agent.clear_queues();
         let context = self.inner.transcript.replace(session);
         let agent = &self.inner.agent;
@@ -252,10 +252,10 @@ impl AgentSession {
             && self.registry().is_available(found)
         {
             model = found.clone();
-            *lock(&self.inner.has_model) = true;
+            *self.inner.has_model.lock() = true;
         }
         let level = context.thinking_level.map_or(agent.thinking_level(), |level| model.clamp_thinking(level));
-        if fresh && *lock(&self.inner.has_model) {
+        if fresh && *self.inner.has_model.lock() {
             let mut session = self.session();
             let _ = session.append_model_change(&model.provider, &model.id);
             let _ = session.append_thinking_level_change(level);
@@ -267,7 +267,7 @@ impl AgentSession {
             self.restore_todos();
         }
         self.restore_ttsr();
-        lock(&self.inner.todo_reminders).reset();
+        self.inner.todo_reminders.lock().reset();
         self.inner.shell.forget_held();
         self.inner.retry.close();
     }

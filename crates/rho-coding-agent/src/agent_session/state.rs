@@ -6,7 +6,7 @@ use rho_agent::{InterruptMode, QueueMode};
 use rho_rpc::RpcSessionState;
 use serde_json::Value;
 
-use super::{AgentSession, lock};
+use super::AgentSession;
 
 impl AgentSession {
     /// The sandbox the session's commands and writes are confined to; `None` for full access.
@@ -16,7 +16,7 @@ impl AgentSession {
 
     /// The `get_state` payload.
     pub fn state(&self) -> RpcSessionState {
-        let has_model = *lock(&self.inner.has_model);
+        let has_model = *self.inner.has_model.lock();
         let agent = &self.inner.agent;
         let model = has_model.then(|| agent.model());
         let thinking_level = has_model.then(|| agent.thinking_level());

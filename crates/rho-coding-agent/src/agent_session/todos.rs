@@ -8,7 +8,7 @@ use rho_ai::types::now_ms;
 use rho_rpc::{SessionEvent, TodoPhase};
 use rho_session::entry_message;
 
-use super::{AgentSession, lock};
+use super::AgentSession;
 use crate::todo::{AutoClear, ClearDelay, RunEnd, normalize_set_todos, reminder_message};
 
 impl AgentSession {
@@ -41,14 +41,14 @@ impl AgentSession {
                 sink.emit(SessionEvent::TodoAutoClear.into());
             }
         });
-        *lock(&self.inner.todo_auto_clear) = started.ok().flatten();
+        *self.inner.todo_auto_clear.lock() = started.ok().flatten();
     }
 
     /// Whether [`remind_of_open_todos`](Self::remind_of_open_todos) would send a reminder now.
     pub(crate) fn would_remind_of_open_todos(&self) -> bool {
         let settings = self.settings().todo();
         let last = self.last_assistant();
-        let mut reminders = lock(&self.inner.todo_reminders).clone();
+        let mut reminders = self.inner.todo_reminders.lock().clone();
         reminders
             .check(
                 &settings,
@@ -65,7 +65,7 @@ impl AgentSession {
         let settings = self.settings().todo();
         let last = self.last_assistant();
         let phases = self.inner.todos.phases();
-        let reminder = lock(&self.inner.todo_reminders).check(
+        let reminder = self.inner.todo_reminders.lock().check(
             &settings,
             RunEnd { last_assistant: last.as_ref(), user_forced_tool_choice: false },
             &phases,

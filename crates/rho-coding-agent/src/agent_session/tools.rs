@@ -14,7 +14,7 @@ use rho_agent::Tool;
 use rho_rpc::DumpTool;
 use rho_tools::ToolOptions;
 
-use super::{AgentSession, Inner, Resources, lock};
+use super::{AgentSession, Inner, Resources};
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
 use crate::task::{ParentModel, TaskEnv, TaskHost, TaskTool};
@@ -272,7 +272,7 @@ struct SessionTaskHost(Weak<Inner>);
 impl TaskHost for SessionTaskHost {
     fn parent_model(&self) -> Option<ParentModel> {
         let inner = self.0.upgrade()?;
-        if !*lock(&inner.has_model) {
+        if !*inner.has_model.lock() {
             return None;
         }
         let (provider, id) = inner.agent.read_model(|m| (m.provider.clone(), m.id.clone()));
@@ -316,33 +316,33 @@ impl AgentSession {
 
     /// Replaces the host's tools; they are offered from the next model call on.
     pub fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
-        lock(&self.inner.tools).set_host_tools(tools);
+        self.inner.tools.lock().set_host_tools(tools);
         self.refresh_tools();
     }
 
     /// Replaces the MCP servers' tools; they are offered from the next model request on (a
     /// turn in progress keeps the tools its request offered).
     pub(crate) fn set_mcp_tools(&self, tools: Vec<Arc<dyn Tool>>) {
-        lock(&self.inner.tools).set_mcp_tools(tools);
+        self.inner.tools.lock().set_mcp_tools(tools);
         self.refresh_tools();
     }
 
     /// Adds (or replaces) one of rho's own tools, e.g. the `task` tool.
     pub fn add_tool(&self, tool: Arc<dyn Tool>) {
-        lock(&self.inner.tools).add_own_tool(tool);
+        self.inner.tools.lock().add_own_tool(tool);
         self.refresh_tools();
     }
 
     /// Replaces the extensions' tools; they are offered from the next model request on.
     pub(crate) fn set_extension_tools(&self, tools: Vec<Arc<dyn Tool>>) {
-        lock(&self.inner.tools).set_extension_tools(tools);
+        self.inner.tools.lock().set_extension_tools(tools);
         self.refresh_tools();
     }
 
     /// pi's `setActiveTools`: from the next request on, only the named tools are offered
     /// (names the session has no tool for are ignored).
     pub(crate) fn set_active_tools(&self, names: Vec<String>) {
-        lock(&self.inner.tools).choose(names);
+        self.inner.tools.lock().choose(names);
         self.refresh_tools();
     }
 
@@ -353,7 +353,7 @@ impl AgentSession {
 
     /// pi's `getAllTools`: every tool the session could offer, with its `sourceInfo`.
     pub(crate) fn all_tools_info(&self) -> Vec<serde_json::Value> {
-        let all = lock(&self.inner.tools).all_tools();
+        let all = self.inner.tools.lock().all_tools();
         all.iter()
             .map(|(tool, source)| {
                 let source_info = match source {
@@ -379,13 +379,13 @@ impl AgentSession {
 
     /// True when `name` is a built-in or rho tool (a host tool may not take its name).
     pub fn has_own_tool(&self, name: &str) -> bool {
-        lock(&self.inner.tools).has_own_tool(name)
+        self.inner.tools.lock().has_own_tool(name)
     }
 
     /// Hands the current tool set and the system prompt rebuilt for it to the agent.
     pub(crate) fn refresh_tools(&self) {
         let (tools, prompt) = {
-            let set = lock(&self.inner.tools);
+            let set = self.inner.tools.lock();
             (set.active_tools(), set.system_prompt(&self.inner.paths, &self.resources()))
         };
         self.inner.agent.set_tools(tools, prompt);

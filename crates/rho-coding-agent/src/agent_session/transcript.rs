@@ -3,13 +3,11 @@
 //! goes through here and does both in one step; a run's own messages are written as they end
 //! (the run holds them already).
 
-use std::sync::{Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
 
 use rho_agent::{Agent, AgentMessage};
 use rho_ai::types::StopReason;
 use rho_session::{NewCustomMessage, Session, SessionContext, SessionError};
-
-use super::lock;
 
 pub(crate) struct Transcript {
     session: Mutex<Session>,
@@ -24,7 +22,7 @@ impl Transcript {
     /// The session file, for reading it and for entries that are not messages (names,
     /// labels, model and level changes, compactions).
     pub fn session(&self) -> MutexGuard<'_, Session> {
-        lock(&self.session)
+        self.session.lock()
     }
 
     /// Adds a message outside a run: written to the file, then to the conversation. A write

@@ -13,7 +13,7 @@ use rho_ai::types::{StopReason, now_ms};
 use rho_rpc::SessionEvent;
 use rho_session::entry_message;
 
-use super::{AgentSession, lock};
+use super::AgentSession;
 use crate::config::settings::TtsrContextMode;
 use crate::ttsr::{INJECTION_CUSTOM_TYPE, Rule, TtsrMatch, TtsrMatcher, injection_message};
 
@@ -34,7 +34,7 @@ impl AgentSession {
     /// Feeds the matcher one agent event (called by the run's sink before it forwards it).
     pub(crate) fn ttsr_observe(&self, event: &AgentEvent) {
         let found = {
-            let mut ttsr = lock(&self.inner.ttsr);
+            let mut ttsr = self.inner.ttsr.lock();
             let Some(matcher) = ttsr.matcher.as_mut() else { return };
             match event {
                 AgentEvent::TurnStart => {
@@ -57,7 +57,7 @@ impl AgentSession {
     fn ttsr_fired(&self, found: TtsrMatch) {
         let rules = found.rpc_rules();
         {
-            let mut ttsr = lock(&self.inner.ttsr);
+            let mut ttsr = self.inner.ttsr.lock();
             if found.interrupt {
                 if ttsr.interrupted.is_some() {
                     return;
@@ -74,7 +74,7 @@ impl AgentSession {
 
     /// Whether the lifecycle has rules to inject before it may end.
     pub(crate) fn ttsr_pending(&self) -> bool {
-        let ttsr = lock(&self.inner.ttsr);
+        let ttsr = self.inner.ttsr.lock();
         ttsr.interrupted.is_some() || !ttsr.deferred.is_empty()
     }
 
@@ -82,7 +82,7 @@ impl AgentSession {
     /// keeps it). True when the conversation should continue.
     pub(crate) async fn ttsr_inject(&self) -> bool {
         let (rules, interrupted, context_mode) = {
-            let mut ttsr = lock(&self.inner.ttsr);
+            let mut ttsr = self.inner.ttsr.lock();
             let interrupted = ttsr.interrupted.is_some();
             let mut rules = ttsr.interrupted.take().unwrap_or_default();
             rules.append(&mut ttsr.deferred);
@@ -99,7 +99,7 @@ impl AgentSession {
         }
         let message = injection_message(&rules, now_ms());
         self.record(message);
-        if let Some(matcher) = lock(&self.inner.ttsr).matcher.as_mut() {
+        if let Some(matcher) = self.inner.ttsr.lock().matcher.as_mut() {
             matcher.mark_injected(rules.iter().map(|r| r.name.as_str()));
         }
         true
@@ -123,7 +123,7 @@ impl AgentSession {
                     .unwrap_or_default()
             })
             .collect();
-        let mut ttsr = lock(&self.inner.ttsr);
+        let mut ttsr = self.inner.ttsr.lock();
         ttsr.interrupted = None;
         ttsr.deferred.clear();
         if let Some(matcher) = ttsr.matcher.as_mut() {

@@ -13,7 +13,8 @@
 //! allowed), except sub-agents: a spawn that would make the count pass the limit is refused and
 //! is what exceeds the budget. Events are emitted after the tracker's lock is released.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rho_ai::types::Usage;
@@ -246,7 +247,7 @@ impl BudgetTracker {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock()
     }
 }
 

@@ -1,4 +1,5 @@
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use rho_ai::types::{Cost, Usage};
 use rho_rpc::{BudgetStatus, BudgetViolationReason, SessionEvent};
@@ -12,7 +13,7 @@ fn tracker(limits: BudgetSettings) -> (Arc<BudgetTracker>, Arc<Mutex<Vec<Session
     let sink_seen = seen.clone();
     let sink = Arc::new(move |event: AgentSessionEvent| {
         if let AgentSessionEvent::Session(e) = event {
-            sink_seen.lock().unwrap().push(e);
+            sink_seen.lock().push(e);
         }
     });
     (BudgetTracker::new(limits, sink).unwrap(), seen)
@@ -46,13 +47,13 @@ fn no_limit_means_no_tracker() {
 fn cost_warns_once_then_exceeds_once() {
     let (t, seen) = tracker(BudgetSettings { max_cost_usd: Some(1.0), ..limits() });
     t.record_usage(&cost(0.5));
-    assert!(seen.lock().unwrap().is_empty());
+    assert!(seen.lock().is_empty());
     t.record_usage(&cost(0.35));
     t.record_usage(&cost(0.1));
     assert_eq!(t.exceeded(), None);
     t.record_usage(&cost(0.1));
     t.record_usage(&cost(0.1));
-    let events = seen.lock().unwrap().clone();
+    let events = seen.lock().clone();
     let c = Some(BudgetViolationReason::Cost);
     assert_eq!(kinds(&events), vec![("warning".into(), c), ("exceeded".into(), c)]);
     assert_eq!(t.exceeded(), c);
@@ -70,7 +71,7 @@ fn a_jump_past_the_limit_warns_and_exceeds_together() {
     t.record_tool_call();
     let r = |d| Some(d);
     assert_eq!(
-        kinds(&seen.lock().unwrap()),
+        kinds(&seen.lock()),
         vec![
             ("warning".into(), r(BudgetViolationReason::InputTokens)),
             ("warning".into(), r(BudgetViolationReason::ToolCalls)),
@@ -88,7 +89,7 @@ fn subagent_spawns_past_the_limit_are_refused() {
     assert_eq!(t.try_spawn_subagent(), Err(BudgetViolationReason::Subagents));
     assert_eq!(t.snapshot().subagents, 2);
     let s = Some(BudgetViolationReason::Subagents);
-    assert_eq!(kinds(&seen.lock().unwrap()), vec![("warning".into(), s), ("exceeded".into(), s)]);
+    assert_eq!(kinds(&seen.lock()), vec![("warning".into(), s), ("exceeded".into(), s)]);
 }
 
 #[test]

@@ -4,9 +4,10 @@
 //! `waitForIdle`, `compact`) run on tasks of their own, so one that waits never holds up the
 //! next.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use rho_agent::AgentMessage;
 use rho_ai::ThinkingLevel;
@@ -20,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Extensions;
 use crate::agent_session::{
-    AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, Seed, SessionCommandError, lock,
+    AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, Seed, SessionCommandError,
 };
 use crate::ui::{ComponentUpdate, UiAnswer};
 
@@ -45,7 +46,7 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
         Incoming::Fault(fault) => session.report_extension_error(&fault.extension_path, &fault.event, &fault.error),
         Incoming::Registrations(registrations) => extensions.set_registrations(session, Arc::from(registrations)),
         Incoming::Exited { reason } => {
-            *lock(&extensions.host) = None;
+            *extensions.host.lock() = None;
             if let Some(ui) = session.ui() {
                 ui.reset_extensions();
             }
@@ -56,7 +57,7 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
             );
         }
         Incoming::UiCancel { target } => {
-            if let Some(cancel) = lock(dialogs).remove(&target) {
+            if let Some(cancel) = dialogs.lock().remove(&target) {
                 cancel.cancel();
             }
         }
@@ -114,13 +115,13 @@ fn ui(
         return;
     };
     let cancel = CancellationToken::new();
-    lock(dialogs).insert(id.clone(), cancel.clone());
+    dialogs.lock().insert(id.clone(), cancel.clone());
     extensions.open_dialogs.fetch_add(1, Ordering::AcqRel);
     let extensions = extensions.clone();
     let dialogs = dialogs.clone();
     tokio::spawn(async move {
         let answer = service.dialog(method, cancel).await;
-        lock(&dialogs).remove(&id);
+        dialogs.lock().remove(&id);
         extensions.open_dialogs.fetch_sub(1, Ordering::AcqRel);
         let value = match answer {
             UiAnswer::Value(value) => json!({"value": value}),
@@ -134,7 +135,7 @@ fn ui(
 }
 
 fn current_host(extensions: &Extensions) -> Option<ExtensionHost> {
-    lock(&extensions.host).clone()
+    extensions.host.lock().clone()
 }
 
 /// Answers an action that wanted an answer.

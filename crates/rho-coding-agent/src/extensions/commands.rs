@@ -9,7 +9,6 @@ use rho_extensions::ToHost;
 use rho_rpc::{AvailableCommand, RpcSlashCommand, SlashCommandSource, SourceInfo};
 
 use super::Extensions;
-use crate::agent_session::lock;
 
 impl Extensions {
     /// The command a prompt names, with its arguments, when an extension registered it.
@@ -71,6 +70,6 @@ impl Extensions {
 
     /// `sendMessage(…, {deliverAs: "nextTurn"})`.
     pub(crate) fn keep_for_next_turn(&self, message: AgentMessage) {
-        lock(&self.next_turn).push(message);
+        self.next_turn.lock().push(message);
     }
 }

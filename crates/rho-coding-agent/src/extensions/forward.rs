@@ -11,7 +11,6 @@ use rho_extensions::ToHost;
 use serde_json::{Value, json};
 
 use super::Extensions;
-use crate::agent_session::lock;
 
 #[derive(Default)]
 pub(super) struct Forwarding {
@@ -55,7 +54,7 @@ impl Extensions {
 
     /// pi's extension event for an agent event; `None` when it is not one, or nobody listens.
     fn extension_event(&self, event: &AgentEvent) -> Option<Value> {
-        let mut forwarding = lock(&self.forwarding);
+        let mut forwarding = self.forwarding.lock();
         let value = match event {
             AgentEvent::AgentStart => {
                 forwarding.turn_index = 0;

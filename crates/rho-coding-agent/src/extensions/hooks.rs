@@ -15,7 +15,6 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::Extensions;
-use crate::agent_session::lock;
 
 /// What the `input` handlers made of a prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +55,7 @@ impl Extensions {
     /// session is handled by then). A host that fails is reported by the next hook; a dialog
     /// they opened counts as still running, as in a hook.
     pub(crate) async fn flush(self: &Arc<Self>) {
-        let Some(host) = lock(&self.host).clone().filter(rho_extensions::ExtensionHost::is_alive) else {
+        let Some(host) = self.host.lock().clone().filter(rho_extensions::ExtensionHost::is_alive) else {
             return;
         };
         let (_, answer) = host.request(&ToHost::Flush);

@@ -18,10 +18,11 @@ mod render;
 mod sync;
 mod tools;
 
+use parking_lot::Mutex;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use rho_extensions::host::HostOutput;
@@ -30,7 +31,7 @@ use rho_extensions::{ExtensionHost, FlagValue, HostCommand, HostError, Incoming,
 use serde_json::Value;
 use tokio::sync::{Mutex as AsyncMutex, mpsc};
 
-use crate::agent_session::{AgentSession, Inner, lock};
+use crate::agent_session::{AgentSession, Inner};
 
 pub use hooks::HookOutcome;
 pub(crate) use hooks::{LoopHooks, request_hooks};
@@ -194,7 +195,7 @@ impl Extensions {
         // The providers the extensions register come again as they load.
         session.clear_extension_providers();
         let (session_sync, state) = {
-            let mut synced = lock(&self.synced);
+            let mut synced = self.synced.lock();
             *synced = sync::Synced::default();
             (synced.full(session), synced.state_changes(session))
         };
@@ -207,7 +208,7 @@ impl Extensions {
             extensions: self.config.rho_only.iter().map(|p| p.display().to_string()).collect(),
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,
-            terminal: *lock(&self.terminal),
+            terminal: *self.terminal.lock(),
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
             state: state.unwrap_or(Value::Null),
@@ -217,7 +218,7 @@ impl Extensions {
         let registrations: Registrations = serde_json::from_value(value)
             .map_err(|e| HostError::Failed(format!("unreadable registrations from the host: {e}")))?;
         let registrations = Arc::new(registrations);
-        *lock(&self.host) = Some(host);
+        *self.host.lock() = Some(host);
         self.set_registrations(session, registrations.clone());
         Ok(registrations)
     }
@@ -225,18 +226,18 @@ impl Extensions {
     /// Takes what the extensions registered: their tools join the session's, their events are
     /// listened to.
     fn set_registrations(self: &Arc<Self>, session: &AgentSession, registrations: Arc<Registrations>) {
-        *lock(&self.subscribed) = Arc::new(registrations.handlers.iter().cloned().collect());
-        *lock(&self.registrations) = registrations.clone();
+        *self.subscribed.lock() = Arc::new(registrations.handlers.iter().cloned().collect());
+        *self.registrations.lock() = registrations.clone();
         session.set_extension_tools(tools::extension_tools(&registrations, self.clone()));
     }
 
     pub(crate) fn registrations(&self) -> Arc<Registrations> {
-        lock(&self.registrations).clone()
+        self.registrations.lock().clone()
     }
 
     /// Whether some handler listens to `event`.
     pub(crate) fn listens(&self, event: &str) -> bool {
-        lock(&self.subscribed).contains(event)
+        self.subscribed.lock().contains(event)
     }
 
     pub(crate) fn session(&self) -> Option<AgentSession> {
@@ -245,11 +246,11 @@ impl Extensions {
 
     /// The running host, started again if it exited.
     async fn host(self: &Arc<Self>) -> Result<ExtensionHost, HostError> {
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             return Ok(host);
         }
         let _one_at_a_time = self.restarting.lock().await;
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             return Ok(host);
         }
         let session = self.session().ok_or_else(|| HostError::Exited("the session is gone".into()))?;
@@ -258,7 +259,7 @@ impl Extensions {
             Err(StartError::Host(e)) => return Err(e),
             Err(e) => return Err(HostError::Start(e.to_string())),
         }
-        let host = lock(&self.host).clone().ok_or_else(|| HostError::Exited("it did not start".into()))?;
+        let host = self.host.lock().clone().ok_or_else(|| HostError::Exited("it did not start".into()))?;
         // The extensions start from scratch, as after pi's reload.
         let event = serde_json::json!({"type": "session_start", "reason": "reload"});
         self.sync_to(&host, &session, true);
@@ -271,7 +272,7 @@ impl Extensions {
     /// to date.
     fn sync_to(&self, host: &ExtensionHost, session: &AgentSession, state: bool) {
         let (entries, state) = {
-            let mut synced = lock(&self.synced);
+            let mut synced = self.synced.lock();
             (synced.changes(session), if state { synced.state_changes(session) } else { None })
         };
         if let Some(entries) = entries {
@@ -321,7 +322,7 @@ impl Extensions {
     /// Sends a message that wants no answer, after a sync; nothing when the host is down
     /// (notifications do not restart it).
     fn notify(&self, message: &ToHost, with_state: bool) {
-        let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) else {
+        let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) else {
             return;
         };
         if let Some(session) = self.session() {
@@ -352,7 +353,7 @@ impl Extensions {
         }
         // The old instances still read the old session in `session_shutdown`: the new one
         // travels with the message and is applied after it.
-        let sync = lock(&self.synced).changes(session);
+        let sync = self.synced.lock().changes(session);
         let message = ToHost::Replace {
             reason: reason.to_owned(),
             previous_session_file: previous.map(|p| p.display().to_string()),
@@ -401,14 +402,14 @@ impl Extensions {
     /// Brings the host's copy of the session up to date now (before the session is replaced,
     /// so `session_shutdown` handlers read it as it ended).
     pub(crate) fn sync_now(&self, session: &AgentSession) {
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             self.sync_to(&host, session, true);
         }
     }
 
     /// Runs `session_shutdown` (bounded by the hook timeout) and stops the host.
     pub(crate) async fn shutdown(&self) {
-        let host = lock(&self.host).clone().filter(ExtensionHost::is_alive);
+        let host = self.host.lock().clone().filter(ExtensionHost::is_alive);
         if let Some(host) = host {
             if let Some(session) = self.session() {
                 self.sync_to(&host, &session, true);
@@ -420,7 +421,7 @@ impl Extensions {
     }
 
     fn kill(&self) {
-        if let Some(host) = lock(&self.host).take() {
+        if let Some(host) = self.host.lock().take() {
             host.kill();
         }
     }
@@ -428,14 +429,14 @@ impl Extensions {
     /// A key for the terminal component `target` (nothing when the host is down: its
     /// components went with it).
     pub(crate) fn component_input(&self, target: String, data: String) {
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             host.send(&ToHost::ComponentInput { target, data });
         }
     }
 
     /// Theme files and folders the extensions brought.
     pub(crate) fn add_themes(&self, paths: Vec<String>) {
-        let mut themes = lock(&self.themes);
+        let mut themes = self.themes.lock();
         for path in paths.into_iter().map(PathBuf::from) {
             if !themes.contains(&path) {
                 themes.push(path);
@@ -444,31 +445,31 @@ impl Extensions {
     }
 
     pub(crate) fn themes(&self) -> Vec<PathBuf> {
-        lock(&self.themes).clone()
+        self.themes.lock().clone()
     }
 
     /// Sets the text of the extension's editor.
     pub(crate) fn set_editor_text(&self, text: String) {
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             host.send(&ToHost::EditorText { text });
         }
     }
 
     /// The terminal was resized: components render again at the new size.
     pub(crate) fn resize(&self, size: TerminalSize) {
-        let mut terminal = lock(&self.terminal);
+        let mut terminal = self.terminal.lock();
         if terminal.is_none() || *terminal == Some(size) {
             return;
         }
         *terminal = Some(size);
         drop(terminal);
-        if let Some(host) = lock(&self.host).clone().filter(ExtensionHost::is_alive) {
+        if let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) {
             host.send(&ToHost::Resize(size));
         }
     }
 
     /// Takes the messages `sendMessage` left for the next prompt.
     pub(crate) fn take_next_turn(&self) -> Vec<rho_agent::AgentMessage> {
-        std::mem::take(&mut *lock(&self.next_turn))
+        std::mem::take(&mut *self.next_turn.lock())
     }
 }

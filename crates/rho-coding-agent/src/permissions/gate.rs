@@ -4,9 +4,10 @@
 //! service; ACP's `session/request_permission`). With no one to ask, a call that needs approval
 //! is refused with an error the model reads.
 
+use parking_lot::Mutex;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rho_agent::{ToolContext, ToolError, ToolGate};
@@ -14,7 +15,6 @@ use rho_rpc::UiMethod;
 use serde_json::{Map, Value};
 
 use super::{Approval, Call, Decision, Rules, describe, only_reads};
-use crate::agent_session::lock;
 use crate::ui::Ui;
 
 /// The user's answer to a question about a call.
@@ -103,7 +103,7 @@ impl PermissionGate {
 
     async fn ask(&self, why: &str, tool: &str, args: &Map<String, Value>, ctx: &ToolContext) -> Result<(), ToolError> {
         let key = Self::always_key(tool, args);
-        if lock(&self.always).contains(&key) {
+        if self.always.lock().contains(&key) {
             return Ok(());
         }
         let refused = |reason: &str| {
@@ -123,7 +123,7 @@ impl PermissionGate {
         {
             AskAnswer::Once => Ok(()),
             AskAnswer::Always => {
-                lock(&self.always).insert(key);
+                self.always.lock().insert(key);
                 Ok(())
             }
             AskAnswer::Deny => Err(ToolError::new(super::rejected(tool))),

@@ -3,8 +3,8 @@
 //! something changes: a sub-agent starts or ends, starts a tool, or finishes a reply (whose
 //! usage is summed into the update's `details.usage`).
 
+use parking_lot::Mutex;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use rho_agent::{AgentToolResult, ToolContext};
@@ -32,7 +32,7 @@ impl ProgressBoard {
     /// Changes entry `index` and reports the whole board.
     pub fn update(&self, index: usize, change: impl FnOnce(&mut AgentProgress)) {
         let snapshot = {
-            let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+            let mut entries = self.entries.lock();
             if let Some(entry) = entries.get_mut(index) {
                 change(entry);
             }
@@ -43,7 +43,7 @@ impl ProgressBoard {
 
     /// Reports the board as it is.
     pub fn report_now(&self) {
-        let snapshot = self.entries.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let snapshot = self.entries.lock().clone();
         self.report(snapshot);
     }
 

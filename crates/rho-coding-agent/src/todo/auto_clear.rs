@@ -8,8 +8,9 @@
 //! fires and its task is still finished, the task is removed and then every phase left without
 //! tasks. [`remove_cleared`] is that step as a pure function; [`AutoClear`] owns the timers.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use tokio::runtime::Handle;
@@ -170,7 +171,7 @@ impl Drop for AutoClear {
 
 impl Scheduler {
     fn lock(&self) -> MutexGuard<'_, Timers> {
-        self.timers.lock().unwrap_or_else(PoisonError::into_inner)
+        self.timers.lock()
     }
 
     /// Brings the timers in step with the list.

@@ -7,7 +7,8 @@
 //! the writers knowing who listens. The lock is a plain `std` mutex held only to copy or swap
 //! the list, never across an `.await`.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::Arc;
 
 use rho_agent::AgentMessage;
 use rho_rpc::TodoPhase;
@@ -53,7 +54,7 @@ impl TodoStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner.state.lock()
     }
 
     /// The list as the protocol shows it (`get_state.todoPhases`, the `set_todos` response).

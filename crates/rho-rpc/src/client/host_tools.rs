@@ -8,7 +8,7 @@
 //! cancel nothing more is sent for that call (the handler's future is dropped).
 
 use std::future::Future;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rho_types::AgentToolResult;
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
-use super::shared::{Shared, lock};
+use super::shared::Shared;
 use crate::command::{HostToolResult, HostToolUpdate};
 use crate::frames::{HostToolCall, RpcHostToolDefinition};
 
@@ -126,9 +126,8 @@ fn error_result(message: &str) -> Map<String, Value> {
 /// Starts serving one call.
 pub(crate) fn serve(shared: &Arc<Shared>, call: HostToolCall) {
     let token = shared.gone.child_token();
-    lock(&shared.host_calls).insert(call.id.clone(), token.clone());
-    let handler =
-        shared.host_tools.read().unwrap_or_else(PoisonError::into_inner).get(call.tool_name.as_str()).cloned();
+    shared.host_calls.lock().insert(call.id.clone(), token.clone());
+    let handler = shared.host_tools.read().get(call.tool_name.as_str()).cloned();
     let shared = Arc::clone(shared);
     tokio::spawn(async move {
         let id = call.id.clone();
@@ -144,7 +143,7 @@ pub(crate) fn serve(shared: &Arc<Shared>, call: HostToolCall) {
                 }
             }
         };
-        lock(&shared.host_calls).remove(&id);
+        shared.host_calls.lock().remove(&id);
         let Some(outcome) = outcome.filter(|_| !token.is_cancelled()) else { return };
         // A failed write means the server is gone; there is nobody left to tell.
         let _ = send_result(&shared, id, outcome).await;
@@ -169,7 +168,7 @@ async fn send_result(shared: &Shared, id: String, outcome: HostToolOutcome) -> R
 
 /// `host_tool_cancel`: fires the call's token; its task then sends nothing more.
 pub(crate) fn cancel(shared: &Shared, target_id: &str) {
-    if let Some(token) = lock(&shared.host_calls).remove(target_id) {
+    if let Some(token) = shared.host_calls.lock().remove(target_id) {
         token.cancel();
     }
 }

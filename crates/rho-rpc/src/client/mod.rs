@@ -46,7 +46,7 @@ mod shared;
 mod ui;
 
 use std::process::ExitStatus;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -63,7 +63,7 @@ use crate::command::RpcCommand;
 use crate::event::{AgentFrameEvent, Event};
 use crate::frames::Ready;
 use crate::response::{RpcResponse, ToolNamesData};
-use shared::{Shared, lock};
+use shared::Shared;
 
 /// How long `close` waits for the process to die after killing it.
 const KILL_WAIT: Duration = Duration::from_secs(5);
@@ -128,7 +128,7 @@ impl RpcClient {
 
     /// How the server ended, once its stdout has closed.
     pub fn exit_report(&self) -> Option<ExitReport> {
-        lock(&self.shared.pending).closed().cloned()
+        self.shared.pending.lock().closed().cloned()
     }
 
     /// Sends a command and waits for its response (`success: false` included: that is an
@@ -177,12 +177,11 @@ impl RpcClient {
         let definitions = tools.iter().map(|t| &t.definition).collect::<Vec<_>>();
         let command = RpcCommand::SetHostTools { tools: serde_json::to_value(definitions)? };
         let table = tools.into_iter().map(|t| (t.definition.name.trim().to_owned(), t.handler)).collect();
-        let previous =
-            std::mem::replace(&mut *self.shared.host_tools.write().unwrap_or_else(PoisonError::into_inner), table);
+        let previous = std::mem::replace(&mut *self.shared.host_tools.write(), table);
         match self.request_data::<ToolNamesData>(command).await {
             Ok(data) => Ok(data.tool_names),
             Err(e) => {
-                *self.shared.host_tools.write().unwrap_or_else(PoisonError::into_inner) = previous;
+                *self.shared.host_tools.write() = previous;
                 Err(e)
             }
         }
@@ -271,7 +270,7 @@ impl RpcClient {
         line.insert("id".into(), Value::String(id.clone()));
         line.extend(fields.into_iter().filter(|(k, _)| k != "id"));
         let bytes = rho_types::json::to_vec(&Value::Object(line))?;
-        let answer = lock(&self.shared.pending).register(&id, name)?;
+        let answer = self.shared.pending.lock().register(&id, name)?;
         let _forget = ForgetOnDrop { shared: &self.shared, id: &id };
         self.shared.write_line(bytes).await?;
         let (number, response) = answer.await.map_err(|_| ClientError::Exited(self.shared.report()))??;
@@ -295,7 +294,7 @@ struct ForgetOnDrop<'a> {
 
 impl Drop for ForgetOnDrop<'_> {
     fn drop(&mut self) {
-        lock(&self.shared.pending).forget(self.id);
+        self.shared.pending.lock().forget(self.id);
     }
 }
 

@@ -20,7 +20,7 @@ use super::events::{Notification, ProtocolError, Sequenced};
 use super::host_tools;
 use super::lines::{Line, LineReader};
 use super::pending::Routed;
-use super::shared::{Shared, lock};
+use super::shared::Shared;
 use super::ui;
 use crate::frames::{OutFrame, Ready};
 
@@ -67,7 +67,7 @@ impl Reader {
                 let message = format!("invalid `{kind}` frame: {e}");
                 if let Some(id) = id {
                     if kind == "response" {
-                        lock(&self.shared.pending).fail(&id, ClientError::Protocol(message.clone()));
+                        self.shared.pending.lock().fail(&id, ClientError::Protocol(message.clone()));
                     } else if bad_arguments {
                         host_tools::reject_arguments(&self.shared, id);
                     }
@@ -86,7 +86,7 @@ impl Reader {
                 }
                 None => Notification::Ready(ready),
             },
-            OutFrame::Response(response) => match lock(&self.shared.pending).route(number, *response) {
+            OutFrame::Response(response) => match self.shared.pending.lock().route(number, *response) {
                 Routed::Answered => return,
                 Routed::Late(r) => Notification::LateResponse(Box::new(r)),
                 Routed::Unsolicited(r) => Notification::UnsolicitedResponse(Box::new(r)),
@@ -135,7 +135,7 @@ impl Reader {
         })
         .await;
         let report = ExitReport { status: *shared.exit.borrow(), stderr: shared.stderr.text() };
-        lock(&shared.pending).close(report);
+        shared.pending.lock().close(report);
         shared.gone.cancel();
     }
 }

@@ -2,10 +2,11 @@
 //! stdin (one writer, whole lines), the pending-request table, the host tool and dialog
 //! registries, the captured stderr, and the tokens that say "the server is gone" and "kill it".
 
+use parking_lot::{Mutex, RwLock};
 use std::collections::{HashMap, VecDeque};
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -82,7 +83,7 @@ impl Shared {
 
     /// What is known about the server's end, now.
     pub(crate) fn report(&self) -> ExitReport {
-        match lock(&self.pending).closed() {
+        match self.pending.lock().closed() {
             Some(report) => report.clone(),
             None => ExitReport { status: *self.exit.borrow(), stderr: self.stderr.text() },
         }
@@ -142,11 +143,6 @@ impl Shared {
     }
 }
 
-/// Locks a mutex, ignoring poisoning (a panicking handler task must not wedge the client).
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The last bytes the server wrote to stderr.
 pub(crate) struct StderrTail {
     limit: usize,
@@ -159,7 +155,7 @@ impl StderrTail {
     }
 
     pub(crate) fn push(&self, bytes: &[u8]) {
-        let mut state = lock(&self.state);
+        let mut state = self.state.lock();
         let (buf, cut) = &mut *state;
         buf.extend(bytes);
         if buf.len() > self.limit {
@@ -171,7 +167,7 @@ impl StderrTail {
 
     /// The captured text; `…` marks a cut start.
     pub(crate) fn text(&self) -> String {
-        let state = lock(&self.state);
+        let state = self.state.lock();
         let (buf, cut) = &*state;
         let bytes: Vec<u8> = buf.iter().copied().collect();
         let text = String::from_utf8_lossy(&bytes);

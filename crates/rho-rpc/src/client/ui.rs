@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::host_tools::Tagged;
-use super::shared::{Shared, lock};
+use super::shared::Shared;
 use crate::command::UiResponse;
 use crate::frames::{UiMethod, UiRequest};
 
@@ -66,7 +66,7 @@ pub trait UiHandler: Send + Sync + 'static {
 pub(crate) fn serve(shared: &Arc<Shared>, request: UiRequest) {
     if !request.method.is_dialog() {
         if let UiMethod::Cancel { target_id } = &request.method
-            && let Some(token) = lock(&shared.dialogs).remove(target_id)
+            && let Some(token) = shared.dialogs.lock().remove(target_id)
         {
             token.cancel();
         }
@@ -76,7 +76,7 @@ pub(crate) fn serve(shared: &Arc<Shared>, request: UiRequest) {
         return;
     }
     let token = shared.gone.child_token();
-    lock(&shared.dialogs).insert(request.id.clone(), token.clone());
+    shared.dialogs.lock().insert(request.id.clone(), token.clone());
     let timeout = match &request.method {
         UiMethod::Select { timeout, .. } | UiMethod::Confirm { timeout, .. } | UiMethod::Input { timeout, .. } => {
             timeout.filter(|&ms| ms > 0).map(Duration::from_millis)
@@ -104,7 +104,7 @@ pub(crate) fn serve(shared: &Arc<Shared>, request: UiRequest) {
                 }
             }
         };
-        lock(&shared.dialogs).remove(&id);
+        shared.dialogs.lock().remove(&id);
         let Some(answer) = answer.filter(|_| !token.is_cancelled()) else { return };
         let response = answer.into_response(id);
         // A failed write means the server is gone; there is nobody left to answer.

@@ -7,7 +7,7 @@
 //!
 //! `AWS_BEDROCK_SKIP_AUTH=1` signs with placeholder keys, for a proxy that does not check them.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::time::{Duration, SystemTime};
 
 use aws_config::BehaviorVersion;
@@ -39,7 +39,7 @@ pub(crate) async fn credentials(region: &str) -> Result<Credentials, String> {
     }
     static CACHED: Mutex<Option<Credentials>> = Mutex::new(None);
     let fresh = |c: &Credentials| c.expiry().is_none_or(|at| at > SystemTime::now() + REFRESH_MARGIN);
-    if let Some(cached) = CACHED.lock().unwrap_or_else(|e| e.into_inner()).clone().filter(fresh) {
+    if let Some(cached) = CACHED.lock().clone().filter(fresh) {
         return Ok(cached);
     }
     let provider = chain(region).await;
@@ -47,7 +47,7 @@ pub(crate) async fn credentials(region: &str) -> Result<Credentials, String> {
         .provide_credentials()
         .await
         .map_err(|e| format!("Could not load AWS credentials: {}", DisplayErrorContext(&e)))?;
-    *CACHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(found.clone());
+    *CACHED.lock() = Some(found.clone());
     Ok(found)
 }
 

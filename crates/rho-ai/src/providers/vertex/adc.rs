@@ -5,8 +5,8 @@
 //! JWT it signs (RS256) for the `cloud-platform` scope. Either goes to the file's `token_uri`
 //! (Google's token endpoint by default). The token is kept until a minute before it expires.
 
+use parking_lot::Mutex;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -49,7 +49,7 @@ pub fn usable_in(env: &dyn Fn(&str) -> Option<String>) -> bool {
 /// An access token for Vertex AI.
 pub async fn access_token() -> Result<String, String> {
     let path = credentials_path().ok_or("no home directory to find Application Default Credentials in")?;
-    if let Some((cached_path, token, until)) = CACHED.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    if let Some((cached_path, token, until)) = CACHED.lock().clone()
         && cached_path == path
         && Instant::now() < until
     {
@@ -92,7 +92,7 @@ pub async fn access_token() -> Result<String, String> {
     };
     let (token, lifetime) = request_token(&token_uri, &form).await?;
     let until = Instant::now() + lifetime.saturating_sub(MARGIN);
-    *CACHED.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, token.clone(), until));
+    *CACHED.lock() = Some((path, token.clone(), until));
     Ok(token)
 }
 

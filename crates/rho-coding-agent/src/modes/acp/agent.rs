@@ -19,9 +19,10 @@
 //!   (terminal methods never reach it).
 //! - `session/cancel` (a notification): aborts the run ([`AgentSession::interrupt`]).
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -38,7 +39,7 @@ use rho_ai::types::StopReason as RhoStopReason;
 
 use super::sessions::{AcpSession, ClientSide, Open};
 use super::{config, mcp, prompt, replay, sessions};
-use crate::agent_session::{PromptOptions, PromptOutcome, PromptRejection, RunOutcome, lock};
+use crate::agent_session::{PromptOptions, PromptOutcome, PromptRejection, RunOutcome};
 use crate::cli::Cli;
 
 /// How long shutdown waits for runs to stop.
@@ -77,7 +78,7 @@ impl AcpAgent {
     }
 
     fn session(&self, id: &SessionId) -> Result<Arc<AcpSession>, Error> {
-        lock(&self.sessions).get(id).cloned().ok_or_else(|| invalid_params(format!("Unknown session: {}", id.0)))
+        self.sessions.lock().get(id).cloned().ok_or_else(|| invalid_params(format!("Unknown session: {}", id.0)))
     }
 
     /// Answers one request (a prompt is answered when its run ends).
@@ -95,7 +96,7 @@ impl AcpAgent {
             ClientRequest::PromptRequest(r) => self.prompt(r, responder),
             ClientRequest::SetSessionConfigOptionRequest(r) => answer(responder, self.set_config_option(r)),
             ClientRequest::CloseSessionRequest(r) => {
-                if let Some(acp) = lock(&self.sessions).remove(&r.session_id) {
+                if let Some(acp) = self.sessions.lock().remove(&r.session_id) {
                     acp.session.interrupt();
                 }
                 answer(responder, Ok(CloseSessionResponse::new()))
@@ -119,7 +120,7 @@ impl AcpAgent {
     }
 
     fn initialize(&self, request: InitializeRequest) -> InitializeResponse {
-        *lock(&self.client) = request.client_capabilities;
+        *self.client.lock() = request.client_capabilities;
         let prompts = PromptCapabilities::new().image(true).embedded_context(true);
         let capabilities = AgentCapabilities::new()
             .load_session(true)
@@ -138,7 +139,7 @@ impl AcpAgent {
         fs: &'a agent_client_protocol::v1::schema::FileSystemCapabilities,
         mcp_servers: &'a [McpServer],
     ) -> ClientSide<'a> {
-        ClientSide { connection: cx, fs, terminal: lock(&self.client).terminal, mcp_servers }
+        ClientSide { connection: cx, fs, terminal: self.client.lock().terminal, mcp_servers }
     }
 
     fn new_session(
@@ -147,7 +148,7 @@ impl AcpAgent {
         responder: Responder,
         cx: &ConnectionTo<Client>,
     ) -> Result<(), Error> {
-        let fs = lock(&self.client).fs.clone();
+        let fs = self.client.lock().fs.clone();
         let client = self.client_side(cx, &fs, &request.mcp_servers);
         let (id, acp) = match sessions::open(&self.cli, &request.cwd, &Open::New, &client) {
             Ok(opened) => opened,
@@ -157,7 +158,7 @@ impl AcpAgent {
             .config_options(Some(config::options(&acp.session)))
             .modes(acp.permissions.modes(sandbox_mode(&acp.session)));
         let acp = Arc::new(acp);
-        lock(&self.sessions).insert(id, acp.clone());
+        self.sessions.lock().insert(id, acp.clone());
         // The session's extensions load before the answer: the first prompt finds them.
         let cli = self.cli.clone();
         tokio::spawn(async move {
@@ -175,7 +176,7 @@ impl AcpAgent {
         responder: Responder,
         cx: &ConnectionTo<Client>,
     ) -> Result<(), Error> {
-        let existing = lock(&self.sessions).get(&request.session_id).cloned();
+        let existing = self.sessions.lock().get(&request.session_id).cloned();
         let acp = match existing {
             Some(acp) => {
                 if !request.mcp_servers.is_empty() {
@@ -184,13 +185,13 @@ impl AcpAgent {
                 acp
             }
             None => {
-                let fs = lock(&self.client).fs.clone();
+                let fs = self.client.lock().fs.clone();
                 let how = Open::Load(&request.session_id.0);
                 let client = self.client_side(cx, &fs, &request.mcp_servers);
                 match sessions::open(&self.cli, &request.cwd, &how, &client) {
                     Ok((id, acp)) => {
                         let acp = Arc::new(acp);
-                        lock(&self.sessions).insert(id, acp.clone());
+                        self.sessions.lock().insert(id, acp.clone());
                         acp
                     }
                     Err(message) => return responder.respond_with_error(invalid_params(message)),
@@ -275,7 +276,7 @@ impl AcpAgent {
 
     /// Stops every run and waits (briefly) for the session files to be complete.
     pub async fn shutdown(&self) {
-        let sessions: Vec<Arc<AcpSession>> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        let sessions: Vec<Arc<AcpSession>> = self.sessions.lock().drain().map(|(_, s)| s).collect();
         for acp in &sessions {
             acp.session.interrupt();
             acp.session.abort_bash();

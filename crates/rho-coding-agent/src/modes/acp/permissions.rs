@@ -11,9 +11,10 @@
 //! The question is asked through rho-agent's [`ToolGate`], after the call's arguments are
 //! validated and before it runs, so the loop is the same as in every mode.
 
+use parking_lot::Mutex;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -26,7 +27,6 @@ use rho_agent::{ToolContext, ToolError, ToolGate};
 use serde_json::{Map, Value};
 
 use super::tool_calls;
-use crate::agent_session::lock;
 use crate::permissions::{AskAnswer, Asker};
 
 pub(super) const AUTO: &str = "auto";
@@ -76,7 +76,7 @@ impl Permissions {
             SessionMode::new(AUTO, "Auto").description(boxed("Tools run without asking")),
             SessionMode::new(ASK, "Ask").description(boxed("Ask before edits, writes and commands")),
         ];
-        SessionModeState::new(lock(&self.state).mode, modes)
+        SessionModeState::new(self.state.lock().mode, modes)
     }
 
     /// Switches the mode; the error names an unknown one.
@@ -86,13 +86,13 @@ impl Permissions {
             ASK => ASK,
             other => return Err(format!("Unknown mode: {other} (rho has {AUTO} and {ASK})")),
         };
-        lock(&self.state).mode = mode;
+        self.state.lock().mode = mode;
         Ok(())
     }
 
     /// Whether the call runs without asking.
     fn runs_freely(&self, tool: &str) -> bool {
-        !lock(&self.state).asks(tool)
+        !self.state.lock().asks(tool)
     }
 
     fn request(
@@ -171,7 +171,7 @@ impl ToolGate for Permissions {
             match answer {
                 AskAnswer::Once => Ok(()),
                 AskAnswer::Always => {
-                    lock(&self.state).allowed.insert(tool.to_owned());
+                    self.state.lock().allowed.insert(tool.to_owned());
                     Ok(())
                 }
                 AskAnswer::Deny => Err(ToolError::new(crate::permissions::rejected(tool))),

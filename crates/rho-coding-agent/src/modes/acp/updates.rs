@@ -11,9 +11,10 @@
 //! refusal) behind a short lock; the notifications go out through the SDK's queue, in order,
 //! without blocking the run.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -56,13 +57,13 @@ impl UpdateSink {
 
     /// Whether the last reply was refused by the model (and forgets it).
     pub fn take_refusal(&self) -> bool {
-        std::mem::take(&mut crate::agent_session::lock(&self.state).refused)
+        std::mem::take(&mut self.state.lock().refused)
     }
 }
 
 impl SessionEventSink for UpdateSink {
     fn emit(&self, event: AgentSessionEvent) {
-        let updates = crate::agent_session::lock(&self.state).translate(&event);
+        let updates = self.state.lock().translate(&event);
         for update in updates {
             self.send(update);
         }

@@ -9,8 +9,9 @@
 //! loads without noise. The table is read once at start ([`load`]) and shared ([`current`]), as
 //! pi's key manager is.
 
+use parking_lot::RwLock;
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
@@ -452,9 +453,7 @@ pub fn load(agent_dir: &Path) -> Option<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Keybindings::default(), None),
         Err(e) => (Keybindings::default(), Some(format!("cannot be read ({e})"))),
     };
-    if let Ok(mut current) = CURRENT.write() {
-        *current = Some(Arc::new(bindings));
-    }
+    *CURRENT.write() = Some(Arc::new(bindings));
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let shown = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
         Some(rest) => format!("~/{}", rest.display()),
@@ -465,9 +464,7 @@ pub fn load(agent_dir: &Path) -> Option<String> {
 
 /// The table in use (the defaults until [`load`] ran).
 pub fn current() -> Arc<Keybindings> {
-    if let Ok(current) = CURRENT.read()
-        && let Some(bindings) = current.as_ref()
-    {
+    if let Some(bindings) = CURRENT.read().as_ref() {
         return bindings.clone();
     }
     Arc::new(Keybindings::default())

@@ -8,8 +8,9 @@
 mod palette;
 mod parse;
 
+use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
-use std::sync::{OnceLock, RwLock};
+use std::sync::OnceLock;
 
 use ratatui::style::Color;
 
@@ -31,9 +32,7 @@ static SOURCES: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
 
 /// The colour of `token` in the active theme (`None`: the terminal's default).
 pub fn color(token: Token) -> Option<Color> {
-    if let Ok(active) = ACTIVE.read()
-        && let Some(theme) = active.as_ref()
-    {
+    if let Some(theme) = ACTIVE.read().as_ref() {
         return theme.color(token);
     }
     dark().color(token)
@@ -46,9 +45,7 @@ pub fn init(paths: &ConfigPaths, settings: &Settings) -> Option<String> {
     let mut sources =
         vec![paths.project_dir().join("themes"), paths.pi_project_dir().join("themes"), paths.agent_dir.join("themes")];
     sources.extend(settings.get_string_list("themes").unwrap_or_default().iter().map(|p| paths.resolve(p)));
-    if let Ok(mut s) = SOURCES.write() {
-        *s = sources;
-    }
+    *SOURCES.write() = sources;
     let name = settings.get_string("theme").unwrap_or_else(|| default_name(std::env::var("COLORFGBG").ok()));
     let error = set(&name).err()?;
     activate(dark().clone());
@@ -76,27 +73,25 @@ pub fn set(name: &str) -> Result<(), String> {
 /// Shows `name` until [`end_preview`] or [`set`]; a theme that cannot be used is not shown.
 pub fn preview(name: &str) {
     let Ok(Some(theme)) = load(name, &sources(), mode()) else { return };
-    if let Ok(mut before) = BEFORE_PREVIEW.write()
-        && before.is_none()
-    {
-        let active = ACTIVE.read().ok().and_then(|a| a.clone());
+    let mut before = BEFORE_PREVIEW.write();
+    if before.is_none() {
+        let active = ACTIVE.read().clone();
         *before = Some(active.unwrap_or_else(|| dark().clone()));
     }
+    drop(before);
     activate(theme);
 }
 
 /// Puts back the theme in effect before the preview (nothing when none is shown).
 pub fn end_preview() {
-    let before = BEFORE_PREVIEW.write().ok().and_then(|mut b| b.take());
+    let before = BEFORE_PREVIEW.write().take();
     if let Some(theme) = before {
         activate(theme);
     }
 }
 
 fn activate(theme: Theme) {
-    if let Ok(mut active) = ACTIVE.write() {
-        *active = Some(theme);
-    }
+    *ACTIVE.write() = Some(theme);
 }
 
 /// Themes packages and extensions bring, after the user's own. When the `theme` setting named
@@ -106,10 +101,11 @@ pub fn add_sources(paths: Vec<PathBuf>, settings: &Settings, warning: Option<Str
     if paths.is_empty() {
         return warning;
     }
-    if let Ok(mut s) = SOURCES.write() {
+    {
+        let mut sources = SOURCES.write();
         for path in paths {
-            if !s.contains(&path) {
-                s.push(path);
+            if !sources.contains(&path) {
+                sources.push(path);
             }
         }
     }
@@ -123,7 +119,7 @@ pub fn add_sources(paths: Vec<PathBuf>, settings: &Settings, warning: Option<Str
 }
 
 fn sources() -> Vec<PathBuf> {
-    SOURCES.read().map(|s| s.clone()).unwrap_or_default()
+    SOURCES.read().clone()
 }
 
 fn mode() -> ColorMode {

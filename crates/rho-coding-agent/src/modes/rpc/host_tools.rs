@@ -5,8 +5,9 @@
 //! call at once; frames for unknown or finished ids are ignored; when stdin closes, every pending
 //! call fails.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
@@ -45,7 +46,7 @@ impl HostToolBridge {
     }
 
     fn pending(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+        self.pending.lock()
     }
 
     /// `host_tool_result`: completes the call (unknown ids are ignored).

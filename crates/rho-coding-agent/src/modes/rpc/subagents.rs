@@ -6,10 +6,11 @@
 //! keeps the live sub-agents and remembers the session files of the last 256 that ended, and
 //! lets the frames through only when the host subscribed.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use rho_agent::Backpressure;
 use rho_ai::types::now_ms;
@@ -70,7 +71,7 @@ impl SubagentTracker {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock()
     }
 
     pub fn set_subscription(&self, subscription: Subscription) {

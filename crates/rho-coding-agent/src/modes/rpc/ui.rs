@@ -4,8 +4,9 @@
 //! withdraws it (an `editor` also gets a `cancel` request, as xcsh sends); unknown, stale and
 //! fire-and-forget ids are ignored. `setTitle` is written only when `PI_RPC_EMIT_TITLE` is truthy.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -37,10 +38,6 @@ pub struct RpcUi {
     emit_title: bool,
 }
 
-fn lock(pending: &PendingMap) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
-    pending.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl RpcUi {
     pub fn new(out: Arc<OutQueue>) -> Arc<Self> {
         let emit_title = std::env::var("PI_RPC_EMIT_TITLE").is_ok_and(|v| is_truthy(&v));
@@ -49,7 +46,7 @@ impl RpcUi {
 
     /// Resolves the dialog a host answered; unknown ids are ignored.
     pub fn resolve(&self, response: UiResponse) {
-        let Some(pending) = lock(&self.pending).remove(&response.id) else {
+        let Some(pending) = self.pending.lock().remove(&response.id) else {
             return;
         };
         let answer = if response.cancelled == Some(true) {
@@ -68,7 +65,7 @@ impl RpcUi {
 
     /// Resolves every open dialog with its default (the host went away).
     pub fn cancel_all(&self) {
-        for (_, pending) in lock(&self.pending).drain() {
+        for (_, pending) in self.pending.lock().drain() {
             let _ = pending.answer.send(UiAnswer::Cancelled { timed_out: false });
         }
     }
@@ -95,7 +92,7 @@ impl Ui for RpcUi {
         let is_editor = matches!(method, UiMethod::Editor { .. });
         let id = new_id();
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), Pending { kind, answer: tx });
+        self.pending.lock().insert(id.clone(), Pending { kind, answer: tx });
         self.send(id.clone(), method);
         let out = self.out.clone();
         let pending = self.pending.clone();
@@ -109,11 +106,11 @@ impl Ui for RpcUi {
             tokio::select! {
                 answer = rx => answer.unwrap_or(UiAnswer::Cancelled { timed_out: false }),
                 () = timer => {
-                    lock(&pending).remove(&id);
+                    pending.lock().remove(&id);
                     UiAnswer::Cancelled { timed_out: true }
                 }
                 () = cancel.cancelled() => {
-                    lock(&pending).remove(&id);
+                    pending.lock().remove(&id);
                     if is_editor {
                         out.push_event(AgentSessionEvent::UiRequest(UiRequest {
                             id: new_id(),
@@ -170,7 +167,7 @@ mod tests {
         let frames = written(&out);
         let id = frames[0]["id"].as_str().unwrap().to_owned();
         ui.resolve(UiResponse { id, value: Some("a".into()), confirmed: None, cancelled: None, timed_out: None });
-        assert!(lock(&ui.pending).is_empty());
+        assert!(ui.pending.lock().is_empty());
     }
 
     #[tokio::test]
@@ -181,7 +178,7 @@ mod tests {
             UiMethod::Confirm { title: "Sure?".into(), message: "Go on".into(), timeout: None },
             CancellationToken::new(),
         );
-        let id = lock(&ui.pending).keys().next().cloned().unwrap();
+        let id = ui.pending.lock().keys().next().cloned().unwrap();
         ui.resolve(UiResponse {
             id: "stale".into(),
             value: None,
