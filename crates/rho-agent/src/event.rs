@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rho_ai::event::AssistantMessageEvent;
-use rho_ai::types::ToolResultMessage;
+use rho_types::types::ToolResultMessage;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;

@@ -5,7 +5,7 @@
 //! so a loop whose hooks listen to nothing awaits nothing and copies nothing.
 
 use futures::future::BoxFuture;
-use rho_ai::types::ToolCall;
+use rho_types::types::ToolCall;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 

@@ -12,7 +12,7 @@ pub mod tool;
 mod tool_exec;
 pub mod validate;
 
-pub use rho_types::{message, queue};
+use rho_types::{message, queue};
 
 pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn, resolve_request_options};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};

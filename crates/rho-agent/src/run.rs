@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rho_ai::ThinkingLevel;
 use rho_ai::event::AssistantMessageEvent;
-use rho_ai::types::{AssistantMessage, Context, StopReason, ToolCall, ToolResultMessage, UserContent};
+use rho_types::types::{AssistantMessage, Context, StopReason, ToolCall, ToolResultMessage, UserContent};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

@@ -4,9 +4,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rho_ai::model::{InputKind, ModelCost};
 use rho_ai::{Model, StreamOptions, ThinkingLevel, UserMessage};
 use rho_mock_llm::{MockServer, Script};
+use rho_types::model::{InputKind, ModelCost};
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 
@@ -250,7 +250,7 @@ impl crate::hooks::AgentHooks for Rewrite {
 
     fn tool_call<'a>(
         &'a self,
-        call: &'a rho_ai::types::ToolCall,
+        call: &'a rho_types::types::ToolCall,
         mut args: Map<String, Value>,
         _: &'a tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'a, crate::hooks::ToolCallDecision> {
@@ -266,13 +266,13 @@ impl crate::hooks::AgentHooks for Rewrite {
 
     fn tool_result<'a>(
         &'a self,
-        _: &'a rho_ai::types::ToolCall,
+        _: &'a rho_types::types::ToolCall,
         _: &'a Map<String, Value>,
         mut outcome: crate::hooks::ToolOutcome,
         _: &'a tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'a, crate::hooks::ToolOutcome> {
         Box::pin(async move {
-            outcome.result.content.push(rho_ai::types::UserContent::text("(checked)"));
+            outcome.result.content.push(rho_types::types::UserContent::text("(checked)"));
             outcome
         })
     }
@@ -282,13 +282,13 @@ impl crate::hooks::AgentHooks for Rewrite {
             match message {
                 AgentMessage::Assistant(mut a) if !a.text().is_empty() => {
                     a.content =
-                        vec![rho_ai::types::AssistantContent::Text(rho_ai::types::TextContent::new("replaced"))];
+                        vec![rho_types::types::AssistantContent::Text(rho_types::types::TextContent::new("replaced"))];
                     AgentMessage::Assistant(a)
                 }
                 // A replacement of another role is ignored by the loop.
                 AgentMessage::User(_) => AgentMessage::Custom(crate::message::CustomMessage {
                     custom_type: "x".into(),
-                    content: rho_ai::types::UserMessageContent::Text("x".into()),
+                    content: rho_types::types::UserMessageContent::Text("x".into()),
                     display: false,
                     details: None,
                     attribution: None,

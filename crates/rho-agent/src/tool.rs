@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_ai::types::ToolSpec;
+use rho_types::types::ToolSpec;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::stream::{FuturesUnordered, StreamExt};
-use rho_ai::types::{ToolCall, ToolResultMessage, UserContent, now_ms};
+use rho_types::types::{ToolCall, ToolResultMessage, UserContent, now_ms};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rho_ai::model::{InputKind, ModelCost, api};
 use rho_ai::sse::SseStream;
 use rho_ai::{Model, StreamOptions, stream_sse};
+use rho_types::model::{InputKind, ModelCost, api};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;

@@ -20,7 +20,9 @@ pub mod sse;
 pub mod stream;
 pub mod transform;
 
-pub use rho_types::{json, model, types};
+// The shared types live in rho-types and are named from there everywhere else; these paths
+// are rho-ai's own.
+use rho_types::{model, types};
 
 pub use auth::{ApiKeys, EnvLookup, env_var_for};
 pub use config_error::ConfigError;

@@ -171,7 +171,7 @@ fn headers_are_resolved_per_request_with_the_auth_header() {
     let claude = registry.find("anthropic", "claude-opus-4-6").unwrap();
     assert!(registry.headers_for(claude).is_empty());
     // Secrets never show in the serialized model.
-    let json = crate::json::to_string(&m1).unwrap();
+    let json = rho_types::json::to_string(&m1).unwrap();
     assert!(!json.contains("gw-secret") && !json.contains("headers"), "{json}");
 }
 

@@ -7,10 +7,6 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rho_agent::AgentMessage;
-use rho_ai::types::{
-    AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
-    UserMessageContent,
-};
 use rho_ai::{InputKind, Model, StreamOptions};
 use rho_coding_agent::compaction::{
     BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT, BranchSummaryOptions, CompactionError, CompactionSettings,
@@ -19,6 +15,10 @@ use rho_coding_agent::compaction::{
 };
 use rho_mock_llm::{MockServer, RecordedRequest, Script, Turn};
 use rho_session::{NewCompaction, Session};
+use rho_types::types::{
+    AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
+    UserMessageContent,
+};
 use serde_json::{Value, json};
 
 fn model(server: &MockServer, reasoning: bool) -> Model {

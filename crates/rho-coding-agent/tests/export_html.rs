@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_ai::ThinkingLevel;
-use rho_ai::types::{
-    AssistantContent, AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, ToolCall,
-    ToolResultMessage, UserContent, UserMessage, UserMessageContent,
-};
 use rho_coding_agent::export_html::{
     ExportError, ExportOptions, ToolInfo, default_output_path, export_session, export_session_file, render_html,
 };
 use rho_session::{NewBranchSummary, NewCompaction, NewCustomMessage, Session};
+use rho_types::types::{
+    AssistantContent, AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, ToolCall,
+    ToolResultMessage, UserContent, UserMessage, UserMessageContent,
+};
 use serde_json::{Value, json};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

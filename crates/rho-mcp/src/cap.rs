@@ -7,11 +7,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use rho_ai::types::UserContent;
 use rho_tools::format_size;
 use rho_tools::truncate::{
     DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncatedBy, TruncationOptions, count_lines, truncate_head,
 };
+use rho_types::types::UserContent;
 use serde_json::{Map, Value, json};
 
 /// Caps `content` in place, noting what was done in `details`.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rho_ai::types::{ImageContent, UserContent};
+use rho_types::types::{ImageContent, UserContent};
 use rmcp::model::{ContentBlock, GetPromptResult, Prompt, PromptMessage, ResourceContents, Role};
 
 /// A prompt a server offers.

@@ -14,7 +14,7 @@
 //! tools' limits is cut, the whole of it saved to a file ([`crate::cap`]).
 
 use rho_agent::{AgentToolResult, ToolError};
-use rho_ai::types::{ImageContent, UserContent};
+use rho_types::types::{ImageContent, UserContent};
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value};
 

@@ -19,8 +19,8 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use rho_ai::types::UserContent;
 use rho_mcp::{McpConfig, McpManager, RemoteServer, ServerConfig, ServerState, StdioServer, Transport};
+use rho_types::types::UserContent;
 use serde_json::json;
 use support::npm::NpmServer;
 use support::*;

@@ -5,8 +5,8 @@
 mod support;
 
 use pretty_assertions::assert_eq;
-use rho_ai::types::UserContent;
 use rho_mcp::{PromptRole, ServerState};
+use rho_types::types::UserContent;
 use serde_json::json;
 use support::*;
 

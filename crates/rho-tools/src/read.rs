@@ -10,7 +10,7 @@
 use base64::Engine as _;
 use futures::future::BoxFuture;
 use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
-use rho_ai::types::{ImageContent, UserContent};
+use rho_types::types::{ImageContent, UserContent};
 use serde_json::{Value, json};
 
 use crate::ToolOptions;

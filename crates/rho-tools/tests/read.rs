@@ -5,8 +5,8 @@ mod common;
 
 use common::{call, call_with, text, write};
 use pretty_assertions::assert_eq;
-use rho_ai::types::UserContent;
 use rho_tools::ToolOptions;
+use rho_types::types::UserContent;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rho_agent::{AgentConfig, AgentEvent, AgentEventSink, AgentMessage, InterruptMode, QueueMode};
-use rho_ai::model::{InputKind, ModelCost};
 use rho_ai::{AssistantContent, Model, StreamOptions, ThinkingLevel, UserMessage};
 use rho_mock_llm::{MockServer, RecordedRequest, Script};
 use rho_tools::{ToolOptions, builtin_tool_names, create_tools};
+use rho_types::model::{InputKind, ModelCost};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::task::JoinHandle;

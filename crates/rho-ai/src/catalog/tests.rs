@@ -242,7 +242,7 @@ fn thinking_levels_follow_pis_map() {
 #[test]
 fn a_model_is_built_with_its_provider_fields() {
     let model = find("anthropic", "claude-sonnet-4-5").unwrap();
-    let json = crate::json::to_string(&model).unwrap();
+    let json = rho_types::json::to_string(&model).unwrap();
     assert_eq!(
         json,
         r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000}"#

@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use rho_ai::model::{InputKind, ModelCost};
 use rho_ai::stream::ABORTED_MESSAGE;
 use rho_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent as E, Context, ErrorKind, Message, Model, ProviderError,
     StopReason, StreamOptions, ThinkingLevel, ToolResultMessage, ToolSpec, UserContent, UserMessage,
 };
 use rho_mock_llm::{MockServer, Script};
+use rho_types::model::{InputKind, ModelCost};
 use serde_json::{Value, json};
 
 /// One wire API as the tests address it.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::types::Usage;
+use rho_types::types::Usage;
 
 use super::{AgentSession, PromptRejection};
 use crate::budget::BudgetTracker;

@@ -6,8 +6,8 @@
 //! the size is then unknown (`null`), as pi reports it, rather than a guess.
 
 use rho_agent::AgentMessage;
-use rho_ai::types::ContextUsage;
 use rho_session::SessionEntry;
+use rho_types::types::ContextUsage;
 
 use super::AgentSession;
 use crate::compaction::{calculate_context_tokens, estimate_context_tokens};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rho_agent::AgentMessage;
-use rho_ai::types::ImageContent;
+use rho_types::types::ImageContent;
 use serde_json::{Value, json};
 
 use super::prompting::user_message;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_agent::AgentMessage;
-use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::CompactionReason;
+use rho_types::types::{AssistantMessage, StopReason};
 
 use super::AgentSession;
 use super::compaction::AutoCompaction;

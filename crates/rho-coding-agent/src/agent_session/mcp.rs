@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
-use rho_ai::types::{ImageContent, UserContent};
 use rho_mcp::{McpConfig, McpManager, McpOptions, McpPrompt, ServerState};
 use rho_rpc::{AvailableCommand, CommandInput, McpServerInfo, McpServerStatus, NotifyType, RpcSlashCommand};
+use rho_types::types::{ImageContent, UserContent};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 

@@ -7,10 +7,10 @@ use std::panic::AssertUnwindSafe;
 
 use futures::FutureExt;
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::types::{
+use rho_rpc::StreamingBehavior;
+use rho_types::types::{
     AssistantContent, Attribution, ImageContent, StopReason, UserContent, UserMessage, UserMessageContent, now_ms,
 };
-use rho_rpc::StreamingBehavior;
 use tokio::task::JoinHandle;
 
 use super::{AbortEpoch, AgentSession, PromptTicket};

@@ -7,8 +7,8 @@
 use parking_lot::Mutex;
 use std::time::Duration;
 
-use rho_ai::types::{AssistantMessage, StopReason};
 use rho_rpc::SessionEvent;
+use rho_types::types::{AssistantMessage, StopReason};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentSession;

@@ -189,7 +189,7 @@ impl AgentSession {
                 .iter()
                 .rev()
                 .filter_map(AgentMessage::as_assistant)
-                .find(|a| !(a.stop_reason == rho_ai::types::StopReason::Aborted && a.content.is_empty()))
+                .find(|a| !(a.stop_reason == rho_types::types::StopReason::Aborted && a.content.is_empty()))
                 .map(|a| a.text().trim().to_owned())
                 // A blank reply has no text (pi and omp: `text.trim() || undefined`).
                 .filter(|t| !t.is_empty())

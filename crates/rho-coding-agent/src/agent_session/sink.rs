@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rho_agent::{AgentEvent, AgentEventSink, AgentMessage, Backpressure};
-use rho_ai::types::StopReason;
 use rho_rpc::{NotifyType, SessionEvent};
+use rho_types::types::StopReason;
 
 use super::AgentSession;
 

@@ -4,9 +4,9 @@
 //! auto-clear of finished tasks (`todo_auto_clear`).
 
 use rho_agent::AgentMessage;
-use rho_ai::types::now_ms;
 use rho_rpc::{SessionEvent, TodoPhase};
 use rho_session::entry_message;
+use rho_types::types::now_ms;
 
 use super::AgentSession;
 use crate::todo::{AutoClear, ClearDelay, RunEnd, normalize_set_todos, reminder_message};

@@ -6,8 +6,8 @@
 use parking_lot::{Mutex, MutexGuard};
 
 use rho_agent::{Agent, AgentMessage};
-use rho_ai::types::StopReason;
 use rho_session::{NewCustomMessage, Session, SessionContext, SessionError};
+use rho_types::types::StopReason;
 
 pub(crate) struct Transcript {
     session: Mutex<Session>,

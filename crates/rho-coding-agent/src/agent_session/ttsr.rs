@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::types::{StopReason, now_ms};
 use rho_rpc::SessionEvent;
 use rho_session::entry_message;
+use rho_types::types::{StopReason, now_ms};
 
 use super::AgentSession;
 use crate::config::settings::TtsrContextMode;

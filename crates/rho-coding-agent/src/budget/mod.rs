@@ -17,8 +17,8 @@ use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 use std::time::Instant;
 
-use rho_ai::types::Usage;
 use rho_rpc::{BudgetScope, BudgetSnapshot, BudgetStatus, BudgetViolationReason, SessionEvent};
+use rho_types::types::Usage;
 
 use crate::agent_session::SessionEventSink;
 use crate::config::settings::BudgetSettings;

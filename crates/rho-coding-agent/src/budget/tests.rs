@@ -1,8 +1,8 @@
 use parking_lot::Mutex;
 use std::sync::Arc;
 
-use rho_ai::types::{Cost, Usage};
 use rho_rpc::{BudgetStatus, BudgetViolationReason, SessionEvent};
+use rho_types::types::{Cost, Usage};
 
 use super::BudgetTracker;
 use crate::agent_session::AgentSessionEvent;

@@ -121,7 +121,7 @@ pub fn prepare_compaction(
 mod tests {
     use super::*;
     use crate::compaction::test_support::*;
-    use rho_ai::types::StopReason;
+    use rho_types::types::StopReason;
     use serde_json::json;
 
     fn settings(keep: u64) -> CompactionSettings {

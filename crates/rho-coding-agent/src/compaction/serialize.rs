@@ -7,7 +7,7 @@
 //! [`TOOL_RESULT_MAX_CHARS`]). Images are left out; application roles arrive here already
 //! turned into user text by `to_llm`.
 
-use rho_ai::types::{AssistantContent, Message, UserContent};
+use rho_types::types::{AssistantContent, Message, UserContent};
 
 /// Tool results longer than this many characters are cut in the serialized conversation.
 pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
@@ -80,7 +80,7 @@ mod tests {
     use super::*;
     use crate::compaction::test_support::*;
     use rho_agent::{AgentMessage, CompactionSummaryMessage, convert_to_llm};
-    use rho_ai::types::{ImageContent, TextContent, ThinkingContent, ToolResultMessage};
+    use rho_types::types::{ImageContent, TextContent, ThinkingContent, ToolResultMessage};
     use serde_json::json;
 
     #[test]
@@ -130,8 +130,8 @@ mod tests {
     #[test]
     fn empty_parts_and_images_are_left_out() {
         let image = UserContent::Image(ImageContent { data: "AAAA".into(), mime_type: "image/png".into() });
-        let mut only_image = rho_ai::types::UserMessage::prompt("", vec![]);
-        only_image.content = rho_ai::types::UserMessageContent::Blocks(vec![image.clone()]);
+        let mut only_image = rho_types::types::UserMessage::prompt("", vec![]);
+        only_image.content = rho_types::types::UserMessageContent::Blocks(vec![image.clone()]);
         let result = AgentMessage::ToolResult(ToolResultMessage {
             tool_call_id: "c".into(),
             tool_name: "read".into(),

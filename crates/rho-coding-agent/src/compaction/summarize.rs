@@ -5,10 +5,10 @@
 //! turn adds a second request, run at the same time, for the turn's beginning (half the reserve,
 //! no reasoning); the two texts are merged under a rule. The file lists close the summary.
 
-use rho_ai::types::{AssistantContent, Context, Message, StopReason, UserContent, UserMessage};
-use rho_ai::types::{UserMessageContent, now_ms};
 use rho_ai::{Model, StreamOptions, ThinkingLevel, ToolChoice};
 use rho_session::NewCompaction;
+use rho_types::types::{AssistantContent, Context, Message, StopReason, UserContent, UserMessage};
+use rho_types::types::{UserMessageContent, now_ms};
 use serde_json::Value;
 
 use super::CompactionError;

@@ -1,13 +1,13 @@
 //! Builders for the messages and session entries the compaction tests work on.
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
-use rho_ai::types::{
-    AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
-    UserMessageContent,
-};
 use rho_session::{
     BranchSummaryEntry, CompactionEntry, CustomMessageEntry, EntryId, LabelEntry, MessageEntry, ModelChangeEntry,
     SessionEntry,
+};
+use rho_types::types::{
+    AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
+    UserMessageContent,
 };
 use serde_json::{Map, Value};
 

@@ -6,7 +6,7 @@
 //! compacts at the same point in rho as in pi.
 
 use rho_agent::AgentMessage;
-use rho_ai::types::{AssistantContent, Usage, UserContent, UserMessageContent};
+use rho_types::types::{AssistantContent, Usage, UserContent, UserMessageContent};
 
 /// What an image counts for, in characters (1200 tokens).
 const IMAGE_CHARS: u64 = 4800;
@@ -127,7 +127,7 @@ mod tests {
     use super::*;
     use crate::compaction::test_support::*;
     use rho_agent::{BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
-    use rho_ai::types::{AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, UserMessage};
+    use rho_types::types::{AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, UserMessage};
     use serde_json::json;
 
     fn image() -> UserContent {

@@ -2,7 +2,7 @@
 //! collapsed behind a preview, images as `data:` URIs, timestamps, one-line previews, token and
 //! cost figures.
 
-use rho_ai::types::{ImageContent, UserContent};
+use rho_types::types::{ImageContent, UserContent};
 
 use super::escape::push_escaped;
 use super::markdown::push_markdown;

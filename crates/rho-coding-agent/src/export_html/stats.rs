@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use rho_agent::AgentMessage;
-use rho_ai::types::Usage;
 use rho_session::{Session, SessionEntry};
+use rho_types::types::Usage;
 
 use super::escape::push_escaped;
 use super::fragments::{format_cost, format_tokens, push_time};

@@ -5,7 +5,7 @@
 //! long outputs are collapsed behind a preview. An `edit` result's diff (`details.diff`) is
 //! coloured line by line.
 
-use rho_ai::types::{ToolCall, ToolResultMessage, UserContent};
+use rho_types::types::{ToolCall, ToolResultMessage, UserContent};
 use serde_json::Value;
 
 use super::escape::push_escaped;

@@ -88,7 +88,7 @@ pub fn build_tree(session: &Session) -> Vec<TreeNode<'_>> {
 #[cfg(test)]
 mod tests {
     use rho_agent::AgentMessage;
-    use rho_ai::types::UserMessage;
+    use rho_types::types::UserMessage;
 
     use super::*;
 

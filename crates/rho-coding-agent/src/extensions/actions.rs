@@ -11,10 +11,10 @@ use std::sync::{Arc, Weak};
 
 use rho_agent::AgentMessage;
 use rho_ai::ThinkingLevel;
-use rho_ai::types::{ImageContent, UserContent};
 use rho_extensions::protocol::SendOptions;
 use rho_extensions::{Action, ExtensionHost, Incoming};
 use rho_rpc::{StreamingBehavior, UiMethod};
+use rho_types::types::{ImageContent, UserContent};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -283,7 +283,7 @@ fn seed_entry(entry: Value) -> Option<Seed> {
         "custom_message" => {
             let mut message = entry.as_object()?.clone();
             message.insert("role".into(), json!("custom"));
-            message.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+            message.insert("timestamp".into(), json!(rho_types::types::now_ms()));
             serde_json::from_value(Value::Object(message)).ok().map(Seed::Message)
         }
         _ => None,
@@ -298,7 +298,7 @@ fn custom_message(message: Value) -> Result<AgentMessage, String> {
     fields.insert("role".into(), json!("custom"));
     fields.entry("display").or_insert(json!(false));
     fields.entry("content").or_insert(json!(""));
-    fields.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+    fields.insert("timestamp".into(), json!(rho_types::types::now_ms()));
     serde_json::from_value(Value::Object(fields)).map_err(|e| format!("unusable message: {e}"))
 }
 

@@ -6,8 +6,8 @@
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::event::{EventWithPartial, apply_event};
-use rho_ai::types::AssistantMessage;
 use rho_extensions::ToHost;
+use rho_types::types::AssistantMessage;
 use serde_json::{Value, json};
 
 use super::Extensions;
@@ -64,7 +64,7 @@ impl Extensions {
             AgentEvent::TurnStart => json!({
                 "type": "turn_start",
                 "turnIndex": forwarding.turn_index,
-                "timestamp": rho_ai::types::now_ms(),
+                "timestamp": rho_types::types::now_ms(),
             }),
             AgentEvent::TurnEnd { message, tool_results } => {
                 let results: Vec<Value> = tool_results

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rho_agent::{AgentHooks, AgentMessage, HookPoint, ToolCallDecision, ToolOutcome};
-use rho_ai::types::{ImageContent, ToolCall};
 use rho_extensions::{HostError, ToHost};
+use rho_types::types::{ImageContent, ToolCall};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -149,7 +149,7 @@ fn custom_message(value: &Value) -> Option<AgentMessage> {
     let mut message = value.as_object()?.clone();
     message.insert("role".into(), json!("custom"));
     message.entry("display").or_insert(json!(true));
-    message.insert("timestamp".into(), json!(rho_ai::types::now_ms()));
+    message.insert("timestamp".into(), json!(rho_types::types::now_ms()));
     serde_json::from_value(Value::Object(message)).ok()
 }
 

@@ -8,7 +8,7 @@
 
 use std::io;
 
-use rho_ai::json;
+use rho_types::json;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -20,8 +20,8 @@
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::event::{AssistantMessageEvent, PartialMessage, WireToolCall};
-use rho_ai::json;
 use rho_rpc::RpcResponse;
+use rho_types::json;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
@@ -252,7 +252,7 @@ fn json_pieces(s: &str, room: usize) -> impl Iterator<Item = &str> {
 }
 
 /// An assistant message as a message of the conversation: `{"role":"assistant",…}`.
-fn write_assistant(out: &mut Vec<u8>, message: &rho_ai::types::AssistantMessage) {
+fn write_assistant(out: &mut Vec<u8>, message: &rho_types::types::AssistantMessage) {
     let start = out.len();
     out.extend_from_slice(br#"{"role":"assistant","#);
     let body = out.len();
@@ -327,7 +327,7 @@ impl Serialize for BareEvent<'_> {
 
 #[cfg(test)]
 mod tests {
-    use rho_ai::types::AssistantMessage;
+    use rho_types::types::AssistantMessage;
     use serde_json::{Value, json};
 
     use super::*;

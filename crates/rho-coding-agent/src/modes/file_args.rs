@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use base64::Engine;
-use rho_ai::types::ImageContent;
+use rho_types::types::ImageContent;
 
 /// The text blocks and images the `@file` arguments give.
 #[derive(Debug, Default)]

@@ -299,8 +299,8 @@ mod tests {
     #[test]
     fn frames_without_stream_state_are_queued_encoded() {
         let queue = queue();
-        let big = AgentMessage::User(rho_ai::types::UserMessage {
-            content: rho_ai::types::UserMessageContent::Text("u".repeat(3 * 1024 * 1024)),
+        let big = AgentMessage::User(rho_types::types::UserMessage {
+            content: rho_types::types::UserMessageContent::Text("u".repeat(3 * 1024 * 1024)),
             synthetic: None,
             attribution: None,
             timestamp: 0,

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use rho_agent::AgentEvent;
-use rho_ai::types::{ImageContent, StopReason};
+use rho_types::types::{ImageContent, StopReason};
 
 use super::encoder::{DEFAULT_MAX_FRAME_BYTES, FrameLimits, OutItem};
 use super::file_args::read_file_args;

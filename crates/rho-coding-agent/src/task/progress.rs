@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rho_agent::{AgentToolResult, ToolContext};
-use rho_ai::types::Usage;
+use rho_types::types::Usage;
 
 use super::result::{AgentProgress, ProgressStatus, RecentTool, TaskToolDetails};
 

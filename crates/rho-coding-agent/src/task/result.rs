@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use rho_ai::types::Usage;
 use rho_rpc::VerificationResult;
+use rho_types::types::Usage;
 use serde::Serialize;
 
 use super::agents::AgentSource;

@@ -17,10 +17,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rho_ai::types::Usage;
 use rho_rpc::{
     AttemptStatus, SessionEvent, SubagentLifecycle, VerificationResult, VerificationStatus, VerifyOnFailure,
 };
+use rho_types::types::Usage;
 use tokio_util::sync::CancellationToken;
 
 use super::agents::AgentDefinition;

@@ -22,8 +22,8 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
 use rho_ai::ThinkingLevel;
-use rho_ai::types::Usage;
 use rho_tools::ToolOptions;
+use rho_types::types::Usage;
 use serde_json::{Map, Value};
 
 use super::agents::{AgentDefinition, discover_agents};

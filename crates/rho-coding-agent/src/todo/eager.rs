@@ -8,7 +8,7 @@
 //! `todo_write`.
 
 use rho_agent::{AgentMessage, CustomMessage};
-use rho_ai::types::{Attribution, UserMessageContent};
+use rho_types::types::{Attribution, UserMessageContent};
 
 use crate::config::settings::TodoSettings;
 

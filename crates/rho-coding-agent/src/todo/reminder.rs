@@ -10,10 +10,10 @@
 //! prompt and on `new_session`; it resets itself when nothing is open.
 
 use rho_agent::AgentMessage;
-use rho_ai::types::{
+use rho_rpc::{TodoPhase, TodoReminderItem, TodoStatus};
+use rho_types::types::{
     AssistantContent, AssistantMessage, Attribution, StopReason, UserContent, UserMessage, UserMessageContent,
 };
-use rho_rpc::{TodoPhase, TodoReminderItem, TodoStatus};
 
 use crate::config::settings::TodoSettings;
 
@@ -131,8 +131,8 @@ impl TodoReminders {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_ai::types::{TextContent, ToolCall};
     use rho_rpc::TodoItem;
+    use rho_types::types::{TextContent, ToolCall};
 
     fn item(id: &str, content: &str, status: TodoStatus) -> TodoItem {
         TodoItem { id: id.into(), content: content.into(), status, notes: Some("not listed".into()) }

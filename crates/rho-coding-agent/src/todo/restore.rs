@@ -48,7 +48,7 @@ fn without_finished(mut phases: Vec<Phase>) -> Vec<Phase> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_ai::types::{ToolResultMessage, UserContent};
+    use rho_types::types::{ToolResultMessage, UserContent};
     use serde_json::{Value, json};
 
     fn result(tool: &str, is_error: bool, details: Option<Value>) -> AgentMessage {

@@ -4,7 +4,7 @@
 //! as a hidden `custom` message (`customType: "ttsr-injection"`) and continues the run.
 
 use rho_agent::{AgentMessage, CustomMessage};
-use rho_ai::types::{Attribution, UserMessageContent};
+use rho_types::types::{Attribution, UserMessageContent};
 use serde_json::json;
 
 use super::rule::Rule;

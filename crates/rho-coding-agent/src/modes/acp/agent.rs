@@ -35,7 +35,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
-use rho_ai::types::StopReason as RhoStopReason;
+use rho_types::types::StopReason as RhoStopReason;
 
 use super::sessions::{AcpSession, ClientSide, Open};
 use super::{config, mcp, prompt, replay, sessions};

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
-use rho_ai::types::ImageContent;
+use rho_types::types::ImageContent;
 
 use crate::modes::file_args::read_file_args;
 

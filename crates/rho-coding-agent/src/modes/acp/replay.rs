@@ -11,8 +11,8 @@ use agent_client_protocol::v1::schema::{
     ContentChunk, SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use rho_agent::AgentMessage;
-use rho_ai::types::{AssistantContent, UserMessageContent};
 use rho_rpc::TodoPhase;
+use rho_types::types::{AssistantContent, UserMessageContent};
 use serde_json::{Map, Value};
 
 use super::updates::{ToolOutput, announce, content_block, finished, plan};

@@ -25,9 +25,9 @@ use agent_client_protocol::v1::schema::{
     UnstructuredCommandInput,
 };
 use rho_agent::AgentEvent;
-use rho_ai::types::UserContent;
 use rho_ai::{AssistantMessageEvent, ProviderError};
 use rho_rpc::{SessionEvent, TodoPhase, TodoStatus};
+use rho_types::types::UserContent;
 use serde_json::{Map, Value};
 
 use super::tool_calls;
@@ -288,7 +288,7 @@ fn available_commands(commands: &[rho_rpc::AvailableCommand]) -> SessionUpdate {
 mod tests {
     use super::*;
     use rho_agent::AgentToolResult;
-    use rho_ai::types::ToolCall as RhoToolCall;
+    use rho_types::types::ToolCall as RhoToolCall;
     use serde_json::json;
 
     fn args(v: Value) -> Map<String, Value> {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use base64::Engine;
 use ratatui::text::Line;
-use rho_ai::types::ImageContent;
 use rho_rpc::StreamingBehavior;
+use rho_types::types::ImageContent;
 
 use super::app::{App, AppEvent, Picking};
 use super::blocks;

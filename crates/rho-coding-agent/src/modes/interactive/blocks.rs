@@ -5,7 +5,7 @@
 
 use ratatui::text::{Line, Span};
 use rho_agent::AgentMessage;
-use rho_ai::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
+use rho_types::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
 use serde_json::{Map, Value};
 
 use super::{diff, highlight, markdown, style, tool_blocks};

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use base64::Engine;
-use rho_ai::types::ImageContent;
+use rho_types::types::ImageContent;
 
 use super::app::App;
 

@@ -40,7 +40,7 @@ pub fn tail(messages: &[AgentMessage]) -> Vec<Entry> {
 
 #[cfg(test)]
 mod tests {
-    use rho_ai::types::UserMessage;
+    use rho_types::types::UserMessage;
 
     use super::*;
 

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use rho_ai::types::Usage;
 use rho_rpc::{VerificationResult, VerificationStatus};
+use rho_types::types::Usage;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -6,8 +6,8 @@
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use rho_ai::types::UserContent;
 use rho_rpc::{TodoPhase, TodoStatus};
+use rho_types::types::UserContent;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -75,7 +75,7 @@ fn todo_line(details: Option<&Value>) -> Option<Line<'static>> {
 /// message before it (past the other results of that message) has the call.
 pub fn call_args(messages: &[rho_agent::AgentMessage], index: usize) -> Option<&Map<String, Value>> {
     use rho_agent::AgentMessage;
-    use rho_ai::types::AssistantContent;
+    use rho_types::types::AssistantContent;
     let AgentMessage::ToolResult(result) = messages.get(index)? else { return None };
     let assistant = messages[..index].iter().rev().find(|m| !matches!(m, AgentMessage::ToolResult(_)))?;
     let AgentMessage::Assistant(assistant) = assistant else { return None };

@@ -62,7 +62,7 @@ impl Entry {
             Self::Message(message, args) => match message.as_ref() {
                 AgentMessage::Assistant(a) if toggles.hide_thinking => {
                     let mut shown = a.clone();
-                    shown.content.retain(|b| !matches!(b, rho_ai::types::AssistantContent::Thinking(_)));
+                    shown.content.retain(|b| !matches!(b, rho_types::types::AssistantContent::Thinking(_)));
                     blocks::message_after(&AgentMessage::Assistant(shown), args.as_ref(), toggles.expanded)
                 }
                 message => blocks::message_after(message, args.as_ref(), toggles.expanded),
@@ -166,7 +166,7 @@ pub fn is_blank(line: &Line<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use rho_ai::types::UserContent;
+    use rho_types::types::UserContent;
 
     use super::*;
     use crate::modes::interactive::markdown::plain;

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 
 use ratatui::text::Line;
 use rho_agent::AgentMessage;
-use rho_ai::types::{AssistantContent, StopReason};
 use rho_rpc::UiMethod;
 use rho_session::{Session, SessionEntry};
+use rho_types::types::{AssistantContent, StopReason};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
@@ -361,7 +361,7 @@ fn push_children<'a>(
 #[cfg(test)]
 mod tests {
     use rho_agent::AgentMessage;
-    use rho_ai::types::UserMessage;
+    use rho_types::types::UserMessage;
 
     use super::*;
 

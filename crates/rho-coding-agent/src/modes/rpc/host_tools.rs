@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
-use rho_ai::types::UserContent;
 use rho_rpc::{HostToolCall, HostToolCancel, HostToolResult, HostToolUpdate, RpcHostToolDefinition};
+use rho_types::types::UserContent;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 

@@ -89,7 +89,7 @@ pub fn page(
         if end - offset == limit {
             break;
         }
-        let size = rho_ai::json::to_vec(message).map_or(0, |b| b.len()) + usize::from(end > offset);
+        let size = rho_types::json::to_vec(message).map_or(0, |b| b.len()) + usize::from(end > offset);
         if end > offset && used + size > PAGE_BYTES {
             break;
         }
@@ -131,7 +131,7 @@ fn decode(text: &str) -> Option<Cursor> {
 
 #[cfg(test)]
 mod tests {
-    use rho_ai::types::{UserMessage, UserMessageContent};
+    use rho_types::types::{UserMessage, UserMessageContent};
     use serde_json::json;
 
     use super::*;

@@ -199,5 +199,5 @@ fn ready_line(limits: &FrameLimits) -> Vec<u8> {
         max_frame_bytes: Some(limits.max_frame as u64),
         max_reassembled_frame_bytes: chunking.then_some(MAX_REASSEMBLED_BYTES as u64),
     };
-    rho_ai::json::to_vec(&ready).unwrap_or_default()
+    rho_types::json::to_vec(&ready).unwrap_or_default()
 }

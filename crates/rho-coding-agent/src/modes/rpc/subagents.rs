@@ -13,8 +13,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rho_agent::Backpressure;
-use rho_ai::types::now_ms;
 use rho_rpc::{SessionEvent, SubagentLifecycle, SubagentMessagesData, SubagentSnapshot};
+use rho_types::types::now_ms;
 use serde_json::Value;
 
 use crate::agent_session::{AgentSessionEvent, SessionEventSink};

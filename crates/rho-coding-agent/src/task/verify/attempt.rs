@@ -17,13 +17,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rho_ai::types::now_ms;
 use rho_rpc::{
     AttemptStatus, SessionEvent, VerificationAttemptResult, VerificationCommandResult, VerificationEndStatus,
     VerifyMode,
 };
 use rho_tools::ToolOptions;
 use rho_tools::process::{Ending, OutputSink, ShellCommand, run_shell};
+use rho_types::types::now_ms;
 use tokio_util::sync::CancellationToken;
 
 use super::VerifyPlan;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use rho_ai::types::ImageContent;
+use rho_types::types::ImageContent;
 
 use super::Editor;
 
