@@ -9,8 +9,8 @@
 //! (as `rpc_mcp.rs` does).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod acp_client;
-mod common;
+use crate::acp_client;
+use crate::common;
 
 use acp_client::*;
 use agent_client_protocol::v1::schema::{

@@ -3,8 +3,8 @@
 //! on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod acp_client;
-mod common;
+use crate::acp_client;
+use crate::common;
 
 use acp_client::*;
 use agent_client_protocol::schema::ProtocolVersion;

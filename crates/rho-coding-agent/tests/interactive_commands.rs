@@ -5,8 +5,8 @@
 //! interactive_mode.rs drives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::{Env, chatgpt_token};
 use interactive_support::{Terminal, keys};

@@ -3,8 +3,8 @@
 //! kept out of the model's context, and images attached by pasting their path or with Ctrl+V.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use base64::Engine;
 use common::Env;

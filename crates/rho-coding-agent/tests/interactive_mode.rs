@@ -2,8 +2,8 @@
 //! rho-mock-llm, keys typed, the screen read back through a terminal emulator.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::Env;
 use interactive_support::{Terminal, keys};

@@ -3,8 +3,8 @@
 //! Ctrl+T and Ctrl+O on what is already shown, blank lines in tool output, quitting mid-reply.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::Env;
 use interactive_support::{Terminal, keys};

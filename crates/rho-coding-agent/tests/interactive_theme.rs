@@ -3,8 +3,8 @@
 //! pseudo-terminal against rho-mock-llm, the cells' colours read back through vt100.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::Env;
 use interactive_support::Terminal;

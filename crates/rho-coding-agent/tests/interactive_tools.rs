@@ -4,8 +4,8 @@
 //! results, live and when the session is resumed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::Env;
 use interactive_support::{Terminal, keys};

@@ -3,8 +3,8 @@
 //! and their summary, budget warnings with the budget in the footer, and stream-rule notices.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod interactive_support;
+use crate::common;
+use crate::interactive_support;
 
 use common::Env;
 use interactive_support::Terminal;

@@ -7,7 +7,7 @@
 //! and Vertex AI's credentials are in `logins/providers.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 #[path = "logins/providers.rs"]
 mod providers;
 

@@ -7,7 +7,7 @@
 //! project is trusted, nor drop the user's own deny rules.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho};
 use rho_mock_llm::Turn;

@@ -4,7 +4,7 @@
 //! person meets (unknown flag, unknown model, missing key, missing file) with their exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

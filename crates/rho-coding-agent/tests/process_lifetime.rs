@@ -4,7 +4,7 @@
 //! that ignores both end of input and SIGTERM.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, alive, eventually};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! handler, and a clean close.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Env;
 use futures::future::BoxFuture;

@@ -8,7 +8,7 @@
 //! (`bash`, `export_html`) are left out.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -5,7 +5,7 @@
 //! appends the next prompt cleanly after it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;

@@ -3,7 +3,7 @@
 //! answer, the process stays up and answers what follows.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, redact};
 use rho_mock_llm::Turn;

@@ -3,7 +3,7 @@
 //! cuts a stream short, is injected, and makes the turn run again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho};
 use rho_mock_llm::Turn;

@@ -4,7 +4,7 @@
 //! that reads a line over 1 MiB.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::{Env, Rho};

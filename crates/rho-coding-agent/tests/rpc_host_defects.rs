@@ -4,7 +4,7 @@
 //! torn line) and plain stderr for the host's logs, one writer per session file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

@@ -3,7 +3,7 @@
 //! cycle_thinking_level, and the queue-mode setters.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, redact};
 use serde_json::json;

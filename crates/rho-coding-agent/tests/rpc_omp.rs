@@ -4,7 +4,7 @@
 //! `contextUsage`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, read_jsonl};
 use rho_mock_llm::Turn;

@@ -4,7 +4,7 @@
 //! rho starts with the defaults.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho};
 use rho_mock_llm::Turn;

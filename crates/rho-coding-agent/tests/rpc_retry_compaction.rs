@@ -4,7 +4,7 @@
 //! overflow compacted and retried once, and a compacted session that reloads to the same context.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, redact, types};
 use rho_mock_llm::{Turn, Usage};

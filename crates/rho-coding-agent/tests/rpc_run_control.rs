@@ -3,7 +3,7 @@
 //! slow stream, and the user `bash` command with abort_bash.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! follow-up while streaming, inspecting and tuning the queues, and an extension UI round trip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, redact, types};
 use rho_mock_llm::Turn;

@@ -3,7 +3,7 @@
 //! get_branch_messages, clone, set_session_name, export_html, and a restart that resumes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, read_jsonl};
 use rho_mock_llm::Turn;

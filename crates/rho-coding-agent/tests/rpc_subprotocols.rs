@@ -2,7 +2,7 @@
 //! hosts use to seed a session (set_todos, get_commands, get_integrations).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! a host reads before and after.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, Rho, redact, types};
 use rho_mock_llm::Turn;

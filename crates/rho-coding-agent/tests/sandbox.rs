@@ -7,7 +7,7 @@
 //! `/tmp` here, since a sandbox lets commands write in the temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

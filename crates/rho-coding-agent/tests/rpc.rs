@@ -1,0 +1,37 @@
+//! The `rho` binary driven the way hosts drive it: RPC mode over stdio (every command, event,
+//! sub-protocol and fault), print mode, logins, the sandbox, permission rules and project trust,
+//! each against rho-mock-llm on 127.0.0.1. One test binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod compaction_summary;
+mod export_html;
+mod logins;
+mod permissions;
+mod pi_user;
+mod print_mode;
+mod process_lifetime;
+mod project_trust;
+mod prompt_system;
+mod rpc_abort_race;
+mod rpc_client;
+mod rpc_dispatch_fuzz;
+mod rpc_durability;
+mod rpc_errors;
+mod rpc_forks;
+mod rpc_frame_bound;
+mod rpc_hardening;
+mod rpc_host_defects;
+mod rpc_mcp;
+mod rpc_models;
+mod rpc_omp;
+mod rpc_prompts;
+mod rpc_retry_compaction;
+mod rpc_run_control;
+mod rpc_seed_flows;
+mod rpc_sessions;
+mod rpc_subprotocols;
+mod rpc_task;
+mod rpc_transcript;
+mod sandbox;
