@@ -69,6 +69,11 @@ pub(crate) async fn decode(
     }
 }
 
+/// An environment variable's value, trimmed; `None` when unset or blank.
+fn env_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
 /// `base` joined with `path`, without doubling the slash.
 fn endpoint(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))

@@ -26,7 +26,7 @@ pub(super) async fn run(
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let env = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let env = super::env_value;
     let config = Config::resolve(model, env).map_err(ProviderError::Config)?;
     let mut body = format::build_body(model, context, options);
     if let Value::Object(fields) = &mut body {

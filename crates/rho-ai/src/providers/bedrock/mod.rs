@@ -40,7 +40,7 @@ pub(super) async fn run(
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let env = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let env = super::env_value;
     let configured_region = env("AWS_REGION").or_else(|| env("AWS_DEFAULT_REGION"));
     let profile = env("AWS_PROFILE").is_some();
     let profile_region = match (&configured_region, profile) {

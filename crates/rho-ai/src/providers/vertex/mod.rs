@@ -30,7 +30,7 @@ pub(super) async fn run(
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let env = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let env = super::env_value;
     let body = format::build_body(model, context, options);
     let key =
         options.api_key.as_deref().filter(|k| is_api_key(k)).map(str::to_owned).or_else(|| env("GOOGLE_CLOUD_API_KEY"));
