@@ -516,3 +516,47 @@ async fn the_sandbox_shows_in_the_modes() {
     assert_eq!(session.modes.unwrap().available_modes[0].description.as_deref(), Some("Tools run without asking"));
     acp.close().await;
 }
+
+/// A project that is not trusted and has code of its own: the session starts none of it, and
+/// its first prompt asks the editor, listing what would run. "Not now" changes nothing and is
+/// not asked again in that session; "Trust" is remembered, so later sessions ask nothing.
+#[tokio::test]
+async fn the_editor_is_asked_to_trust_a_project_before_its_first_prompt() {
+    let turns = ["One.", "Two.", "Three.", "Four."].map(Turn::text).to_vec();
+    let env = Env::new(turns).await;
+    let server = json!({"mcpServers": {"proj": {"command": "/bin/true"}}});
+    std::fs::write(env.cwd.join(".mcp.json"), server.to_string()).unwrap();
+    let trusted = env.agent_dir.join("trusted-projects.json");
+    let mut acp = Acp::start(&env, &[]).await;
+    acp.initialize_with(ClientCapabilities::new()).await;
+    let asked = |acp: &Acp| acp.editor.permission_requests.lock().unwrap().clone();
+
+    acp.editor.permission_answers.lock().unwrap().push_back("not-now");
+    let first = acp.new_session(&env.cwd).await;
+    let response = acp.prompt(&first.session_id, vec![text("Hi")]).await.unwrap();
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    let questions = asked(&acp);
+    assert_eq!(questions.len(), 1);
+    assert_eq!(questions[0].tool_call.fields.title.as_deref(), Some("Trust this project?"));
+    let listed = format!("{:?}", questions[0].tool_call.fields.content);
+    assert!(listed.contains(".mcp.json (MCP servers: proj)"), "{listed}");
+    let options: Vec<String> = questions[0].options.iter().map(|o| o.option_id.0.to_string()).collect();
+    assert_eq!(options, ["trust-project", "not-now"]);
+    assert!(!trusted.exists());
+    acp.prompt(&first.session_id, vec![text("Again")]).await.unwrap();
+    assert_eq!(asked(&acp).len(), 1, "asked once per session");
+
+    acp.editor.permission_answers.lock().unwrap().push_back("trust-project");
+    let second = acp.new_session(&env.cwd).await;
+    acp.prompt(&second.session_id, vec![text("Hi")]).await.unwrap();
+    assert_eq!(asked(&acp).len(), 2);
+    let record = std::fs::read_to_string(&trusted).unwrap();
+    let cwd = std::fs::canonicalize(&env.cwd).unwrap();
+    assert!(record.contains(&*cwd.to_string_lossy()), "{record}");
+
+    let third = acp.new_session(&env.cwd).await;
+    acp.prompt(&third.session_id, vec![text("Hi")]).await.unwrap();
+    assert_eq!(asked(&acp).len(), 2, "a trusted project asks nothing");
+    acp.updates();
+    acp.close().await;
+}

@@ -13,7 +13,9 @@
 //!   session's MCP servers ([`super::mcp`]: stdio, http and sse, advertised in `initialize`);
 //!   a `session/load` of a session open already keeps the servers it has.
 //! - `session/prompt`: the stop reason from the last reply (`end_turn`, `max_tokens`,
-//!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message.
+//!   `cancelled`, `refusal`); a failed reply is a JSON-RPC error with its message. A session's
+//!   first prompt in a project not trusted that has code of its own asks the editor about the
+//!   project first ([`super::trust`]).
 //! - `session/set_config_option`: model and thinking level ([`super::config`]).
 //! - `session/set_mode`: `auto` or `ask` ([`super::permissions`]); `authenticate`: nothing to do
 //!   (terminal methods never reach it).
@@ -219,43 +221,19 @@ impl AcpAgent {
             Ok(input) => input,
             Err(message) => return responder.respond_with_error(invalid_params(message)),
         };
-        acp.cancelled.store(false, Ordering::Release);
-        acp.updates.take_refusal();
-        let options = || PromptOptions { images: input.images.clone(), ..PromptOptions::default() };
-        let mut outcome = acp.session.prompt(&input.text, options());
-        if outcome.as_ref().is_err_and(needs_login) && acp.session.reload_logins().is_ok() {
-            // A login made since (the editor's terminal auth) is taken up.
-            outcome = acp.session.prompt(&input.text, options());
-        }
-        match outcome {
-            Ok(PromptOutcome::Started(run)) => {
-                let handle = run.start();
+        let question = acp.trust_question.lock().take();
+        match question {
+            // The session's first prompt: the editor is asked about the project first.
+            Some(question) => {
                 tokio::spawn(async move {
-                    let outcome = handle.await.unwrap_or_default();
-                    if let Err(e) = answer(responder, stop_reason(&acp, outcome).map(PromptResponse::new)) {
+                    question.ask(&acp.permissions).await;
+                    if let Err(e) = start_prompt(acp, input, responder) {
                         tracing::debug!("session/prompt not answered: {e}");
                     }
                 });
                 Ok(())
             }
-            Ok(PromptOutcome::Command(command)) => {
-                let handle = command.start();
-                tokio::spawn(async move {
-                    let _ = handle.await;
-                    let _ = answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)));
-                });
-                Ok(())
-            }
-            // Queued only with a streaming behaviour, which ACP prompts never carry.
-            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {
-                answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)))
-            }
-            Err(rejection) if needs_login(&rejection) => {
-                responder.respond_with_error(Error::auth_required().data(rejection.to_string()))
-            }
-            Err(rejection) => {
-                responder.respond_with_error(Error::new(ErrorCode::INVALID_REQUEST, rejection.to_string()))
-            }
+            None => start_prompt(acp, input, responder),
         }
     }
 
@@ -286,6 +264,46 @@ impl AcpAgent {
             tracing::warn!("shutdown: a run did not stop in time");
         }
         futures::future::join_all(sessions.iter().map(|acp| acp.session.shutdown())).await;
+    }
+}
+
+/// Runs a prompt in `acp` and answers `responder` when it ends.
+fn start_prompt(acp: Arc<AcpSession>, input: prompt::PromptInput, responder: Responder) -> Result<(), Error> {
+    acp.cancelled.store(false, Ordering::Release);
+    acp.updates.take_refusal();
+    let options = || PromptOptions { images: input.images.clone(), ..PromptOptions::default() };
+    let mut outcome = acp.session.prompt(&input.text, options());
+    if outcome.as_ref().is_err_and(needs_login) && acp.session.reload_logins().is_ok() {
+        // A login made since (the editor's terminal auth) is taken up.
+        outcome = acp.session.prompt(&input.text, options());
+    }
+    match outcome {
+        Ok(PromptOutcome::Started(run)) => {
+            let handle = run.start();
+            tokio::spawn(async move {
+                let outcome = handle.await.unwrap_or_default();
+                if let Err(e) = answer(responder, stop_reason(&acp, outcome).map(PromptResponse::new)) {
+                    tracing::debug!("session/prompt not answered: {e}");
+                }
+            });
+            Ok(())
+        }
+        Ok(PromptOutcome::Command(command)) => {
+            let handle = command.start();
+            tokio::spawn(async move {
+                let _ = handle.await;
+                let _ = answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)));
+            });
+            Ok(())
+        }
+        // Queued only with a streaming behaviour, which ACP prompts never carry.
+        Ok(PromptOutcome::Queued | PromptOutcome::Handled) => {
+            answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)))
+        }
+        Err(rejection) if needs_login(&rejection) => {
+            responder.respond_with_error(Error::auth_required().data(rejection.to_string()))
+        }
+        Err(rejection) => responder.respond_with_error(Error::new(ErrorCode::INVALID_REQUEST, rejection.to_string())),
     }
 }
 

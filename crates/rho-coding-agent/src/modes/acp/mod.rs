@@ -31,6 +31,7 @@ mod sessions;
 mod terminals;
 mod tool_calls;
 mod transport;
+mod trust;
 mod updates;
 
 use std::sync::Arc;

@@ -19,8 +19,9 @@ use std::sync::{Arc, OnceLock};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionMode,
-    SessionModeId, SessionModeState, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SessionId, SessionMode, SessionModeId, SessionModeState, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
 };
 use futures::future::BoxFuture;
 use rho_agent::{ToolContext, ToolError, ToolGate};
@@ -118,16 +119,26 @@ impl Permissions {
 }
 
 impl Permissions {
+    /// The session's id, once it has one.
+    pub fn session_id(&self) -> Option<SessionId> {
+        self.session_id.get().cloned()
+    }
+
+    /// Sends a `session/request_permission` and waits for the answer.
+    pub async fn send(&self, request: RequestPermissionRequest) -> Result<RequestPermissionResponse, String> {
+        self.client.send_request(request).block_task().await.map_err(|e| e.message)
+    }
+
     /// Asks the client about the call; a question it cancels, or a run aborted meanwhile, is
     /// [`AskAnswer::Aborted`].
     async fn ask_client(&self, tool: &str, args: &Map<String, Value>, ctx: &ToolContext) -> Result<AskAnswer, String> {
-        let Some(session_id) = self.session_id.get().cloned() else { return Err("the session has no id yet".into()) };
+        let Some(session_id) = self.session_id() else { return Err("the session has no id yet".into()) };
         let request = self.request(session_id, tool, args, &ctx.tool_call_id);
         let answer = tokio::select! {
-            answer = self.client.send_request(request).block_task() => answer,
+            answer = self.send(request) => answer,
             () = ctx.cancel.cancelled() => return Ok(AskAnswer::Aborted),
         };
-        let answer = answer.map_err(|e| e.message)?;
+        let answer = answer?;
         match answer.outcome {
             RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
                 ALLOW => Ok(AskAnswer::Once),

@@ -29,6 +29,8 @@ pub(super) struct AcpSession {
     pub permissions: Arc<Permissions>,
     /// `session/cancel` arrived for the prompt in flight: it ends `cancelled`.
     pub cancelled: AtomicBool,
+    /// The project trust question its first prompt asks, when there is one.
+    pub trust_question: parking_lot::Mutex<Option<super::trust::Question>>,
 }
 
 /// Which session to open.
@@ -73,6 +75,11 @@ pub(super) fn open(
         }
     };
     let prepared = startup::prepare_in(&cli, cwd.to_path_buf(), false).map_err(|e| e.message.trim().to_owned())?;
+    let trust_question = super::trust::Question::for_session(
+        &prepared.paths.agent_dir,
+        cwd,
+        startup::trust::project_trusted(&cli, &prepared.paths),
+    );
     let id_cell = Arc::new(OnceLock::new());
     let updates = Arc::new(UpdateSink::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     let mut options =
@@ -96,5 +103,12 @@ pub(super) fn open(
         Open::Load(id) => SessionId::new(*id),
     };
     let _ = id_cell.set(id.clone());
-    Ok((id, AcpSession { session, updates, permissions, cancelled: AtomicBool::new(false) }))
+    let acp = AcpSession {
+        session,
+        updates,
+        permissions,
+        cancelled: AtomicBool::new(false),
+        trust_question: parking_lot::Mutex::new(trust_question),
+    };
+    Ok((id, acp))
 }
