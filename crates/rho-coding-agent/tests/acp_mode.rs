@@ -524,7 +524,10 @@ async fn the_sandbox_shows_in_the_modes() {
 async fn the_editor_is_asked_to_trust_a_project_before_its_first_prompt() {
     let turns = ["One.", "Two.", "Three.", "Four."].map(Turn::text).to_vec();
     let env = Env::new(turns).await;
-    let server = json!({"mcpServers": {"proj": {"command": "/bin/true"}}});
+    // The project's server leaves a marker when it is started.
+    let marker = env.cwd.join("started");
+    let touch = format!("touch '{}'", marker.display());
+    let server = json!({"mcpServers": {"proj": {"command": "sh", "args": ["-c", touch]}}});
     std::fs::write(env.cwd.join(".mcp.json"), server.to_string()).unwrap();
     let trusted = env.agent_dir.join("trusted-projects.json");
     let mut acp = Acp::start(&env, &[]).await;
@@ -545,6 +548,7 @@ async fn the_editor_is_asked_to_trust_a_project_before_its_first_prompt() {
     assert!(!trusted.exists());
     acp.prompt(&first.session_id, vec![text("Again")]).await.unwrap();
     assert_eq!(asked(&acp).len(), 1, "asked once per session");
+    assert!(!marker.exists(), "nothing of the project's ran before it was trusted");
 
     acp.editor.permission_answers.lock().unwrap().push_back("trust-project");
     let second = acp.new_session(&env.cwd).await;
@@ -557,6 +561,7 @@ async fn the_editor_is_asked_to_trust_a_project_before_its_first_prompt() {
     let third = acp.new_session(&env.cwd).await;
     acp.prompt(&third.session_id, vec![text("Hi")]).await.unwrap();
     assert_eq!(asked(&acp).len(), 2, "a trusted project asks nothing");
+    assert!(common::eventually(|| marker.exists()).await, "a session after the approval starts the server");
     acp.updates();
     acp.close().await;
 }
