@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use rho_mock_llm::{MockOptions, MockServer, Script};
 
-/// A scripted model server speaking the Anthropic, OpenAI and Gemini streaming wire formats.
+/// A scripted model server speaking the Anthropic, OpenAI, Gemini and Bedrock streaming wire formats.
 #[derive(Debug, Parser)]
 #[command(name = "rho-mock-llm", version)]
 struct Cli {
