@@ -284,3 +284,26 @@ async fn bedrock_without_credentials_sends_nothing() {
     assert!(stderr.contains("amazon-bedrock"), "{stderr}");
     assert!(env.server.requests().is_empty());
 }
+
+/// `AWS_PROFILE` names a profile of the shared files: its keys sign the request and, with no
+/// `AWS_REGION`, its region is the one signed for.
+#[tokio::test]
+async fn bedrock_takes_a_profiles_keys_and_region() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("From the profile.")]).await;
+    let aws = env.agent_dir.join("aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    let credentials = "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = d\n\n\
+                       [work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = w\n";
+    std::fs::write(aws.join("credentials"), credentials).unwrap();
+    std::fs::write(aws.join("config"), "[profile work]\nregion = ap-southeast-2\n").unwrap();
+    let mut command = bedrock_command(&env, &[("AWS_PROFILE", "work".to_owned())]);
+    command.env("AWS_CONFIG_FILE", aws.join("config")).env("AWS_SHARED_CREDENTIALS_FILE", aws.join("credentials"));
+    let output = command.output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "From the profile.\n");
+    let request = env.server.last_request().unwrap();
+    let auth = request.header("authorization").unwrap_or_default();
+    assert!(auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDWORK/"), "{auth}");
+    assert!(auth.contains("/ap-southeast-2/bedrock/aws4_request"), "{auth}");
+    assert_eq!(request.header("x-amz-security-token"), None);
+}
