@@ -2,6 +2,7 @@
 //! to the session): failed assistant turns dropped, every tool call paired with a result, other
 //! models' thinking turned into text, images dropped for text-only models.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::model::Model;
@@ -13,29 +14,31 @@ pub const NO_RESULT: &str = "No result provided";
 /// The text standing in for an image a model cannot see.
 pub const IMAGE_OMITTED: &str = "(image omitted: this model does not accept images)";
 
-/// Prepares `messages` for a request to `model`.
-pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
+/// Prepares `messages` for a request to `model`. Messages that need no change are borrowed, not
+/// copied: a long conversation is not held twice while its request is built.
+pub fn transform_messages<'a>(messages: &'a [Message], model: &Model) -> Vec<Cow<'a, Message>> {
     let images = model.supports_images();
-    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut out: Vec<Cow<'a, Message>> = Vec::with_capacity(messages.len());
     // Tool calls of the last kept assistant message still waiting for their result.
     let mut pending: Vec<(String, String)> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
 
-    let flush_pending = |out: &mut Vec<Message>, pending: &mut Vec<(String, String)>, answered: &HashSet<String>| {
-        for (id, name) in pending.drain(..) {
-            if !answered.contains(&id) {
-                out.push(Message::ToolResult(ToolResultMessage {
-                    tool_call_id: id,
-                    tool_name: name,
-                    content: vec![UserContent::text(NO_RESULT)],
-                    details: None,
-                    is_error: true,
-                    is_warning: None,
-                    timestamp: 0,
-                }));
+    let flush_pending =
+        |out: &mut Vec<Cow<'a, Message>>, pending: &mut Vec<(String, String)>, answered: &HashSet<String>| {
+            for (id, name) in pending.drain(..) {
+                if !answered.contains(&id) {
+                    out.push(Cow::Owned(Message::ToolResult(ToolResultMessage {
+                        tool_call_id: id,
+                        tool_name: name,
+                        content: vec![UserContent::text(NO_RESULT)],
+                        details: None,
+                        is_error: true,
+                        is_warning: None,
+                        timestamp: 0,
+                    })));
+                }
             }
-        }
-    };
+        };
 
     for message in messages {
         match message {
@@ -45,25 +48,33 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
                 }
                 flush_pending(&mut out, &mut pending, &answered);
                 answered.clear();
+                pending = a.tool_calls().map(|c| (c.id.clone(), c.name.clone())).collect();
                 let same_model = a.provider == model.provider && a.api == model.api && a.model == model.id;
+                let foreign_thinking = a
+                    .content
+                    .iter()
+                    .any(|b| matches!(b, AssistantContent::Thinking(_) | AssistantContent::RedactedThinking(_)));
+                if same_model || !foreign_thinking {
+                    out.push(Cow::Borrowed(message));
+                    continue;
+                }
                 let mut kept = a.clone();
                 kept.content = a
                     .content
                     .iter()
                     .filter_map(|block| match block {
-                        AssistantContent::Thinking(t) if !same_model => {
+                        AssistantContent::Thinking(t) => {
                             if t.thinking.trim().is_empty() || t.redacted == Some(true) {
                                 None
                             } else {
                                 Some(AssistantContent::Text(TextContent::new(t.thinking.clone())))
                             }
                         }
-                        AssistantContent::RedactedThinking(_) if !same_model => None,
+                        AssistantContent::RedactedThinking(_) => None,
                         other => Some(other.clone()),
                     })
                     .collect();
-                pending = kept.tool_calls().map(|c| (c.id.clone(), c.name.clone())).collect();
-                out.push(Message::Assistant(kept));
+                out.push(Cow::Owned(Message::Assistant(kept)));
             }
             Message::ToolResult(r) => {
                 if !pending.iter().any(|(id, _)| *id == r.tool_call_id) || answered.contains(&r.tool_call_id) {
@@ -71,25 +82,38 @@ pub fn transform_messages(messages: &[Message], model: &Model) -> Vec<Message> {
                     continue;
                 }
                 answered.insert(r.tool_call_id.clone());
-                let mut r = r.clone();
-                if !images {
-                    r.content = strip_images(r.content);
+                if images || !r.content.iter().any(|c| matches!(c, UserContent::Image(_))) {
+                    out.push(Cow::Borrowed(message));
+                    continue;
                 }
-                out.push(Message::ToolResult(r));
+                let mut r = r.clone();
+                r.content = strip_images(r.content);
+                out.push(Cow::Owned(Message::ToolResult(r)));
             }
             Message::User(u) => {
                 flush_pending(&mut out, &mut pending, &answered);
                 answered.clear();
+                let has_images = matches!(&u.content, UserMessageContent::Blocks(blocks)
+                    if blocks.iter().any(|c| matches!(c, UserContent::Image(_))));
+                if images || !has_images {
+                    out.push(Cow::Borrowed(message));
+                    continue;
+                }
                 let mut u = u.clone();
-                if !images && let UserMessageContent::Blocks(blocks) = u.content {
+                if let UserMessageContent::Blocks(blocks) = u.content {
                     u.content = UserMessageContent::Blocks(strip_images(blocks));
                 }
-                out.push(Message::User(u));
+                out.push(Cow::Owned(Message::User(u)));
             }
         }
     }
     flush_pending(&mut out, &mut pending, &answered);
     out
+}
+
+/// The messages of [`transform_messages`] as plain references, for the formats to walk.
+pub fn by_ref<'a>(messages: &'a [Cow<'a, Message>]) -> Vec<&'a Message> {
+    messages.iter().map(|m| &**m).collect()
 }
 
 fn strip_images(blocks: Vec<UserContent>) -> Vec<UserContent> {
@@ -193,7 +217,7 @@ mod tests {
         ];
         let out = transform_messages(&msgs, &model(vec![InputKind::Text]));
         assert_eq!(out.len(), 4);
-        let Message::ToolResult(r) = &out[2] else { panic!() };
+        let Message::ToolResult(r) = &*out[2] else { panic!() };
         assert_eq!(r.tool_call_id, "a");
         assert_eq!(r.text(), NO_RESULT);
         assert!(r.is_error);
@@ -206,12 +230,16 @@ mod tests {
             thinking_signature: Some("sig".into()),
             redacted: None,
         });
-        let out = transform_messages(&[assistant("other", vec![thinking.clone()], StopReason::Stop)], &model(vec![]));
-        let Message::Assistant(a) = &out[0] else { panic!() };
+        let other = [assistant("other", vec![thinking.clone()], StopReason::Stop)];
+        let out = transform_messages(&other, &model(vec![]));
+        let Message::Assistant(a) = &*out[0] else { panic!() };
         assert_eq!(a.content, vec![AssistantContent::Text(TextContent::new("hmm"))]);
-        let out = transform_messages(&[assistant("m", vec![thinking.clone()], StopReason::Stop)], &model(vec![]));
-        let Message::Assistant(a) = &out[0] else { panic!() };
+        let same = [assistant("m", vec![thinking.clone()], StopReason::Stop)];
+        let out = transform_messages(&same, &model(vec![]));
+        let Message::Assistant(a) = &*out[0] else { panic!() };
         assert_eq!(a.content, vec![thinking]);
+        // Kept as it is: borrowed, not copied.
+        assert!(matches!(out[0], Cow::Borrowed(_)));
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn request_headers(base: &[(&str, &str)], model: &Model, options: &StreamOptions
 async fn post_sse(
     url: &str,
     headers: HeaderMap,
-    body: &Value,
+    body: Value,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
     let bytes = body_bytes(body, options).await?;
@@ -119,14 +119,14 @@ async fn post_sse(
     Ok(SseStream::new(response, options.idle_timeout))
 }
 
-/// The JSON body to send: `body`, or what the payload hook made of it.
-async fn body_bytes(body: &Value, options: &StreamOptions) -> Result<Vec<u8>, ProviderError> {
-    let replaced = match &options.hooks.payload {
-        Some(hook) => Some(hook(body.clone()).await),
-        None => None,
+/// The JSON body to send: `body`, or what the payload hook made of it. The body is consumed:
+/// a long conversation is not held twice while the request is out.
+async fn body_bytes(body: Value, options: &StreamOptions) -> Result<Vec<u8>, ProviderError> {
+    let body = match &options.hooks.payload {
+        Some(hook) => hook(body).await,
+        None => body,
     };
-    let body = replaced.as_ref().unwrap_or(body);
-    serde_json::to_vec(body).map_err(|e| ProviderError::Request(e.to_string()))
+    serde_json::to_vec(&body).map_err(|e| ProviderError::Request(e.to_string()))
 }
 
 /// Output cap and thinking budget for budget-based thinking: the budget is added to the cap

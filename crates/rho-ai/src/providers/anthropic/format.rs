@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, budget_thinking, requested_thinking};
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::transform::{sanitize_tool_call_id, transform_messages};
+use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
 
 /// The beta that lets budget-thinking models think between tool calls.
@@ -70,7 +70,7 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         body.insert("system".into(), json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]));
     }
-    body.insert("messages".into(), Value::Array(convert_messages(&messages)));
+    body.insert("messages".into(), Value::Array(convert_messages(&by_ref(&messages))));
     if !context.tools.is_empty() {
         body.insert("tools".into(), context.tools.iter().map(convert_tool).collect());
     }
@@ -95,7 +95,7 @@ fn convert_tool(tool: &ToolSpec) -> Value {
     json!({"name": tool.name, "description": tool.description, "input_schema": schema})
 }
 
-fn convert_messages(messages: &[Message]) -> Vec<Value> {
+fn convert_messages(messages: &[&Message]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::with_capacity(messages.len());
     let mut i = 0;
     while i < messages.len() {

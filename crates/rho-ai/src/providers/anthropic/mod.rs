@@ -53,7 +53,7 @@ pub(super) async fn run(
     }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "v1/messages");
-    let sse = super::post_sse(&url, headers, &request.body, options).await?;
+    let sse = super::post_sse(&url, headers, request.body, options).await?;
     let tools = subscription.then_some(context.tools.as_slice());
     stream::consume(sse, emitter, &options.cancel, tools).await
 }

@@ -38,7 +38,7 @@ pub(super) async fn run(
         options.api_key.as_deref().filter(|k| !k.is_empty()).map(|k| ("api-key", k)).into_iter().collect();
     let headers = super::request_headers(&base, model, options)?;
     let url = format!("{}?api-version={}", super::endpoint(&config.base_url, "responses"), config.api_version);
-    let sse = super::post_sse(&url, headers, &body, options).await?;
+    let sse = super::post_sse(&url, headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }
 

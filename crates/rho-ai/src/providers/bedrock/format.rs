@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{budget_thinking, requested_thinking};
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::transform::{sanitize_tool_call_id, transform_messages};
+use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, ImageContent, Message, ToolSpec, UserContent};
 
 /// Longest tool-use id Bedrock accepts.
@@ -118,11 +118,12 @@ fn tool_spec(tool: &ToolSpec) -> Value {
 }
 
 fn convert_messages(model: &Model, context: &Context, caching: Option<CacheRetention>) -> Vec<Value> {
-    let messages = transform_messages(&context.messages, model);
+    let transformed = transform_messages(&context.messages, model);
+    let messages = by_ref(&transformed);
     let mut out: Vec<Value> = Vec::with_capacity(messages.len());
     let mut i = 0;
     while i < messages.len() {
-        match &messages[i] {
+        match messages[i] {
             Message::User(u) => {
                 let blocks: Vec<Value> = u.content.blocks().iter().map(user_block).collect();
                 out.push(json!({"role": "user", "content": blocks}));

@@ -60,7 +60,7 @@ pub(super) async fn run(
         options,
         format::Target { region: &place.region, cache: format::CacheRetention::from_env() },
     );
-    let bytes = super::body_bytes(&body, options).await?;
+    let bytes = super::body_bytes(body, options).await?;
     let url = format!(
         "{}/model/{}/converse-stream",
         place.endpoint.trim_end_matches('/'),

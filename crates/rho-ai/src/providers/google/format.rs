@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ThinkingBudgets, ToolChoice};
-use crate::transform::transform_messages;
+use crate::transform::{by_ref, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
 
 /// Lets a function call without a signature through Gemini 3's signature check.
@@ -27,7 +27,7 @@ const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let messages = transform_messages(&context.messages, model);
     let mut body = Map::new();
-    body.insert("contents".into(), Value::Array(convert_messages(model, &messages)));
+    body.insert("contents".into(), Value::Array(convert_messages(model, &by_ref(&messages))));
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
     }
@@ -160,7 +160,7 @@ fn multimodal_function_responses(id: &str) -> bool {
 /// Introduces a tool result's images sent as a user turn of their own.
 const TOOL_RESULT_IMAGE: &str = "Tool result image:";
 
-fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Value> {
+fn convert_messages(model: &Model, messages: &[&Message]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
     let mut i = 0;
     while i < messages.len() {

@@ -23,6 +23,6 @@ pub(super) async fn run(
     let headers = super::request_headers(&base, model, options)?;
     let path = format!("models/{}:streamGenerateContent?alt=sse", model.id);
     let url = super::endpoint(&model.base_url, &path);
-    let sse = super::post_sse(&url, headers, &body, options).await?;
+    let sse = super::post_sse(&url, headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }

@@ -54,7 +54,7 @@ pub(super) async fn run(
     ];
     base.extend(session_headers(model, options));
     let headers = super::request_headers(&base, model, options)?;
-    let sse = super::post_sse(&url(&model.base_url), headers, &body, options).await?;
+    let sse = super::post_sse(&url(&model.base_url), headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }
 

@@ -12,7 +12,7 @@ use super::compat::{Compat, ThinkingFormat};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::transform::{sanitize_tool_call_id, transform_messages};
+use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolSpec, UserContent};
 
 /// Longest tool-call id OpenAI accepts.
@@ -29,7 +29,7 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     let messages = transform_messages(&context.messages, model);
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert("messages".into(), Value::Array(convert_messages(model, &compat, context, &messages)));
+    body.insert("messages".into(), Value::Array(convert_messages(model, &compat, context, &by_ref(&messages))));
     body.insert("stream".into(), json!(true));
     // OpenAI's own servers key their prompt cache by the session, as pi sends it.
     if model.base_url.contains("api.openai.com")
@@ -118,7 +118,7 @@ pub(crate) fn tool_call_id(id: &str, compat: &Compat) -> String {
     sanitize_tool_call_id(call_id, MAX_TOOL_CALL_ID)
 }
 
-fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages: &[Message]) -> Vec<Value> {
+fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages: &[&Message]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         let role = if model.reasoning && compat.supports_developer_role { "developer" } else { "system" };

@@ -30,6 +30,6 @@ pub(super) async fn run(
     }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "chat/completions");
-    let sse = super::post_sse(&url, headers, &body, options).await?;
+    let sse = super::post_sse(&url, headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }

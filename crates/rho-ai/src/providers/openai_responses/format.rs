@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::{IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::transform::{sanitize_tool_call_id, transform_messages};
+use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, TextContent, ToolSpec, UserContent};
 
 /// The longest id an input item may have.
@@ -29,7 +29,7 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
         let role = if model.reasoning { "developer" } else { "system" };
         input.push(json!({"role": role, "content": system}));
     }
-    convert_messages(model, &messages, &mut input);
+    convert_messages(model, &by_ref(&messages), &mut input);
 
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
@@ -102,7 +102,7 @@ fn call_id(id: &str) -> String {
     sanitize_tool_call_id(id.split('|').next().unwrap_or(id), MAX_ID)
 }
 
-fn convert_messages(model: &Model, messages: &[Message], input: &mut Vec<Value>) {
+fn convert_messages(model: &Model, messages: &[&Message], input: &mut Vec<Value>) {
     let mut i = 0;
     while i < messages.len() {
         match &messages[i] {

@@ -23,7 +23,7 @@ pub(super) async fn run(
     base.extend(session_headers(model, options));
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "responses");
-    let sse = super::post_sse(&url, headers, &body, options).await?;
+    let sse = super::post_sse(&url, headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }
 

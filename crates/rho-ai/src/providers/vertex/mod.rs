@@ -51,7 +51,7 @@ pub(super) async fn run(
     };
     let base = [(auth.0, auth.1.as_str())];
     let headers = super::request_headers(&base, model, options)?;
-    let sse = super::post_sse(&url, headers, &body, options).await?;
+    let sse = super::post_sse(&url, headers, body, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
 }
 
