@@ -158,11 +158,6 @@ RULES: list[Rule] = [
          "Node's AbortError text `This operation was aborted`.",
          when("value", path=r"(" + _MSG + r")\.errorMessage", pi=lambda v: v == "This operation was aborted",
               rho=lambda v: v == "Request was aborted")),
-    Rule("queue-drain-timing", "D16, docs/protocol.md#queues, #event-order",
-         "The queue_update that empties the steering queue: rho sends it when the queue is polled at "
-         "turn_end (docs/protocol.md#event-order), pi when the dequeued message's message_start goes out, after turn_start. "
-         "Same event, same payload, one frame apart.",
-         when("frame-extra frame-missing", sig="queue_update")),
     Rule("auto-compaction-events", "D16",
          "Automatic compactions: rho emits the older protocol's auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",

@@ -121,11 +121,6 @@ KNOWN: list[dict[str, Any]] = [
      "detail": r"^(extra .*\.(attribution|duration|ttft)|missing .*\.content\[type=text\]\.index)$",
      "reason": "DIFFERENCES.md `attribution`, `duration-ttft` (extra xcsh fields) and `partial-bookkeeping` "
                "(pi's partial blocks carry `index` until they close; rho never sends it)."},
-    {"id": "queue-drain-timing", "client": "pi", "label": r"^waitForIdle#queued$", "aspect": "^events$",
-     "drop": {"rho": OMP_FRAMES},
-     "sub": {"rho": [(r"turn_end queue_update turn_start", "turn_end turn_start queue_update")]},
-     "reason": "DIFFERENCES.md `queue-drain-timing` (docs/decisions.md D16): the queue_update that delivers a queued message "
-               "comes right after turn_end in rho, after the next turn_start in pi; same payload."},
     {"id": "pi-clone-unsaved", "client": "pi", "label": r"^clone#empty$", "aspect": "^(outcome|response)$",
      "ref": r"Entry [0-9a-f]+ not found", "rho": r"^(ok \{cancelled:bool\}|clone: ok \+data)$",
      "reason": "pi 0.73.1 bug: clone before the first assistant reply re-opens the session file, which pi "
@@ -176,12 +171,6 @@ KNOWN: list[dict[str, Any]] = [
      "detail": r"^missing \[\*\]$",
      "reason": "get_available_commands lists rho's prompt templates and skills; rho has no built-in slash "
                "commands (omp 18 lists its 41 builtins first) and this run configures none, so []."},
-    {"id": "no-oauth", "client": "omp", "label": r"^(getLoginProviders|login\(unknown provider\))$",
-     "aspect": "^(shape|error|response)$",
-     "rho": r"^(|Unknown command: login|login: error 'Unknown command: login')$",
-     "reason": "rho has no OAuth logins yet (keys come from the environment, auth.json and models.json): "
-               "get_login_providers answers an empty list and login is an unknown command (answered with "
-               "its id, so the client's call fails at once instead of timing out)."},
     {"id": "pi-compaction", "client": "omp", "label": r"^compact#empty$", "aspect": "^(outcome|response)$",
      "ref": r"Nothing to compact \(session too small\)",
      "reason": "rho compacts like pi 0.73.1, which summarizes whatever the session holds (an empty one "
