@@ -307,3 +307,35 @@ async fn bedrock_takes_a_profiles_keys_and_region() {
     assert!(auth.contains("/ap-southeast-2/bedrock/aws4_request"), "{auth}");
     assert_eq!(request.header("x-amz-security-token"), None);
 }
+
+/// On EKS (IRSA) the credentials are a web identity token exchanged with STS: the token file and
+/// role come from the environment, and STS's `AssumeRoleWithWebIdentity` is called through rho's
+/// HTTP client (here the mock's, through `AWS_ENDPOINT_URL_STS`).
+#[tokio::test]
+async fn bedrock_exchanges_a_web_identity_token_with_sts() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("From the pod.")]).await;
+    let token = env.agent_dir.join("web-identity-token");
+    std::fs::write(&token, "a-web-identity-token").unwrap();
+    let vars = [
+        ("AWS_WEB_IDENTITY_TOKEN_FILE", token.display().to_string()),
+        ("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/mock".to_owned()),
+        ("AWS_ROLE_SESSION_NAME", "rho".to_owned()),
+        ("AWS_REGION", "us-west-2".to_owned()),
+        ("AWS_ENDPOINT_URL_STS", format!("{}/aws/sts/", env.server.url())),
+    ];
+    let output = bedrock_command(&env, &vars).output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "From the pod.\n");
+    let requests = env.server.requests();
+    let sts = requests.iter().find(|r| r.path.starts_with("/aws/sts")).expect("STS was asked");
+    let form = sts.body.as_str().unwrap_or_default().to_owned();
+    assert!(
+        form.contains("Action=AssumeRoleWithWebIdentity") && form.contains("WebIdentityToken=a-web-identity-token"),
+        "{form}"
+    );
+    let request = env.server.last_request().unwrap();
+    let auth = request.header("authorization").unwrap_or_default();
+    let credential = format!("Credential={}/", rho_mock_llm::WEB_IDENTITY_ACCESS_KEY_ID);
+    assert!(auth.contains(&credential) && auth.contains("/us-west-2/bedrock/"), "{auth}");
+    assert_eq!(request.header("x-amz-security-token"), Some(rho_mock_llm::WEB_IDENTITY_SESSION_TOKEN));
+}

@@ -32,6 +32,17 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
         Ok(body) => body,
         Err(e) => return plain_error(StatusCode::BAD_REQUEST, &format!("mock-llm: {e}")),
     };
+    if crate::oauth::is_sts_path(parts.uri.path()) {
+        let record =
+            RecordedRequest::new(parts.method.as_str(), &parts.uri, &parts.headers, &body, crate::oauth::API_LABEL);
+        shared.recorder.push(record);
+        shared.requests_seen.fetch_add(1, Ordering::SeqCst);
+        let (status, xml) = crate::oauth::sts_answer(&body);
+        let mut response = Response::new(Body::from(xml));
+        *response.status_mut() = status;
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/xml"));
+        return response;
+    }
     if crate::oauth::is_token_path(parts.uri.path()) {
         let record =
             RecordedRequest::new(parts.method.as_str(), &parts.uri, &parts.headers, &body, crate::oauth::API_LABEL);

@@ -32,7 +32,10 @@ mod wire;
 
 pub use api::Api;
 pub use handler::EXHAUSTED;
-pub use oauth::{CONTAINER_ACCESS_KEY_ID, CONTAINER_SESSION_TOKEN, IssuedTokens, OAuthGrants};
+pub use oauth::{
+    CONTAINER_ACCESS_KEY_ID, CONTAINER_SESSION_TOKEN, IssuedTokens, OAuthGrants, WEB_IDENTITY_ACCESS_KEY_ID,
+    WEB_IDENTITY_SESSION_TOKEN,
+};
 pub use record::RecordedRequest;
 pub use script::{
     DEFAULT_CHUNK_SIZE, DEFAULT_THINKING_SIGNATURE, Flood, HttpError, Malformed, Match, Script, StopReason,

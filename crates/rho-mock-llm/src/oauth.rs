@@ -4,7 +4,9 @@
 //! exchange, the GitHub token as Bearer), and GitHub's device flow (`POST /login/device/code`,
 //! then `POST /login/oauth/access_token` polled: pending once, then the token). AWS's container
 //! credentials endpoint (`GET /aws/container-credentials`, what `AWS_CONTAINER_CREDENTIALS_FULL_URI`
-//! names in an ECS task) hands out [`CONTAINER_ACCESS_KEY_ID`]'s temporary credentials.
+//! names in an ECS task) hands out [`CONTAINER_ACCESS_KEY_ID`]'s temporary credentials, and
+//! STS's `AssumeRoleWithWebIdentity` (`POST /aws/sts/`, what `AWS_ENDPOINT_URL_STS` can name; an
+//! EKS pod's web identity) hands out [`WEB_IDENTITY_ACCESS_KEY_ID`]'s, in STS's XML.
 //!
 //! A test says which refresh tokens and authorization codes are good ([`OAuthGrants`]) and what
 //! each gives. Each is good once, as a real server rotates them: a second refresh with the same
@@ -57,6 +59,39 @@ impl OAuthGrants {
 pub const CONTAINER_ACCESS_KEY_ID: &str = "ASIAMOCKCONTAINER";
 pub const CONTAINER_SESSION_TOKEN: &str = "mock-container-session";
 const CONTAINER_CREDENTIALS_PATH: &str = "/aws/container-credentials";
+
+/// The access key id of the credentials STS's `AssumeRoleWithWebIdentity` hands out; the session
+/// token is [`WEB_IDENTITY_SESSION_TOKEN`].
+pub const WEB_IDENTITY_ACCESS_KEY_ID: &str = "ASIAMOCKWEBIDENTITY";
+pub const WEB_IDENTITY_SESSION_TOKEN: &str = "mock-web-identity-session";
+
+/// Whether `path` is the mock's STS endpoint.
+pub(crate) fn is_sts_path(path: &str) -> bool {
+    path.trim_end_matches('/') == "/aws/sts"
+}
+
+/// STS's answer to `body` (a form): credentials for `AssumeRoleWithWebIdentity` with a token,
+/// an STS error otherwise.
+pub(crate) fn sts_answer(body: &[u8]) -> (StatusCode, String) {
+    let form = form_params(body).unwrap_or_default();
+    let param = |name: &str| form.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    if param("Action") != Some("AssumeRoleWithWebIdentity") || param("WebIdentityToken").is_none() {
+        let error = "<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code>\
+                     <Message>mock-llm serves AssumeRoleWithWebIdentity with a token only</Message></Error>\
+                     <RequestId>mock</RequestId></ErrorResponse>";
+        return (StatusCode::BAD_REQUEST, error.to_owned());
+    }
+    let answer = format!(
+        "<AssumeRoleWithWebIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\
+         <AssumeRoleWithWebIdentityResult><Credentials>\
+         <AccessKeyId>{WEB_IDENTITY_ACCESS_KEY_ID}</AccessKeyId><SecretAccessKey>mock-web-identity-secret</SecretAccessKey>\
+         <SessionToken>{WEB_IDENTITY_SESSION_TOKEN}</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration>\
+         </Credentials><AssumedRoleUser><Arn>arn:aws:sts::123456789012:assumed-role/mock/rho</Arn>\
+         <AssumedRoleId>AROAMOCK:rho</AssumedRoleId></AssumedRoleUser></AssumeRoleWithWebIdentityResult>\
+         <ResponseMetadata><RequestId>mock</RequestId></ResponseMetadata></AssumeRoleWithWebIdentityResponse>"
+    );
+    (StatusCode::OK, answer)
+}
 
 /// The label requests to these paths are recorded under.
 pub const API_LABEL: &str = "oauth";
