@@ -243,6 +243,8 @@ impl AgentSession {
                 None => (text, images),
             };
             let messages = this.prompt_messages(&text, images).await;
+            // The message holds the text now; a long prompt is not kept twice through the run.
+            drop(text);
             let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(messages));
             if lifecycle.catch_unwind().await.is_err() {
                 // A bug ended the run early: the session must not stay "streaming" forever.

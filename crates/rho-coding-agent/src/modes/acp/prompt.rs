@@ -30,6 +30,8 @@ pub(super) fn build(blocks: Vec<ContentBlock>, cwd: &Path) -> Result<PromptInput
     let mut input = PromptInput::default();
     for block in blocks {
         match block {
+            // The first text is taken as it is: a long prompt is not copied.
+            ContentBlock::Text(t) if input.text.is_empty() => input.text = t.text,
             ContentBlock::Text(t) => input.text.push_str(&t.text),
             ContentBlock::Image(image) => {
                 input.images.push(ImageContent { data: image.data, mime_type: image.mime_type });
