@@ -89,16 +89,7 @@ async fn vertex_answers_with_application_default_credentials() {
         "rt-adc",
         IssuedTokens { access_token: "ya29.vertex".into(), refresh_token: None, expires_in: 3600 },
     );
-    let mut models: Value =
-        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
-    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
-    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
-    let mut command = rho(&env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
-    command.env("GOOGLE_APPLICATION_CREDENTIALS", &adc);
-    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
-    command.env("GOOGLE_CLOUD_LOCATION", "us-central1");
-    command.env_remove("GOOGLE_CLOUD_API_KEY");
-    let out = output(command).await;
+    let out = output(vertex_command(&env, &adc, "us-central1")).await;
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Vertex.\n");
     let requests = env.server.requests();
@@ -123,18 +114,24 @@ async fn unreadable_application_default_credentials_are_named() {
     let env = Env::new(vec![Turn::text("never")]).await;
     let adc = env.dir.path().join("adc.json");
     std::fs::write(&adc, "{not json").unwrap();
-    let mut models: Value =
-        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
-    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
-    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
-    let mut command = rho(&env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
-    command.env("GOOGLE_APPLICATION_CREDENTIALS", &adc);
-    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
-    command.env("GOOGLE_CLOUD_LOCATION", "global");
-    command.env_remove("GOOGLE_CLOUD_API_KEY");
-    let out = output(command).await;
+    let out = output(vertex_command(&env, &adc, "global")).await;
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("{} is not JSON", adc.display())), "{stderr}");
     assert!(env.server.requests().is_empty());
+}
+
+/// `rho -p` asking a Vertex model (at the mock) with Application Default Credentials `adc`,
+/// project `proj-1` and `location`, and no API key.
+fn vertex_command(env: &Env, adc: &std::path::Path, location: &str) -> tokio::process::Command {
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["google-vertex"] = json!({"baseUrl": env.server.url()});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let mut command = rho(env, &["-p", "--model", "google-vertex/gemini-2.5-pro", "hi"]);
+    command.env("GOOGLE_APPLICATION_CREDENTIALS", adc);
+    command.env("GOOGLE_CLOUD_PROJECT", "proj-1");
+    command.env("GOOGLE_CLOUD_LOCATION", location);
+    command.env_remove("GOOGLE_CLOUD_API_KEY");
+    command
 }
