@@ -74,6 +74,14 @@ fn env_value(name: &str) -> Option<String> {
     std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
 }
 
+/// A configured key that is a key: not blank, and not a `<placeholder>` (such as the marker a
+/// registry reports when a cloud's own credentials stand in for a key).
+fn is_real_key(key: &str) -> bool {
+    let key = key.trim();
+    let placeholder = key.starts_with('<') && key.ends_with('>');
+    !key.is_empty() && !placeholder
+}
+
 /// `base` joined with `path`, without doubling the slash.
 fn endpoint(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))

@@ -68,7 +68,9 @@ pub(super) async fn run(
     );
     let base = [("content-type", "application/json"), ("accept", "application/vnd.amazon.eventstream")];
     let mut headers = super::request_headers(&base, model, options)?;
-    let key = options.api_key.as_deref().map(str::trim).filter(|k| is_api_key(k)).map(str::to_owned);
+    // A Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`, or one configured for the provider), not
+    // the marker that says AWS credentials are there.
+    let key = options.api_key.as_deref().map(str::trim).filter(|k| super::is_real_key(k)).map(str::to_owned);
     let bearer = key.filter(|_| env("AWS_BEDROCK_SKIP_AUTH").as_deref() != Some("1"));
     match bearer {
         Some(token) => {
@@ -91,13 +93,6 @@ pub(super) async fn run(
         crate::sse::send_described(request, &options.cancel, options.hooks.response.as_ref(), describe_error).await?;
     let frames = stream::Frames::new(response.bytes_stream(), options.idle_timeout);
     stream::consume(frames, emitter, &options.cancel).await
-}
-
-/// A Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`, or one configured for the provider), not
-/// the marker that says AWS credentials are there, nor a `<placeholder>`.
-fn is_api_key(key: &str) -> bool {
-    let placeholder = key.starts_with('<') && key.ends_with('>');
-    !key.is_empty() && !placeholder
 }
 
 /// Where a request goes and the region it is signed for.

@@ -57,11 +57,7 @@ pub(super) async fn run(
 
 /// A key that is one: not the ADC marker nor a `<placeholder>`.
 fn is_api_key(key: &str) -> bool {
-    let key = key.trim();
-    !key.is_empty()
-        && key != ADC_MARKER
-        && key != "gcp-vertex-credentials"
-        && !(key.starts_with('<') && key.ends_with('>'))
+    super::is_real_key(key) && key.trim() != "gcp-vertex-credentials"
 }
 
 /// The streaming endpoint: the project's in `location` (ADC), or the publisher's (an API key).
