@@ -94,6 +94,15 @@ async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
         .await
         .unwrap_err();
     assert_eq!(err.0, "(no output)\n\nCommand exited with code 2");
+
+    // `bash.inheritProviderKeys` lets the keys through: none is set empty.
+    let inheriting = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(0)), commands: Mutex::default() });
+    let options = ToolOptions { inherit_provider_keys: true, ..self::options(dir.path(), &inheriting) };
+    call_recording("bash", &options, json!({"command": "true"}), CancellationToken::new(), Default::default())
+        .await
+        .unwrap();
+    let env = inheriting.commands.lock().unwrap()[0].env.clone();
+    assert_eq!(env[1..], [("GREETING".to_owned(), "hi".to_owned())]);
 }
 
 #[tokio::test]
