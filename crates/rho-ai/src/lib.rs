@@ -19,6 +19,7 @@ pub mod resolve;
 pub mod sse;
 pub mod stream;
 pub mod transform;
+pub mod transport;
 
 // The shared types live in rho-types and are named from there everywhere else; these paths
 // are rho-ai's own.
@@ -35,4 +36,5 @@ pub use stream::{
     AssistantMessageStream, CustomProvider, Emitter, PayloadHook, RequestHooks, ResponseHook, StreamOptions,
     ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
 };
+pub use transport::Transport;
 pub use types::*;

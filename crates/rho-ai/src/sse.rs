@@ -371,13 +371,42 @@ where
 
 /// Parses an SSE data payload as JSON of type `T`.
 pub fn parse_data<T: serde::de::DeserializeOwned>(event: &Event) -> Result<T, ProviderError> {
-    serde_json::from_str(&event.data).map_err(|e| {
-        let mut data: String = event.data.chars().take(200).collect();
-        if data.len() < event.data.len() {
+    parse_json(&event.data)
+}
+
+/// Parses one event's payload as JSON of type `T`; the error quotes the payload's start.
+pub fn parse_json<T: serde::de::DeserializeOwned>(payload: &str) -> Result<T, ProviderError> {
+    serde_json::from_str(payload).map_err(|e| {
+        let mut data: String = payload.chars().take(200).collect();
+        if data.len() < payload.len() {
             data.push('…');
         }
         ProviderError::Decode(format!("{e} in event data: {data}"))
     })
+}
+
+/// Where a provider's events come from, one payload at a time: an SSE event's data, or a
+/// websocket's text message. `Ok(None)` when the source ended.
+pub(crate) trait EventSource: Send {
+    fn next_payload<'a>(
+        &'a mut self,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = Result<Option<String>, Interrupted>> + Send + 'a;
+}
+
+impl EventSource for SseStream {
+    async fn next_payload(&mut self, cancel: &CancellationToken) -> Result<Option<String>, Interrupted> {
+        Ok(self.next(cancel).await?.map(|event| event.data))
+    }
+}
+
+impl<T: EventSource> EventSource for &mut T {
+    fn next_payload<'a>(
+        &'a mut self,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = Result<Option<String>, Interrupted>> + Send + 'a {
+        (**self).next_payload(cancel)
+    }
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::model::{Model, ThinkingLevel};
 use crate::partial_json;
 use crate::providers;
 use crate::sse::{Interrupted, SseStream};
+use crate::transport::Transport;
 use crate::types::{
     AssistantContent, AssistantMessage, Context, StopReason, TextContent, ThinkingContent, ToolCall, Usage,
 };
@@ -83,6 +84,8 @@ pub struct StreamOptions {
     pub headers: Vec<(String, String)>,
     /// Fail when no byte arrives for this long.
     pub idle_timeout: Duration,
+    /// How a provider reachable two ways is reached (ChatGPT's Codex backend).
+    pub transport: Transport,
     pub cancel: CancellationToken,
     /// What sees the request on its way out and the response on its way in (extensions).
     pub hooks: RequestHooks,
@@ -140,6 +143,7 @@ impl Default for StreamOptions {
             tool_choice: ToolChoice::Auto,
             headers: Vec::new(),
             idle_timeout: Duration::from_secs(300),
+            transport: Transport::default(),
             cancel: CancellationToken::new(),
             hooks: RequestHooks::default(),
             custom: None,

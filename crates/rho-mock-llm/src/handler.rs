@@ -28,6 +28,9 @@ pub const EXHAUSTED: &str = "mock-llm: script exhausted";
 
 pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    if crate::websocket::is_upgrade(&parts.headers) {
+        return crate::websocket::upgrade(shared, parts).await;
+    }
     let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(body) => body,
         Err(e) => return plain_error(StatusCode::BAD_REQUEST, &format!("mock-llm: {e}")),
@@ -208,7 +211,7 @@ fn format_seconds(secs: f64) -> String {
 }
 
 /// An error of the server itself (no route, wrong method), not of a provider.
-fn plain_error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn plain_error(status: StatusCode, message: &str) -> Response {
     let body = json!({"error": {"type": "mock_llm_error", "message": message}});
     json_response(status, body.to_string())
 }

@@ -10,6 +10,10 @@
 //! in-stream error, a dropped connection, a malformed event, a stall, a flood). Every request is
 //! recorded for assertions.
 //!
+//! ChatGPT's Codex path also takes a websocket, as the Codex backend does: each
+//! `response.create` message is a request, answered with the Responses events one message each
+//! (see `websocket`).
+//!
 //! It also plays the token endpoints of the subscription logins (see `oauth`), so login and
 //! token refresh can be tested the same way.
 //!
@@ -28,6 +32,7 @@ mod record;
 mod reply;
 mod script;
 mod server;
+mod websocket;
 mod wire;
 
 pub use api::Api;
@@ -42,3 +47,4 @@ pub use script::{
     StreamError, ToolCall, Turn, Usage,
 };
 pub use server::{MockOptions, MockServer};
+pub use websocket::METHOD as WEBSOCKET_METHOD;

@@ -9,17 +9,19 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
 
-/// The line ending of the SSE stream: `\n` (Anthropic, OpenAI) or `\r\n` (Google).
+/// How events are framed: SSE with `\n` (Anthropic, OpenAI) or `\r\n` (Google) line endings,
+/// or each event's JSON alone, as one websocket message carries it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
     Lf,
     Crlf,
+    Message,
 }
 
 impl Framing {
     fn eol(self) -> &'static str {
         match self {
-            Framing::Lf => "\n",
+            Framing::Lf | Framing::Message => "\n",
             Framing::Crlf => "\r\n",
         }
     }
@@ -121,6 +123,9 @@ impl PlanBuilder {
     }
 
     fn frame(&self, name: Option<&str>, data: &str) -> Bytes {
+        if self.framing == Framing::Message {
+            return Bytes::copy_from_slice(data.as_bytes());
+        }
         let eol = self.framing.eol();
         let mut out = String::with_capacity(data.len() + 32);
         if let Some(name) = name {

@@ -36,6 +36,11 @@ impl TurnQueue {
         self.slots.len()
     }
 
+    /// Whether the next turn refuses a websocket (`refuseWebsocket`).
+    pub fn next_refuses_websocket(&self) -> bool {
+        self.slots.front().is_some_and(|s| s.turn.refuse_websocket)
+    }
+
     /// The turn that answers a request for `api` with raw body `body`, consuming it when this
     /// was its last serving.
     pub fn take(&mut self, api: &str, body: &str) -> Option<Turn> {

@@ -98,6 +98,10 @@ pub struct Turn {
     /// it, instead of a reasoning summary.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reasoning_text: bool,
+    /// Codex: while this is the next turn, a websocket upgrade is refused (`426`), so the client
+    /// falls back to its event stream, which this turn then answers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refuse_websocket: bool,
     /// Gemini: the prompt is refused with this `promptFeedback.blockReason` (`SAFETY`,
     /// `PROHIBITED_CONTENT`, …) and nothing else is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

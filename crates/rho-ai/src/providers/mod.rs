@@ -117,12 +117,22 @@ async fn post_sse(
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
     let bytes = body_bytes(body, options).await?;
-    let request = sse::client()
-        .post(url)
-        .headers(headers)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(reqwest::header::ACCEPT, "text/event-stream")
-        .body(bytes);
+    post_sse_bytes(url, headers, bytes, options).await
+}
+
+/// [`post_sse`] with the body already serialized (and already seen by the payload hook).
+async fn post_sse_bytes(
+    url: &str,
+    headers: HeaderMap,
+    bytes: Vec<u8>,
+    options: &StreamOptions,
+) -> Result<SseStream, Interrupted> {
+    let mut headers = headers;
+    // Unless the API's or the caller's headers say otherwise (once: a second value would be
+    // sent beside theirs).
+    headers.entry(reqwest::header::CONTENT_TYPE).or_insert(HeaderValue::from_static("application/json"));
+    headers.entry(reqwest::header::ACCEPT).or_insert(HeaderValue::from_static("text/event-stream"));
+    let request = sse::client().post(url).headers(headers).body(bytes);
     let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
     Ok(SseStream::new(response, options.idle_timeout))
 }
@@ -130,11 +140,16 @@ async fn post_sse(
 /// The JSON body to send: `body`, or what the payload hook made of it. The body is consumed:
 /// a long conversation is not held twice while the request is out.
 async fn body_bytes(body: Value, options: &StreamOptions) -> Result<Vec<u8>, ProviderError> {
-    let body = match &options.hooks.payload {
+    let body = hooked(body, options).await;
+    serde_json::to_vec(&body).map_err(|e| ProviderError::Request(e.to_string()))
+}
+
+/// `body`, or what the payload hook made of it.
+async fn hooked(body: Value, options: &StreamOptions) -> Value {
+    match &options.hooks.payload {
         Some(hook) => hook(body).await,
         None => body,
-    };
-    serde_json::to_vec(&body).map_err(|e| ProviderError::Request(e.to_string()))
+    }
 }
 
 /// Output cap and thinking budget for budget-based thinking: the budget is added to the cap

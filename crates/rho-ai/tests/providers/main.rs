@@ -13,5 +13,6 @@ mod anthropic;
 mod bedrock;
 mod google;
 mod openai_codex;
+mod openai_codex_websocket;
 mod openai_completions;
 mod openai_responses;

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::common::*;
 
-const WIRE: Wire = Wire {
+pub const WIRE: Wire = Wire {
     api: "openai-codex-responses",
     provider: "openai-codex",
     model_id: "gpt-5.2-codex",
@@ -17,7 +17,7 @@ const WIRE: Wire = Wire {
 };
 
 /// An access token as ChatGPT's login issues one: a JWT whose claims name the account.
-fn token(claims: serde_json::Value) -> String {
+pub fn token(claims: serde_json::Value) -> String {
     let encode = |v: &serde_json::Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
     format!("{}.{}.sig", encode(&json!({"alg": "RS256"})), encode(&claims))
 }

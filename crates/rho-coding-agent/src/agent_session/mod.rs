@@ -425,6 +425,7 @@ fn request_options(
     extensions: Arc<OnceLock<Arc<Extensions>>>,
 ) -> RequestOptionsFn {
     let budgets = settings.thinking_budgets();
+    let transport = settings.transport();
     Arc::new(move |model: &Model| {
         let defaults = rho_ai::ThinkingBudgets::default();
         let thinking_budgets = rho_ai::ThinkingBudgets {
@@ -440,6 +441,7 @@ fn request_options(
             api_key,
             login_problem: login_problem.map(|problem| problem.to_string()),
             session_id: Some(session_id.lock().clone()),
+            transport,
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
             hooks: extensions.get().map(crate::extensions::request_hooks).unwrap_or_default(),

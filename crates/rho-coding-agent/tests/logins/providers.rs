@@ -135,3 +135,47 @@ fn vertex_command(env: &Env, adc: &std::path::Path, location: &str) -> tokio::pr
     command.env_remove("GOOGLE_CLOUD_API_KEY");
     command
 }
+
+/// A ChatGPT session reaches the Codex backend over its websocket (pi's default `transport:
+/// auto`): the request after a tool runs continues the first response on the same socket with
+/// only the tool's output. `"transport": "sse"` in settings.json sends both over the event
+/// stream, whole.
+#[tokio::test]
+async fn a_chatgpt_session_continues_over_its_websocket() {
+    let turns = || vec![Turn::tool_call("bash", json!({"command": "ls"})), Turn::text("One file.")];
+    let env = Env::new(turns()).await;
+    let login = json!({"openai-codex": {
+        "type": "oauth", "access": chatgpt_token("acct-5"), "refresh": "rt", "expires": 4_102_444_800_000u64,
+        "accountId": "acct-5"
+    }});
+    std::fs::write(env.agent_dir.join("auth.json"), login.to_string()).unwrap();
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openai-codex"] = json!({"baseUrl": format!("{}/backend-api", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    std::fs::write(env.cwd.join("only.txt"), "x").unwrap();
+
+    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "what is here?"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "One file.\n");
+    let requests = env.server.requests();
+    let methods: Vec<&str> = requests.iter().map(|r| r.method.as_str()).collect();
+    assert_eq!(methods, [rho_mock_llm::WEBSOCKET_METHOD; 2]);
+    let (first, second) = (&requests[0].body, &requests[1].body);
+    assert_eq!(first.get("previous_response_id"), None);
+    assert_eq!(second["previous_response_id"], "resp_mock_1");
+    let input = second["input"].as_array().unwrap();
+    assert_eq!(input.len(), 1, "only the tool's output: {input:?}");
+    assert_eq!(input[0]["type"], "function_call_output");
+    assert!(input[0]["output"].as_str().unwrap().contains("only.txt"), "{input:?}");
+    assert_eq!(first["prompt_cache_key"], second["prompt_cache_key"]);
+
+    env.server.push_turns(turns());
+    std::fs::write(env.agent_dir.join("settings.json"), json!({"transport": "sse"}).to_string()).unwrap();
+    let out = output(rho(&env, &["-p", "--model", "openai-codex/gpt-5.5", "what is here?"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let requests = env.server.requests();
+    let methods: Vec<&str> = requests[2..].iter().map(|r| r.method.as_str()).collect();
+    assert_eq!(methods, ["POST", "POST"]);
+    assert!(requests[3].body["input"].as_array().unwrap().len() > 1, "the whole conversation");
+}

@@ -24,6 +24,12 @@ pub fn render_stream(reply: &Reply<'_>, exchange: &Exchange) -> Plan {
     }
 }
 
+/// The Responses events of a reply, each the JSON of one websocket message (ChatGPT's Codex
+/// backend over its websocket).
+pub fn render_messages(reply: &Reply<'_>, exchange: &Exchange) -> Plan {
+    openai_responses::framed(reply, exchange, crate::plan::Framing::Message)
+}
+
 /// The content type of `api`'s stream.
 pub fn stream_content_type(api: Api) -> &'static str {
     match api {

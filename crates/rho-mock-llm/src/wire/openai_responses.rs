@@ -19,7 +19,12 @@ use crate::script::StopReason;
 const TEXT_DELTA: &str = "response.output_text.delta";
 
 pub fn stream(reply: &Reply<'_>, ex: &Exchange) -> Plan {
-    let mut s = Events { b: PlanBuilder::new(Framing::Lf), seq: 0 };
+    framed(reply, ex, Framing::Lf)
+}
+
+/// The events framed as `framing` says (SSE, or one websocket message each).
+pub fn framed(reply: &Reply<'_>, ex: &Exchange, framing: Framing) -> Plan {
+    let mut s = Events { b: PlanBuilder::new(framing), seq: 0 };
     s.send("response.created", json!({"response": response(ex, "in_progress", &[], None)}));
     s.send("response.in_progress", json!({"response": response(ex, "in_progress", &[], None)}));
     let mut output: Vec<Value> = Vec::new();

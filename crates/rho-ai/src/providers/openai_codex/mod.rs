@@ -5,12 +5,14 @@
 //! Responses body with the system prompt as `instructions`, the reasoning item always included,
 //! terse text, automatic tool choice and parallel calls, and no output cap, as pi sends it.
 //!
-//! pi tries a websocket first and falls back to this event stream; rho speaks the event stream
-//! only (the same events).
+//! The request goes over the session's websocket first unless the `transport` option says
+//! `sse` ([`websocket`]), and over the event stream when the websocket cannot carry it.
 
 #[cfg(test)]
 mod tests;
+mod websocket;
 
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::openai_responses::{format, session_headers, stream};
@@ -22,6 +24,8 @@ use crate::stream::{Emitter, StreamOptions, ToolChoice};
 use crate::types::{Context, StopReason};
 
 const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
+/// The websocket protocol version the reference asks for.
+const WEBSOCKET_BETA: &str = "responses_websockets=2026-02-06";
 /// What a request without a system prompt is told.
 const DEFAULT_INSTRUCTIONS: &str = "You are a helpful assistant.";
 
@@ -41,21 +45,69 @@ pub(super) async fn run(
             "Failed to extract accountId from token: log in again with `rho login openai-codex`.".into(),
         )
     })?;
-    let body = build_body(model, context, options);
+    let body = super::hooked(build_body(model, context, options), options).await;
     let auth = format!("Bearer {token}");
     let agent = user_agent();
-    let mut base: Vec<(&str, &str)> = vec![
-        ("authorization", &auth),
+    let base = [
+        ("authorization", auth.as_str()),
         ("chatgpt-account-id", &account),
         ("originator", "pi"),
         ("user-agent", &agent),
-        ("openai-beta", "responses=experimental"),
-        ("accept", "text/event-stream"),
     ];
-    base.extend(session_headers(model, options));
-    let headers = super::request_headers(&base, model, options)?;
-    let sse = super::post_sse(&url(&model.base_url), headers, body, options).await?;
+    let url = url(&model.base_url);
+    let session = options.session_id.as_deref().filter(|s| !s.is_empty());
+    if options.transport.tries_websocket()
+        && !websocket::failed_before(session)
+        && let Value::Object(fields) = &body
+    {
+        let request_id = session.map_or_else(request_id, str::to_owned);
+        let headers = websocket_headers(&base, &request_id, model, options)?;
+        let socket_url = websocket::websocket_url(&url);
+        match websocket::run(model, &socket_url, fields, headers, options, emitter).await {
+            websocket::Outcome::Done(result) => return result,
+            websocket::Outcome::Unavailable(error) => {
+                tracing::debug!("codex websocket unavailable, using the event stream: {error}");
+            }
+        }
+    }
+    let mut headers: Vec<(&str, &str)> = base.to_vec();
+    headers.extend([("openai-beta", "responses=experimental"), ("accept", "text/event-stream")]);
+    headers.extend(session_headers(model, options));
+    let headers = super::request_headers(&headers, model, options)?;
+    let bytes = serde_json::to_vec(&body).map_err(|e| ProviderError::Request(e.to_string()))?;
+    drop(body);
+    let sse = super::post_sse_bytes(&url, headers, bytes, options).await?;
     stream::consume(sse, emitter, &options.cancel).await
+}
+
+/// The websocket's handshake headers: the event stream's, with the websocket beta, and the
+/// session (or a fresh id) as the request id.
+fn websocket_headers(
+    base: &[(&str, &str)],
+    request_id: &str,
+    model: &Model,
+    options: &StreamOptions,
+) -> Result<HeaderMap, ProviderError> {
+    let mut headers = super::request_headers(base, model, options)?;
+    for name in ["accept", "content-type"] {
+        headers.remove(name);
+    }
+    let id = HeaderValue::from_str(request_id).map_err(|_| ProviderError::Request("invalid session id".into()))?;
+    headers.insert("openai-beta", HeaderValue::from_static(WEBSOCKET_BETA));
+    headers.insert("x-client-request-id", id.clone());
+    headers.insert("session_id", id);
+    Ok(headers)
+}
+
+/// A random request id (a v4 UUID) for a request without a session.
+fn request_id() -> String {
+    use ring::rand::SecureRandom;
+    let mut bytes = [0u8; 16];
+    let _ = ring::rand::SystemRandom::new().fill(&mut bytes);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }
 
 /// The Responses body, turned into the Codex backend's.

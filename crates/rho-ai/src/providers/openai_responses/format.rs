@@ -62,6 +62,17 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     Value::Object(body)
 }
 
+/// The input items `message`, a reply of `model`, becomes in the next request: what a server
+/// that keeps a response's output already holds. Results of its tool calls are not among them.
+pub(crate) fn reply_items(model: &Model, message: &AssistantMessage) -> Vec<Value> {
+    let messages = [Message::Assistant(message.clone())];
+    let transformed = transform_messages(&messages, model);
+    let mut items = Vec::new();
+    convert_messages(model, &by_ref(&transformed), &mut items);
+    items.retain(|item| item.get("type").and_then(Value::as_str) != Some("function_call_output"));
+    items
+}
+
 /// What the request says about reasoning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reasoning {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ProviderError;
-use crate::sse::{Interrupted, SseStream, parse_data};
+use crate::sse::{EventSource, Interrupted, parse_json};
 use crate::stream::Emitter;
 use crate::types::{StopReason, Usage};
 
@@ -125,20 +125,21 @@ struct Item {
     summary_parts: usize,
 }
 
-/// Reads Responses events from `sse` into `emitter` until the response completes.
+/// Reads Responses events from `source` (an SSE body, or a websocket's messages) into `emitter`
+/// until the response completes.
 pub(crate) async fn consume(
-    mut sse: SseStream,
+    mut source: impl EventSource,
     emitter: &mut Emitter,
     cancel: &CancellationToken,
 ) -> Result<StopReason, Interrupted> {
     let mut items: Vec<Item> = Vec::new();
-    while let Some(event) = sse.next(cancel).await? {
-        if event.data.trim().is_empty() {
+    while let Some(payload) = source.next_payload(cancel).await? {
+        if payload.trim().is_empty() {
             continue;
         }
-        let parsed = match parse_data::<Event>(&event) {
+        let parsed = match parse_json::<Event>(&payload) {
             Ok(parsed) => parsed,
-            Err(e) => return Err(crate::providers::raw_error(&event.data).unwrap_or(e).into()),
+            Err(e) => return Err(crate::providers::raw_error(&payload).unwrap_or(e).into()),
         };
         match parsed {
             Event::Created { response } => {

@@ -83,7 +83,7 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("modelThinkingLevels", StrRecord, D::EmptyRecord),
     k("modelRoles", StrRecord, D::EmptyRecord),
     k("enabledModels", StrList, D::None),
-    k("transport", Enum(&["sse", "websocket", "auto"]), D::Str("sse")),
+    k("transport", Enum(&["sse", "websocket", "websocket-cached", "auto"]), D::Str("auto")),
     k("thinkingBudgets.minimal", UInt, D::None),
     k("thinkingBudgets.low", UInt, D::None),
     k("thinkingBudgets.medium", UInt, D::None),

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::paths::ConfigPaths;
+use rho_ai::Transport;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -50,7 +51,7 @@ fn defaults_without_any_file() {
     assert_eq!(s.steering_mode(), rho_agent::QueueMode::OneAtATime);
     assert_eq!(s.follow_up_mode(), rho_agent::QueueMode::OneAtATime);
     assert_eq!(s.interrupt_mode(), rho_agent::InterruptMode::Wait);
-    assert_eq!(s.transport(), Transport::Sse);
+    assert_eq!(s.transport(), Transport::Auto);
     assert_eq!(s.default_thinking_level(), None);
     assert_eq!(s.default_model(), None);
     assert_eq!(s.thinking_budgets(), ThinkingBudgets::default());

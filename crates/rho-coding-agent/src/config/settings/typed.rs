@@ -6,22 +6,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rho_agent::{InterruptMode, QueueMode};
-use rho_ai::ThinkingLevel;
+use rho_ai::{ThinkingLevel, Transport};
 use rho_rpc::{VerifyMode, VerifyOnFailure};
 use serde::{Deserialize, Serialize};
 
 use super::Settings;
 use crate::config::paths::expand_tilde;
-
-/// `transport`: how providers that can use WebSockets connect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Transport {
-    #[default]
-    Sse,
-    Websocket,
-    Auto,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompactionSettings {
@@ -289,8 +279,10 @@ impl Settings {
         levels.get(&format!("{provider}/{model_id}")).copied()
     }
 
+    /// `transport`: how a provider reachable two ways (ChatGPT's Codex backend) is reached;
+    /// `auto` (a websocket first) when unset, as in pi.
     pub fn transport(&self) -> Transport {
-        self.get_or_default("transport")
+        self.get_as("transport").unwrap_or(Transport::Auto)
     }
 
     pub fn steering_mode(&self) -> QueueMode {

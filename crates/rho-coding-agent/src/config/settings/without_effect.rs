@@ -26,11 +26,6 @@ fn non_empty(v: &Value) -> bool {
 }
 
 const KEYS: &[WithoutEffect] = &[
-    WithoutEffect {
-        key: "transport",
-        asks: |v| v.as_str().is_some_and(|t| t != "sse"),
-        instead: "rho's providers stream over HTTP (server-sent events) only",
-    },
     WithoutEffect { key: "modelRoles", asks: non_empty, instead: "rho has no model roles" },
     WithoutEffect {
         key: "compaction.modelOverrides",
@@ -80,10 +75,9 @@ mod tests {
     #[test]
     fn only_values_that_ask_for_something_are_reported() {
         let (quiet, _) =
-            Settings::from_json(json!({"transport": "sse", "async": {"enabled": false}, "modelRoles": {}}));
+            Settings::from_json(json!({"transport": "websocket", "async": {"enabled": false}, "modelRoles": {}}));
         assert!(quiet.without_effect().is_empty(), "{:?}", quiet.without_effect());
         let (loud, _) = Settings::from_json(json!({
-            "transport": "websocket",
             "retry": {"fallbackChains": {"default": ["a/b"]}},
             "bash": {"autoBackground": {"enabled": true}},
             "locale": "ja"
@@ -91,7 +85,6 @@ mod tests {
         assert_eq!(
             loud.without_effect(),
             [
-                "setting `transport` has no effect in rho: rho's providers stream over HTTP (server-sent events) only",
                 "setting `retry.fallbackChains` has no effect in rho: retries use the same model; when they run out the error is reported",
                 "setting `bash.autoBackground.enabled` has no effect in rho: bash commands run in the foreground until they end or time out",
                 "setting `locale` has no effect in rho: rho's texts are in English",
