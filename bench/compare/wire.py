@@ -11,12 +11,13 @@ into the last assistant message of the transcript.
     python3 bench/compare/wire.py [--case NAME] [--skip-build | --bin-dir DIR] [--pi-dir DIR]
 
 A check is `{"request": N, "pointer": "/reasoning"}` (request N's body; N may be negative) or
-`{"message": "/errorMessage"}`; `"expect": "differ"` with a `"why"` marks a difference rho makes
+`{"message": "/errorMessage"}`, or `{"request": N, "method": true}` / `{"request": N, "header": "name"}`
+for what the mock recorded beside the body; `"expect": "differ"` with a `"why"` marks a difference rho makes
 on purpose (the script then reports it as expected). A case may give `piModel` / `rhoModel` keys
 merged into that agent's model entry (pi's catalog knowledge, e.g. `thinkingLevelMap`, that a
 custom model lacks), `args` for both command lines, and `setup` files written outside the working
-directory before the run (`{"path": …, "base64": …}`, for images the tools read), and `env` for
-both agents' environments.
+directory before the run (`{"path": …, "base64": …}`, for images the tools read), `env` for
+both agents' environments, and `apiKey` for the models.json entry (a ChatGPT token for Codex).
 
 Exit status: 0 when every check expected to match matches and every run finished, 1 otherwise.
 """
@@ -47,6 +48,7 @@ BASE_PATH = {
     "bedrock-converse-stream": "",
     "azure-openai-responses": "/openai/v1",
     "google-vertex": "",
+    "openai-codex-responses": "/backend-api",
 }
 MISSING = "<absent>"
 
@@ -60,7 +62,8 @@ def write_agent_dir(agent: Agent, agent_dir: Path, base_url: str, case: dict[str
     model = {**runner.DEFAULT_MODEL, **case.get("model", {}), **case.get(f"{agent.name}Model", {})}
     api = case["api"]
     models = {"providers": {"mock": {
-        "baseUrl": base_url + BASE_PATH[api], "api": api, "apiKey": "test-key", "models": [model],
+        "baseUrl": base_url + BASE_PATH[api], "api": api, "apiKey": case.get("apiKey", "test-key"),
+        "models": [model],
     }}}
     (agent_dir / "models.json").write_text(json.dumps(models, indent=2))
     if agent.name == "pi":
@@ -112,6 +115,10 @@ def value_of(run: RunResult, check: dict[str, Any]) -> Any:
     n = check["request"]
     if not -len(requests) <= n < len(requests):
         return f"<no request {n}: {len(requests)} sent>"
+    if check.get("method"):
+        return requests[n].get("method")
+    if "header" in check:
+        return (requests[n].get("headers") or {}).get(check["header"].lower(), MISSING)
     return pointer(requests[n].get("body"), check["pointer"])
 
 
@@ -140,6 +147,10 @@ def run_case(case: dict[str, Any], pi: Agent, rho: Agent, mock: Path) -> tuple[i
     for check in case["checks"]:
         if "message" in check:
             what = f"message {check['message']}"
+        elif check.get("method"):
+            what = f"request {check['request']} method"
+        elif "header" in check:
+            what = f"request {check['request']} header {check['header']}"
         else:
             what = f"request {check['request']} {check['pointer']}"
         pv, rv = value_of(runs["pi"], check), value_of(runs["rho"], check)

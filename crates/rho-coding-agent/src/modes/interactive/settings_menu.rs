@@ -5,10 +5,11 @@
 //! the highlighted theme while moving, as pi's does. Escape closes the menu, or a list of values
 //! back to the menu (the theme in effect before is back).
 //!
-//! Each row says what it does under the list, as pi's does. Left out from pi's menu, for want of
-//! the feature behind them: transport (rho streams over SSE only), inline images and their width,
-//! tree filter mode, editor padding, autocomplete size, hardware cursor, clear on shrink, terminal
-//! progress, changelog, telemetry, warnings and Anthropic extra usage.
+//! Each row says what it does under the list, as pi's does. Left out from pi's menu: transport
+//! (read from `settings.json` when the session starts; `auto` suits every provider), and, for
+//! want of the feature behind them, inline images and their width, tree filter mode, editor
+//! padding, autocomplete size, hardware cursor, clear on shrink, terminal progress, changelog,
+//! telemetry, warnings and Anthropic extra usage.
 
 use rho_agent::QueueMode;
 use rho_ai::ThinkingLevel;
