@@ -25,6 +25,10 @@ pub enum AgentEvent {
     AgentStart,
     AgentEnd {
         messages: Vec<AgentMessage>,
+        /// False when the application runs the agent again before the prompt settles (a
+        /// retry, a continuation after compaction, a reminder); the agent's own runs end true.
+        #[serde(rename = "isTerminal")]
+        is_terminal: bool,
     },
     TurnStart,
     #[serde(rename_all = "camelCase")]

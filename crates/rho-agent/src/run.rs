@@ -99,7 +99,7 @@ pub(crate) async fn run(
             None => break,
         }
     }
-    sink.emit(AgentEvent::AgentEnd { messages: new_messages });
+    sink.emit(AgentEvent::AgentEnd { messages: new_messages, is_terminal: true });
 }
 
 /// Emits a message's start and end and appends it to the conversation.

@@ -38,6 +38,10 @@ async fn a_run_that_stops_with_open_todos_is_reminded_up_to_the_limit() {
             .to_vec()
     );
     assert_eq!(frames.iter().filter(|f| f["type"] == "agent_start").count(), 3);
+    // omp's `isTerminal`: a run followed by a reminder does not end the prompt; the last does.
+    let terminal: Vec<bool> =
+        frames.iter().filter(|f| f["type"] == "agent_end").map(|f| f["isTerminal"].as_bool().unwrap()).collect();
+    assert_eq!(terminal, [false, false, true]);
     // The reminder went to the model as a hidden message.
     let third = &env.request_bodies()[2]["messages"];
     let last = third.as_array().unwrap().last().unwrap();

@@ -42,6 +42,27 @@ async fn a_429_with_retry_after_is_retried_after_the_servers_delay() {
     assert!(frames.iter().filter(|f| f["type"] == "agent_start").count() == 2);
     assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Made it.");
     assert_eq!(env.request_bodies().len(), 2);
+    // omp's `isTerminal`: the failed run says the retry follows; the last one ends the prompt.
+    assert_eq!(is_terminal(&frames), [false, true]);
+}
+
+/// `isTerminal` of each `agent_end` in `frames`.
+fn is_terminal(frames: &[Value]) -> Vec<bool> {
+    frames.iter().filter(|f| f["type"] == "agent_end").map(|f| f["isTerminal"].as_bool().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn a_retry_given_up_ends_the_prompt_with_a_terminal_agent_end() {
+    let env = Env::new(vec![Turn::error(503, "Unavailable").repeat(2)]).await;
+    let mut rho =
+        Rho::start(&env, &["--no-session", "--setting", "retry.baseDelayMs=20", "--setting", "retry.maxRetries=1"])
+            .await;
+    rho.send(json!({"type": "prompt", "message": "hi"})).await;
+    let mut frames = rho.until_agent_end().await;
+    frames.extend(rho.until(|f| f["type"] == "auto_retry_end").await);
+    assert_eq!(is_terminal(&frames), [false, true], "the second failure is the last run");
+    assert_eq!(frames.last().unwrap()["success"], false);
+    assert_eq!(env.request_bodies().len(), 2);
 }
 
 #[tokio::test]
@@ -219,6 +240,7 @@ async fn a_context_overflow_is_compacted_once_and_retried() {
     assert_eq!((end["aborted"].clone(), end["willRetry"].clone()), (json!(false), json!(true)));
     assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Worked after compaction.");
     assert_eq!(env.request_bodies().len(), 4);
+    assert_eq!(is_terminal(&frames), [false, true], "the overflowed run is followed by the retried one");
 }
 
 #[tokio::test]

@@ -196,6 +196,11 @@ pub enum AgentFrameEvent {
     AgentEnd {
         #[schemars(with = "Vec<Value>")]
         messages: Vec<AgentMessage>,
+        /// False when the prompt goes on with another run before it settles (an automatic
+        /// retry, a continuation after compaction, a todo reminder, injected rules); absent
+        /// from agents that do not say (pi).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        is_terminal: Option<bool>,
         /// Set when the frame bound dropped older messages (docs/decisions.md D17).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message_count: Option<usize>,

@@ -307,7 +307,7 @@ pub fn assert_calls_paired(messages: &[AgentMessage]) {
 pub fn summarize(event: &AgentEvent) -> Value {
     match event {
         AgentEvent::AgentStart | AgentEvent::TurnStart => json!({"type": event.type_name()}),
-        AgentEvent::AgentEnd { messages } => json!({
+        AgentEvent::AgentEnd { messages, .. } => json!({
             "type": "agent_end",
             "messages": messages.iter().map(|m| m.role()).collect::<Vec<_>>(),
         }),

@@ -37,7 +37,7 @@ async fn a_two_turn_tool_run_emits_the_protocol_sequence() {
     assert_eq!(ended_tool_ids(&events), call_ids);
 
     // agent_end carries the messages of the run in full.
-    let Some(rho_agent::AgentEvent::AgentEnd { messages }) = events.last() else { panic!("agent_end last") };
+    let Some(rho_agent::AgentEvent::AgentEnd { messages, .. }) = events.last() else { panic!("agent_end last") };
     assert_json_snapshot!("two_turn_agent_end_messages", messages, {
         "[].timestamp" => "[timestamp]",
         "[].duration" => "[duration]",

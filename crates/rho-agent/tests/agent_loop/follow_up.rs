@@ -57,7 +57,7 @@ async fn one_at_a_time_delivers_one_follow_up_per_stop() {
     assert!(body_mentions(&requests[2], "F1") && !body_mentions(&requests[2], "F2"));
     assert!(body_mentions(&requests[3], "F2"));
 
-    let Some(AgentEvent::AgentEnd { messages }) = events.last() else { panic!("agent_end last") };
+    let Some(AgentEvent::AgentEnd { messages, .. }) = events.last() else { panic!("agent_end last") };
     let roles: Vec<&str> = messages.iter().map(AgentMessage::role).collect();
     assert_eq!(
         roles,

@@ -74,6 +74,13 @@ impl CompactionState {
     }
 
     /// Takes this prompt's one overflow recovery; false when it was already used.
+    /// Whether an overflow would be compacted away and retried (auto-compaction on, not tried
+    /// yet for this prompt).
+    pub fn overflow_recovery_left(&self) -> bool {
+        let state = self.state.lock();
+        state.auto && !state.overflow_recovery_attempted
+    }
+
     pub fn take_overflow_recovery(&self) -> bool {
         !std::mem::replace(&mut self.state.lock().overflow_recovery_attempted, true)
     }

@@ -66,6 +66,18 @@ impl AgentSession {
         matches!(self.next_step(), NextStep::Done)
     }
 
+    /// Whether the run that just ended is the prompt's last (omp's `isTerminal`): nothing
+    /// follows, a retry would give up, or a compaction follows with nothing queued to continue.
+    pub(crate) fn run_is_terminal(&self) -> bool {
+        match self.next_step() {
+            NextStep::Done => true,
+            NextStep::Retry(_) => !self.retry_follows(),
+            NextStep::OverflowCompaction => !self.inner.compaction.overflow_recovery_left(),
+            NextStep::ThresholdCompaction => self.queued_count() == 0,
+            NextStep::TodoReminder | NextStep::TtsrInject => false,
+        }
+    }
+
     async fn after_runs(&self, sink: &Arc<RunSink>) {
         loop {
             if self.lifecycle_token().is_cancelled() {

@@ -52,6 +52,12 @@ impl RetryChain {
         })
     }
 
+    /// Whether retrying is on and the chain has an attempt left of `max`.
+    fn has_attempt_left(&self, max: u32) -> bool {
+        let chain = self.chain.lock();
+        chain.enabled && chain.attempt < max
+    }
+
     /// Ends the chain; returns how many attempts it made (0: there was none).
     pub fn close(&self) -> u32 {
         std::mem::take(&mut self.chain.lock().attempt)
@@ -132,6 +138,16 @@ impl AgentSession {
 
     /// Counts the attempt and decides; announces the retry (`auto_retry_start`) or the end of
     /// an exhausted chain (`auto_retry_end`).
+    /// Whether [`retry_decision`](Self::retry_decision) would retry now, decided without
+    /// counting or announcing anything.
+    pub(crate) fn retry_follows(&self) -> bool {
+        let settings = self.settings().retry();
+        let max_attempts = u32::try_from(settings.max_retries).unwrap_or(u32::MAX);
+        let server_delay = self.inner.agent.last_failure().and_then(|f| f.retry_after());
+        let too_long = server_delay.is_some_and(|d| d.as_millis() > u128::from(settings.max_delay_ms));
+        self.inner.retry.has_attempt_left(max_attempts) && !too_long
+    }
+
     pub(crate) fn retry_decision(&self, failed: &AssistantMessage) -> RetryDecision {
         let settings = self.settings().retry();
         let error_message = failed.error_message.clone().unwrap_or_default();

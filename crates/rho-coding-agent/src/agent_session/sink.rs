@@ -41,10 +41,16 @@ impl AgentEventSink for RunSink {
     }
 
     fn emit(&self, event: AgentEvent) {
-        if matches!(event, AgentEvent::AgentEnd { .. }) && self.session.nothing_follows() {
-            // Idle before the host reads agent_end, so its next prompt is never "busy".
-            self.finish();
-        }
+        let event = match event {
+            AgentEvent::AgentEnd { messages, .. } => {
+                if self.session.nothing_follows() {
+                    // Idle before the host reads agent_end, so its next prompt is never "busy".
+                    self.finish();
+                }
+                AgentEvent::AgentEnd { messages, is_terminal: self.session.run_is_terminal() }
+            }
+            other => other,
+        };
         self.session.ttsr_observe(&event);
         let budget_input = self.session.budget_input(&event);
         let ended_ok = match &event {

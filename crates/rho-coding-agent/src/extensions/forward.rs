@@ -60,7 +60,7 @@ impl Extensions {
                 forwarding.turn_index = 0;
                 json!({"type": "agent_start"})
             }
-            AgentEvent::AgentEnd { messages } => json!({"type": "agent_end", "messages": messages}),
+            AgentEvent::AgentEnd { messages, .. } => json!({"type": "agent_end", "messages": messages}),
             AgentEvent::TurnStart => json!({
                 "type": "turn_start",
                 "turnIndex": forwarding.turn_index,

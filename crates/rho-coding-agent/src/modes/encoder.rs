@@ -73,8 +73,8 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
         }
         OutItem::Lines { .. } => return item,
         OutItem::Response(response) => limits.write_response(&mut bytes, response),
-        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages })) => {
-            limits.write_agent_end(&mut bytes, messages);
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages, is_terminal })) => {
+            limits.write_agent_end(&mut bytes, messages, *is_terminal);
         }
         OutItem::Event(AgentSessionEvent::Agent(event)) => limits.write_frame(&mut bytes, event),
         OutItem::Event(other) => limits.write_frame(&mut bytes, &SessionFrame(other)),

@@ -138,12 +138,13 @@ impl FrameLimits {
     }
 
     /// `agent_end`, keeping the newest messages that fit when all of them do not.
-    pub fn write_agent_end(&self, out: &mut Vec<u8>, messages: &[AgentMessage]) {
-        let whole = AgentEnd { messages, message_count: None, truncated: None };
+    pub fn write_agent_end(&self, out: &mut Vec<u8>, messages: &[AgentMessage], is_terminal: bool) {
+        let whole = AgentEnd { messages, is_terminal, message_count: None, truncated: None };
         if self.write_whole(out, &whole) {
             return;
         }
-        let envelope = r#"{"type":"agent_end","messages":[],"messageCount":,"truncated":true}"#.len() + 20;
+        let envelope =
+            r#"{"type":"agent_end","messages":[],"isTerminal":false,"messageCount":,"truncated":true}"#.len() + 20;
         let mut room = self.max_frame.saturating_sub(envelope);
         let mut keep_from = messages.len();
         let mut scratch = Vec::new();
@@ -155,8 +156,12 @@ impl FrameLimits {
             room -= scratch.len() + 1;
             keep_from = i;
         }
-        let kept =
-            AgentEnd { messages: &messages[keep_from..], message_count: Some(messages.len()), truncated: Some(true) };
+        let kept = AgentEnd {
+            messages: &messages[keep_from..],
+            is_terminal,
+            message_count: Some(messages.len()),
+            truncated: Some(true),
+        };
         self.write_frame(out, &kept);
     }
 }
@@ -165,6 +170,8 @@ impl FrameLimits {
 #[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
 struct AgentEnd<'a> {
     messages: &'a [AgentMessage],
+    /// omp's: false when the prompt goes on with another run (a retry, a continuation).
+    is_terminal: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     message_count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,9 +269,10 @@ mod tests {
             })
             .collect();
         let mut out = Vec::new();
-        limits.write_agent_end(&mut out, &messages);
+        limits.write_agent_end(&mut out, &messages, false);
         let frames = lines(&out, 8 * 1024);
         assert_eq!(frames[0]["messageCount"], 10);
+        assert_eq!(frames[0]["isTerminal"], false);
         assert_eq!(frames[0]["truncated"], true);
         let kept = frames[0]["messages"].as_array().unwrap();
         assert_eq!(kept.len(), 3);

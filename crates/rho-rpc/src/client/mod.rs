@@ -199,7 +199,8 @@ impl RpcClient {
         self.events.take()
     }
 
-    /// Sends `prompt` and collects the run's events up to and including `agent_end`.
+    /// Sends `prompt` and collects the events up to and including the prompt's last `agent_end` (one
+    /// whose `isTerminal` is not false).
     ///
     /// Notifications older than the acknowledgement (left over from earlier activity) and
     /// non-event notifications are discarded. A late error for this prompt (busy, no model, no
@@ -224,7 +225,11 @@ impl RpcClient {
             }
             match notification {
                 Notification::Event(event) => {
-                    let end = matches!(*event, Event::Agent(AgentFrameEvent::AgentEnd { .. }));
+                    // The prompt's last run: one that says another follows does not end it.
+                    let end = matches!(
+                        *event,
+                        Event::Agent(AgentFrameEvent::AgentEnd { is_terminal, .. }) if is_terminal != Some(false)
+                    );
                     collected.push(*event);
                     if end {
                         return Ok(collected);

@@ -332,7 +332,7 @@ mod tests {
         let [SessionUpdate::ToolCallUpdate(update)] = done.as_slice() else { panic!("{done:?}") };
         assert_eq!(update.fields.status, Some(ToolCallStatus::Completed));
         assert_eq!(update.fields.content.as_ref().map(Vec::len), Some(2), "the text and the diff");
-        assert!(t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new() })).is_empty());
+        assert!(t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), is_terminal: true })).is_empty());
     }
 
     #[test]
@@ -348,7 +348,7 @@ mod tests {
         t.translate(&agent(AgentEvent::MessageUpdate {
             event: AssistantMessageEvent::ToolCallEnd { content_index: 0, tool_call: call },
         }));
-        let end = t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new() }));
+        let end = t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), is_terminal: true }));
         let [SessionUpdate::ToolCallUpdate(update)] = end.as_slice() else { panic!("{end:?}") };
         assert_eq!(update.fields.status, Some(ToolCallStatus::Failed));
     }
