@@ -124,8 +124,9 @@ async fn run_rpc(cli: Cli) -> i32 {
     };
     let max_frame = cli.rpc_max_frame_bytes;
     let result = modes::rpc::run(
-        |sink, ui| {
-            let options = startup::session_options(&cli, prepared, sink, Some(ui))?;
+        |sink, ui, host_uris| {
+            let mut options = startup::session_options(&cli, prepared, sink, Some(ui))?;
+            options.host_uris = Some(host_uris);
             Ok(AgentSession::new(options))
         },
         max_frame,

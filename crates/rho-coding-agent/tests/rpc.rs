@@ -23,6 +23,7 @@ mod rpc_forks;
 mod rpc_frame_bound;
 mod rpc_hardening;
 mod rpc_host_defects;
+mod rpc_host_uris;
 mod rpc_mcp;
 mod rpc_models;
 mod rpc_omp;

@@ -67,6 +67,11 @@ pub enum RpcCommand {
     SetHostTools {
         tools: Value,
     },
+    /// omp's: the URL schemes (`[{scheme, description?, writable?, immutable?}]`) whose
+    /// resources the host serves. Validated by the handler with omp's texts.
+    SetHostUriSchemes {
+        schemes: Value,
+    },
     SetModel {
         provider: String,
         model_id: String,
@@ -241,6 +246,27 @@ pub struct HostToolUpdate {
     pub partial_result: Map<String, Value>,
 }
 
+/// `host_uri_result`: the host's answer to a `host_uri_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HostUriResult {
+    pub id: String,
+    /// The resource's text (a read), or the failure's text when `error` is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// `text/markdown`, `application/json` or `text/plain`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub immutable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// What one input line is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Inbound {
@@ -249,6 +275,7 @@ pub enum Inbound {
     UiResponse(UiResponse),
     HostToolResult(HostToolResult),
     HostToolUpdate(HostToolUpdate),
+    HostUriResult(HostUriResult),
     Command {
         id: Option<Value>,
         command: RpcCommand,
@@ -305,6 +332,11 @@ pub fn parse_value(value: Value) -> Inbound {
         "host_tool_result" if host_frame_ok(&map, "result") => {
             if let Ok(r) = serde_json::from_value::<HostToolResult>(Value::Object(map.clone())) {
                 return Inbound::HostToolResult(r);
+            }
+        }
+        "host_uri_result" if map.get("id").is_some_and(Value::is_string) => {
+            if let Ok(r) = serde_json::from_value::<HostUriResult>(Value::Object(map.clone())) {
+                return Inbound::HostUriResult(r);
             }
         }
         "host_tool_update" if host_frame_ok(&map, "partialResult") => {

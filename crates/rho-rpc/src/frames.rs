@@ -150,6 +150,35 @@ pub struct HostToolCall {
     pub arguments: Map<String, Value>,
 }
 
+/// What a host URI request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HostUriOperation {
+    Read,
+    Write,
+}
+
+/// rho asks the host for a resource under one of its URL schemes (`read`), or to replace one
+/// (`write`, with `content`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "host_uri_request", rename_all = "camelCase")]
+pub struct HostUriRequest {
+    pub id: String,
+    pub operation: HostUriOperation,
+    /// The URL, normalized (as a WHATWG `URL`'s `href`).
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// rho withdraws a host URI request (abort).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename = "host_uri_cancel", rename_all = "camelCase")]
+pub struct HostUriCancel {
+    pub id: String,
+    pub target_id: String,
+}
+
 /// rho withdraws a host tool call (abort or steering).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename = "host_tool_cancel", rename_all = "camelCase")]
@@ -200,6 +229,8 @@ pub enum OutFrame {
     UiRequest(UiRequest),
     HostToolCall(HostToolCall),
     HostToolCancel(HostToolCancel),
+    HostUriRequest(HostUriRequest),
+    HostUriCancel(HostUriCancel),
     ExtensionError(ExtensionError),
     Event(Box<Event>),
 }
@@ -220,6 +251,8 @@ impl OutFrame {
             Some("extension_ui_request") => serde_json::from_value(value).map(Self::UiRequest),
             Some("host_tool_call") => serde_json::from_value(value).map(Self::HostToolCall),
             Some("host_tool_cancel") => serde_json::from_value(value).map(Self::HostToolCancel),
+            Some("host_uri_request") => serde_json::from_value(value).map(Self::HostUriRequest),
+            Some("host_uri_cancel") => serde_json::from_value(value).map(Self::HostUriCancel),
             Some("extension_error") => serde_json::from_value(value).map(Self::ExtensionError),
             _ => event_from_value(value).map(|e| Self::Event(Box::new(e))),
         }

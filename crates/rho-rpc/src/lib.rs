@@ -14,12 +14,13 @@ pub mod schema;
 pub mod types;
 
 pub use command::{
-    HostToolResult, HostToolUpdate, Inbound, RpcCommand, StreamingBehavior, UiResponse, parse_line, parse_value,
+    HostToolResult, HostToolUpdate, HostUriResult, Inbound, RpcCommand, StreamingBehavior, UiResponse, parse_line,
+    parse_value,
 };
 pub use event::{AgentFrameEvent, CompactionReason, Event, SessionEvent};
 pub use frames::{
-    ExtensionError, HostToolCall, HostToolCancel, NotifyType, OutFrame, Ready, RpcChunk, RpcHostToolDefinition,
-    UiMethod, UiRequest, WidgetPlacement,
+    ExtensionError, HostToolCall, HostToolCancel, HostUriCancel, HostUriOperation, HostUriRequest, NotifyType,
+    OutFrame, Ready, RpcChunk, RpcHostToolDefinition, UiMethod, UiRequest, WidgetPlacement,
 };
 pub use response::*;
 pub use types::*;

@@ -10,7 +10,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use crate::command::{HostToolResult, HostToolUpdate, RpcCommand, UiResponse};
+use crate::command::{HostToolResult, HostToolUpdate, HostUriResult, RpcCommand, UiResponse};
 use crate::frames::{OutFrame, RpcHostToolDefinition};
 
 /// The whole protocol: `$defs` holds every type; `Inbound` is any line a host may write (a
@@ -23,6 +23,7 @@ pub fn protocol_schema() -> Value {
     let ui_response = entry(sub::<UiResponse>);
     let host_tool_result = entry(sub::<HostToolResult>);
     let host_tool_update = entry(sub::<HostToolUpdate>);
+    let host_uri_result = entry(sub::<HostUriResult>);
     let host_tool_definition = entry(sub::<RpcHostToolDefinition>);
     let outbound = entry(sub::<OutFrame>);
 
@@ -38,6 +39,7 @@ pub fn protocol_schema() -> Value {
             tagged(ui_response, "extension_ui_response"),
             tagged(host_tool_result, "host_tool_result"),
             tagged(host_tool_update, "host_tool_update"),
+            tagged(host_uri_result, "host_uri_result"),
         ] }),
     );
     all.insert("Outbound".into(), outbound);

@@ -25,6 +25,7 @@ mod file_access;
 mod find;
 mod grep;
 pub mod guardian;
+mod host_uri;
 mod image_resize;
 mod js;
 mod ls;
@@ -48,6 +49,7 @@ pub use edit_diff::{DiffResult, generate_diff_string};
 pub use file_access::FileAccess;
 pub use find::FindTool;
 pub use grep::GrepTool;
+pub use host_uri::{HostTarget, HostUris};
 pub use ls::LsTool;
 pub use output::remove_spill_files;
 pub use read::{ReadTool, image_mime};
@@ -79,6 +81,8 @@ pub struct ToolOptions {
     pub file_access: Option<Arc<dyn FileAccess>>,
     /// Where `bash` runs its commands; `None` is a local process group.
     pub terminals: Option<Arc<dyn Terminals>>,
+    /// The host's URL schemes `read` and `write` reach (RPC's `set_host_uri_schemes`).
+    pub host_uris: Option<Arc<dyn HostUris>>,
     /// The sandbox commands run in and writes are checked against; `None` is full access.
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     /// Settings `bash.inheritProviderKeys`: commands see the provider key variables rho reads.
@@ -98,6 +102,7 @@ impl Default for ToolOptions {
             environment: Vec::new(),
             file_access: None,
             terminals: None,
+            host_uris: None,
             sandbox: None,
             inherit_provider_keys: false,
         }

@@ -75,6 +75,13 @@ impl Tool for ReadTool {
                 auto_resize: self.options.auto_resize_images,
                 block_images: self.options.block_images,
             };
+            if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&request.path))
+                && let Some(host) = self.options.host_uris.clone()
+            {
+                let text = host.read(target.url, ctx.cancel.clone()).await.map_err(ToolError::new)?;
+                let window = request.window(text.as_bytes()).map_err(|e| ToolError::new(e.to_string()))?;
+                return request.text_result(&window);
+            }
             let cwd = self.options.cwd.clone();
             if let Some(files) = self.options.file_access.clone() {
                 let abs = resolve_read_path(&request.path, &cwd);

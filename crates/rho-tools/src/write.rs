@@ -67,6 +67,16 @@ impl Tool for WriteTool {
         Box::pin(async move {
             let path = args::string(&args, "path")?;
             let content = args::string(&args, "content")?;
+            if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&path))
+                && let Some(host) = self.options.host_uris.clone()
+            {
+                if !target.writable {
+                    return Err(ToolError::new(crate::host_uri::read_only(&target.scheme)));
+                }
+                let bytes = content.len();
+                host.write(target.url, content, ctx.cancel.clone()).await.map_err(ToolError::new)?;
+                return Ok(AgentToolResult::text(format!("Successfully wrote {bytes} bytes to {path}")));
+            }
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             crate::sandbox_check::check_write(&self.options, &abs)?;
             let bytes = content.len();

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use rho_agent::{AgentEvent, Backpressure};
-use rho_rpc::{ExtensionError, HostToolCall, HostToolCancel, SessionEvent, UiRequest};
+use rho_rpc::{ExtensionError, HostToolCall, HostToolCancel, HostUriCancel, HostUriRequest, SessionEvent, UiRequest};
 
 /// One event of a session, in the order it happened.
 #[derive(Debug, Clone)]
@@ -16,6 +16,8 @@ pub enum AgentSessionEvent {
     UiRequest(UiRequest),
     HostToolCall(HostToolCall),
     HostToolCancel(HostToolCancel),
+    HostUriRequest(HostUriRequest),
+    HostUriCancel(HostUriCancel),
     ExtensionError(ExtensionError),
 }
 
@@ -27,6 +29,8 @@ impl AgentSessionEvent {
             Self::UiRequest(_) => "extension_ui_request",
             Self::HostToolCall(_) => "host_tool_call",
             Self::HostToolCancel(_) => "host_tool_cancel",
+            Self::HostUriRequest(_) => "host_uri_request",
+            Self::HostUriCancel(_) => "host_uri_cancel",
             Self::ExtensionError(_) => "extension_error",
         }
     }

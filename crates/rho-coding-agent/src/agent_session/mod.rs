@@ -96,6 +96,8 @@ pub struct SessionOptions {
     /// Where `bash` runs its commands (an editor's terminals in ACP mode); `None` runs them
     /// locally.
     pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
+    /// The host's URL schemes `read` and `write` reach (RPC mode); `None`: no such schemes.
+    pub host_uris: Option<Arc<dyn rho_tools::HostUris>>,
     /// The MCP servers to start (in the background) with the session; empty for none.
     pub mcp: rho_mcp::McpConfig,
 }
@@ -171,6 +173,7 @@ impl AgentSession {
             ui,
             file_access,
             terminals,
+            host_uris,
             mcp,
         } = options;
         let registry = Arc::new(providers::Registries::new(registry));
@@ -180,7 +183,7 @@ impl AgentSession {
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let hooks = tools::ToolHooks { file_access, terminals };
+        let hooks = tools::ToolHooks { file_access, terminals, host_uris };
         let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
         let ui_service = ui;
         let system_prompt = tool_set.system_prompt(&paths, &resources);

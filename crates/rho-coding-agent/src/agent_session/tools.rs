@@ -47,6 +47,7 @@ pub struct HostToolEntry {
 pub(crate) struct ToolHooks {
     pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
     pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
+    pub host_uris: Option<Arc<dyn rho_tools::HostUris>>,
 }
 
 pub(crate) struct ToolSet {
@@ -84,7 +85,7 @@ impl ToolSet {
         let options = tool_options(paths, settings);
         // A confined session runs its commands itself: an editor's terminal is outside the box.
         let terminals = hooks.terminals.filter(|_| options.sandbox.is_none());
-        let options = ToolOptions { file_access: hooks.file_access, terminals, ..options };
+        let options = ToolOptions { file_access: hooks.file_access, terminals, host_uris: hooks.host_uris, ..options };
         let builtin = match &selection {
             ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
             ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
@@ -247,6 +248,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         environment: settings.bash_environment(),
         file_access: None,
         terminals: None,
+        host_uris: None,
         sandbox: sandbox(&paths.cwd, settings),
         inherit_provider_keys: settings.get_bool("bash.inheritProviderKeys").unwrap_or(false),
     }

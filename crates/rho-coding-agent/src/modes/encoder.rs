@@ -294,6 +294,8 @@ impl Serialize for SessionFrame<'_> {
             AgentSessionEvent::UiRequest(r) => r.serialize(s),
             AgentSessionEvent::HostToolCall(c) => c.serialize(s),
             AgentSessionEvent::HostToolCancel(c) => c.serialize(s),
+            AgentSessionEvent::HostUriRequest(r) => r.serialize(s),
+            AgentSessionEvent::HostUriCancel(c) => c.serialize(s),
             AgentSessionEvent::ExtensionError(e) => e.serialize(s),
         }
     }

@@ -138,6 +138,7 @@ pub fn session_options(
         ui,
         file_access: None,
         terminals: None,
+        host_uris: None,
         mcp,
     })
 }

@@ -9,7 +9,7 @@ use futures::Stream;
 use tokio::sync::mpsc;
 
 use crate::event::Event;
-use crate::frames::{ExtensionError, HostToolCall, HostToolCancel, Ready, UiRequest};
+use crate::frames::{ExtensionError, HostToolCall, HostToolCancel, HostUriCancel, HostUriRequest, Ready, UiRequest};
 use crate::response::RpcResponse;
 
 /// One frame from the server that was not the answer to a pending request, in stdout order.
@@ -26,6 +26,11 @@ pub enum Notification {
     HostToolCall(HostToolCall),
     /// The server withdrew a host tool call; the client has fired the call's cancellation token.
     HostToolCancel(HostToolCancel),
+    /// A request for a resource under one of the host's URL schemes; the host answers with a
+    /// `host_uri_result` line (`send_line`).
+    HostUriRequest(HostUriRequest),
+    /// The server withdrew a host URI request.
+    HostUriCancel(HostUriCancel),
     ExtensionError(ExtensionError),
     /// A second response for an already answered `prompt` / `abort_and_prompt` (same `id`):
     /// the run failed to start after the acknowledgement (docs/protocol.md, "Refused prompts").

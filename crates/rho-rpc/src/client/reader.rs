@@ -103,6 +103,8 @@ impl Reader {
                 host_tools::cancel(&self.shared, &cancel.target_id);
                 Notification::HostToolCancel(cancel)
             }
+            OutFrame::HostUriRequest(request) => Notification::HostUriRequest(request),
+            OutFrame::HostUriCancel(cancel) => Notification::HostUriCancel(cancel),
             OutFrame::ExtensionError(e) => Notification::ExtensionError(e),
             OutFrame::Event(e) => Notification::Event(e),
             // This client never negotiates protocol 2, the only one that chunks frames.

@@ -36,6 +36,10 @@ pub fn check_inbound(inbound: &Inbound, body: &[u8], parsed: Option<&Value>) {
             (ty, parsed.and_then(|v| v.get("id")).and_then(Value::as_str)),
             (Some("host_tool_update"), Some(r.id.as_str()))
         ),
+        Inbound::HostUriResult(r) => assert_eq!(
+            (ty, parsed.and_then(|v| v.get("id")).and_then(Value::as_str)),
+            (Some("host_uri_result"), Some(r.id.as_str()))
+        ),
         Inbound::Invalid(response) => {
             assert!(!blank);
             assert!(!response.success);

@@ -68,6 +68,7 @@ pub struct Dispatcher {
     pub session: AgentSession,
     pub out: Arc<OutQueue>,
     pub host: Arc<HostToolBridge>,
+    pub host_uris: Arc<super::HostUriBridge>,
     pub subagents: Arc<SubagentTracker>,
 }
 
@@ -155,6 +156,10 @@ impl Dispatcher {
                     s.set_host_tools(entries);
                     data(&ToolNamesData { tool_names })
                 }
+                Err(e) => Reply::Err(e),
+            },
+            RpcCommand::SetHostUriSchemes { schemes } => match self.host_uris.set_schemes(&schemes) {
+                Ok(schemes) => data(&serde_json::json!({ "schemes": schemes })),
                 Err(e) => Reply::Err(e),
             },
             RpcCommand::SetModel { provider, model_id } => match s.set_model(&provider, &model_id) {

@@ -11,6 +11,7 @@
 
 mod dispatch;
 mod host_tools;
+mod host_uris;
 mod ids;
 mod login;
 mod messages_page;
@@ -32,6 +33,7 @@ use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS};
 use crate::modes::out_queue::{OutQueue, spawn_writer};
 use dispatch::Dispatcher;
 pub use host_tools::{DISCONNECTED, HostToolBridge};
+pub use host_uris::HostUriBridge;
 use subagents::SubagentTracker;
 pub use ui::RpcUi;
 
@@ -56,17 +58,18 @@ pub(super) struct Queued {
 }
 
 /// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
-/// with the event sink and UI RPC mode provides. Returns the exit code.
+/// with the event sink, UI and host URI schemes RPC mode provides. Returns the exit code.
 pub async fn run<F>(build: F, max_frame_bytes: usize, cli: &crate::cli::Cli) -> anyhow::Result<i32>
 where
-    F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>) -> anyhow::Result<AgentSession>,
+    F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>, Arc<dyn rho_tools::HostUris>) -> anyhow::Result<AgentSession>,
 {
     let out = OutQueue::new(FrameLimits::new(max_frame_bytes));
     let writer = spawn_writer(out.clone(), std::io::stdout())?;
     let ui = RpcUi::new(out.clone());
     let host = HostToolBridge::new(out.clone());
+    let host_uris = HostUriBridge::new(out.clone());
     let subagents = SubagentTracker::new(out.clone());
-    let session = match build(subagents.clone(), ui.clone()) {
+    let session = match build(subagents.clone(), ui.clone(), host_uris.clone()) {
         Ok(session) => session,
         Err(e) => {
             out.close();
@@ -86,7 +89,13 @@ where
     // omp's hosts learn the slash commands from this first update.
     session.announce_commands();
 
-    let dispatcher = Arc::new(Dispatcher { session: session.clone(), out: out.clone(), host: host.clone(), subagents });
+    let dispatcher = Arc::new(Dispatcher {
+        session: session.clone(),
+        out: out.clone(),
+        host: host.clone(),
+        host_uris: host_uris.clone(),
+        subagents,
+    });
     let (work_tx, mut work_rx) = mpsc::unbounded_channel::<Work>();
     let worker = {
         let dispatcher = dispatcher.clone();
@@ -128,6 +137,7 @@ where
             Inbound::UiResponse(response) => ui.resolve(response),
             Inbound::HostToolResult(result) => host.complete(result),
             Inbound::HostToolUpdate(update) => host.update(update),
+            Inbound::HostUriResult(result) => host_uris.complete(result),
             Inbound::Invalid(response) => {
                 let _ = work_tx.send(Work::Response(response));
             }
@@ -154,6 +164,7 @@ where
         }
     }
 
+    host_uris.disconnect();
     shutdown(&session, &host, &ui, work_tx, worker).await;
     session.shutdown().await;
     out.close();
