@@ -64,7 +64,15 @@ async fn omp_commands_answer_as_omp_does() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
 
     let commands = rho.data(json!({"type": "get_available_commands"})).await;
-    assert_eq!(commands, json!({"commands": [{"name": "review", "description": "Review a file", "source": "file"}]}));
+    let commands = commands["commands"].as_array().unwrap();
+    let builtins: Vec<&str> =
+        commands.iter().filter(|c| c["source"] == "builtin").map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(builtins, ["model", "export", "session", "tools", "compact", "handoff", "rename"]);
+    assert_eq!(
+        commands[0],
+        json!({"name": "model", "aliases": ["models"], "description": "Show current model selection", "source": "builtin"})
+    );
+    assert_eq!(commands.last().unwrap(), &json!({"name": "review", "description": "Review a file", "source": "file"}));
 
     rho.send(json!({"id": "f", "type": "set_fast_mode", "enabled": true})).await;
     let frames = rho.until(|f| f["id"] == "f").await;
@@ -245,4 +253,64 @@ async fn login_runs_beside_the_other_commands_and_answers_when_done() {
     assert_eq!(auth["github-copilot"]["access"], copilot_token);
     let listed = rho.data(json!({"type": "get_login_providers"})).await;
     assert_eq!(listed["providers"][1]["authenticated"], json!(true), "{listed}");
+}
+
+/// omp's built-in slash commands sent as prompts: each answers in `command_output` frames and
+/// `{agentInvoked: false}`, and none reaches the model.
+#[tokio::test]
+async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
+    let env = Env::new(vec![Turn::text("First answer."), Turn::text("## Goal\nSummarized")]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    let session_id = rho.data(json!({"type": "get_state"})).await["sessionId"].clone();
+
+    // Text before the answer, the answer with `agentInvoked: false`.
+    let said = |frames: Vec<Value>| -> (Vec<String>, Value) {
+        let texts = frames
+            .iter()
+            .filter(|f| f["type"] == "command_output")
+            .map(|f| f["text"].as_str().unwrap().to_owned())
+            .collect();
+        let answer = frames.last().unwrap().clone();
+        (texts, answer)
+    };
+    for (prompt, expected) in [
+        ("/model", "Current model: mock/mock-model".to_owned()),
+        ("/models nope", "Unknown model: nope. List available models with get_available_models.".to_owned()),
+        ("/model mock/mock-model", "Model set to mock/mock-model.".to_owned()),
+        ("/rename Parser work", "Session renamed to Parser work.".to_owned()),
+        ("/rename", "Usage: /rename <title>".to_owned()),
+        (
+            "/session",
+            format!("Session: {}\nTitle: Parser work\nCWD: {}", session_id.as_str().unwrap(), env.cwd.display()),
+        ),
+        ("/session delete", "Usage: /session [info]".to_owned()),
+    ] {
+        rho.send(json!({"id": prompt, "type": "prompt", "message": prompt})).await;
+        let (texts, answer) = said(rho.until(|f| f["id"] == prompt).await);
+        assert_eq!(texts, [expected], "{prompt}");
+        assert_eq!(
+            answer,
+            json!({"id": prompt, "type": "response", "command": "prompt", "success": true, "data": {"agentInvoked": false}})
+        );
+    }
+    rho.send(json!({"id": "t", "type": "prompt", "message": "/tools"})).await;
+    let (texts, _) = said(rho.until(|f| f["id"] == "t").await);
+    let lines: Vec<&str> = texts[0].lines().collect();
+    assert!(lines.contains(&"* read") && lines.contains(&"* bash") && lines.contains(&"- grep"), "{lines:?}");
+    assert_eq!(env.request_bodies().len(), 0, "nothing reached the model");
+
+    // `/handoff` with nothing said, then `/compact` after a reply: in the background, output after
+    // the answer.
+    rho.send(json!({"id": "h", "type": "prompt", "message": "/handoff"})).await;
+    let frames = rho.until(|f| f["type"] == "command_output").await;
+    assert_eq!(frames.last().unwrap()["text"], "Handoff failed: Nothing to hand off (no messages yet)");
+    converse(&mut rho, &["hello"]).await;
+    rho.send(json!({"id": "c", "type": "prompt", "message": "/compact:keep the greeting"})).await;
+    let frames = rho.until(|f| f["type"] == "command_output").await;
+    let answer = frames.iter().position(|f| f["id"] == "c").unwrap();
+    let output = frames.last().unwrap()["text"].as_str().unwrap();
+    assert!(answer < frames.len() - 1, "the answer came first");
+    assert!(output.starts_with("Compaction complete."), "{output}");
+    let summary_request = env.request_bodies().pop().unwrap().to_string();
+    assert!(summary_request.contains("keep the greeting"), "the focus reached the summary request");
 }

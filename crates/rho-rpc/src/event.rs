@@ -153,6 +153,10 @@ pub enum SessionEvent {
     SubagentLifecycle {
         payload: SubagentLifecycle,
     },
+    /// omp: what a built-in slash command sent as a `prompt` says (its result, usage or error).
+    CommandOutput {
+        text: String,
+    },
 }
 
 impl SessionEvent {
@@ -181,6 +185,7 @@ impl SessionEvent {
             Self::ModelChanged => "model_changed",
             Self::AvailableCommandsUpdate { .. } => "available_commands_update",
             Self::SubagentLifecycle { .. } => "subagent_lifecycle",
+            Self::CommandOutput { .. } => "command_output",
         }
     }
 }

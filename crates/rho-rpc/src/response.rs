@@ -191,6 +191,13 @@ pub struct CancelledData {
 }
 
 /// `get_available_commands`' answer.
+/// omp's answer to a `prompt` that a built-in slash command took: whether a run follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInvokedData {
+    pub agent_invoked: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AvailableCommandsData {
     pub commands: Vec<crate::types::AvailableCommand>,

@@ -142,6 +142,8 @@ pub(crate) struct Inner {
     pub extensions: Arc<OnceLock<Arc<Extensions>>>,
     /// The dialogs of the mode (extensions' `ctx.ui`); `None` answers them with their defaults.
     pub ui: Option<Arc<dyn Ui>>,
+    /// The built-in slash commands the mode runs itself (omp's, in RPC mode), listed first.
+    pub builtin_commands: OnceLock<Vec<rho_rpc::AvailableCommand>>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -241,6 +243,7 @@ impl AgentSession {
                 mcp: OnceLock::new(),
                 extensions,
                 ui: ui_service,
+                builtin_commands: OnceLock::new(),
             }),
         };
         this.install_task_tool(&selection);

@@ -354,14 +354,27 @@ impl AgentSession {
         commands
     }
 
-    /// omp's `get_available_commands`: the same commands in omp's shape.
+    /// omp's `get_available_commands`: the same commands in omp's shape, after the built-ins
+    /// the mode runs itself, which shadow any other command of the same name or alias.
     pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
-        let mut commands = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
-        commands.extend(available_commands(&resources.templates, &resources.skills, enable_skills));
-        commands.extend(self.mcp_available_commands());
+        let mut others = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
+        others.extend(available_commands(&resources.templates, &resources.skills, enable_skills));
+        others.extend(self.mcp_available_commands());
+        let Some(builtins) = self.inner.builtin_commands.get() else { return others };
+        let taken = |name: &str| {
+            builtins.iter().any(|b| b.name == name || b.aliases.iter().flatten().any(|alias| alias == name))
+        };
+        let mut commands = builtins.clone();
+        commands.extend(others.into_iter().filter(|c| !taken(&c.name)));
         commands
+    }
+
+    /// Lists `commands` first in [`available_commands`](Self::available_commands): the mode
+    /// runs them when a prompt starts with one. Set once.
+    pub fn offer_builtin_commands(&self, commands: Vec<rho_rpc::AvailableCommand>) {
+        let _ = self.inner.builtin_commands.set(commands);
     }
 
     /// Steering plus follow-up messages not yet delivered.

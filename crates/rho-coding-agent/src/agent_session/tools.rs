@@ -353,6 +353,11 @@ impl AgentSession {
         self.inner.agent.tools().iter().map(|t| t.name().to_owned()).collect()
     }
 
+    /// The names of every tool the session could offer, in order.
+    pub(crate) fn all_tool_names(&self) -> Vec<String> {
+        self.inner.tools.lock().all_tools().iter().map(|(tool, _)| tool.name().to_owned()).collect()
+    }
+
     /// pi's `getAllTools`: every tool the session could offer, with its `sourceInfo`.
     pub(crate) fn all_tools_info(&self) -> Vec<serde_json::Value> {
         let all = self.inner.tools.lock().all_tools();

@@ -105,6 +105,10 @@ impl Dispatcher {
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
+                if let Some(reply) = self.builtin(&message).await {
+                    self.respond(id, "prompt", reply);
+                    return None;
+                }
                 let options = PromptOptions {
                     images: images.unwrap_or_default(),
                     streaming_behavior,

@@ -9,6 +9,7 @@
 //! included) are stopped, the session file is complete; the exit code is 0 at EOF, and 128 + the
 //! signal's number after a signal (SIGTERM 143, as pi's).
 
+mod builtins;
 mod dispatch;
 mod host_tools;
 mod host_uris;
@@ -86,7 +87,8 @@ where
         return Err(e.into());
     }
     out.push(OutItem::Raw(ready_line(&out.limits())));
-    // omp's hosts learn the slash commands from this first update.
+    // omp's hosts learn the slash commands from this first update, built-ins first.
+    session.offer_builtin_commands(builtins::listed());
     session.announce_commands();
 
     let dispatcher = Arc::new(Dispatcher {
