@@ -100,6 +100,10 @@ KNOWN: list[dict[str, Any]] = [
                r"|fastModeActive|tokensPerSecond|contextUsage)$",
      "reason": "get_state carries the union of the family's fields (DIFFERENCES.md `get_state-extras`, and "
                "omp 18's fastModeEnabled/fastModeActive/tokensPerSecond/contextUsage): extra keys only."},
+    {"id": "agent-end-is-terminal", "client": "pi", "label": r"^(promptAndWait|collectEvents)", "aspect": "^shape$",
+     "detail": r"^extra \[type=agent_end\]\.isTerminal$",
+     "reason": "agent_end carries omp 18's `isTerminal` (false when a retry, a continuation or a reminder "
+               "follows): an extra key only; pi's client ignores it."},
     {"id": "stats-premiumRequests", "client": "pi", "label": r"^getSessionStats", "aspect": "^shape$",
      "detail": r"^extra premiumRequests$",
      "reason": "get_session_stats adds omp 18's `premiumRequests` (0 in rho): an extra key only."},

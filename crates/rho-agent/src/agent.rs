@@ -8,7 +8,8 @@
 use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 
-use rho_ai::{Model, ProviderError, StreamOptions, ThinkingLevel};
+use rho_ai::{ProviderError, StreamOptions};
+use rho_types::{Model, ThinkingLevel};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 

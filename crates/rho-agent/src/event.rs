@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use crate::message::AgentMessage;
-use crate::tool::AgentToolResult;
+use rho_types::AgentToolResult;
 
 /// One event of a run. `MessageUpdate` carries only the step; the partial message it applies to
 /// is rebuilt by whoever writes frames (see `rho_ai::event::PartialMessage`), so it has no

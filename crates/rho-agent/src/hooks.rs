@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::message::AgentMessage;
-use crate::tool::AgentToolResult;
+use rho_types::AgentToolResult;
 
 /// A point in the loop a hook can answer at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

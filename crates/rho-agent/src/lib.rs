@@ -17,9 +17,5 @@ use rho_types::{message, queue};
 pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn, resolve_request_options};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};
 pub use hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
-pub use message::{
-    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, convert_to_llm,
-};
-pub use queue::{InterruptMode, MessageQueue, QueueMode};
-pub use tool::{AgentToolResult, Tool, ToolContext, ToolError, ToolGate, UpdateSink};
+pub use tool::{Tool, ToolContext, ToolError, ToolGate, UpdateSink};
 pub use tool_exec::SKIPPED;

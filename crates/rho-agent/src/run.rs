@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use rho_ai::ThinkingLevel;
 use rho_ai::event::AssistantMessageEvent;
+use rho_types::ThinkingLevel;
 use rho_types::types::{AssistantMessage, Context, StopReason, ToolCall, ToolResultMessage, UserContent};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -15,8 +15,9 @@ use crate::agent::{Agent, queue_event};
 use crate::event::{AgentEvent, AgentEventSink};
 use crate::hooks::HookPoint;
 use crate::message::{AgentMessage, convert_to_llm};
-use crate::tool::{AgentToolResult, Tool};
+use crate::tool::Tool;
 use crate::tool_exec;
+use rho_types::AgentToolResult;
 
 pub(crate) async fn run(
     agent: &Agent,

@@ -4,9 +4,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rho_ai::{Model, StreamOptions, ThinkingLevel, UserMessage};
+use rho_ai::StreamOptions;
 use rho_mock_llm::{MockServer, Script};
 use rho_types::model::{InputKind, ModelCost};
+use rho_types::types::UserMessage;
+use rho_types::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 
@@ -14,7 +16,8 @@ use crate::agent::{Agent, AgentConfig};
 use crate::event::{AgentEvent, AgentEventSink};
 use crate::message::AgentMessage;
 use crate::queue::{InterruptMode, QueueMode};
-use crate::tool::{AgentToolResult, OPERATION_ABORTED, Tool, ToolContext, ToolError};
+use crate::tool::{OPERATION_ABORTED, Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 
 /// Runs until its token fires; says when it started.
 struct UntilCancelled {

@@ -9,7 +9,7 @@ use rho_types::types::ToolSpec;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use rho_types::tool_result::AgentToolResult;
+use rho_types::tool_result::AgentToolResult;
 
 /// A failed execution; its message becomes the text of an error result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -28,7 +28,8 @@ use crate::hooks::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 use crate::message::AgentMessage;
 use crate::queue::InterruptMode;
 use crate::run::{Delivery, end_message, poll_steering};
-use crate::tool::{AgentToolResult, Tool, ToolContext, ToolGate};
+use crate::tool::{Tool, ToolContext, ToolGate};
+use rho_types::AgentToolResult;
 
 /// The result text of a call skipped because a steering message interrupted the batch.
 pub const SKIPPED: &str = "Skipped due to queued user message.";

@@ -29,7 +29,6 @@ pub use auth::{ApiKeys, EnvLookup, env_var_for};
 pub use config_error::ConfigError;
 pub use error::{ErrorKind, ProviderError};
 pub use event::{AssistantMessageEvent, EventWithPartial, PartialMessage, WireAssistantMessageEvent};
-pub use model::{InputKind, Model, ThinkingLevel};
 pub use registry::ModelRegistry;
 pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
 pub use stream::{
@@ -37,4 +36,3 @@ pub use stream::{
     ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
 };
 pub use transport::Transport;
-pub use types::*;

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use pretty_assertions::assert_eq;
 use rho_ai::auth::env_from;
-use rho_ai::{ModelRegistry, ResolveError, ThinkingLevel, env_var_for, resolve_model, resolve_scope};
+use rho_ai::{ModelRegistry, ResolveError, env_var_for, resolve_model, resolve_scope};
+use rho_types::ThinkingLevel;
 
 /// A file as pi users write them: a local Ollama, an OpenAI-compatible gateway with a key from a
 /// command and an Authorization header, and an Anthropic proxy with a model override.

@@ -4,7 +4,8 @@
 use std::cmp::Ordering;
 
 use rho_ai::catalog::locale_compare;
-use rho_ai::{Model, ModelRegistry, filter_models};
+use rho_ai::{ModelRegistry, filter_models};
+use rho_types::Model;
 
 /// The table, or the reference's message when no model is available.
 pub fn list_models(registry: &ModelRegistry, search: &str) -> String {

@@ -6,8 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use rho_agent::AgentMessage;
-use rho_ai::{InputKind, Model, StreamOptions};
+use rho_ai::StreamOptions;
 use rho_coding_agent::compaction::{
     BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT, BranchSummaryOptions, CompactionError, CompactionSettings,
     SUMMARIZATION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT, SummaryRequest, TURN_PREFIX_SUMMARIZATION_PROMPT,
@@ -19,6 +18,7 @@ use rho_types::types::{
     AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
     UserMessageContent,
 };
+use rho_types::{AgentMessage, InputKind, Model};
 use serde_json::{Value, json};
 
 fn model(server: &MockServer, reasoning: bool) -> Model {

@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use rho_agent::{AgentMessage, BashExecutionMessage};
-use rho_ai::ThinkingLevel;
 use rho_coding_agent::export_html::{
     ExportError, ExportOptions, ToolInfo, default_output_path, export_session, export_session_file, render_html,
 };
@@ -16,6 +14,7 @@ use rho_types::types::{
     AssistantContent, AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, ToolCall,
     ToolResultMessage, UserContent, UserMessage, UserMessageContent,
 };
+use rho_types::{AgentMessage, BashExecutionMessage, ThinkingLevel};
 use serde_json::{Value, json};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

@@ -72,7 +72,7 @@ fn settings_from_the_fixture() {
     // .pi over global, legacy queueMode migrated; .rho adds its own key.
     assert_eq!(settings.compaction().reserve_tokens, 9000);
     assert_eq!(settings.compaction().keep_recent_tokens, 10000);
-    assert_eq!(settings.steering_mode(), rho_agent::QueueMode::All);
+    assert_eq!(settings.steering_mode(), rho_types::QueueMode::All);
     assert!(!settings.todo().enabled);
 
     let (rpc, _) = Settings::load(&p.paths, &LoadOptions { rpc_mode: true, ..LoadOptions::default() });

@@ -7,12 +7,12 @@ use crate::common;
 
 use common::Env;
 use futures::future::BoxFuture;
-use rho_agent::AgentToolResult;
 use rho_mock_llm::Turn;
 use rho_rpc::client::{ClientConfig, HostTool, HostToolContext, ReadyPolicy, RpcClient, UiAnswer, UiHandler};
 use rho_rpc::{
     AgentFrameEvent, Event, HostToolCall, RpcCommand, RpcHostToolDefinition, RpcSessionState, UiMethod, UiRequest,
 };
+use rho_types::AgentToolResult;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

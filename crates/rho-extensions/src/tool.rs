@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value};
 
 use crate::protocol::ToolRegistration;

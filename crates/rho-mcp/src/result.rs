@@ -13,7 +13,8 @@
 //! `details` always names the server and the server's own tool name. Text past the built-in
 //! tools' limits is cut, the whole of it saved to a file ([`crate::cap`]).
 
-use rho_agent::{AgentToolResult, ToolError};
+use rho_agent::ToolError;
+use rho_types::AgentToolResult;
 use rho_types::types::{ImageContent, UserContent};
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value};

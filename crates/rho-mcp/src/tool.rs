@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use rho_agent::Tool;
 use rho_agent::tool::{ToolContext, ToolError};
-use rho_agent::{AgentToolResult, Tool};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value};
 
 use crate::result::to_agent_result;

@@ -175,8 +175,21 @@ pub struct AvailableCommand {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<CommandInput>,
+    /// omp's: the words a built-in takes after its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subcommands: Option<Vec<Subcommand>>,
     /// `builtin`, `skill`, `extension`, `custom`, `mcp_prompt` or `file`.
     pub source: String,
+}
+
+/// One word a built-in slash command takes (`/session info`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Subcommand {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

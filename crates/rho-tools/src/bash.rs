@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use nix::unistd::{AccessFlags, access};
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Value, json};
 
 use crate::ToolOptions;

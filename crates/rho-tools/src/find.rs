@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use futures::future::BoxFuture;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value, json};
 
 use crate::ToolOptions;

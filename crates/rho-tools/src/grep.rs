@@ -16,7 +16,8 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkState;
 use ignore::overrides::OverrideBuilder;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value, json};
 
 use crate::ToolOptions;

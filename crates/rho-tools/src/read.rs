@@ -9,7 +9,8 @@
 
 use base64::Engine as _;
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use rho_types::types::{ImageContent, UserContent};
 use serde_json::{Value, json};
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::{call, call_recording, call_with, text};
 use pretty_assertions::assert_eq;
-use rho_agent::AgentToolResult;
 use rho_tools::ToolOptions;
+use rho_types::AgentToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -6,9 +6,10 @@
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::StopReason;
+use rho_agent::AgentEvent;
 use rho_ai::event::AssistantMessageEvent;
+use rho_types::AgentMessage;
+use rho_types::types::StopReason;
 use serde_json::json;
 
 use crate::common::*;
@@ -16,7 +17,7 @@ use crate::common::*;
 const ABORTED: &str = "Request was aborted";
 
 /// The final assistant messages of the run, in order.
-fn assistant_ends(events: &[AgentEvent]) -> Vec<rho_ai::AssistantMessage> {
+fn assistant_ends(events: &[AgentEvent]) -> Vec<rho_types::types::AssistantMessage> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -143,7 +144,7 @@ async fn abort_leaves_queued_steering_for_the_next_run() {
         {"text": "Steered."}
     ]))
     .await;
-    h.agent.set_interrupt_mode(rho_agent::InterruptMode::Wait);
+    h.agent.set_interrupt_mode(rho_types::InterruptMode::Wait);
     let run = h.spawn_prompt("Wait a while.");
     h.wait_for_pid("sleep.pid").await;
     h.steer("Change of plan.");

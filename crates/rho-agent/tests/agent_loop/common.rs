@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rho_agent::{AgentConfig, AgentEvent, AgentEventSink, AgentMessage, InterruptMode, QueueMode};
-use rho_ai::{AssistantContent, Model, StreamOptions, ThinkingLevel, UserMessage};
+use rho_agent::{AgentConfig, AgentEvent, AgentEventSink};
+use rho_ai::StreamOptions;
 use rho_mock_llm::{MockServer, RecordedRequest, Script};
 use rho_tools::{ToolOptions, builtin_tool_names, create_tools};
 use rho_types::model::{InputKind, ModelCost};
+use rho_types::types::{AssistantContent, UserMessage};
+use rho_types::{AgentMessage, InterruptMode, Model, QueueMode, ThinkingLevel};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::task::JoinHandle;

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rho_agent::{AgentError, AgentEvent, AgentEventSink, AgentMessage, Backpressure};
-use rho_ai::StopReason;
+use rho_agent::{AgentError, AgentEvent, AgentEventSink, Backpressure};
+use rho_types::AgentMessage;
+use rho_types::types::StopReason;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

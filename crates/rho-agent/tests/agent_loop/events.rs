@@ -4,7 +4,7 @@
 
 use insta::assert_json_snapshot;
 use pretty_assertions::assert_eq;
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use serde_json::{Value, json};
 
 use crate::common::*;

@@ -3,7 +3,8 @@
 //! and always after any steering message.
 
 use pretty_assertions::assert_eq;
-use rho_agent::{AgentEvent, AgentMessage, InterruptMode, QueueMode};
+use rho_agent::AgentEvent;
+use rho_types::{AgentMessage, InterruptMode, QueueMode};
 use serde_json::json;
 
 use crate::common::*;

@@ -3,7 +3,8 @@
 //! one after another, so no edit is lost however the path is spelled.
 
 use pretty_assertions::assert_eq;
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
+use rho_types::AgentMessage;
 use serde_json::json;
 
 use crate::common::*;

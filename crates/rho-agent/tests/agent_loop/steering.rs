@@ -4,7 +4,8 @@
 //! mode the whole batch completes and the message is delivered after `turn_end`.
 
 use pretty_assertions::assert_eq;
-use rho_agent::{AgentEvent, AgentMessage, InterruptMode, SKIPPED};
+use rho_agent::{AgentEvent, SKIPPED};
+use rho_types::{AgentMessage, InterruptMode};
 use serde_json::json;
 
 use crate::common::*;
@@ -131,7 +132,7 @@ async fn steering_queued_while_idle_joins_the_next_prompt() {
 /// "one-at-a-time" one per turn.
 #[tokio::test]
 async fn steering_modes_take_one_or_all() {
-    for (mode, expected_turns) in [(rho_agent::QueueMode::All, 2), (rho_agent::QueueMode::OneAtATime, 3)] {
+    for (mode, expected_turns) in [(rho_types::QueueMode::All, 2), (rho_types::QueueMode::OneAtATime, 3)] {
         let first = format!("{}; echo done", wait_for_file("go"));
         let h = Harness::start(json!([
             {"toolCalls": [{"name": "bash", "arguments": {"command": first, "timeout": 10}}]},
@@ -153,7 +154,7 @@ async fn steering_modes_take_one_or_all() {
         assert_eq!(user_texts(&events), ["Start.", "S1", "S2"], "{mode:?}");
         let requests = h.requests();
         assert!(body_mentions(&requests[1], "S1"), "{mode:?}");
-        assert_eq!(body_mentions(&requests[1], "S2"), mode == rho_agent::QueueMode::All, "{mode:?}");
+        assert_eq!(body_mentions(&requests[1], "S2"), mode == rho_types::QueueMode::All, "{mode:?}");
         assert_eq!(h.agent.queued_count(), 0);
     }
 }

@@ -209,7 +209,7 @@ fn raw_error(data: &str) -> Option<ProviderError> {
 }
 
 /// The images of a tool result.
-fn tool_result_images(result: &ToolResultMessage) -> impl Iterator<Item = &crate::ImageContent> {
+fn tool_result_images(result: &ToolResultMessage) -> impl Iterator<Item = &crate::types::ImageContent> {
     result.content.iter().filter_map(|c| match c {
         UserContent::Image(i) => Some(i),
         UserContent::Text(_) => None,
@@ -217,7 +217,7 @@ fn tool_result_images(result: &ToolResultMessage) -> impl Iterator<Item = &crate
 }
 
 /// `data:` URL of an image, as the OpenAI APIs take them.
-fn data_url(image: &crate::ImageContent) -> String {
+fn data_url(image: &crate::types::ImageContent) -> String {
     format!("data:{};base64,{}", image.mime_type, image.data)
 }
 

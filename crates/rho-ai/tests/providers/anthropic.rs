@@ -1,7 +1,8 @@
 //! `anthropic-messages` against the mock's Anthropic wire format.
 
 use pretty_assertions::assert_eq;
-use rho_ai::{AssistantContent, ThinkingLevel};
+use rho_types::ThinkingLevel;
+use rho_types::types::AssistantContent;
 use serde_json::json;
 
 use crate::common::*;

@@ -3,7 +3,7 @@
 //! (the SigV4 path needs AWS's credential chain, and is driven through the binary).
 
 use pretty_assertions::assert_eq;
-use rho_ai::ThinkingLevel;
+use rho_types::ThinkingLevel;
 use serde_json::json;
 
 use crate::common::*;
@@ -22,7 +22,7 @@ shared_tests!(WIRE);
 #[tokio::test]
 async fn reasoning_keeps_its_signature() {
     let message = thinking_then_text(WIRE, "c2lnLWJlZHJvY2s=").await;
-    let rho_ai::AssistantContent::Thinking(t) = &message.content[0] else { unreachable!() };
+    let rho_types::types::AssistantContent::Thinking(t) = &message.content[0] else { unreachable!() };
     assert_eq!(t.thinking_signature.as_deref(), Some("c2lnLWJlZHJvY2s="));
 }
 

@@ -5,12 +5,14 @@
 use std::time::Duration;
 
 use rho_ai::stream::ABORTED_MESSAGE;
-use rho_ai::{
-    AssistantContent, AssistantMessage, AssistantMessageEvent as E, Context, ErrorKind, Message, Model, ProviderError,
-    StopReason, StreamOptions, ThinkingLevel, ToolResultMessage, ToolSpec, UserContent, UserMessage,
-};
+use rho_ai::{AssistantMessageEvent as E, ErrorKind, ProviderError, StreamOptions};
 use rho_mock_llm::{MockServer, Script};
 use rho_types::model::{InputKind, ModelCost};
+use rho_types::types::{
+    AssistantContent, AssistantMessage, Context, Message, StopReason, ToolResultMessage, ToolSpec, UserContent,
+    UserMessage,
+};
+use rho_types::{Model, ThinkingLevel};
 use serde_json::{Value, json};
 
 /// One wire API as the tests address it.
@@ -299,7 +301,7 @@ pub async fn two_tool_calls_get_their_own_blocks(wire: Wire) {
     let mut context = prompt("read both");
     context.tools = vec![read_tool()];
     let events = collect(&model(wire, &server), &context, options()).await;
-    let calls: Vec<(usize, &rho_ai::ToolCall)> = events
+    let calls: Vec<(usize, &rho_types::types::ToolCall)> = events
         .iter()
         .filter_map(|e| match e {
             E::ToolCallEnd { content_index, tool_call } => Some((*content_index, tool_call)),

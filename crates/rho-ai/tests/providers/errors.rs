@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use rho_ai::{ErrorKind, ProviderError, StopReason};
+use rho_ai::{ErrorKind, ProviderError};
+use rho_types::types::StopReason;
 use serde_json::json;
 
 use crate::common::*;

@@ -2,7 +2,9 @@
 //! whole, so a call's arguments arrive as one delta.
 
 use pretty_assertions::assert_eq;
-use rho_ai::{AssistantContent, ErrorKind, ImageContent, Message, ProviderError, ThinkingLevel, UserContent};
+use rho_ai::{ErrorKind, ProviderError};
+use rho_types::ThinkingLevel;
+use rho_types::types::{AssistantContent, ImageContent, Message, UserContent};
 use serde_json::json;
 
 use crate::common::*;
@@ -88,7 +90,7 @@ async fn a_blocked_prompt_is_reported_and_not_retryable() {
     assert_eq!(error.kind(), ErrorKind::Other, "{error:?}");
     assert!(!error.is_retryable());
     let message = final_message(&events);
-    assert_eq!(message.stop_reason, rho_ai::StopReason::Error);
+    assert_eq!(message.stop_reason, rho_types::types::StopReason::Error);
     assert_eq!(message.error_message.as_deref(), Some("Prompt blocked by the provider: PROHIBITED_CONTENT"));
     assert_eq!(message.usage.input, 100);
 }
@@ -159,15 +161,15 @@ async fn tool_result_images_follow_the_model_generation() {
     for id in ["gemini-3-pro-preview", "gemini-2.5-flash"] {
         let mut m = model(WIRE, &server);
         m.id = id.into();
-        let mut first = rho_ai::AssistantMessage::empty(&m.api, &m.provider, &m.id);
-        first.content = vec![AssistantContent::ToolCall(rho_ai::ToolCall {
+        let mut first = rho_types::types::AssistantMessage::empty(&m.api, &m.provider, &m.id);
+        first.content = vec![AssistantContent::ToolCall(rho_types::types::ToolCall {
             id: "shot_1".into(),
             name: "screenshot".into(),
             arguments: Default::default(),
             thought_signature: None,
             intent: None,
         })];
-        first.stop_reason = rho_ai::StopReason::ToolUse;
+        first.stop_reason = rho_types::types::StopReason::ToolUse;
         let mut context = continuation(&first, "shot_1");
         if let Message::ToolResult(result) = &mut context.messages[2] {
             result.tool_name = "screenshot".into();

@@ -60,7 +60,7 @@ async fn a_token_without_an_account_fails_before_any_request() {
     let events =
         collect(&m, &prompt("hi"), rho_ai::StreamOptions { api_key: Some(token(json!({}))), ..options() }).await;
     let message = final_message(&events);
-    assert_eq!(message.stop_reason, rho_ai::StopReason::Error);
+    assert_eq!(message.stop_reason, rho_types::types::StopReason::Error);
     assert!(message.error_message.as_deref().unwrap().contains("rho login openai-codex"), "{message:?}");
     assert!(server.last_request().is_none());
 }

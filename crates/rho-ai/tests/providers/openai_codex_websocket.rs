@@ -4,8 +4,9 @@
 //! the event stream when the websocket is refused, and failures after the first event.
 
 use pretty_assertions::assert_eq;
-use rho_ai::{StopReason, StreamOptions, Transport};
+use rho_ai::{StreamOptions, Transport};
 use rho_mock_llm::{RecordedRequest, WEBSOCKET_METHOD};
+use rho_types::types::StopReason;
 use serde_json::json;
 
 use crate::common::*;

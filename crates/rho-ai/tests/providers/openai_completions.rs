@@ -3,7 +3,8 @@
 //! `store: false`) as the reference sends it, unless the model's `compat` says otherwise.
 
 use pretty_assertions::assert_eq;
-use rho_ai::{AssistantContent, ThinkingLevel};
+use rho_types::ThinkingLevel;
+use rho_types::types::AssistantContent;
 use serde_json::json;
 
 use crate::common::*;

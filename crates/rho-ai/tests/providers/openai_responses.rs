@@ -2,7 +2,8 @@
 //! carried from one request to the next.
 
 use pretty_assertions::assert_eq;
-use rho_ai::{AssistantContent, ThinkingLevel};
+use rho_types::ThinkingLevel;
+use rho_types::types::AssistantContent;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -80,7 +81,7 @@ async fn encrypted_reasoning_is_carried_to_the_next_request() {
 async fn a_length_stop_is_incomplete() {
     let server = serve(json!([{"text": "cut", "stopReason": "length"}])).await;
     let events = collect(&model(WIRE, &server), &prompt("hi"), options()).await;
-    assert_eq!(final_message(&events).stop_reason, rho_ai::StopReason::Length);
+    assert_eq!(final_message(&events).stop_reason, rho_types::types::StopReason::Length);
 }
 
 /// A gpt-oss server streams raw `reasoning_text` instead of a summary: it is thinking, in

@@ -7,9 +7,9 @@
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_rpc::BashResult;
 use rho_types::types::now_ms;
+use rho_types::{AgentMessage, BashExecutionMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentSession;

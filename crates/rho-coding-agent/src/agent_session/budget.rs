@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
+use rho_types::AgentMessage;
 use rho_types::types::Usage;
 
 use super::{AgentSession, PromptRejection};

@@ -5,8 +5,8 @@
 //! compaction measures it. Right after a compaction no reply has measured the new context yet:
 //! the size is then unknown (`null`), as pi reports it, rather than a guess.
 
-use rho_agent::AgentMessage;
 use rho_session::SessionEntry;
+use rho_types::AgentMessage;
 use rho_types::types::ContextUsage;
 
 use super::AgentSession;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use rho_types::types::ImageContent;
 use serde_json::{Value, json};
 

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_agent::AgentMessage;
 use rho_rpc::CompactionReason;
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantMessage, StopReason};
 
 use super::AgentSession;

@@ -215,6 +215,7 @@ impl AgentSession {
                 name: p.command,
                 aliases: None,
                 input: Some(CommandInput { hint: "arguments".into() }),
+                subcommands: None,
                 source: "mcp_prompt".into(),
             })
             .collect()

@@ -36,9 +36,10 @@ use parking_lot::{Mutex, MutexGuard};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use rho_agent::{Agent, AgentConfig, AgentMessage, RequestOptionsFn};
-use rho_ai::{Model, ModelRegistry, ScopedModel, StreamOptions, ThinkingLevel};
+use rho_agent::{Agent, AgentConfig, RequestOptionsFn};
+use rho_ai::{ModelRegistry, ScopedModel, StreamOptions};
 use rho_session::Session;
+use rho_types::{AgentMessage, Model, ThinkingLevel};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::BudgetTracker;

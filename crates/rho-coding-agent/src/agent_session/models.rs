@@ -3,8 +3,8 @@
 //! in the session (`model_change`, `thinking_level_change`) and saved as the user's default, as
 //! the reference does; the level is always clamped to what the model supports.
 
-use rho_ai::{Model, ThinkingLevel};
 use rho_rpc::SessionEvent;
+use rho_types::{Model, ThinkingLevel};
 use serde_json::{Value, json};
 
 use super::{AgentSession, SessionCommandError};

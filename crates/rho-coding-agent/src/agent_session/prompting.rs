@@ -6,8 +6,9 @@
 use std::panic::AssertUnwindSafe;
 
 use futures::FutureExt;
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
 use rho_rpc::StreamingBehavior;
+use rho_types::AgentMessage;
 use rho_types::types::{
     AssistantContent, Attribution, ImageContent, StopReason, UserContent, UserMessage, UserMessageContent, now_ms,
 };

@@ -7,7 +7,8 @@
 use parking_lot::{Mutex, RwLock};
 use std::sync::Arc;
 
-use rho_ai::{Model, ModelRegistry};
+use rho_ai::ModelRegistry;
+use rho_types::Model;
 use serde_json::Value;
 
 use super::{AgentSession, SessionCommandError};

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use rho_agent::AgentMessage;
 use rho_rpc::SessionEvent;
 use rho_session::{Session, SessionEntry, SessionStats, UserMessageEntry};
+use rho_types::AgentMessage;
 use serde_json::json;
 
 use super::{AgentSession, SessionCommandError};

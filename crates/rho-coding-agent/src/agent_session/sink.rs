@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rho_agent::{AgentEvent, AgentEventSink, AgentMessage, Backpressure};
+use rho_agent::{AgentEvent, AgentEventSink, Backpressure};
 use rho_rpc::{NotifyType, SessionEvent};
+use rho_types::AgentMessage;
 use rho_types::types::StopReason;
 
 use super::AgentSession;

@@ -2,8 +2,8 @@
 //! `set_follow_up_mode`, `set_interrupt_mode`), which apply to the live agent and are saved as
 //! the user's settings.
 
-use rho_agent::{InterruptMode, QueueMode};
 use rho_rpc::RpcSessionState;
+use rho_types::{InterruptMode, QueueMode};
 use serde_json::Value;
 
 use super::AgentSession;

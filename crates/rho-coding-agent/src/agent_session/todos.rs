@@ -3,9 +3,9 @@
 //! tasks open (`todo_reminder`, then a hidden message and an automatic continuation), and the
 //! auto-clear of finished tasks (`todo_auto_clear`).
 
-use rho_agent::AgentMessage;
 use rho_rpc::{SessionEvent, TodoPhase};
 use rho_session::entry_message;
+use rho_types::AgentMessage;
 use rho_types::types::now_ms;
 
 use super::AgentSession;

@@ -5,8 +5,9 @@
 
 use parking_lot::{Mutex, MutexGuard};
 
-use rho_agent::{Agent, AgentMessage};
+use rho_agent::Agent;
 use rho_session::{NewCustomMessage, Session, SessionContext, SessionError};
+use rho_types::AgentMessage;
 use rho_types::types::StopReason;
 
 pub(crate) struct Transcript {

@@ -8,9 +8,10 @@
 
 use std::time::Duration;
 
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
 use rho_rpc::SessionEvent;
 use rho_session::entry_message;
+use rho_types::AgentMessage;
 use rho_types::types::{StopReason, now_ms};
 
 use super::AgentSession;

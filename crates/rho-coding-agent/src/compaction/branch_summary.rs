@@ -9,9 +9,8 @@
 
 use std::collections::HashSet;
 
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
 use rho_session::{NewBranchSummary, Session, SessionEntry, entry_message};
+use rho_types::{AgentMessage, ThinkingLevel};
 use serde_json::Value;
 
 use super::CompactionError;
@@ -164,7 +163,7 @@ pub async fn generate_branch_summary(
         });
     }
 
-    let conversation = serialize_conversation(&rho_agent::convert_to_llm(&preparation.messages));
+    let conversation = serialize_conversation(&rho_types::convert_to_llm(&preparation.messages));
     let custom = non_empty(request.custom_instructions);
     let instructions = match custom {
         Some(custom) if options.replace_instructions => custom.to_owned(),
@@ -282,7 +281,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_empty_selection_needs_no_request() {
-        let model = rho_ai::Model {
+        let model = rho_types::Model {
             id: "m".into(),
             name: "m".into(),
             api: "anthropic-messages".into(),

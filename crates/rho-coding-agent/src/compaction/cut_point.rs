@@ -8,8 +8,8 @@
 //! (on an assistant message after the user's request), the turn is *split*: its beginning is
 //! summarized on its own so the kept rest still makes sense.
 
-use rho_agent::AgentMessage;
 use rho_session::SessionEntry;
+use rho_types::AgentMessage;
 
 use super::tokens::estimate_tokens;
 

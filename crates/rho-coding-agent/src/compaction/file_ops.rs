@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use serde_json::{Value, json};
 
 /// Paths by what was done to them.

@@ -6,8 +6,8 @@
 //! previous summary, to be updated rather than rewritten). Everything before the cut is
 //! summarized; for a split turn the turn's beginning is set apart for its own summary.
 
-use rho_agent::{AgentMessage, CompactionSummaryMessage};
 use rho_session::{SessionEntry, entry_message, iso_to_ms};
+use rho_types::{AgentMessage, CompactionSummaryMessage};
 
 use super::cut_point::find_cut_point;
 use super::file_ops::FileOperations;

@@ -79,7 +79,9 @@ pub fn serialize_conversation(messages: &[Message]) -> String {
 mod tests {
     use super::*;
     use crate::compaction::test_support::*;
-    use rho_agent::{AgentMessage, CompactionSummaryMessage, convert_to_llm};
+    use rho_types::AgentMessage;
+    use rho_types::CompactionSummaryMessage;
+    use rho_types::convert_to_llm;
     use rho_types::types::{ImageContent, TextContent, ThinkingContent, ToolResultMessage};
     use serde_json::json;
 

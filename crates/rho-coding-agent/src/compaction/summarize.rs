@@ -5,10 +5,12 @@
 //! turn adds a second request, run at the same time, for the turn's beginning (half the reserve,
 //! no reasoning); the two texts are merged under a rule. The file lists close the summary.
 
-use rho_ai::{Model, StreamOptions, ThinkingLevel, ToolChoice};
+use rho_ai::{StreamOptions, ToolChoice};
 use rho_session::NewCompaction;
-use rho_types::types::{AssistantContent, Context, Message, StopReason, UserContent, UserMessage};
-use rho_types::types::{UserMessageContent, now_ms};
+use rho_types::types::{
+    AssistantContent, Context, Message, StopReason, UserContent, UserMessage, UserMessageContent, now_ms,
+};
+use rho_types::{AgentMessage, Model, ThinkingLevel, convert_to_llm};
 use serde_json::Value;
 
 use super::CompactionError;
@@ -16,7 +18,6 @@ use super::file_ops::format_file_operations;
 use super::prepare::CompactionPreparation;
 use super::prompts::{SUMMARIZATION_SYSTEM_PROMPT, summary_prompt, turn_prefix_prompt};
 use super::serialize::serialize_conversation;
-use rho_agent::{AgentMessage, convert_to_llm};
 
 /// The history part of a split-turn summary when nothing precedes the turn.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";

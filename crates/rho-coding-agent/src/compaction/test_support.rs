@@ -1,6 +1,5 @@
 //! Builders for the messages and session entries the compaction tests work on.
 
-use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_session::{
     BranchSummaryEntry, CompactionEntry, CustomMessageEntry, EntryId, LabelEntry, MessageEntry, ModelChangeEntry,
     SessionEntry,
@@ -9,6 +8,7 @@ use rho_types::types::{
     AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
     UserMessageContent,
 };
+use rho_types::{AgentMessage, BashExecutionMessage};
 use serde_json::{Map, Value};
 
 pub(crate) fn user(text: &str) -> AgentMessage {

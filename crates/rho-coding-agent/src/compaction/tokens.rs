@@ -5,7 +5,7 @@
 //! Characters are counted as UTF-16 code units, the unit the reference counts in, so a session
 //! compacts at the same point in rho as in pi.
 
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, Usage, UserContent, UserMessageContent};
 
 /// What an image counts for, in characters (1200 tokens).
@@ -126,7 +126,10 @@ pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextEstimate {
 mod tests {
     use super::*;
     use crate::compaction::test_support::*;
-    use rho_agent::{BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
+    use rho_types::BashExecutionMessage;
+    use rho_types::BranchSummaryMessage;
+    use rho_types::CompactionSummaryMessage;
+    use rho_types::CustomMessage;
     use rho_types::types::{AssistantMessage, ImageContent, StopReason, TextContent, ThinkingContent, UserMessage};
     use serde_json::json;
 

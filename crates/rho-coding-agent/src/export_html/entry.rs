@@ -6,8 +6,8 @@
 //! extension state, types rho does not know) are one muted line. rho's `rho.leaf` markers are
 //! not shown: they only record where the leaf was.
 
-use rho_agent::AgentMessage;
 use rho_session::SessionEntry;
+use rho_types::AgentMessage;
 
 use super::fragments::{Html, format_tokens, one_line, push_time};
 use super::message::{message_class, push_custom, push_message, push_summary};

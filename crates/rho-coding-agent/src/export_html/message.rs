@@ -5,8 +5,8 @@
 //! written. Thinking is a closed `<details class="thinking">` that the page's thinking toggle
 //! hides altogether.
 
-use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_types::types::{AssistantContent, AssistantMessage, StopReason, UserMessageContent};
+use rho_types::{AgentMessage, BashExecutionMessage};
 
 use super::fragments::{Html, format_cost, format_tokens, one_line, push_long_text};
 use super::tool::{OUTPUT_PREVIEW_LINES, push_tool_call, push_tool_result};

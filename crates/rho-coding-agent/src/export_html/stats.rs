@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
-use rho_agent::AgentMessage;
 use rho_session::{Session, SessionEntry};
+use rho_types::AgentMessage;
 use rho_types::types::Usage;
 
 use super::escape::push_escaped;

@@ -87,7 +87,7 @@ pub fn build_tree(session: &Session) -> Vec<TreeNode<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use rho_agent::AgentMessage;
+    use rho_types::AgentMessage;
     use rho_types::types::UserMessage;
 
     use super::*;

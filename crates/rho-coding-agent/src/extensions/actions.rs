@@ -9,12 +9,11 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use rho_agent::AgentMessage;
-use rho_ai::ThinkingLevel;
 use rho_extensions::protocol::SendOptions;
 use rho_extensions::{Action, ExtensionHost, Incoming};
 use rho_rpc::{StreamingBehavior, UiMethod};
 use rho_types::types::{ImageContent, UserContent};
+use rho_types::{AgentMessage, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

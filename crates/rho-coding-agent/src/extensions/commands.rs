@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
 use rho_extensions::ToHost;
 use rho_rpc::{AvailableCommand, RpcSlashCommand, SlashCommandSource, SourceInfo};
+use rho_types::AgentMessage;
 
 use super::Extensions;
 
@@ -63,6 +63,7 @@ impl Extensions {
                 aliases: None,
                 description: c.description.clone(),
                 input: None,
+                subcommands: None,
                 source: "extension".into(),
             })
             .collect()

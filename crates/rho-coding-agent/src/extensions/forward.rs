@@ -4,9 +4,10 @@
 //! to costs one set lookup; the partial message for `message_update` is only kept while some
 //! handler listens to it.
 
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
 use rho_ai::event::{EventWithPartial, apply_event};
 use rho_extensions::ToHost;
+use rho_types::AgentMessage;
 use rho_types::types::AssistantMessage;
 use serde_json::{Value, json};
 

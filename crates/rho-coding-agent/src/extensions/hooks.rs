@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentHooks, AgentMessage, HookPoint, ToolCallDecision, ToolOutcome};
+use rho_agent::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
 use rho_extensions::{HostError, ToHost};
+use rho_types::AgentMessage;
 use rho_types::types::{ImageContent, ToolCall};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;

@@ -113,7 +113,7 @@ pub(crate) struct Extensions {
     shutdown_requested: AtomicBool,
     shutdown_notify: tokio::sync::Notify,
     /// `sendMessage(…, {deliverAs: "nextTurn"})`: sent with the next prompt.
-    next_turn: Mutex<Vec<rho_agent::AgentMessage>>,
+    next_turn: Mutex<Vec<rho_types::AgentMessage>>,
     /// The terminal's size now, where components are drawn.
     terminal: Mutex<Option<TerminalSize>>,
     /// Theme files and folders from packages and `resources_discover`.
@@ -469,7 +469,7 @@ impl Extensions {
     }
 
     /// Takes the messages `sendMessage` left for the next prompt.
-    pub(crate) fn take_next_turn(&self) -> Vec<rho_agent::AgentMessage> {
+    pub(crate) fn take_next_turn(&self) -> Vec<rho_types::AgentMessage> {
         std::mem::take(&mut *self.next_turn.lock())
     }
 }

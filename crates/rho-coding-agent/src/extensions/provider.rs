@@ -9,9 +9,10 @@ use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
 use rho_ai::sse::Interrupted;
-use rho_ai::{CustomProvider, Emitter, Model, ProviderError, StreamOptions, ThinkingLevel};
+use rho_ai::{CustomProvider, Emitter, ProviderError, StreamOptions};
 use rho_extensions::{ToHost, UpdateSink};
 use rho_types::types::{Context, StopReason};
+use rho_types::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use rho_agent::tool::OPERATION_ABORTED;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
 use rho_extensions::protocol::Registrations;
 use rho_extensions::{ExtensionTool, HostError, ToHost, ToolHost, UpdateSink};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value};
 
 use super::Extensions;

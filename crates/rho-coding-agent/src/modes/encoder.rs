@@ -18,10 +18,10 @@
 //! Frames without a streamed message's state ([`encode_stateless`]) are encoded by whoever
 //! queues them, so a queue never holds a whole message waiting for a slow host.
 
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
 use rho_ai::event::{AssistantMessageEvent, PartialMessage, WireToolCall};
 use rho_rpc::RpcResponse;
-use rho_types::json;
+use rho_types::{AgentMessage, json};
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn other_frames_have_their_largest_strings_replaced_until_they_fit() {
         let limits = FrameLimits::new(8 * 1024);
-        let result = rho_agent::AgentToolResult::text("w".repeat(20_000));
+        let result = rho_types::AgentToolResult::text("w".repeat(20_000));
         let item = encode_stateless(
             &limits,
             agent(AgentEvent::ToolExecutionEnd {

@@ -14,9 +14,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine as _;
-use rho_agent::AgentMessage;
 use rho_rpc::{RpcChunk, RpcResponse};
-use rho_types::json;
+use rho_types::{AgentMessage, json};
 use serde::Serialize;
 
 use super::bounded::{write_shrunk, write_within};

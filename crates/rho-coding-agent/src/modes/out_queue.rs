@@ -202,8 +202,9 @@ fn write_loop<W: Write>(queue: &OutQueue, out: &mut W) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_agent::{AgentMessage, AgentToolResult};
     use rho_ai::event::AssistantMessageEvent;
+    use rho_types::AgentMessage;
+    use rho_types::AgentToolResult;
 
     fn delta(index: usize, text: &str) -> OutItem {
         OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageUpdate {

@@ -58,6 +58,7 @@ pub fn available_commands(
                 s.description.clone()
             }),
             input: Some(CommandInput { hint: "arguments".into() }),
+            subcommands: None,
             source: "skill".into(),
         }));
     }
@@ -70,6 +71,7 @@ pub fn available_commands(
             aliases: None,
             description: Some(t.description.clone()).filter(|d| !d.is_empty()),
             input: None,
+            subcommands: None,
             source: "file".into(),
         });
     }

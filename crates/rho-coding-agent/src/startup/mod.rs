@@ -11,7 +11,8 @@ pub mod trust;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rho_ai::{ModelRegistry, ThinkingLevel};
+use rho_ai::ModelRegistry;
+use rho_types::ThinkingLevel;
 
 use crate::agent_session::{ResourceSources, Resources, SessionEventSink, SessionOptions, ToolSelection, Ui};
 use crate::cli::Cli;

@@ -3,8 +3,9 @@
 //! else the settings' default, else the first available model. `--api-key` applies to the chosen
 //! model's provider.
 
-use rho_ai::{Model, ModelRegistry, ResolveError, ScopedModel, ThinkingLevel, resolve_model, resolve_scope};
+use rho_ai::{ModelRegistry, ResolveError, ScopedModel, resolve_model, resolve_scope};
 use rho_session::SessionContext;
+use rho_types::{Model, ThinkingLevel};
 
 use super::StartupError;
 use crate::cli::Cli;

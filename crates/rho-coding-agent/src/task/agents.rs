@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_ai::ThinkingLevel;
+use rho_types::ThinkingLevel;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use rho_agent::AgentMessage;
 use rho_rpc::{AgentFrameEvent, Event, OutFrame};
 use rho_tools::process::kill_group;
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, AssistantMessage, StopReason, Usage};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};

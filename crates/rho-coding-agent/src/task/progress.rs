@@ -7,7 +7,8 @@ use parking_lot::Mutex;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use rho_agent::{AgentToolResult, ToolContext};
+use rho_agent::ToolContext;
+use rho_types::AgentToolResult;
 use rho_types::types::Usage;
 
 use super::result::{AgentProgress, ProgressStatus, RecentTool, TaskToolDetails};

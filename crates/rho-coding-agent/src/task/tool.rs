@@ -20,10 +20,10 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
-use rho_ai::ThinkingLevel;
+use rho_agent::{Tool, ToolContext, ToolError};
 use rho_tools::ToolOptions;
 use rho_types::types::Usage;
+use rho_types::{AgentToolResult, ThinkingLevel};
 use serde_json::{Map, Value};
 
 use super::agents::{AgentDefinition, discover_agents};

@@ -7,8 +7,8 @@
 //! `message_end` like any other message) and sets the tool choice of the first call to
 //! `todo_write`.
 
-use rho_agent::{AgentMessage, CustomMessage};
 use rho_types::types::{Attribution, UserMessageContent};
+use rho_types::{AgentMessage, CustomMessage};
 
 use crate::config::settings::TodoSettings;
 

@@ -9,8 +9,8 @@
 //! were sent since the counter last reset). The session resets the counter on every user
 //! prompt and on `new_session`; it resets itself when nothing is open.
 
-use rho_agent::AgentMessage;
 use rho_rpc::{TodoPhase, TodoReminderItem, TodoStatus};
+use rho_types::AgentMessage;
 use rho_types::types::{
     AssistantContent, AssistantMessage, Attribution, StopReason, UserContent, UserMessage, UserMessageContent,
 };

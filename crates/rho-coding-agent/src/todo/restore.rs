@@ -7,8 +7,8 @@
 //! message on the branch, not only the (possibly compacted) context, or a list written before
 //! the last compaction is missed.
 
-use rho_agent::AgentMessage;
 use rho_rpc::TodoPhase;
+use rho_types::AgentMessage;
 
 use super::model::{self, Phase};
 use super::tool::TODO_WRITE_TOOL_NAME;

@@ -10,8 +10,8 @@
 use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
 use rho_rpc::TodoPhase;
+use rho_types::AgentMessage;
 use tokio::sync::watch;
 
 use super::model::{self, Phase, TodoStorage};

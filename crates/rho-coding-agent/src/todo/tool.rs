@@ -10,7 +10,8 @@ use std::path::PathBuf;
 
 use futures::future::BoxFuture;
 use rho_agent::tool::OPERATION_ABORTED;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value, json};
 
 use super::TodoStore;

@@ -5,8 +5,9 @@
 use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
 use rho_rpc::UiMethod;
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value, json};
 
 use crate::ui::{Ui, UiAnswer};

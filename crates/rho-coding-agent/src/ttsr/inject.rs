@@ -3,8 +3,8 @@
 //! stopped and that the rule must be followed, then the rule's own text. The session sends it
 //! as a hidden `custom` message (`customType: "ttsr-injection"`) and continues the run.
 
-use rho_agent::{AgentMessage, CustomMessage};
 use rho_types::types::{Attribution, UserMessageContent};
+use rho_types::{AgentMessage, CustomMessage};
 use serde_json::json;
 
 use super::rule::Rule;

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rho_agent::Tool;
 use rho_agent::tool::{ToolContext, ToolError};
-use rho_agent::{AgentToolResult, Tool};
 use rho_mcp::{McpConfig, McpManager, McpOptions, ServerConfig, StdioServer, Transport};
+use rho_types::AgentToolResult;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 

@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use rho_agent::{AgentToolResult, ToolContext, ToolError};
+use rho_agent::{ToolContext, ToolError};
 use rho_tools::{ToolOptions, create_tool};
+use rho_types::AgentToolResult;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

@@ -221,7 +221,7 @@ fn tool_result(model: &Model, result: &ToolResultMessage, out: &mut Vec<Value>) 
     }
 }
 
-fn inline_data(image: &crate::ImageContent) -> Value {
+fn inline_data(image: &crate::types::ImageContent) -> Value {
     json!({"inlineData": {"mimeType": image.mime_type, "data": image.data}})
 }
 

@@ -211,10 +211,10 @@ fn signatures_are_replayed_only_where_valid() {
         messages: vec![
             user("go"),
             assistant(&m, vec![AssistantContent::Text(signed_text), signed_call, bad_call]),
-            result("a", "read", vec![crate::UserContent::text("1")], false),
-            result("b", "read", vec![crate::UserContent::text("2")], false),
+            result("a", "read", vec![crate::types::UserContent::text("1")], false),
+            result("b", "read", vec![crate::types::UserContent::text("2")], false),
             assistant(&other, vec![other_call]),
-            result("c", "read", vec![crate::UserContent::text("3")], false),
+            result("c", "read", vec![crate::types::UserContent::text("3")], false),
         ],
         tools: vec![],
     };

@@ -177,7 +177,7 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
     out
 }
 
-fn image_part(image: &crate::ImageContent) -> Value {
+fn image_part(image: &crate::types::ImageContent) -> Value {
     json!({"type": "image_url", "image_url": {"url": data_url(image)}})
 }
 

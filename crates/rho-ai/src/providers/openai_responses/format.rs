@@ -151,7 +151,7 @@ fn convert_messages(model: &Model, messages: &[&Message], input: &mut Vec<Value>
     }
 }
 
-fn image_part(image: &crate::ImageContent) -> Value {
+fn image_part(image: &crate::types::ImageContent) -> Value {
     json!({"type": "input_image", "detail": "auto", "image_url": data_url(image)})
 }
 

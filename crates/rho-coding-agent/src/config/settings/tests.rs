@@ -48,9 +48,9 @@ fn defaults_without_any_file() {
     assert_eq!(s.retry(), RetrySettings { enabled: true, max_retries: 3, base_delay_ms: 2000, max_delay_ms: 60000 });
     assert_eq!(s.branch_summary().reserve_tokens, 16384);
     assert!(!s.branch_summary().skip_prompt);
-    assert_eq!(s.steering_mode(), rho_agent::QueueMode::OneAtATime);
-    assert_eq!(s.follow_up_mode(), rho_agent::QueueMode::OneAtATime);
-    assert_eq!(s.interrupt_mode(), rho_agent::InterruptMode::Wait);
+    assert_eq!(s.steering_mode(), rho_types::QueueMode::OneAtATime);
+    assert_eq!(s.follow_up_mode(), rho_types::QueueMode::OneAtATime);
+    assert_eq!(s.interrupt_mode(), rho_types::InterruptMode::Wait);
     assert_eq!(s.transport(), Transport::Auto);
     assert_eq!(s.default_thinking_level(), None);
     assert_eq!(s.default_model(), None);
@@ -109,7 +109,7 @@ fn precedence_global_then_pi_then_rho_then_command_line() {
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(s.default_model().as_deref(), Some("cli"));
     assert_eq!(s.default_provider().as_deref(), Some("pi"));
-    assert_eq!(s.steering_mode(), rho_agent::QueueMode::All);
+    assert_eq!(s.steering_mode(), rho_types::QueueMode::All);
     // Per-key merge: the project's maxRetries, the global baseDelayMs.
     assert_eq!(s.retry().max_retries, 4);
     assert_eq!(s.retry().base_delay_ms, 10);
@@ -260,7 +260,7 @@ fn wrongly_typed_values_are_reported_and_fall_back() {
     assert_eq!(diags[3].source, SettingsSource::CommandLine);
     assert_eq!(s.compaction().reserve_tokens, 16384);
     assert!(!s.compaction().enabled);
-    assert_eq!(s.steering_mode(), rho_agent::QueueMode::OneAtATime);
+    assert_eq!(s.steering_mode(), rho_types::QueueMode::OneAtATime);
     // The project's bad value is dropped, so the global one shows through.
     assert_eq!(s.retry().max_retries, 5);
     assert!(!s.images().block_images);
@@ -293,13 +293,13 @@ fn typed_groups_read_set_values() {
         "compaction": {"thresholdTokens": -1, "thresholdPercent": 70}
     }));
     assert!(diags.is_empty(), "{diags:?}");
-    assert_eq!(s.default_thinking_level(), Some(rho_ai::ThinkingLevel::High));
-    assert_eq!(s.model_thinking_level("openai", "gpt-5.2"), Some(rho_ai::ThinkingLevel::Xhigh));
-    assert_eq!(s.interrupt_mode(), rho_agent::InterruptMode::Immediate);
+    assert_eq!(s.default_thinking_level(), Some(rho_types::ThinkingLevel::High));
+    assert_eq!(s.model_thinking_level("openai", "gpt-5.2"), Some(rho_types::ThinkingLevel::Xhigh));
+    assert_eq!(s.interrupt_mode(), rho_types::InterruptMode::Immediate);
     assert_eq!(s.transport(), Transport::Auto);
     let b = s.thinking_budgets();
-    assert_eq!(b.for_level(rho_ai::ThinkingLevel::Low), Some(100));
-    assert_eq!(b.for_level(rho_ai::ThinkingLevel::Medium), None);
+    assert_eq!(b.for_level(rho_types::ThinkingLevel::Low), Some(100));
+    assert_eq!(b.for_level(rho_types::ThinkingLevel::Medium), None);
     assert_eq!(s.shell_command_prefix().as_deref(), Some("shopt -s expand_aliases"));
     assert_eq!(s.enabled_models().unwrap(), ["claude-*", "gpt-5"]);
     let t = s.task();
@@ -365,7 +365,7 @@ fn set_global_changes_one_key_and_keeps_the_rest() {
         })
     );
     assert!(!s.compaction().enabled);
-    assert_eq!(s.steering_mode(), rho_agent::QueueMode::OneAtATime);
+    assert_eq!(s.steering_mode(), rho_types::QueueMode::OneAtATime);
     // A fresh load sees the same.
     let (again, diags) = load(&f, &LoadOptions::default());
     assert!(diags.is_empty());
@@ -394,7 +394,7 @@ fn set_global_creates_the_file_and_its_directory() {
     s.set_global("interruptMode", json!("immediate")).unwrap();
     let written: Value = serde_json::from_str(&fs::read_to_string(agent.join("settings.json")).unwrap()).unwrap();
     assert_eq!(written, json!({"interruptMode": "immediate"}));
-    assert_eq!(s.interrupt_mode(), rho_agent::InterruptMode::Immediate);
+    assert_eq!(s.interrupt_mode(), rho_types::InterruptMode::Immediate);
 }
 
 #[test]
@@ -425,7 +425,7 @@ fn project_values_still_win_after_set_global() {
     write(&rho, r#"{"followUpMode":"all"}"#);
     let (mut s, _) = load(&f, &LoadOptions::default());
     s.set_global("followUpMode", json!("one-at-a-time")).unwrap();
-    assert_eq!(s.follow_up_mode(), rho_agent::QueueMode::All);
+    assert_eq!(s.follow_up_mode(), rho_types::QueueMode::All);
 }
 
 #[test]

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rho_agent::{InterruptMode, QueueMode};
-use rho_ai::{ThinkingLevel, Transport};
+use rho_ai::Transport;
 use rho_rpc::{VerifyMode, VerifyOnFailure};
+use rho_types::{InterruptMode, QueueMode, ThinkingLevel};
 use serde::{Deserialize, Serialize};
 
 use super::Settings;

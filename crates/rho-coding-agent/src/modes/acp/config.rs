@@ -11,7 +11,7 @@
 use agent_client_protocol::v1::schema::{
     SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue, SessionConfigSelectOption,
 };
-use rho_ai::ThinkingLevel;
+use rho_types::ThinkingLevel;
 
 use crate::agent_session::AgentSession;
 

@@ -10,8 +10,8 @@ use std::path::Path;
 use agent_client_protocol::v1::schema::{
     ContentChunk, SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
-use rho_agent::AgentMessage;
 use rho_rpc::TodoPhase;
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, UserMessageContent};
 use serde_json::{Map, Value};
 

@@ -287,7 +287,7 @@ fn available_commands(commands: &[rho_rpc::AvailableCommand]) -> SessionUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_agent::AgentToolResult;
+    use rho_types::AgentToolResult;
     use rho_types::types::ToolCall as RhoToolCall;
     use serde_json::json;
 

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use ratatui::crossterm::event::Event;
 use ratatui::text::Line;
-use rho_agent::{AgentEvent, AgentMessage};
+use rho_agent::AgentEvent;
 use rho_ai::AssistantMessageEvent;
 use rho_rpc::{NotifyType, SessionEvent, UiMethod};
+use rho_types::AgentMessage;
 use rho_types::types::UserContent;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;

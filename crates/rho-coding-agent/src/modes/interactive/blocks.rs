@@ -4,7 +4,7 @@
 //! theme's tokens (`toolDiffAdded`, `toolDiffRemoved`, `toolDiffContext`, `toolOutput`, …).
 
 use ratatui::text::{Line, Span};
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, AssistantMessage, StopReason, UserContent};
 use serde_json::{Map, Value};
 
@@ -56,7 +56,7 @@ pub fn warning(text: &str) -> Line<'static> {
 
 /// A custom message an extension sent (`display: true`), as pi shows one without a renderer:
 /// its `[customType]`, then its text as markdown.
-pub fn custom(message: &rho_agent::CustomMessage) -> Vec<Line<'static>> {
+pub fn custom(message: &rho_types::CustomMessage) -> Vec<Line<'static>> {
     let mut lines =
         vec![Line::default(), Line::styled(format!("[{}]", message.custom_type), style::accent().patch(style::bold()))];
     lines.extend(markdown::render(&message.content.text_joined("\n")));

@@ -346,7 +346,7 @@ impl App {
             .take_queued()
             .iter()
             .filter_map(|m| match m {
-                rho_agent::AgentMessage::User(u) => Some(u.text()),
+                rho_types::AgentMessage::User(u) => Some(u.text()),
                 _ => None,
             })
             .collect();

@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use ratatui::text::Line;
-use rho_agent::AgentMessage;
 use rho_extensions::RenderRequest;
+use rho_types::AgentMessage;
 use serde_json::{Map, Value, json};
 
 use super::app::{App, AppEvent, ToolOutput};

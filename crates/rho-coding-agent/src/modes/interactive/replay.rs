@@ -3,7 +3,7 @@
 //! thousand lines of scrollback (tmux 2,000 by default); writing more only costs time.
 
 use ratatui::text::Line;
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 
 use super::transcript::Entry;
 use super::{blocks, style, tool_blocks};

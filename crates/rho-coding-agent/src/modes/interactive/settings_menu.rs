@@ -11,8 +11,7 @@
 //! padding, autocomplete size, hardware cursor, clear on shrink, terminal progress, changelog,
 //! telemetry, warnings and Anthropic extra usage.
 
-use rho_agent::QueueMode;
-use rho_ai::ThinkingLevel;
+use rho_types::{QueueMode, ThinkingLevel};
 use serde_json::Value;
 
 use super::app::{App, Picking};

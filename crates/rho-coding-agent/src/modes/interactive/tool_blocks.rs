@@ -73,8 +73,8 @@ fn todo_line(details: Option<&Value>) -> Option<Line<'static>> {
 
 /// The arguments of the call the message at `index` answers, when it is a tool result and the assistant
 /// message before it (past the other results of that message) has the call.
-pub fn call_args(messages: &[rho_agent::AgentMessage], index: usize) -> Option<&Map<String, Value>> {
-    use rho_agent::AgentMessage;
+pub fn call_args(messages: &[rho_types::AgentMessage], index: usize) -> Option<&Map<String, Value>> {
+    use rho_types::AgentMessage;
     use rho_types::types::AssistantContent;
     let AgentMessage::ToolResult(result) = messages.get(index)? else { return None };
     let assistant = messages[..index].iter().rev().find(|m| !matches!(m, AgentMessage::ToolResult(_)))?;

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use ratatui::text::Line;
-use rho_agent::AgentMessage;
+use rho_types::AgentMessage;
 use serde_json::{Map, Value};
 
 use super::app::ToolOutput;

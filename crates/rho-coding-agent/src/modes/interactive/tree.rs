@@ -11,9 +11,9 @@
 use std::collections::HashMap;
 
 use ratatui::text::Line;
-use rho_agent::AgentMessage;
 use rho_rpc::UiMethod;
 use rho_session::{Session, SessionEntry};
+use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, StopReason};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
@@ -360,7 +360,7 @@ fn push_children<'a>(
 
 #[cfg(test)]
 mod tests {
-    use rho_agent::AgentMessage;
+    use rho_types::AgentMessage;
     use rho_types::types::UserMessage;
 
     use super::*;

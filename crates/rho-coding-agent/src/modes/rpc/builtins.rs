@@ -9,34 +9,66 @@
 //! `compact` and `handoff` run in the background, as in omp: the answer comes first, their
 //! output when they end, and the command queue stays free for `abort`.
 
-use rho_rpc::{AgentInvokedData, AvailableCommand, CommandInput, SessionEvent};
+use rho_rpc::{AgentInvokedData, AvailableCommand, CommandInput, SessionEvent, Subcommand};
 
 use super::dispatch::{Dispatcher, Reply, data};
 use crate::agent_session::{AgentSession, SessionCommandError};
 use crate::compaction::CompactionError;
 
-/// A built-in as listed: name, aliases, description, input hint.
+/// A built-in as listed: name, aliases, description, input hint, subcommands (name, what).
 struct Builtin {
     name: &'static str,
     aliases: &'static [&'static str],
     description: &'static str,
     hint: Option<&'static str>,
+    subcommands: &'static [(&'static str, &'static str)],
 }
 
 /// In omp's order.
 const BUILTINS: &[Builtin] = &[
-    Builtin { name: "model", aliases: &["models"], description: "Show current model selection", hint: None },
-    Builtin { name: "export", aliases: &[], description: "Export session to HTML file", hint: Some("[path]") },
-    Builtin { name: "session", aliases: &[], description: "Show the current session", hint: Some("[info]") },
-    Builtin { name: "tools", aliases: &[], description: "Show available tools", hint: None },
-    Builtin { name: "compact", aliases: &[], description: "Compact the conversation", hint: Some("[focus]") },
+    Builtin {
+        name: "model",
+        aliases: &["models"],
+        description: "Show current model selection",
+        hint: None,
+        subcommands: &[],
+    },
+    Builtin {
+        name: "export",
+        aliases: &[],
+        description: "Export session to HTML file",
+        hint: Some("[path]"),
+        subcommands: &[],
+    },
+    Builtin {
+        name: "session",
+        aliases: &[],
+        description: "Show the current session",
+        hint: Some("[info]"),
+        subcommands: &[("info", "Show session info and stats")],
+    },
+    Builtin { name: "tools", aliases: &[], description: "Show available tools", hint: None, subcommands: &[] },
+    Builtin {
+        name: "compact",
+        aliases: &[],
+        description: "Compact the conversation",
+        hint: Some("[focus]"),
+        subcommands: &[],
+    },
     Builtin {
         name: "handoff",
         aliases: &[],
         description: "Summarize the session into a handoff document and compact in place",
         hint: Some("[focus instructions]"),
+        subcommands: &[],
     },
-    Builtin { name: "rename", aliases: &[], description: "Rename the current session", hint: Some("<title>") },
+    Builtin {
+        name: "rename",
+        aliases: &[],
+        description: "Rename the current session",
+        hint: Some("<title>"),
+        subcommands: &[],
+    },
 ];
 
 /// The built-ins as `get_available_commands` lists them.
@@ -48,6 +80,16 @@ pub fn listed() -> Vec<AvailableCommand> {
             aliases: (!b.aliases.is_empty()).then(|| b.aliases.iter().map(|a| (*a).to_owned()).collect()),
             description: Some(b.description.to_owned()),
             input: b.hint.map(|hint| CommandInput { hint: hint.to_owned() }),
+            subcommands: (!b.subcommands.is_empty()).then(|| {
+                b.subcommands
+                    .iter()
+                    .map(|(name, what)| Subcommand {
+                        name: (*name).to_owned(),
+                        description: Some((*what).to_owned()),
+                        usage: None,
+                    })
+                    .collect()
+            }),
             source: "builtin".into(),
         })
         .collect()

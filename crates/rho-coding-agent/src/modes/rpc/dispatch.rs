@@ -7,12 +7,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use rho_ai::ThinkingLevel;
 use rho_rpc::{
     BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
     IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, ProtocolData, RpcCommand,
     RpcResponse, TodoPhasesData, ToolNamesData,
 };
+use rho_types::ThinkingLevel;
 use serde::Serialize;
 use serde_json::Value;
 

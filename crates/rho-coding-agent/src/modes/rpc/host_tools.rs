@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentToolResult, Tool, ToolContext, ToolError};
+use rho_agent::{Tool, ToolContext, ToolError};
 use rho_rpc::{HostToolCall, HostToolCancel, HostToolResult, HostToolUpdate, RpcHostToolDefinition};
+use rho_types::AgentToolResult;
 use rho_types::types::UserContent;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;

@@ -8,8 +8,8 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rho_agent::AgentMessage;
 use rho_rpc::MessagesPageData;
+use rho_types::AgentMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
