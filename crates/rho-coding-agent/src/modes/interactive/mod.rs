@@ -50,6 +50,8 @@ mod tool_blocks;
 mod transcript;
 mod tree;
 mod view;
+#[cfg(test)]
+mod view_tests;
 mod widgets;
 
 use std::sync::Arc;
