@@ -92,6 +92,10 @@ RULES: list[Rule] = [
          when("extra", sig=r"response:get_state:ok(:.*)?",
               path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools"
                    r"|contextUsage|fastModeEnabled|fastModeActive|tokensPerSecond)")),
+    Rule("agent-end-is-terminal", "docs/protocol.md#run-events; omp 18.2.3",
+         "agent_end carries omp 18's isTerminal: false when a retry, a continuation after compaction, a "
+         "todo reminder or injected rules follow, true on the prompt's last run; pi 0.73 has no such field.",
+         when("extra", ftype="agent_end", path="isTerminal")),
     Rule("available-commands", "omp 18.2.3 (DIFFERENCES.md: where rho follows pi 0.73 and omp 18)",
          "rho sends omp's available_commands_update once after ready (and after a session change); "
          "pi 0.73 has no such event and passes unknown events to its listeners.",
