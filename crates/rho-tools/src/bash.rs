@@ -15,9 +15,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::ToolOptions;
-use crate::args::{self, Args};
+use crate::args::Args;
 use crate::js;
 use crate::output::{OutputBuffer, Snapshot};
+use crate::params::{self, BashParams};
 use crate::process::{Ending, OutputSink, ShellCommand, run_shell};
 use crate::shell::{resolve_shell, shell_path_env, with_prefix};
 use crate::terminal::{TerminalCommand, Terminals};
@@ -35,14 +36,7 @@ pub struct BashTool {
 
 impl BashTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "Bash command to execute"},
-                "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
-            },
-            "required": ["command"]
-        });
+        let schema = params::schema_of::<BashParams>();
         Self { options, schema }
     }
 }
@@ -62,8 +56,8 @@ impl Tool for BashTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
-            let command = args::string(&args, "command")?;
-            let timeout = args::opt_number(&args, "timeout").filter(|t| *t > 0.0);
+            let BashParams { command, timeout } = params::parse(&args)?;
+            let timeout = timeout.filter(|t| *t > 0.0);
             self.run(&command, timeout, &ctx).await
         })
     }

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use crate::ToolOptions;
 use crate::abort::{aborted, blocking_stoppable};
 use crate::args::{self, Args};
+use crate::params::{self, FindParams};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, format_size, truncate_head};
 use crate::walk::{display_path, walker};
@@ -32,15 +33,7 @@ pub struct FindTool {
 
 impl FindTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"},
-                "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
-                "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"}
-            },
-            "required": ["pattern"]
-        });
+        let schema = params::schema_of::<FindParams>();
         Self { options, schema }
     }
 }
@@ -60,10 +53,11 @@ impl Tool for FindTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
+            let params: FindParams = params::parse(&args)?;
             let request = FindRequest {
-                pattern: args::string(&args, "pattern")?,
-                path: args::opt_string(&args, "path"),
-                limit: args::opt_number(&args, "limit").map_or(1000, args::count).max(1),
+                pattern: params.pattern,
+                path: params.path,
+                limit: params.limit.map_or(1000, args::count).max(1),
             };
             let cwd = self.options.cwd.clone();
             blocking_stoppable(&ctx.cancel, move |stop| request.run(&cwd, stop)).await

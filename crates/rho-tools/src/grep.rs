@@ -23,6 +23,7 @@ use serde_json::{Map, Value, json};
 use crate::ToolOptions;
 use crate::abort::{aborted, blocking_stoppable};
 use crate::args::{self, Args};
+use crate::params::{self, GrepParams};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{
     DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, TruncationOptions, format_size, truncate_head, truncate_line,
@@ -38,19 +39,7 @@ pub struct GrepTool {
 
 impl GrepTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
-                "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
-                "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
-                "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
-                "literal": {"type": "boolean", "description": "Treat pattern as literal string instead of regex (default: false)"},
-                "context": {"type": "number", "description": "Number of lines to show before and after each match (default: 0)"},
-                "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"}
-            },
-            "required": ["pattern"]
-        });
+        let schema = params::schema_of::<GrepParams>();
         Self { options, schema }
     }
 }
@@ -70,14 +59,15 @@ impl Tool for GrepTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
+            let params: GrepParams = params::parse(&args)?;
             let request = GrepRequest {
-                pattern: args::string(&args, "pattern")?,
-                path: args::opt_string(&args, "path"),
-                glob: args::opt_string(&args, "glob"),
-                ignore_case: args::flag(&args, "ignoreCase"),
-                literal: args::flag(&args, "literal"),
-                context: args::opt_number(&args, "context").map_or(0, args::count),
-                limit: args::opt_number(&args, "limit").map_or(100, args::count).max(1),
+                pattern: params.pattern,
+                path: params.path,
+                glob: params.glob,
+                ignore_case: params.ignore_case == Some(true),
+                literal: params.literal == Some(true),
+                context: params.context.map_or(0, args::count),
+                limit: params.limit.map_or(100, args::count).max(1),
             };
             let cwd = self.options.cwd.clone();
             blocking_stoppable(&ctx.cancel, move |stop| request.run(&cwd, stop)).await

@@ -31,6 +31,7 @@ mod js;
 mod ls;
 mod os_error;
 mod output;
+pub mod params;
 pub mod path;
 pub mod process;
 mod read;

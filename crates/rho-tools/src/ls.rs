@@ -14,6 +14,7 @@ use crate::abort::blocking;
 use crate::args::{self, Args};
 use crate::collate;
 use crate::os_error;
+use crate::params::{self, LsParams};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, format_size, truncate_head};
 
@@ -26,13 +27,7 @@ pub struct LsTool {
 
 impl LsTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Directory to list (default: current directory)"},
-                "limit": {"type": "number", "description": "Maximum number of entries to return (default: 500)"}
-            }
-        });
+        let schema = params::schema_of::<LsParams>();
         Self { options, schema }
     }
 }
@@ -52,8 +47,8 @@ impl Tool for LsTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
-            let path = args::opt_string(&args, "path");
-            let limit = args::opt_number(&args, "limit").map_or(500, args::count).max(1);
+            let LsParams { path, limit } = params::parse(&args)?;
+            let limit = limit.map_or(500, args::count).max(1);
             let dir = resolve_to_cwd(path.as_deref().unwrap_or("."), &self.options.cwd);
             blocking(&ctx.cancel, move || list(&dir, limit)).await
         })

@@ -21,6 +21,7 @@ use crate::file_access::is_text_file;
 use crate::image_resize::{ResizeLimits, resize_image};
 use crate::js;
 use crate::os_error;
+use crate::params::{self, ReadParams};
 use crate::path::resolve_read_path;
 use crate::read_window::{self, Window};
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, format_size, truncate_head};
@@ -41,15 +42,7 @@ pub struct ReadTool {
 
 impl ReadTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Path to the file to read (relative or absolute)"},
-                "offset": {"type": "number", "description": "Line number to start reading from (1-indexed)"},
-                "limit": {"type": "number", "description": "Maximum number of lines to read"}
-            },
-            "required": ["path"]
-        });
+        let schema = params::schema_of::<ReadParams>();
         Self { options, schema }
     }
 }
@@ -69,10 +62,11 @@ impl Tool for ReadTool {
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
+            let ReadParams { path, offset, limit } = params::parse(&args)?;
             let request = ReadRequest {
-                path: args::string(&args, "path")?,
-                offset: args::opt_number(&args, "offset"),
-                limit: args::opt_number(&args, "limit"),
+                path,
+                offset,
+                limit,
                 auto_resize: self.options.auto_resize_images,
                 block_images: self.options.block_images,
             };

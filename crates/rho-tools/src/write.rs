@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use futures::future::BoxFuture;
 use rho_agent::{Tool, ToolContext, ToolError};
 use rho_types::AgentToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ToolOptions;
 use crate::abort::{abortable, blocking};
-use crate::args::{self, Args};
+use crate::args::Args;
 use crate::os_error;
+use crate::params::{self, WriteParams};
 use crate::path::{resolve_to_cwd, write_identity};
 
 const DESCRIPTION: &str = "Write content to a file at the given path. Creates the file if it does not exist and overwrites it if it does; missing parent directories are created as needed.";
@@ -26,14 +27,7 @@ pub struct WriteTool {
 
 impl WriteTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Path to the file to write (relative or absolute)"},
-                "content": {"type": "string", "description": "Content to write to the file"}
-            },
-            "required": ["path", "content"]
-        });
+        let schema = params::schema_of::<WriteParams>();
         Self { options, schema }
     }
 }
@@ -60,14 +54,13 @@ impl Tool for WriteTool {
     }
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
-        let path = args::opt_string(args, "path")?;
+        let path = params::read::<WriteParams>(args)?.path;
         Some(write_identity(&resolve_to_cwd(&path, &self.options.cwd)))
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
-            let path = args::string(&args, "path")?;
-            let content = args::string(&args, "content")?;
+            let WriteParams { path, content } = params::parse(&args)?;
             if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&path))
                 && let Some(host) = self.options.host_uris.clone()
             {

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{Diff, ToolCallContent, ToolCallLocation, ToolKind};
+use rho_tools::params::{self, BashParams, FindParams, GrepParams, ReadParams, WriteParams};
 use serde_json::{Map, Value};
 
 /// The kind ACP clients show for a tool.
@@ -30,8 +31,8 @@ pub(super) fn title(tool: &str, args: &Map<String, Value>) -> String {
     match tool {
         "read" => {
             let mut title = format!("Read {}", path.unwrap_or_default());
-            let offset = args.get("offset").and_then(Value::as_u64);
-            let limit = args.get("limit").and_then(Value::as_u64);
+            let read = params::read::<ReadParams>(args);
+            let (offset, limit) = read.map_or((None, None), |r| (params::whole(r.offset), params::whole(r.limit)));
             match (offset, limit) {
                 (Some(from), Some(n)) if n > 0 => title.push_str(&format!(" (lines {from}-{})", from + n - 1)),
                 (Some(from), None) => title.push_str(&format!(" (from line {from})")),
@@ -41,13 +42,17 @@ pub(super) fn title(tool: &str, args: &Map<String, Value>) -> String {
         }
         "edit" => format!("Edit {}", path.unwrap_or_default()),
         "write" => format!("Write {}", path.unwrap_or_default()),
-        "bash" => text(args, "command").map_or_else(|| "bash".to_owned(), |c| format!("`{}`", first_line(c))),
-        "grep" => match (text(args, "pattern"), path) {
-            (Some(p), Some(dir)) => format!("grep \"{p}\" {dir}"),
-            (Some(p), None) => format!("grep \"{p}\""),
-            _ => "grep".to_owned(),
+        "bash" => params::read::<BashParams>(args)
+            .filter(|b| !b.command.is_empty())
+            .map_or_else(|| "bash".to_owned(), |b| format!("`{}`", first_line(&b.command))),
+        "grep" => match params::read::<GrepParams>(args).filter(|g| !g.pattern.is_empty()) {
+            Some(GrepParams { pattern, path: Some(dir), .. }) if !dir.is_empty() => format!("grep \"{pattern}\" {dir}"),
+            Some(GrepParams { pattern, .. }) => format!("grep \"{pattern}\""),
+            None => "grep".to_owned(),
         },
-        "find" => text(args, "pattern").map_or_else(|| "find".to_owned(), |p| format!("Find {p}")),
+        "find" => params::read::<FindParams>(args)
+            .filter(|f| !f.pattern.is_empty())
+            .map_or_else(|| "find".to_owned(), |f| format!("Find {}", f.pattern)),
         "ls" => format!("List {}", path.unwrap_or(".")),
         "todo_write" => "Update the todo list".to_owned(),
         "task" => text(args, "description").map_or_else(|| "task".to_owned(), |d| format!("Task: {}", first_line(d))),
@@ -72,7 +77,8 @@ pub(super) fn locations(cwd: &Path, tool: &str, args: &Map<String, Value>) -> Ve
     };
     match tool {
         "read" => {
-            let line = args.get("offset").and_then(Value::as_u64).and_then(|l| u32::try_from(l).ok());
+            let offset = params::read::<ReadParams>(args).and_then(|r| params::whole(r.offset));
+            let line = offset.and_then(|l| u32::try_from(l).ok());
             vec![ToolCallLocation::new(absolute(cwd, path)).line(line)]
         }
         "edit" | "write" | "grep" | "find" | "ls" => vec![ToolCallLocation::new(absolute(cwd, path))],
@@ -88,24 +94,14 @@ pub(super) fn diffs(cwd: &Path, tool: &str, args: &Map<String, Value>) -> Vec<To
     };
     match tool {
         "write" => {
-            let content = args.get("content").and_then(Value::as_str).unwrap_or_default();
+            let content = params::read::<WriteParams>(args).map(|w| w.content).unwrap_or_default();
             vec![Diff::new(path, content).into()]
         }
-        "edit" => edits(args).into_iter().map(|(old, new)| Diff::new(path.clone(), new).old_text(old).into()).collect(),
+        "edit" => params::edit_pairs(args)
+            .into_iter()
+            .map(|(old, new)| Diff::new(path.clone(), new).old_text(old).into())
+            .collect(),
         _ => Vec::new(),
-    }
-}
-
-/// `edits[]`'s `{oldText, newText}` pairs, or the older single form's.
-fn edits(args: &Map<String, Value>) -> Vec<(String, String)> {
-    let pair = |v: &Map<String, Value>| {
-        let old = v.get("oldText").and_then(Value::as_str)?;
-        let new = v.get("newText").and_then(Value::as_str)?;
-        Some((old.to_owned(), new.to_owned()))
-    };
-    match args.get("edits").and_then(Value::as_array) {
-        Some(list) => list.iter().filter_map(Value::as_object).filter_map(pair).collect(),
-        None => pair(args).into_iter().collect(),
     }
 }
 

@@ -78,10 +78,10 @@ pub fn tool_call(name: &str, args: &Map<String, Value>, expanded: bool) -> Vec<L
     }
     let mut lines = vec![Line::default(), Line::from(spans)];
     if name == "write"
-        && let Some(content) = args.get("content").and_then(Value::as_str)
+        && let Some(write) = rho_tools::params::read::<rho_tools::params::WriteParams>(args)
     {
-        let lang = args.get("path").and_then(Value::as_str).and_then(highlight::lang_of_path);
-        lines.extend(text_lines(content, lang.as_deref(), false, expanded).0);
+        let lang = highlight::lang_of_path(&write.path);
+        lines.extend(text_lines(&write.content, lang.as_deref(), false, expanded).0);
     }
     lines
 }

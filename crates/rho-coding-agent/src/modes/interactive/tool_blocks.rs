@@ -45,7 +45,10 @@ pub fn result(r: &Finished<'_>, expanded: bool) -> Vec<Line<'static>> {
 /// The result's text (Ctrl+O shows the last one whole).
 pub fn text(r: &Finished<'_>, expanded: bool) -> Vec<Line<'static>> {
     let lang = match r.name {
-        "read" => r.args.and_then(|a| a.get("path")).and_then(Value::as_str).and_then(highlight::lang_of_path),
+        "read" => r
+            .args
+            .and_then(rho_tools::params::read::<rho_tools::params::ReadParams>)
+            .and_then(|read| highlight::lang_of_path(&read.path)),
         _ => None,
     };
     blocks::tool_result(r.content, r.details, r.is_error, expanded, lang.as_deref()).0

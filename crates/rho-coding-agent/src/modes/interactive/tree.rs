@@ -271,8 +271,9 @@ fn call_label(name: &str, args: &Map<String, Value>) -> String {
     let path = || field("path").unwrap_or_else(|| ".".to_owned());
     let shown = match name {
         "read" => {
-            let offset = args.get("offset").and_then(Value::as_u64);
-            let limit = args.get("limit").and_then(Value::as_u64);
+            let read = rho_tools::params::read::<rho_tools::params::ReadParams>(args);
+            let whole = rho_tools::params::whole;
+            let (offset, limit) = read.map_or((None, None), |r| (whole(r.offset), whole(r.limit)));
             let lines = match (offset, limit) {
                 (None, None) => String::new(),
                 (start, Some(limit)) => {
