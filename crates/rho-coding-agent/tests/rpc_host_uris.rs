@@ -8,7 +8,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{Env, Rho, redact};
+use common::{Env, Rho, redact, tool_results};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
@@ -17,15 +17,6 @@ fn schemes() -> Value {
         {"scheme": "Notes", "description": "the host's notes"},
         {"scheme": "kb", "writable": true}
     ]})
-}
-
-/// The text of each `tool_execution_end` in `frames`, with whether it is an error.
-fn tool_ends(frames: &[Value]) -> Vec<(String, bool)> {
-    frames
-        .iter()
-        .filter(|f| f["type"] == "tool_execution_end")
-        .map(|f| (f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned(), f["isError"] == true))
-        .collect()
 }
 
 #[tokio::test]
@@ -52,7 +43,7 @@ async fn reads_and_writes_of_host_schemes_go_to_the_host() {
     rho.send(json!({"type": "host_uri_result", "id": request["id"], "content": "one\ntwo\nthree\n", "contentType": "text/plain"}))
         .await;
     let write = rho.until(|f| f["type"] == "host_uri_request").await;
-    let (first, second) = (tool_ends(&write)[0].clone(), tool_ends(&write)[1].clone());
+    let (first, second) = (tool_results(&write)[0].clone(), tool_results(&write)[1].clone());
     assert!(first.0.starts_with("two"), "the host's text, windowed by offset and limit: {first:?}");
     assert!(!first.1);
     assert_eq!(
@@ -66,14 +57,14 @@ async fn reads_and_writes_of_host_schemes_go_to_the_host() {
     );
     rho.send(json!({"type": "host_uri_result", "id": write["id"]})).await;
     let missing = rho.until(|f| f["type"] == "host_uri_request").await;
-    assert_eq!(tool_ends(&missing)[0], ("Successfully wrote 10 bytes to kb://entry".to_owned(), false));
+    assert_eq!(tool_results(&missing)[0], ("Successfully wrote 10 bytes to kb://entry".to_owned(), false));
     let missing = missing.last().unwrap().clone();
     rho.send(
         json!({"type": "host_uri_result", "id": missing["id"], "isError": true, "error": "No entry named missing"}),
     )
     .await;
     let frames = rho.until_agent_end().await;
-    assert_eq!(tool_ends(&frames), [("No entry named missing".to_owned(), true)]);
+    assert_eq!(tool_results(&frames), [("No entry named missing".to_owned(), true)]);
     let second_request = &env.request_bodies()[1];
     assert!(second_request.to_string().contains("two"), "the model got the host's text");
 }
@@ -91,7 +82,7 @@ async fn an_abort_withdraws_a_request_the_host_never_answers() {
     let cancel = frames.iter().find(|f| f["type"] == "host_uri_cancel").unwrap();
     assert_eq!(redact(cancel), json!({"type": "host_uri_cancel", "id": "[id]", "targetId": "[id]"}));
     assert_eq!(cancel["targetId"], request["id"]);
-    assert_eq!(tool_ends(&frames), [("Host URI read for kb://slow was aborted".to_owned(), true)]);
+    assert_eq!(tool_results(&frames), [("Host URI read for kb://slow was aborted".to_owned(), true)]);
     // A late answer is ignored.
     rho.send(json!({"type": "host_uri_result", "id": request["id"], "content": "late"})).await;
     assert_eq!(rho.data(json!({"type": "get_state"})).await["isStreaming"], false);
@@ -116,6 +107,6 @@ async fn schemes_are_checked_replaced_and_cleared() {
     rho.send(json!({"type": "prompt", "message": "go"})).await;
     let frames = rho.until_agent_end().await;
     assert!(!frames.iter().any(|f| f["type"] == "host_uri_request"));
-    let (text, is_error) = tool_ends(&frames).pop().unwrap();
+    let (text, is_error) = tool_results(&frames).pop().unwrap();
     assert!(is_error && text.contains("notes:/x"), "{text}");
 }

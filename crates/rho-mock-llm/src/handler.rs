@@ -167,7 +167,7 @@ fn whole_response(shared: &Shared, turn: &Turn, route: &Route, reply: &Reply<'_>
 }
 
 /// Sleeps `delay`; false when the server shut down first.
-async fn stall(shared: &Shared, delay: Duration) -> bool {
+pub(crate) async fn stall(shared: &Shared, delay: Duration) -> bool {
     let mut shutdown = shared.shutdown.clone();
     tokio::select! {
         () = tokio::time::sleep(delay) => true,

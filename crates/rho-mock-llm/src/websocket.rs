@@ -23,7 +23,7 @@ use bytes::BytesMut;
 use serde_json::{Value, json};
 
 use crate::api::{self, Api};
-use crate::handler::{EXHAUSTED, plain_error};
+use crate::handler::{EXHAUSTED, plain_error, stall};
 use crate::plan::Piece;
 use crate::record::RecordedRequest;
 use crate::reply::{Exchange, Reply};
@@ -113,7 +113,7 @@ fn error_event(status: u16, message: &str) -> Value {
 /// Sends the turn's events; false when the connection is gone (or was dropped on purpose).
 async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, seq: u64, body: &Value) -> bool {
     if let Some(ms) = turn.delay_ms
-        && !pause(shared, Duration::from_millis(ms)).await
+        && !stall(shared, Duration::from_millis(ms)).await
     {
         return false;
     }
@@ -148,7 +148,7 @@ async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, seq: u64, 
         }
         if i > 0
             && let Some(ms) = turn.chunk_delay_ms
-            && !pause(shared, Duration::from_millis(ms)).await
+            && !stall(shared, Duration::from_millis(ms)).await
         {
             return false;
         }
@@ -164,13 +164,4 @@ async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, seq: u64, 
         return false;
     }
     true
-}
-
-/// Sleeps `delay`; false when the server shut down first.
-async fn pause(shared: &Shared, delay: Duration) -> bool {
-    let mut shutdown = shared.shutdown.clone();
-    tokio::select! {
-        () = tokio::time::sleep(delay) => true,
-        _ = shutdown.wait_for(|down| *down) => false,
-    }
 }

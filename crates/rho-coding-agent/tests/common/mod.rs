@@ -409,3 +409,13 @@ pub fn chatgpt_token(account: &str) -> String {
     let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": account}});
     format!("{}.{}.sig", encode(json!({"alg": "RS256"})), encode(claims))
 }
+
+/// The text of each `tool_execution_end` in `frames` (its first content block), with whether it
+/// is an error.
+pub fn tool_results(frames: &[Value]) -> Vec<(String, bool)> {
+    frames
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| (f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned(), f["isError"] == true))
+        .collect()
+}

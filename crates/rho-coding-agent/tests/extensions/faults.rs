@@ -6,15 +6,7 @@ use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
 use crate::common::extensions::{fixture, pi_host};
-use crate::common::{Env, Rho};
-
-fn tool_results(frames: &[Value]) -> Vec<(String, bool)> {
-    frames
-        .iter()
-        .filter(|f| f["type"] == "tool_execution_end")
-        .map(|f| (f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned(), f["isError"] == true))
-        .collect()
-}
+use crate::common::{Env, Rho, tool_results};
 
 #[tokio::test]
 async fn failures_are_reported_and_the_agent_goes_on() {
