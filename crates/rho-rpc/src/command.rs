@@ -350,12 +350,15 @@ pub fn parse_value(value: Value) -> Inbound {
         return Inbound::Invalid(RpcResponse::unknown(id, Some(ty)));
     }
     map.remove("id");
-    match serde_path_to_error::deserialize::<_, RpcCommand>(Value::Object(map.clone())) {
+    // The command takes the map's strings as they are (a prompt may be megabytes); what the
+    // error path needs is the map's shape, kept without its long strings.
+    let shape = skeleton(&map);
+    match serde_path_to_error::deserialize::<_, RpcCommand>(Value::Object(map)) {
         Ok(command) => Inbound::Command { id, command },
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let field = if path == "." || path.is_empty() { offending_field(&map) } else { Some(path) };
+            let field = if path == "." || path.is_empty() { offending_field(&shape) } else { Some(path) };
             let message = match field {
                 Some(field) => format!("Invalid field `{field}`: {inner}"),
                 None => capitalize(&inner),
@@ -363,6 +366,20 @@ pub fn parse_value(value: Value) -> Inbound {
             Inbound::Invalid(RpcResponse::error(id, ty, message))
         }
     }
+}
+
+/// `map` with every string longer than any name or enum value the commands take replaced by an
+/// empty one: the same fields of the same types, for finding the one with the wrong type.
+fn skeleton(map: &Map<String, Value>) -> Map<String, Value> {
+    fn shape(value: &Value) -> Value {
+        match value {
+            Value::String(s) if s.len() > 256 => Value::String(String::new()),
+            Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+            Value::Object(map) => Value::Object(skeleton(map)),
+            other => other.clone(),
+        }
+    }
+    map.iter().map(|(k, v)| (k.clone(), shape(v))).collect()
 }
 
 /// Serde loses the path inside an internally tagged enum, so a wrong-typed field is found by

@@ -352,14 +352,15 @@ impl AgentSession {
     /// The messages a prompt's run starts with: the user's, then what the extensions add (the
     /// messages `sendMessage` kept for the next turn, `before_agent_start`'s); and the system
     /// prompt for the run, which `before_agent_start` may replace (the base one otherwise).
-    pub(crate) async fn prompt_messages(&self, text: &str, images: Vec<ImageContent>) -> Vec<AgentMessage> {
+    pub(crate) async fn prompt_messages(&self, text: String, images: Vec<ImageContent>) -> Vec<AgentMessage> {
         let Some(extensions) = self.extensions().cloned() else {
             return vec![user_message(text, images)];
         };
-        let mut messages = vec![user_message(text, images.clone())];
-        messages.extend(extensions.take_next_turn());
+        let next_turn = extensions.take_next_turn();
         let base = self.base_system_prompt();
-        let start = extensions.before_agent_start(text, &images, &base, self.system_prompt_options()).await;
+        let start = extensions.before_agent_start(&text, &images, &base, self.system_prompt_options()).await;
+        let mut messages = vec![user_message(text, images)];
+        messages.extend(next_turn);
         messages.extend(start.messages);
         self.inner.agent.set_system_prompt(start.system_prompt.unwrap_or(base));
         messages

@@ -181,44 +181,51 @@ impl AgentSession {
     /// Sends a prompt as pi does with extensions: an extension's command runs instead, the
     /// `input` handlers may change or handle it, and then it goes on as [`prompt`](Self::prompt).
     /// Without extensions this is `prompt`.
-    pub async fn submit(&self, text: &str, mut options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
+    pub async fn submit(
+        &self,
+        text: impl Into<String>,
+        mut options: PromptOptions,
+    ) -> Result<PromptOutcome, PromptRejection> {
+        let text = text.into();
         let Some(extensions) = self.extensions().cloned() else {
             return self.prompt(text, options);
         };
         if !options.raw
-            && let Some((name, args)) = extensions.command_in(text)
+            && let Some((name, args)) = extensions.command_in(&text)
         {
             let run = Box::pin(async move { extensions.run_command(&name, &args).await });
             return Ok(PromptOutcome::Command(PendingCommand { run }));
         }
-        let text = match extensions.input(text, &options.images, options.source.as_str()).await {
+        let text = match extensions.input(&text, &options.images, options.source.as_str()).await {
             HookOutcome::Handled => return Ok(PromptOutcome::Handled),
             HookOutcome::Continue { text, images } => {
                 options.images = images;
                 text
             }
         };
-        self.prompt(&text, options)
+        self.prompt(text, options)
     }
 
-    /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued).
-    pub fn prompt(&self, text: &str, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
-        let text = if options.raw { text.to_owned() } else { self.expand(text) };
+    /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued). The text
+    /// is moved into the message, not copied (a prompt may be megabytes).
+    pub fn prompt(&self, text: impl Into<String>, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
+        let text = text.into();
+        let text = if options.raw { text } else { self.expand(text) };
         self.check_budget()?;
         if self.is_streaming() {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {
-                    self.queue_steer(user_message(&text, options.images));
+                    self.queue_steer(user_message(text, options.images));
                     Ok(PromptOutcome::Queued)
                 }
                 Some(StreamingBehavior::FollowUp) => {
-                    self.queue_follow_up(user_message(&text, options.images));
+                    self.queue_follow_up(user_message(text, options.images));
                     Ok(PromptOutcome::Queued)
                 }
                 // Between a failed reply and its retry the run has ended for the host (pi's
                 // client prompts again at agent_end): the retry starts now and carries it.
                 None if self.inner.retry.is_waiting() => {
-                    self.queue_steer(user_message(&text, options.images));
+                    self.queue_steer(user_message(text, options.images));
                     self.inner.retry.hurry();
                     Ok(PromptOutcome::Queued)
                 }
@@ -243,9 +250,8 @@ impl AgentSession {
                 }
                 None => (text, images),
             };
-            let messages = this.prompt_messages(&text, images).await;
-            // The message holds the text now; a long prompt is not kept twice through the run.
-            drop(text);
+            // The message takes the text: a long prompt is not kept twice through the run.
+            let messages = this.prompt_messages(text, images).await;
             let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(messages));
             if lifecycle.catch_unwind().await.is_err() {
                 // A bug ended the run early: the session must not stay "streaming" forever.
@@ -303,14 +309,14 @@ impl AgentSession {
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).
     pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
-        let text = self.expand(text);
-        self.queue_steer(user_message(&text, images));
+        let text = self.expand(text.to_owned());
+        self.queue_steer(user_message(text, images));
     }
 
     /// Queues a follow-up message (delivered when the agent would otherwise stop).
     pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
-        let text = self.expand(text);
-        self.queue_follow_up(user_message(&text, images));
+        let text = self.expand(text.to_owned());
+        self.queue_follow_up(user_message(text, images));
     }
 
     /// `abort`: stops the run and its post-run work (retry waits, compaction), and every prompt
@@ -400,17 +406,17 @@ impl AgentSession {
     }
 
     /// `/skill:name args` and `/template args` expanded; anything else as it is.
-    fn expand(&self, text: &str) -> String {
+    fn expand(&self, text: String) -> String {
         if !text.starts_with('/') {
-            return text.to_owned();
+            return text;
         }
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
-        match expand_prompt(text, &resources.templates, &resources.skills, enable_skills) {
+        match expand_prompt(&text, &resources.templates, &resources.skills, enable_skills) {
             Ok(expanded) => expanded,
             Err(e) => {
                 tracing::warn!("{e}");
-                text.to_owned()
+                text
             }
         }
     }
@@ -448,7 +454,7 @@ impl AgentSession {
 }
 
 /// A user message as a prompt builds it: the text block, then the images.
-pub(crate) fn user_message(text: &str, images: Vec<ImageContent>) -> AgentMessage {
+pub(crate) fn user_message(text: impl Into<String>, images: Vec<ImageContent>) -> AgentMessage {
     let mut content = Vec::with_capacity(1 + images.len());
     content.push(UserContent::text(text));
     content.extend(images.into_iter().map(UserContent::Image));

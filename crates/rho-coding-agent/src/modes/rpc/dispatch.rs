@@ -115,13 +115,13 @@ impl Dispatcher {
                     ticket,
                     ..PromptOptions::default()
                 };
-                self.prompt(id, "prompt", &message, options).await;
+                self.prompt(id, "prompt", message, options).await;
                 return None;
             }
             RpcCommand::AbortAndPrompt { message, images } => {
                 // The abort half was acted on when the line was read; the dispatcher waited for it.
                 let options = PromptOptions { images: images.unwrap_or_default(), ticket, ..PromptOptions::default() };
-                self.prompt(id, "abort_and_prompt", &message, options).await;
+                self.prompt(id, "abort_and_prompt", message, options).await;
                 return None;
             }
             RpcCommand::Steer { message, images } => {
@@ -286,7 +286,7 @@ impl Dispatcher {
 
     /// Answers a prompt once: success when its run started (or the message was queued), the
     /// reason otherwise. pi's own client breaks on a second response with the same id.
-    async fn prompt(&self, id: &Option<Value>, command: &str, message: &str, options: PromptOptions) {
+    async fn prompt(&self, id: &Option<Value>, command: &str, message: String, options: PromptOptions) {
         match self.session.submit(message, options).await {
             Ok(PromptOutcome::Started(run)) => {
                 // The answer comes before the run's first event, as pi writes them.
