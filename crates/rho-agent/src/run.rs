@@ -178,7 +178,8 @@ async fn stream_assistant(
     let started = AssistantMessage::empty(&model.api, &model.provider, &model.id);
     sink.emit(AgentEvent::MessageStart { message: AgentMessage::Assistant(started.clone()) });
 
-    let mut stream = rho_ai::stream(&model, &context, options);
+    // The context is the stream's from here: the conversation is not held twice more.
+    let mut stream = rho_ai::stream(&model, context, options);
     let backpressure = sink.backpressure();
     let mut last = None;
     let mut failure = None;

@@ -189,7 +189,7 @@ impl AssistantMessageStream {
 }
 
 /// Streams `model`'s reply to `context`. The request starts at once in its own task.
-pub fn stream(model: &Model, context: &Context, mut options: StreamOptions) -> AssistantMessageStream {
+pub fn stream(model: &Model, context: Context, mut options: StreamOptions) -> AssistantMessageStream {
     let (tx, rx) = mpsc::channel(256);
     // A base URL with `{NAME}` placeholders (Cloudflare's) is filled from the environment now.
     let filled = crate::cloudflare::fill_base_url(model, |name| std::env::var(name).ok());
@@ -197,7 +197,6 @@ pub fn stream(model: &Model, context: &Context, mut options: StreamOptions) -> A
         Ok(Some(filled)) => filled.clone(),
         _ => model.clone(),
     };
-    let context = context.clone();
     tokio::spawn(async move {
         let mut emitter = Emitter::new(&model, tx, options.cancel.clone());
         if let Err(problem) = filled {
@@ -215,7 +214,7 @@ pub fn stream(model: &Model, context: &Context, mut options: StreamOptions) -> A
         crate::cloudflare::gateway_auth(&model, &mut options);
         let result = match options.custom.clone() {
             Some(custom) => custom.run(&model, &context, &options, &mut emitter).await,
-            None => providers::run(&model, &context, &options, &mut emitter).await,
+            None => providers::run(&model, context, &options, &mut emitter).await,
         };
         match result {
             Ok(stop) => emitter.finish(stop).await,
@@ -242,7 +241,7 @@ pub fn stream_sse(model: &Model, sse: SseStream, options: StreamOptions) -> Assi
 }
 
 /// Streams and waits for the final message.
-pub async fn complete(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessage {
+pub async fn complete(model: &Model, context: Context, options: StreamOptions) -> AssistantMessage {
     stream(model, context, options).result().await
 }
 

@@ -31,11 +31,11 @@ use crate::types::{Context, StopReason, ToolResultMessage, UserContent};
 /// Runs the provider for `model.api` to the end of its reply.
 pub(crate) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let (model, options) = copilot::adapt(model, context, options);
+    let (model, options) = copilot::adapt(model, &context, options);
     let (model, options) = (model.as_ref(), options.as_ref());
     match model.api.as_str() {
         api::ANTHROPIC_MESSAGES => anthropic::run(model, context, options, emitter).await,

@@ -105,7 +105,7 @@ pub fn tool_result(id: &str, text: &str) -> Message {
 }
 
 pub async fn collect(model: &Model, context: &Context, options: StreamOptions) -> Vec<E> {
-    let mut stream = rho_ai::stream(model, context, options);
+    let mut stream = rho_ai::stream(model, context.clone(), options);
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
         events.push(event);
@@ -427,7 +427,7 @@ pub async fn abort_stops_promptly(wire: Wire) {
     .await;
     let opts = options();
     let cancel = opts.cancel.clone();
-    let mut stream = rho_ai::stream(&model(wire, &server), &prompt("hi"), opts);
+    let mut stream = rho_ai::stream(&model(wire, &server), prompt("hi"), opts);
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
         let first_delta = matches!(event, E::TextDelta { .. });

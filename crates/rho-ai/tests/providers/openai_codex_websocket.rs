@@ -184,7 +184,7 @@ async fn an_aborted_request_closes_its_socket() {
     let m = model(WIRE, &server);
     let options = over(Transport::Auto, "ws-abort");
     let cancel = options.cancel.clone();
-    let mut stream = rho_ai::stream(&m, &prompt("hi"), options.clone());
+    let mut stream = rho_ai::stream(&m, prompt("hi"), options.clone());
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
         let first_delta = matches!(event, rho_ai::AssistantMessageEvent::TextDelta { .. });

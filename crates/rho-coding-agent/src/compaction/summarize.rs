@@ -100,7 +100,7 @@ pub(crate) async fn request_summary(
     };
     let options =
         StreamOptions { max_tokens: Some(max_tokens), thinking, tool_choice: ToolChoice::Auto, ..base.clone() };
-    let reply = rho_ai::complete(model, &context, options).await;
+    let reply = rho_ai::complete(model, context, options).await;
     match reply.stop_reason {
         StopReason::Aborted => Err(RequestFailure::Cancelled),
         StopReason::Error => Err(RequestFailure::Failed(

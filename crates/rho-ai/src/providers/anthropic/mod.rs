@@ -18,13 +18,17 @@ const API_VERSION: &str = "2023-06-01";
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    mut context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let mut request = format::build_request(model, context, options);
+    let mut request = format::build_request(model, &context, options);
     let key = options.api_key.as_deref().filter(|k| !k.is_empty());
     let subscription = key.is_some_and(claude_code::is_subscription_token);
+    // A subscription's replies name the tools as Claude Code does: their specs map them back.
+    let tools = if subscription { std::mem::take(&mut context.tools) } else { Vec::new() };
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
     let mut base: Vec<(&str, &str)> = vec![("anthropic-version", API_VERSION)];
     let (bearer, betas, user_agent);
     match key {
@@ -54,6 +58,5 @@ pub(super) async fn run(
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "v1/messages");
     let sse = super::post_sse(&url, headers, request.body, options).await?;
-    let tools = subscription.then_some(context.tools.as_slice());
-    stream::consume(sse, emitter, &options.cancel, tools).await
+    stream::consume(sse, emitter, &options.cancel, subscription.then_some(tools.as_slice())).await
 }

@@ -22,13 +22,15 @@ const DEFAULT_API_VERSION: &str = "v1";
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
     let env = super::env_value;
     let config = Config::resolve(model, env).map_err(ProviderError::Config)?;
-    let mut body = format::build_body(model, context, options);
+    let mut body = format::build_body(model, &context, options);
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
     if let Value::Object(fields) = &mut body {
         fields.insert("model".into(), Value::String(config.deployment));
         // pi's Azure request leaves `store` to the service.

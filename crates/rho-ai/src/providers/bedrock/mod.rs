@@ -36,7 +36,7 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remo
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
@@ -56,10 +56,12 @@ pub(super) async fn run(
     );
     let body = format::build_body(
         model,
-        context,
+        &context,
         options,
         format::Target { region: &place.region, cache: format::CacheRetention::from_env() },
     );
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
     let bytes = super::body_bytes(body, options).await?;
     let url = format!(
         "{}/model/{}/converse-stream",

@@ -13,11 +13,13 @@ use crate::types::{Context, StopReason};
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
-    let body = format::build_body(model, context, options);
+    let body = format::build_body(model, &context, options);
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
     let base: Vec<(&str, &str)> =
         options.api_key.as_deref().filter(|k| !k.is_empty()).map(|k| ("x-goog-api-key", k)).into_iter().collect();
     let headers = super::request_headers(&base, model, options)?;

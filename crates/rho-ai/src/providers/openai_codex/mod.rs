@@ -31,7 +31,7 @@ const DEFAULT_INSTRUCTIONS: &str = "You are a helpful assistant.";
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
@@ -45,7 +45,10 @@ pub(super) async fn run(
             "Failed to extract accountId from token: log in again with `rho login openai-codex`.".into(),
         )
     })?;
-    let body = super::hooked(build_body(model, context, options), options).await;
+    let body = build_body(model, &context, options);
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
+    let body = super::hooked(body, options).await;
     let auth = format!("Bearer {token}");
     let agent = user_agent();
     let base = [

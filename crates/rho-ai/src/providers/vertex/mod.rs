@@ -26,12 +26,14 @@ pub const ADC_MARKER: &str = "<authenticated>";
 
 pub(super) async fn run(
     model: &Model,
-    context: &Context,
+    context: Context,
     options: &StreamOptions,
     emitter: &mut Emitter,
 ) -> Result<StopReason, Interrupted> {
     let env = super::env_value;
-    let body = format::build_body(model, context, options);
+    let body = format::build_body(model, &context, options);
+    // The request holds the conversation now; it is not kept a second time while it is out.
+    drop(context);
     let key =
         options.api_key.as_deref().filter(|k| is_api_key(k)).map(str::to_owned).or_else(|| env("GOOGLE_CLOUD_API_KEY"));
     let (url, auth) = match key {
