@@ -347,15 +347,17 @@ impl Emitter {
         index
     }
 
-    pub async fn text_delta(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() {
+    /// Appends to the text block at `index`. An owned delta is moved into its event, not
+    /// copied (a provider may hand over megabytes at once).
+    pub async fn text_delta(&mut self, index: usize, delta: impl Into<String> + AsRef<str>) {
+        if delta.as_ref().is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
-            t.text.push_str(delta);
+            t.text.push_str(delta.as_ref());
         }
-        self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta: delta.to_owned() }).await;
+        self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta: delta.into() }).await;
     }
 
     /// Appends to the open text block, first closing any other open block and opening a text
@@ -393,15 +395,16 @@ impl Emitter {
         index
     }
 
-    pub async fn thinking_delta(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() {
+    /// Appends to the thinking block at `index`; an owned delta is moved into its event.
+    pub async fn thinking_delta(&mut self, index: usize, delta: impl Into<String> + AsRef<str>) {
+        if delta.as_ref().is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
-            t.thinking.push_str(delta);
+            t.thinking.push_str(delta.as_ref());
         }
-        self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta: delta.to_owned() }).await;
+        self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta: delta.into() }).await;
     }
 
     /// Like [`Emitter::text`] for thinking.

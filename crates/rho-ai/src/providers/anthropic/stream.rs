@@ -191,9 +191,9 @@ pub(crate) async fn consume(
                     continue;
                 };
                 match delta {
-                    Delta::Text { text } => emitter.text_delta(block.index, &text).await,
+                    Delta::Text { text } => emitter.text_delta(block.index, text).await,
                     Delta::Thinking { thinking } => {
-                        emitter.thinking_delta(block.index, &thinking).await;
+                        emitter.thinking_delta(block.index, thinking).await;
                     }
                     Delta::Signature { signature } => {
                         emitter.set_thinking_signature(block.index, signature);

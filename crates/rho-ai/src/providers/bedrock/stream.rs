@@ -283,7 +283,7 @@ async fn apply_delta(emitter: &mut Emitter, blocks: &mut Blocks, delta: BlockDel
                 index
             }
         };
-        emitter.text_delta(index, &text).await;
+        emitter.text_delta(index, text).await;
     } else if let Some(tool) = delta.tool_use {
         if let Some(index) = blocks.get(bedrock) {
             emitter.tool_call_delta(index, &tool.input).await;
@@ -298,7 +298,7 @@ async fn apply_delta(emitter: &mut Emitter, blocks: &mut Blocks, delta: BlockDel
             }
         };
         if let Some(text) = reasoning.text {
-            emitter.thinking_delta(index, &text).await;
+            emitter.thinking_delta(index, text).await;
         }
         if let Some(signature) = reasoning.signature.filter(|s| !s.is_empty()) {
             emitter.set_thinking_signature(index, signature);

@@ -156,7 +156,7 @@ pub(crate) async fn consume(
             Event::TextDelta { item_id, delta } => {
                 if let Some(item) = find(&mut items, item_id.as_deref(), Kind::Message) {
                     item.streamed = true;
-                    emitter.text_delta(item.index, &delta).await;
+                    emitter.text_delta(item.index, delta).await;
                 }
             }
             Event::SummaryPartAdded { item_id } => {
@@ -170,7 +170,7 @@ pub(crate) async fn consume(
             Event::ReasoningDelta { item_id, delta } => {
                 if let Some(item) = find(&mut items, item_id.as_deref(), Kind::Reasoning) {
                     item.streamed = true;
-                    emitter.thinking_delta(item.index, &delta).await;
+                    emitter.thinking_delta(item.index, delta).await;
                 }
             }
             Event::ArgumentsDelta { item_id, delta } => {
