@@ -18,7 +18,7 @@ use crate::ToolOptions;
 use crate::args::Args;
 use crate::js;
 use crate::output::{OutputBuffer, Snapshot};
-use crate::params::{self, BashParams};
+use crate::params::{self, BashParams, Parameters};
 use crate::process::{Ending, OutputSink, ShellCommand, run_shell};
 use crate::shell::{resolve_shell, shell_path_env, with_prefix};
 use crate::terminal::{TerminalCommand, Terminals};
@@ -31,13 +31,11 @@ pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
 
 pub struct BashTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl BashTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<BashParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -51,7 +49,7 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        BashParams::schema()
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

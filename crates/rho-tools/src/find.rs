@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use crate::ToolOptions;
 use crate::abort::{aborted, blocking_stoppable};
 use crate::args::{self, Args};
-use crate::params::{self, FindParams};
+use crate::params::{self, FindParams, Parameters};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, format_size, truncate_head};
 use crate::walk::{display_path, walker};
@@ -28,13 +28,11 @@ const DESCRIPTION: &str = "Find files by glob pattern. Returns the matching path
 
 pub struct FindTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl FindTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<FindParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -48,7 +46,7 @@ impl Tool for FindTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        FindParams::schema()
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

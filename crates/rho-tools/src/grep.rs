@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 use crate::ToolOptions;
 use crate::abort::{aborted, blocking_stoppable};
 use crate::args::{self, Args};
-use crate::params::{self, GrepParams};
+use crate::params::{self, GrepParams, Parameters};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{
     DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, TruncationOptions, format_size, truncate_head, truncate_line,
@@ -34,13 +34,11 @@ const DESCRIPTION: &str = "Search file contents for a pattern (a regular express
 
 pub struct GrepTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl GrepTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<GrepParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -54,7 +52,7 @@ impl Tool for GrepTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        GrepParams::schema()
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

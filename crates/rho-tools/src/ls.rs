@@ -14,7 +14,7 @@ use crate::abort::blocking;
 use crate::args::{self, Args};
 use crate::collate;
 use crate::os_error;
-use crate::params::{self, LsParams};
+use crate::params::{self, LsParams, Parameters};
 use crate::path::resolve_to_cwd;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncationOptions, format_size, truncate_head};
 
@@ -22,13 +22,11 @@ const DESCRIPTION: &str = "List a directory's contents, sorted alphabetically, w
 
 pub struct LsTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl LsTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<LsParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -42,7 +40,7 @@ impl Tool for LsTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        LsParams::schema()
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

@@ -98,6 +98,25 @@ pub struct LsParams {
     pub limit: Option<f64>,
 }
 
+/// A tool's parameters: read from a call's arguments, and described by a schema derived once,
+/// when it is first asked for (not at start-up).
+pub trait Parameters: JsonSchema + DeserializeOwned {
+    fn schema() -> &'static Value;
+}
+
+macro_rules! parameters {
+    ($($params:ty),*) => {$(
+        impl Parameters for $params {
+            fn schema() -> &'static Value {
+                static SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(schema_of::<$params>);
+                &SCHEMA
+            }
+        }
+    )*};
+}
+
+parameters!(ReadParams, WriteParams, BashParams, GrepParams, FindParams, LsParams);
+
 /// The JSON Schema a tool advertises for `T`, in the reference's plain form: an object's
 /// `type`, `properties` (each with its `type` and `description`) and `required`; no `$schema`,
 /// title, number format or `null` alternative for optional fields.

@@ -21,7 +21,7 @@ use crate::file_access::is_text_file;
 use crate::image_resize::{ResizeLimits, resize_image};
 use crate::js;
 use crate::os_error;
-use crate::params::{self, ReadParams};
+use crate::params::{self, Parameters, ReadParams};
 use crate::path::resolve_read_path;
 use crate::read_window::{self, Window};
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, format_size, truncate_head};
@@ -37,13 +37,11 @@ const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 pub struct ReadTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl ReadTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<ReadParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -57,7 +55,7 @@ impl Tool for ReadTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        ReadParams::schema()
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {

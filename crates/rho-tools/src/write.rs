@@ -15,20 +15,18 @@ use crate::ToolOptions;
 use crate::abort::{abortable, blocking};
 use crate::args::Args;
 use crate::os_error;
-use crate::params::{self, WriteParams};
+use crate::params::{self, Parameters, WriteParams};
 use crate::path::{resolve_to_cwd, write_identity};
 
 const DESCRIPTION: &str = "Write content to a file at the given path. Creates the file if it does not exist and overwrites it if it does; missing parent directories are created as needed.";
 
 pub struct WriteTool {
     options: ToolOptions,
-    schema: Value,
 }
 
 impl WriteTool {
     pub fn new(options: ToolOptions) -> Self {
-        let schema = params::schema_of::<WriteParams>();
-        Self { options, schema }
+        Self { options }
     }
 }
 
@@ -50,7 +48,7 @@ impl Tool for WriteTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        WriteParams::schema()
     }
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
