@@ -349,15 +349,19 @@ impl Emitter {
 
     /// Appends to the text block at `index`. An owned delta is moved into its event, not
     /// copied (a provider may hand over megabytes at once).
-    pub async fn text_delta(&mut self, index: usize, delta: impl Into<String> + AsRef<str>) {
-        if delta.as_ref().is_empty() {
+    pub async fn text_delta(&mut self, index: usize, delta: impl Into<String>) {
+        self.owned_text_delta(index, delta.into()).await;
+    }
+
+    async fn owned_text_delta(&mut self, index: usize, delta: String) {
+        if delta.is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
-            t.text.push_str(delta.as_ref());
+            t.text.push_str(&delta);
         }
-        self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta: delta.into() }).await;
+        self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta }).await;
     }
 
     /// Appends to the open text block, first closing any other open block and opening a text
@@ -396,15 +400,19 @@ impl Emitter {
     }
 
     /// Appends to the thinking block at `index`; an owned delta is moved into its event.
-    pub async fn thinking_delta(&mut self, index: usize, delta: impl Into<String> + AsRef<str>) {
-        if delta.as_ref().is_empty() {
+    pub async fn thinking_delta(&mut self, index: usize, delta: impl Into<String>) {
+        self.owned_thinking_delta(index, delta.into()).await;
+    }
+
+    async fn owned_thinking_delta(&mut self, index: usize, delta: String) {
+        if delta.is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
-            t.thinking.push_str(delta.as_ref());
+            t.thinking.push_str(&delta);
         }
-        self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta: delta.into() }).await;
+        self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta }).await;
     }
 
     /// Like [`Emitter::text`] for thinking.

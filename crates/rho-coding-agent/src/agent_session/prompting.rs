@@ -184,11 +184,15 @@ impl AgentSession {
     pub async fn submit(
         &self,
         text: impl Into<String>,
-        mut options: PromptOptions,
+        options: PromptOptions,
     ) -> Result<PromptOutcome, PromptRejection> {
-        let text = text.into();
+        self.submit_text(text.into(), options).await
+    }
+
+    // One body for every caller's string type: the run it starts is a large future.
+    async fn submit_text(&self, text: String, mut options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
         let Some(extensions) = self.extensions().cloned() else {
-            return self.prompt(text, options);
+            return self.prompt_text(text, options);
         };
         if !options.raw
             && let Some((name, args)) = extensions.command_in(&text)
@@ -203,13 +207,17 @@ impl AgentSession {
                 text
             }
         };
-        self.prompt(text, options)
+        self.prompt_text(text, options)
     }
 
     /// Sends a prompt. Returns as soon as the run is scheduled (or the message queued). The text
     /// is moved into the message, not copied (a prompt may be megabytes).
     pub fn prompt(&self, text: impl Into<String>, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
-        let text = text.into();
+        self.prompt_text(text.into(), options)
+    }
+
+    // One body for every caller's string type: the run it builds is a large future.
+    fn prompt_text(&self, text: String, options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
         let text = if options.raw { text } else { self.expand(text) };
         self.check_budget()?;
         if self.is_streaming() {
