@@ -119,10 +119,13 @@ impl AgentSession {
     /// `compact`: aborts any run, then summarizes the older part of the branch.
     pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionCommandError> {
         self.stop().await;
+        // Compacting from before the host hears of it until it hears of the end.
+        self.inner.compaction.set_running(true);
         self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
         let token = self.inner.compaction.requested();
         let outcome = self.run_compaction(custom_instructions, token).await;
         self.inner.compaction.request_done();
+        self.inner.compaction.set_running(false);
         let (result, aborted, error_message) = match &outcome {
             Ok(result) => (Some(result.clone()), false, None),
             Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (None, true, None),
@@ -160,7 +163,9 @@ impl AgentSession {
             None => HANDOFF_FOCUS.to_owned(),
         };
         let token = self.inner.compaction.requested();
+        self.inner.compaction.set_running(true);
         let outcome = self.run_compaction(Some(&focus), token).await;
+        self.inner.compaction.set_running(false);
         self.inner.compaction.request_done();
         match outcome {
             Ok(_) => Ok(()),
@@ -183,10 +188,13 @@ impl AgentSession {
         will_retry: bool,
         last_step: Option<&RunSink>,
     ) -> AutoCompaction {
+        // Compacting from before the host hears of it until it hears of the end.
+        self.inner.compaction.set_running(true);
         self.emit(SessionEvent::AutoCompactionStart { reason, action: ACTION.into() });
         self.emit(SessionEvent::CompactionStart { reason });
         let token = self.lifecycle_token().child_token();
         let outcome = self.run_compaction(None, token).await;
+        self.inner.compaction.set_running(false);
         let (status, result, error_message) = match outcome {
             Ok(result) => (AutoCompaction::Done, Some(result), None),
             Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (AutoCompaction::Aborted, None, None),
@@ -250,14 +258,10 @@ impl AgentSession {
         let output: CompactionOutput = match from_extension {
             Some(output) => output,
             None => {
-                self.inner.compaction.set_running(true);
                 let mut options =
                     rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
                 options.cancel = cancel;
-                let output =
-                    compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await;
-                self.inner.compaction.set_running(false);
-                output?
+                compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await?
             }
         };
         let result = CompactionResult {
