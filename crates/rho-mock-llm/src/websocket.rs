@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use serde_json::{Value, json};
 
-use crate::api::{self, Api};
+use crate::api::{self, Api, Route};
 use crate::handler::{EXHAUSTED, plain_error, stall};
 use crate::plan::Piece;
 use crate::record::RecordedRequest;
@@ -41,10 +41,9 @@ pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
 
 /// Accepts (or refuses) the upgrade and serves the socket's requests.
 pub(crate) async fn upgrade(shared: Arc<Shared>, mut parts: Parts) -> Response {
-    let route = api::route(parts.uri.path()).filter(|r| r.api == Api::OpenAiResponses);
-    if route.is_none() {
+    let Some(route) = api::route(parts.uri.path()).filter(|r| r.api == Api::OpenAiResponses) else {
         return plain_error(StatusCode::NOT_FOUND, &format!("mock-llm: no websocket at {}", parts.uri.path()));
-    }
+    };
     if shared.queue.lock().next_refuses_websocket() {
         let record = RecordedRequest::new("GET", &parts.uri, &parts.headers, &[], Api::OpenAiResponses.as_str());
         shared.recorder.push(record);
@@ -56,10 +55,10 @@ pub(crate) async fn upgrade(shared: Arc<Shared>, mut parts: Parts) -> Response {
         Err(rejection) => return rejection.into_response(),
     };
     let (uri, headers) = (parts.uri, parts.headers);
-    upgrade.on_upgrade(move |socket| serve(shared, socket, uri, headers))
+    upgrade.on_upgrade(move |socket| serve(shared, socket, uri, headers, route))
 }
 
-async fn serve(shared: Arc<Shared>, mut socket: WebSocket, uri: Uri, headers: HeaderMap) {
+async fn serve(shared: Arc<Shared>, mut socket: WebSocket, uri: Uri, headers: HeaderMap, route: Route) {
     let mut shutdown = shared.shutdown.clone();
     loop {
         let message = tokio::select! {
@@ -91,7 +90,7 @@ async fn serve(shared: Arc<Shared>, mut socket: WebSocket, uri: Uri, headers: He
             }
             continue;
         };
-        if !answer(&shared, &mut socket, &turn, seq, &body).await {
+        if !answer(&shared, &mut socket, &turn, &Exchange::new(seq, &route, &body)).await {
             return;
         }
     }
@@ -111,7 +110,7 @@ fn error_event(status: u16, message: &str) -> Value {
 }
 
 /// Sends the turn's events; false when the connection is gone (or was dropped on purpose).
-async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, seq: u64, body: &Value) -> bool {
+async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, exchange: &Exchange) -> bool {
     if let Some(ms) = turn.delay_ms
         && !stall(shared, Duration::from_millis(ms)).await
     {
@@ -121,10 +120,8 @@ async fn answer(shared: &Shared, socket: &mut WebSocket, turn: &Turn, seq: u64, 
         let message = error.message.clone().unwrap_or_else(|| wire::default_message(error.status));
         return socket.send(Message::text(error_event(error.status, &message).to_string())).await.is_ok();
     }
-    let Some(route) = api::route("/backend-api/codex/responses") else { return false };
-    let exchange = Exchange::new(seq, &route, body);
     let reply = Reply::new(turn, Api::OpenAiResponses, || shared.ids_made.fetch_add(1, Ordering::SeqCst) + 1);
-    let plan = wire::render_messages(&reply, &exchange);
+    let plan = wire::render_messages(&reply, exchange);
     let mut messages = Vec::new();
     for piece in plan.pieces {
         match piece {

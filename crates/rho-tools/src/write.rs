@@ -52,7 +52,8 @@ impl Tool for WriteTool {
     }
 
     fn write_target(&self, args: &Args) -> Option<PathBuf> {
-        let path = params::read::<WriteParams>(args)?.path;
+        // The file alone orders the writes; the content is not needed for that.
+        let path = crate::args::opt_string(args, "path")?;
         Some(write_identity(&resolve_to_cwd(&path, &self.options.cwd)))
     }
 
