@@ -14,7 +14,7 @@
 //
 // Inputs (environment): RHO_BIN (the rho binary), MOCK_URL (a running rho-mock-llm with the
 // script), MOCK_RECORD (its --record file), ACP_SDK (a directory whose node_modules holds the
-// SDK). bench/acp/run.sh sets them; so does the Rust test crates/rho-coding-agent/tests/acp_sdk.rs.
+// SDK). bench/acp/run.sh sets them; so does the Rust test crates/rho-cli/tests/acp_sdk.rs.
 // Prints one line per check and "N passed, N failed"; exits non-zero when a check failed.
 
 import assert from "node:assert/strict";

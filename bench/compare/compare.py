@@ -91,7 +91,7 @@ def build_rho(skip: bool) -> Path:
     target = Path(json.loads(meta.stdout)["target_directory"]) / "release"
     if not skip:
         log("building rho and rho-mock-llm (release)")
-        subprocess.run(["cargo", "build", "--release", "-p", "rho-coding-agent", "-p", "rho-mock-llm"],
+        subprocess.run(["cargo", "build", "--release", "-p", "rho-cli", "-p", "rho-mock-llm"],
                        cwd=REPO, check=True, stdout=sys.stderr)
     for b in ("rho", "rho-mock-llm"):
         if not (target / b).exists():

@@ -35,14 +35,14 @@ MOCK = TARGET / "rho-mock-llm"
 
 def build():
     # The whole workspace, as README's set-up command builds it: the release link orders
-    # start-up functions by name (crates/rho-coding-agent/symbol-order.txt), and names depend on
+    # start-up functions by name (crates/rho-cli/symbol-order.txt), and names depend on
     # the features the build unifies.
     subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True)
 
 
 def symbol_order_found():
     """How many of symbol-order.txt's functions the binary has: a stale list shows here."""
-    wanted = (ROOT / "crates" / "rho-coding-agent" / "symbol-order.txt").read_text().split()
+    wanted = (ROOT / "crates" / "rho-cli" / "symbol-order.txt").read_text().split()
     try:
         out = subprocess.run(["nm", "--defined-only", str(RHO)], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):

@@ -37,7 +37,7 @@ def main():
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "rho-coding-agent"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-p", "rho-cli"], cwd=ROOT, check=True)
     project = tempfile.mkdtemp(prefix="rho-sandbox-bench-")
     policies = {
         "read-only": {"mode": "read-only", "writableRoots": [], "network": False},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes crates/rho-coding-agent/symbol-order.txt: the functions rho runs to start and answer.
+"""Writes crates/rho-cli/symbol-order.txt: the functions rho runs to start and answer.
 
 The release link places these functions side by side (build.rs passes the file to the linker).
 The kernel maps a binary's code 64 KB at a time around each page touched, so start-up code
@@ -27,7 +27,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "crates", "rho-coding-agent", "symbol-order.txt")
+OUT = os.path.join(ROOT, "crates", "rho-cli", "symbol-order.txt")
 
 # What an embedding host does first: start rho, wait for ready, ask for the state and the
 # models, close stdin; the same with a model configured (models.json, as hosts and

@@ -266,8 +266,8 @@ def ensure_npm(root: Path, pins: dict[str, str], what: str) -> None:
 
 
 def build() -> None:
-    log("cargo build --release --locked -p rho-coding-agent -p rho-mock-llm")
-    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rho-coding-agent", "-p", "rho-mock-llm"],
+    log("cargo build --release --locked -p rho-cli -p rho-mock-llm")
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rho-cli", "-p", "rho-mock-llm"],
                    cwd=REPO, check=True, stdout=sys.stderr)
 
 

@@ -284,7 +284,7 @@ impl AgentSession {
     }
 
     /// The context files, skills and templates in use (as last loaded or reloaded).
-    pub(crate) fn resources(&self) -> Arc<Resources> {
+    pub fn resources(&self) -> Arc<Resources> {
         self.inner.resources.lock().clone()
     }
 
@@ -399,7 +399,7 @@ impl AgentSession {
 /// The gate of the permission rules and the approval mode, asking through `ui` (or `asker`, when
 /// the mode has its own way), and leaving what they do not decide to `fallback`; `None` when
 /// there are no rules, the approval mode is `auto` and there is no fallback (every call runs).
-pub(crate) fn permission_gate(
+pub fn permission_gate(
     settings: &Settings,
     paths: &ConfigPaths,
     ui: Option<Arc<dyn Ui>>,

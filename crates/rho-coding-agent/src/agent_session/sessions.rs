@@ -21,6 +21,21 @@ pub(crate) enum Seed {
 use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};
 
 impl AgentSession {
+    /// The directory this session's file is in, or would be (where `/resume` looks).
+    pub fn sessions_dir(&self) -> std::path::PathBuf {
+        match self.session().session_dir() {
+            Some(dir) => dir.to_path_buf(),
+            None => rho_session::session_dir_for_cwd(&self.paths().agent_dir, self.cwd()),
+        }
+    }
+
+    /// A look at the session file's tree (entries, leaf, labels) without the means to change
+    /// it: changes go through the session's own commands, which keep the file, the
+    /// conversation and the events in step.
+    pub fn read_session<R>(&self, read: impl FnOnce(&Session) -> R) -> R {
+        read(&self.session())
+    }
+
     /// `new_session`: an empty conversation in a new file beside the current one (in memory
     /// when the current one is), its lineage recorded when `parent_session` is given.
     pub async fn new_session(&self, parent_session: Option<&Path>) -> Result<(), SessionCommandError> {

@@ -28,7 +28,7 @@ const DARK_THEME: &str = "base16-ocean.dark";
 const LIGHT_THEME: &str = "InspiredGitHub";
 
 /// The default syntax definitions (also the terminal's), loaded on first use.
-pub(crate) fn syntax_set() -> &'static SyntaxSet {
+pub fn syntax_set() -> &'static SyntaxSet {
     static SYNTAXES: OnceLock<SyntaxSet> = OnceLock::new();
     SYNTAXES.get_or_init(SyntaxSet::load_defaults_newlines)
 }
@@ -50,7 +50,7 @@ fn alias(lang: &str) -> &str {
 }
 
 /// The syntax a fence's language names, by token or extension (with [`alias`]).
-pub(crate) fn find_syntax<'a>(set: &'a SyntaxSet, lang: &str) -> Option<&'a SyntaxReference> {
+pub fn find_syntax<'a>(set: &'a SyntaxSet, lang: &str) -> Option<&'a SyntaxReference> {
     let lang = lang.trim().to_ascii_lowercase();
     set.find_syntax_by_token(alias(&lang))
 }

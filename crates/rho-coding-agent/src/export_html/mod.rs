@@ -20,7 +20,7 @@ mod entry;
 mod error;
 mod escape;
 mod fragments;
-pub(crate) mod highlight;
+pub mod highlight;
 mod markdown;
 mod message;
 mod page;

@@ -19,11 +19,7 @@ pub(crate) async fn start(cli: &Cli, session: &AgentSession, ui: ExtensionUi) ->
 
 /// [`start`], returning the extensions that did not load as lines to show (the interactive
 /// mode shows them in its history).
-pub(crate) async fn start_quietly(
-    cli: &Cli,
-    session: &AgentSession,
-    ui: ExtensionUi,
-) -> Result<Vec<String>, StartupError> {
+pub async fn start_quietly(cli: &Cli, session: &AgentSession, ui: ExtensionUi) -> Result<Vec<String>, StartupError> {
     let config = {
         let settings = session.settings().clone();
         extension_config(cli, session.paths(), &settings, ui)?

@@ -1,16 +1,14 @@
-//! The ways rho runs: RPC mode (the protocol over stdio), interactive mode (a person at a
-//! terminal), print and ACP mode, and the pieces the modes share (the
-//! frame encoder and the one stdout writer).
+//! The modes that need no crate of their own: RPC mode (the protocol over stdio) and print/JSON
+//! mode, and the pieces every mode shares (the frame encoder, the one stdout writer, starting
+//! extensions, termination signals). The interactive mode is rho-tui, ACP mode rho-acp.
 
-pub mod acp;
 mod bounded;
 pub mod encoder;
-mod extensions;
+pub mod extensions;
 pub use extensions::registry_with_extensions;
 pub mod file_args;
 mod frames;
-pub mod interactive;
 pub mod out_queue;
 pub mod print;
 pub mod rpc;
-mod signals;
+pub mod signals;

@@ -4,7 +4,7 @@
 
 /// Resolves with the exit code when a termination signal arrives (never, where they cannot be
 /// watched).
-pub(crate) async fn termination() -> i32 {
+pub async fn termination() -> i32 {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
         (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))

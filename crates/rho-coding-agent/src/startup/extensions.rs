@@ -104,6 +104,6 @@ pub fn extension_config(
 
 /// The terminal's size now (80×24 when it cannot be read), for components to render at.
 fn terminal_size() -> TerminalSize {
-    let (columns, rows) = ratatui::crossterm::terminal::size().unwrap_or((80, 24));
+    let (columns, rows) = crossterm::terminal::size().unwrap_or((80, 24));
     TerminalSize { columns, rows }
 }
