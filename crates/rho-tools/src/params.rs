@@ -118,10 +118,17 @@ macro_rules! parameters {
 parameters!(ReadParams, WriteParams, BashParams, GrepParams, FindParams, LsParams);
 
 /// The JSON Schema a tool advertises for `T`, in the reference's plain form: an object's
-/// `type`, `properties` (each with its `type` and `description`) and `required`; no `$schema`,
-/// title, number format or `null` alternative for optional fields.
+/// `type`, `properties` (each with its `type` and `description`) and `required`, every
+/// subschema written in place; no `$schema`, title, number format, `null` alternative or `null`
+/// default for optional fields; a choice between shapes is an `anyOf` (as TypeBox writes a
+/// union).
 pub fn schema_of<T: JsonSchema>() -> Value {
-    let generator = SchemaSettings::draft07().with(|s| s.meta_schema = None).into_generator();
+    let generator = SchemaSettings::draft07()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .into_generator();
     let mut value = Schema::to_value(generator.into_root_schema_for::<T>());
     strip(&mut value);
     // The struct's own doc comment is for Rust readers; the tool's description says what it does.
@@ -134,23 +141,83 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 /// Removes what the derivation adds beyond the reference's schemas: an optional field is one
 /// that is not required, never one that may be `null`.
 fn strip(value: &mut Value) {
-    if let Value::Object(map) = value {
-        for key in ["$schema", "title", "format"] {
-            map.remove(key);
-        }
-        if let Some(Value::Array(types)) = map.get("type") {
-            let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
-            if let [only] = kept.as_slice() {
-                map.insert("type".into(), only.clone());
-            }
-        }
-        if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
-            map.remove("required");
-        }
-        for child in map.values_mut() {
-            strip(child);
+    let Value::Object(map) = value else { return };
+    for key in ["$schema", "title", "format"] {
+        map.remove(key);
+    }
+    if map.get("default").is_some_and(Value::is_null) {
+        map.remove("default");
+    }
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [only] = kept.as_slice() {
+            map.insert("type".into(), only.clone());
         }
     }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        map.remove("required");
+    }
+    if let Some(choices) = map.remove("oneOf") {
+        map.insert("anyOf".into(), choices);
+    }
+    // `anyOf: [X, null]` (an optional enum or object) is X, keeping this schema's description.
+    let is_null = |v: &Value| v.get("type").is_some_and(|t| t == "null");
+    if let Some(Value::Array(choices)) = map.get("anyOf")
+        && choices.iter().any(is_null)
+        && let [Value::Object(only)] = choices.iter().filter(|c| !is_null(c)).collect::<Vec<_>>().as_slice()
+    {
+        let only = only.clone();
+        map.remove("anyOf");
+        for (key, v) in only {
+            map.entry(key).or_insert(v);
+        }
+    }
+    for child in map.values_mut() {
+        match child {
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            other => strip(other),
+        }
+    }
+}
+
+/// For `#[schemars(transform = undescribed)]`: a type whose doc comment is for Rust readers,
+/// not a description the model is given.
+pub fn undescribed(schema: &mut Schema) {
+    schema.remove("description");
+}
+
+/// For `#[schemars(transform = |s: &mut Schema| require(s, &[..]))]`: fields the schema requires
+/// though they are read with a default (so a call without one gets the tool's own answer about
+/// it rather than a schema error), and that default not advertised.
+pub fn require(schema: &mut Schema, fields: &[&str]) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let mut order = Vec::new();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if fields.contains(&name.as_str())
+                && let Value::Object(property) = property
+            {
+                property.remove("default");
+            }
+            order.push(name.clone());
+        }
+    }
+    let mut required: Vec<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    for field in fields {
+        if !required.iter().any(|r| r == field) {
+            required.push((*field).to_owned());
+        }
+    }
+    // In the order of the properties, as the reference lists them.
+    required.sort_by_key(|name| order.iter().position(|o| o == name));
+    object.insert("required".into(), required.into());
 }
 
 /// Reads a call's arguments as `T`. A missing required field reads as the reference says it.

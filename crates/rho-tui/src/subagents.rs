@@ -2,13 +2,15 @@
 //! description, status, the tool it runs, its verification command or its last output, tool
 //! count, tokens, cost, time), read from the tool's progress updates (`details.progress`) and
 //! the `subagent_verification_*` events, and one summary line each for the history when the
-//! tool ends (from `details.results`, with the verification's outcome).
+//! tool ends (from `details.results`, with the verification's outcome). Both are read as the
+//! task tool's own types.
 
 use std::time::{Duration, Instant};
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use rho_rpc::{VerificationResult, VerificationStatus};
+use rho_coding_agent::task::{AgentProgress, ProgressStatus, SingleResult};
+use rho_rpc::VerificationStatus;
 use rho_types::types::Usage;
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,56 +23,10 @@ const ACTIVITY_CHARS: usize = 48;
 /// The longest description shown.
 const DESCRIPTION_CHARS: usize = 60;
 
-/// One sub-agent as a progress update reports it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Progress {
-    id: String,
-    agent: String,
-    status: String,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    current_tool: Option<String>,
-    #[serde(default)]
-    recent_output: Vec<String>,
-    #[serde(default)]
-    tool_count: u64,
-    #[serde(default)]
-    tokens: u64,
-    #[serde(default)]
-    duration_ms: u64,
-    #[serde(default)]
-    usage: Option<Usage>,
-}
-
-/// One sub-agent's outcome in the tool's result.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Outcome {
-    id: String,
-    agent: String,
-    #[serde(default)]
-    description: Option<String>,
-    exit_code: i32,
-    #[serde(default)]
-    duration_ms: u64,
-    #[serde(default)]
-    tokens: u64,
-    #[serde(default)]
-    usage: Option<Usage>,
-    #[serde(default)]
-    aborted: Option<bool>,
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    verification: Option<VerificationResult>,
-}
-
 /// A sub-agent on the board, with when it was first seen running.
 #[derive(Debug)]
 struct Entry {
-    progress: Progress,
+    progress: AgentProgress,
     started: Option<Instant>,
     /// What its verification runs now (`verifying`, `verifying: <command>`).
     verifying: Option<String>,
@@ -91,11 +47,11 @@ impl TaskBoard {
     /// Takes a progress update's `details`; entries keep the time they started running.
     pub fn update(&mut self, details: Option<&Value>, now: Instant) {
         let Some(list) = details.and_then(|d| d.get("progress")) else { return };
-        let Ok(progress) = Vec::<Progress>::deserialize(list) else { return };
+        let Ok(progress) = Vec::<AgentProgress>::deserialize(list) else { return };
         let mut entries = Vec::with_capacity(progress.len());
         for p in progress {
             let old = self.entries.iter().find(|e| e.progress.id == p.id);
-            let started = old.and_then(|e| e.started).or_else(|| (p.status != "pending").then_some(now));
+            let started = old.and_then(|e| e.started).or_else(|| (p.status != ProgressStatus::Pending).then_some(now));
             let verifying = old.and_then(|e| e.verifying.clone());
             entries.push(Entry { progress: p, started, verifying });
         }
@@ -122,15 +78,15 @@ impl TaskBoard {
 
 fn live_line(entry: &Entry, now: Instant) -> Line<'static> {
     let p = &entry.progress;
-    let (mark, mark_style) = mark(&p.status);
+    let (mark, mark_style) = mark(p.status);
     let mut spans = vec![Span::raw("  "), Span::styled(format!("{mark} "), mark_style)];
     spans.extend(title(&p.id, &p.agent, p.description.as_deref()));
     let activity = match (&p.current_tool, p.recent_output.last()) {
-        _ if p.status == "pending" => "waiting".to_owned(),
+        _ if p.status == ProgressStatus::Pending => "waiting".to_owned(),
         _ if entry.verifying.is_some() => entry.verifying.clone().unwrap_or_default(),
-        (Some(tool), _) if p.status == "running" => format!("▸ {tool}"),
-        (_, Some(line)) if p.status == "running" => clip(line.trim(), ACTIVITY_CHARS),
-        _ => p.status.clone(),
+        (Some(tool), _) if p.status == ProgressStatus::Running => format!("▸ {tool}"),
+        (_, Some(line)) if p.status == ProgressStatus::Running => clip(line.trim(), ACTIVITY_CHARS),
+        _ => status_word(p.status).to_owned(),
     };
     spans.push(Span::styled(" · ", style::dim()));
     spans.push(Span::styled(activity, style::accent()));
@@ -155,7 +111,7 @@ fn live_line(entry: &Entry, now: Instant) -> Line<'static> {
 /// (nothing when the result has none, e.g. a refused call).
 pub fn summary(details: Option<&Value>) -> Vec<Line<'static>> {
     let Some(list) = details.and_then(|d| d.get("results")) else { return Vec::new() };
-    let Ok(outcomes) = Vec::<Outcome>::deserialize(list) else { return Vec::new() };
+    let Ok(outcomes) = Vec::<SingleResult>::deserialize(list) else { return Vec::new() };
     outcomes
         .iter()
         .map(|o| {
@@ -168,8 +124,8 @@ pub fn summary(details: Option<&Value>) -> Vec<Line<'static>> {
             } else {
                 "completed".to_owned()
             };
-            let done = o.exit_code == 0 && o.aborted != Some(true) && o.error.is_none();
-            let (mark, mark_style) = if done { mark("completed") } else { mark("failed") };
+            let done = o.succeeded();
+            let (mark, mark_style) = mark(if done { ProgressStatus::Completed } else { ProgressStatus::Failed });
             let mut spans = vec![Span::styled(format!("{mark} "), mark_style)];
             spans.extend(title(&o.id, &o.agent, o.description.as_deref()));
             spans.push(Span::styled(format!(" · {status}"), if done { style::dim() } else { style::error() }));
@@ -189,13 +145,24 @@ pub fn summary(details: Option<&Value>) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn mark(status: &str) -> (&'static str, Style) {
+fn mark(status: ProgressStatus) -> (&'static str, Style) {
     match status {
-        "pending" => ("○", style::dim()),
-        "running" => ("●", style::accent()),
-        "completed" => ("✓", style::added()),
-        "aborted" => ("✗", style::warning()),
-        _ => ("✗", style::error()),
+        ProgressStatus::Pending => ("○", style::dim()),
+        ProgressStatus::Running => ("●", style::accent()),
+        ProgressStatus::Completed => ("✓", style::added()),
+        ProgressStatus::Aborted => ("✗", style::warning()),
+        ProgressStatus::Failed => ("✗", style::error()),
+    }
+}
+
+/// The status as the protocol spells it.
+fn status_word(status: ProgressStatus) -> &'static str {
+    match status {
+        ProgressStatus::Pending => "pending",
+        ProgressStatus::Running => "running",
+        ProgressStatus::Completed => "completed",
+        ProgressStatus::Failed => "failed",
+        ProgressStatus::Aborted => "aborted",
     }
 }
 
@@ -241,6 +208,8 @@ fn clip(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use rho_coding_agent::task::{AgentSource, TaskToolDetails};
+    use rho_rpc::VerificationResult;
     use serde_json::json;
 
     use super::*;
@@ -249,17 +218,73 @@ mod tests {
         lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
     }
 
+    fn agent(id: &str, name: &str, status: ProgressStatus) -> AgentProgress {
+        AgentProgress {
+            index: 0,
+            id: id.into(),
+            agent: name.into(),
+            agent_source: AgentSource::Bundled,
+            status,
+            task: "the task".into(),
+            description: None,
+            current_tool: None,
+            recent_tools: Vec::new(),
+            recent_output: Vec::new(),
+            tool_count: 0,
+            tokens: 0,
+            duration_ms: 0,
+            usage: None,
+        }
+    }
+
+    fn outcome(id: &str, exit_code: i32, duration_ms: u64, tokens: u64) -> SingleResult {
+        SingleResult {
+            index: 0,
+            id: id.into(),
+            agent: "explore".into(),
+            agent_source: AgentSource::Bundled,
+            task: "the task".into(),
+            assignment: None,
+            description: None,
+            exit_code,
+            output: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            duration_ms,
+            tokens,
+            model_override: None,
+            error: None,
+            aborted: None,
+            abort_reason: None,
+            usage: None,
+            output_path: None,
+            patch_path: None,
+            branch_name: None,
+            output_meta: None,
+            verification: None,
+        }
+    }
+
+    /// `details` as the task tool writes them.
+    fn details(progress: Vec<AgentProgress>, results: Vec<SingleResult>) -> Value {
+        let mut details = TaskToolDetails::empty(None, 0);
+        details.progress = Some(progress);
+        details.results = results;
+        serde_json::to_value(details).unwrap()
+    }
+
     #[test]
     fn a_running_sub_agent_shows_its_tool_counts_and_time() {
         let start = Instant::now();
         let mut board = TaskBoard::new("call".into());
-        let details = json!({"progress": [
-            {"id": "Alpha", "agent": "explore", "status": "running", "description": "first",
-             "currentTool": "ls", "recentOutput": [], "toolCount": 1, "tokens": 1500, "durationMs": 0,
-             "usage": {"input": 1000, "output": 500, "cost": {"total": 0.0125}}},
-            {"id": "Beta", "agent": "explore", "status": "pending", "recentOutput": [], "toolCount": 0,
-             "tokens": 0, "durationMs": 0}]});
-        board.update(Some(&details), start);
+        let mut alpha = agent("Alpha", "explore", ProgressStatus::Running);
+        alpha.description = Some("first".into());
+        alpha.current_tool = Some("ls".into());
+        alpha.tool_count = 1;
+        alpha.tokens = 1500;
+        alpha.usage =
+            Some(serde_json::from_value(json!({"input": 1000, "output": 500, "cost": {"total": 0.0125}})).unwrap());
+        board.update(Some(&details(vec![alpha, agent("Beta", "explore", ProgressStatus::Pending)], Vec::new())), start);
         let lines = text(&board.lines(start + Duration::from_secs(75)));
         assert_eq!(
             lines,
@@ -271,21 +296,28 @@ mod tests {
     fn the_last_output_line_shows_when_no_tool_runs() {
         let start = Instant::now();
         let mut board = TaskBoard::new("call".into());
-        let progress = |status: &str| {
-            json!({"progress": [{"id": "A", "agent": "task", "status": status, "recentOutput": ["one", "two"],
-                    "toolCount": 0, "tokens": 0, "durationMs": 0}]})
-        };
-        board.update(Some(&progress("running")), start);
+        let mut a = agent("A", "task", ProgressStatus::Running);
+        a.recent_output = vec!["one".into(), "two".into()];
+        let progress = details(vec![a], Vec::new());
+        board.update(Some(&progress), start);
         // A later update keeps the start time.
-        board.update(Some(&progress("running")), start + Duration::from_secs(5));
+        board.update(Some(&progress), start + Duration::from_secs(5));
         assert_eq!(text(&board.lines(start + Duration::from_secs(7))), ["  ● A [task] · two · 7s"]);
     }
 
     #[test]
+    fn a_finished_sub_agent_shows_its_status() {
+        let start = Instant::now();
+        let mut board = TaskBoard::new("call".into());
+        board.update(Some(&details(vec![agent("A", "task", ProgressStatus::Aborted)], Vec::new())), start);
+        assert_eq!(text(&board.lines(start)), ["  ✗ A [task] · aborted · 0s"]);
+    }
+
+    #[test]
     fn the_summary_has_a_line_per_result() {
-        let details = json!({"results": [
-            {"id": "Alpha", "agent": "explore", "description": "first", "exitCode": 0, "durationMs": 2100, "tokens": 300},
-            {"id": "Beta", "agent": "explore", "exitCode": 1, "durationMs": 500, "tokens": 0}]});
+        let mut alpha = outcome("Alpha", 0, 2100, 300);
+        alpha.description = Some("first".into());
+        let details = details(Vec::new(), vec![alpha, outcome("Beta", 1, 500, 0)]);
         assert_eq!(
             text(&summary(Some(&details))),
             ["✓ Alpha [explore] first · completed · 300 tok · 2s", "✗ Beta [explore] · failed (exit 1) · 0s"]
@@ -297,15 +329,18 @@ mod tests {
     fn a_verification_shows_while_it_runs_and_in_the_summary() {
         let start = Instant::now();
         let mut board = TaskBoard::new("call".into());
-        let details = json!({"progress": [{"id": "A", "agent": "task", "status": "running", "recentOutput": [],
-                "toolCount": 0, "tokens": 0, "durationMs": 0}]});
-        board.update(Some(&details), start);
+        let progress = details(vec![agent("A", "task", ProgressStatus::Running)], Vec::new());
+        board.update(Some(&progress), start);
         assert!(board.verifying("A", Some("verifying: test".into())));
         assert!(!board.verifying("B", None));
-        board.update(Some(&details), start);
+        board.update(Some(&progress), start);
         assert_eq!(text(&board.lines(start)), ["  ● A [task] · verifying: test · 0s"]);
-        let details = json!({"results": [{"id": "A", "agent": "task", "exitCode": 0, "durationMs": 0, "tokens": 0,
-            "verification": {"requested": true, "status": "passed", "attempts": [], "retriesUsed": 0}}]});
-        assert_eq!(text(&summary(Some(&details))), ["✓ A [task] · completed · verified · 0s"]);
+        let mut a = outcome("A", 0, 0, 0);
+        a.agent = "task".into();
+        let verification: VerificationResult =
+            serde_json::from_value(json!({"requested": true, "status": "passed", "attempts": [], "retriesUsed": 0}))
+                .unwrap();
+        a.verification = Some(verification);
+        assert_eq!(text(&summary(Some(&details(Vec::new(), vec![a])))), ["✓ A [task] · completed · verified · 0s"]);
     }
 }

@@ -119,8 +119,9 @@ mod tests {
 
     #[test]
     fn a_task_result_is_its_summary_lines() {
-        let details = json!({"results": [
-            {"id": "Alpha", "agent": "explore", "exitCode": 0, "durationMs": 2000, "tokens": 0}]});
+        let details = json!({"projectAgentsDir": null, "totalDurationMs": 2000, "results": [
+            {"index": 0, "id": "Alpha", "agent": "explore", "agentSource": "bundled", "task": "look", "exitCode": 0,
+             "output": "found", "stderr": "", "truncated": false, "durationMs": 2000, "tokens": 0}]});
         let content = [UserContent::text("<task-summary>\n<header>1 agent</header>\n</task-summary>")];
         let lines = plain(&result(&finished(TASK_TOOL, &content, Some(&details)), false));
         assert_eq!(lines, "✓ Alpha [explore] · completed · 2s");

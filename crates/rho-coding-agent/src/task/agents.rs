@@ -10,14 +10,14 @@
 use std::path::{Path, PathBuf};
 
 use rho_types::ThinkingLevel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::ConfigPaths;
 use crate::prompt::frontmatter::parse_front_matter;
 
 /// Where a definition came from (`SingleResult.agentSource`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentSource {
     Bundled,

@@ -2,34 +2,44 @@
 //! checks made before anything runs: tasks present, ids non-empty, at most 48 characters and
 //! unique (ignoring case, as they name artifact files).
 
+use std::sync::LazyLock;
+
 use rho_rpc::{VerifyMode, VerifyOnFailure};
+use rho_tools::params::{require, undescribed};
+use schemars::{JsonSchema, Schema};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::config::settings::VerificationCommand;
 
 /// The longest task id accepted.
 pub const MAX_ID_CHARS: usize = 48;
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[schemars(transform = |s: &mut Schema| require(s, &["description"]))]
 pub struct TaskItem {
+    /// CamelCase identifier, at most 48 characters
+    #[schemars(length(max = MAX_ID_CHARS))]
     pub id: String,
+    /// Short label for the UI; the sub-agent does not see it
     #[serde(default)]
     pub description: String,
+    /// Complete instructions for this task (only what differs from context)
     pub assignment: String,
 }
 
 /// `verify` (docs/protocol.md, "Verification"): off, the default profile, a named profile, or an
 /// inline config (optionally on top of a profile).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(transform = undescribed)]
 pub enum VerifySpec {
     Flag(bool),
     Profile(String),
     Inline(InlineVerify),
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InlineVerify {
     #[serde(default)]
@@ -42,18 +52,27 @@ pub struct InlineVerify {
     pub on_failure: Option<VerifyOnFailure>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The tool's arguments; their JSON Schema is derived from this (see [`schema`]), so each
+/// description is one line, as the model is given it. `tasks` is required by the schema but read
+/// as empty when missing, so the answer can say what to send.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[schemars(transform = |s: &mut Schema| require(s, &["tasks"]))]
 pub struct TaskParams {
+    /// Agent type for every task in this batch
     pub agent: String,
+    /// Shared background prepended to every task's assignment: goal, constraints, conventions, reference paths. Written once instead of in each assignment.
     #[serde(default)]
     pub context: Option<String>,
-    /// A JSON-encoded JTD schema for the sub-agents' final answers (passed on in the prompt).
+    /// JSON-encoded JTD schema the sub-agents' final answers must match
     #[serde(default)]
     pub schema: Option<String>,
+    /// Tasks to run in parallel; each small and self-contained given context + assignment
     #[serde(default)]
     pub tasks: Vec<TaskItem>,
+    /// Run each task in its own git worktree and return its changes as a patch. Use when tasks edit files.
     #[serde(default)]
     pub isolated: Option<bool>,
+    /// With isolated: check each task's changes before they are returned. true: the default profile; a string: that profile; an object: {profile?, commands, onFailure?}
     #[serde(default)]
     pub verify: Option<VerifySpec>,
 }
@@ -113,80 +132,104 @@ pub fn task_prompt(context: Option<&str>, assignment: &str, schema: Option<&str>
     prompt
 }
 
-/// The JSON Schema offered to the model. `isolated` and `verify` are offered only when isolation
-/// is enabled (an `isolated` argument is still read, to answer that isolation is off).
-pub fn schema(isolation_enabled: bool) -> Value {
-    let mut properties = json!({
-        "agent": {"type": "string", "description": "Agent type for every task in this batch"},
-        "context": {
-            "type": "string",
-            "description": "Shared background prepended to every task's assignment: goal, constraints, \
-                            conventions, reference paths. Written once instead of in each assignment."
-        },
-        "schema": {
-            "type": "string",
-            "description": "JSON-encoded JTD schema the sub-agents' final answers must match"
-        },
-        "tasks": {
-            "type": "array",
-            "description": "Tasks to run in parallel; each small and self-contained given context + assignment",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "maxLength": MAX_ID_CHARS,
-                           "description": "CamelCase identifier, at most 48 characters"},
-                    "description": {"type": "string",
-                                    "description": "Short label for the UI; the sub-agent does not see it"},
-                    "assignment": {"type": "string",
-                                   "description": "Complete instructions for this task (only what differs from context)"}
-                },
-                "required": ["id", "description", "assignment"]
-            }
+/// The JSON Schema offered to the model, derived from [`TaskParams`]. `isolated` and `verify`
+/// are offered only when isolation is enabled (an `isolated` argument is still read, to answer
+/// that isolation is off). Each is derived when first asked for, not at start-up.
+pub fn schema(isolation_enabled: bool) -> &'static Value {
+    static WITH_ISOLATION: LazyLock<Value> = LazyLock::new(rho_tools::params::schema_of::<TaskParams>);
+    static WITHOUT_ISOLATION: LazyLock<Value> = LazyLock::new(|| {
+        let mut schema = rho_tools::params::schema_of::<TaskParams>();
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.remove("isolated");
+            properties.remove("verify");
         }
+        schema
     });
-    if isolation_enabled && let Value::Object(map) = &mut properties {
-        map.insert(
-            "isolated".into(),
-            json!({"type": "boolean",
-                   "description": "Run each task in its own git worktree and return its changes as a patch. \
-                                   Use when tasks edit files."}),
-        );
-        map.insert("verify".into(), verify_schema());
-    }
-    json!({"type": "object", "properties": properties, "required": ["agent", "tasks"]})
-}
-
-fn verify_schema() -> Value {
-    let command = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "command": {"type": "string"},
-            "timeoutMs": {"type": "number"},
-            "optional": {"type": "boolean"}
-        },
-        "required": ["name", "command"]
-    });
-    json!({
-        "description": "With isolated: check each task's changes before they are returned. true: the default \
-                        profile; a string: that profile; an object: {profile?, commands, onFailure?}",
-        "anyOf": [
-            {"type": "boolean"},
-            {"type": "string"},
-            {"type": "object", "properties": {
-                "profile": {"type": "string"},
-                "mode": {"type": "string", "enum": ["none", "command"]},
-                "commands": {"type": "array", "items": command},
-                "onFailure": {"type": "string", "enum": ["return_failure", "discard_patch", "retry_once"]}
-            }}
-        ]
-    })
+    if isolation_enabled { &WITH_ISOLATION } else { &WITHOUT_ISOLATION }
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
     use super::*;
+
+    /// The schema as xcsh's tool writes it (with rho's `verify`).
+    fn reference_schema(isolation_enabled: bool) -> Value {
+        let mut properties = json!({
+            "agent": {"type": "string", "description": "Agent type for every task in this batch"},
+            "context": {
+                "type": "string",
+                "description": "Shared background prepended to every task's assignment: goal, constraints, \
+                                conventions, reference paths. Written once instead of in each assignment."
+            },
+            "schema": {
+                "type": "string",
+                "description": "JSON-encoded JTD schema the sub-agents' final answers must match"
+            },
+            "tasks": {
+                "type": "array",
+                "description": "Tasks to run in parallel; each small and self-contained given context + assignment",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "maxLength": MAX_ID_CHARS,
+                               "description": "CamelCase identifier, at most 48 characters"},
+                        "description": {"type": "string",
+                                        "description": "Short label for the UI; the sub-agent does not see it"},
+                        "assignment": {"type": "string",
+                                       "description": "Complete instructions for this task (only what differs from context)"}
+                    },
+                    "required": ["id", "description", "assignment"]
+                }
+            }
+        });
+        if isolation_enabled && let Value::Object(map) = &mut properties {
+            map.insert(
+                "isolated".into(),
+                json!({"type": "boolean",
+                       "description": "Run each task in its own git worktree and return its changes as a patch. \
+                                       Use when tasks edit files."}),
+            );
+            map.insert("verify".into(), verify_schema());
+        }
+        json!({"type": "object", "properties": properties, "required": ["agent", "tasks"]})
+    }
+
+    fn verify_schema() -> Value {
+        let command = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "command": {"type": "string"},
+                "timeoutMs": {"type": "number"},
+                "optional": {"type": "boolean"}
+            },
+            "required": ["name", "command"]
+        });
+        json!({
+            "description": "With isolated: check each task's changes before they are returned. true: the default \
+                            profile; a string: that profile; an object: {profile?, commands, onFailure?}",
+            "anyOf": [
+                {"type": "boolean"},
+                {"type": "string"},
+                {"type": "object", "properties": {
+                    "profile": {"type": "string"},
+                    "mode": {"type": "string", "enum": ["none", "command"]},
+                    "commands": {"type": "array", "items": command},
+                    "onFailure": {"type": "string", "enum": ["return_failure", "retry_once", "discard_patch"]}
+                }}
+            ]
+        })
+    }
+
+    #[test]
+    fn the_derived_schema_is_the_reference_word_for_word() {
+        for isolation in [false, true] {
+            assert_eq!(schema(isolation), &reference_schema(isolation), "isolation {isolation}");
+        }
+    }
 
     fn params(v: Value) -> TaskParams {
         let Value::Object(map) = v else { panic!() };

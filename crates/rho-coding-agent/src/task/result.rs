@@ -1,18 +1,19 @@
 //! What the `task` tool reports in `details` (xcsh's `TaskToolDetails`; docs/protocol.md,
 //! "Task result details"): one [`SingleResult`] per task, the batch's duration and summed usage,
 //! and while it runs the per-agent [`AgentProgress`]. Keys are camelCase and absent when empty, as
-//! the reference writes them.
+//! the reference writes them. The interactive mode reads the same types back from an event's
+//! `details`.
 
 use std::path::PathBuf;
 
 use rho_rpc::VerificationResult;
 use rho_types::types::Usage;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::agents::AgentSource;
 
 /// One task's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SingleResult {
     pub index: usize,
@@ -55,7 +56,7 @@ pub struct SingleResult {
     pub verification: Option<VerificationResult>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OutputMeta {
     pub line_count: usize,
@@ -69,7 +70,7 @@ impl SingleResult {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProgressStatus {
     Pending,
@@ -80,7 +81,7 @@ pub enum ProgressStatus {
 }
 
 /// A tool the sub-agent ran recently.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecentTool {
     pub tool: String,
@@ -88,7 +89,7 @@ pub struct RecentTool {
 }
 
 /// One sub-agent's progress (`details.progress[]` of `tool_execution_update`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentProgress {
     pub index: usize,
@@ -111,7 +112,7 @@ pub struct AgentProgress {
 }
 
 /// `details` of the tool's result (and of its progress updates).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskToolDetails {
     /// The nearest project agents directory (`null` when there is none).

@@ -104,7 +104,8 @@ impl TaskEnv {
 pub struct TaskTool {
     env: TaskEnv,
     description: String,
-    parameters: Value,
+    /// Whether `isolated` and `verify` are offered.
+    isolation: bool,
 }
 
 impl TaskTool {
@@ -115,7 +116,7 @@ impl TaskTool {
         let agents: Vec<&AgentDefinition> =
             discovery.agents.iter().filter(|a| !task.disabled_agents.contains(&a.name)).collect();
         let description = describe(&agents, task.max_concurrency, isolation);
-        Self { env, description, parameters: schema(isolation) }
+        Self { env, description, isolation }
     }
 
     async fn run(&self, args: Map<String, Value>, ctx: ToolContext) -> Result<AgentToolResult, ToolError> {
@@ -302,7 +303,7 @@ impl Tool for TaskTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.parameters
+        schema(self.isolation)
     }
 
     fn execute<'a>(

@@ -8,67 +8,87 @@
 //! task starts.
 
 use rho_rpc::TodoStatus;
+use rho_tools::params::undescribed;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::model::{Phase, Task};
 
 /// The tool's arguments.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 pub struct TodoWriteParams {
     pub ops: Vec<TodoOp>,
 }
 
 /// One operation.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[schemars(transform = undescribed)]
 pub enum TodoOp {
     Replace {
         phases: Vec<InputPhase>,
     },
     AddPhase {
+        /// Phase name
         name: String,
         #[serde(default)]
         tasks: Option<Vec<InputTask>>,
     },
     AddTask {
+        /// Phase ID, e.g. phase-1
         phase: String,
+        /// Task description
         content: String,
+        /// Additional context or notes
         #[serde(default)]
         notes: Option<String>,
+        /// Implementation details, file paths, and specifics
         #[serde(default)]
         details: Option<String>,
     },
     Update {
+        /// Task ID, e.g. task-3
         id: String,
+        /// Task status
         #[serde(default)]
         status: Option<TodoStatus>,
+        /// Updated task description
         #[serde(default)]
         content: Option<String>,
+        /// Additional context or notes
         #[serde(default)]
         notes: Option<String>,
+        /// Updated details
         #[serde(default)]
         details: Option<String>,
     },
     RemoveTask {
+        /// Task ID, e.g. task-3
         id: String,
     },
 }
 
 /// A phase as `replace` and `add_phase` take it (no id: ids are allocated).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[schemars(transform = undescribed)]
 pub struct InputPhase {
+    /// Phase name
     pub name: String,
     #[serde(default)]
     pub tasks: Option<Vec<InputTask>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 pub struct InputTask {
+    /// Task description
     pub content: String,
+    /// Task status
     #[serde(default)]
     pub status: Option<TodoStatus>,
+    /// Additional context or notes
     #[serde(default)]
     pub notes: Option<String>,
+    /// Implementation details, file paths, and specifics (shown only when active)
     #[serde(default)]
     pub details: Option<String>,
 }

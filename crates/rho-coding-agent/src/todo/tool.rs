@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use rho_agent::tool::OPERATION_ABORTED;
 use rho_agent::{Tool, ToolContext, ToolError};
 use rho_types::AgentToolResult;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::TodoStore;
 use super::model::TodoWriteDetails;
@@ -50,111 +50,18 @@ The result lists the remaining tasks and the whole plan by phase.";
 /// The `todo_write` tool over one session's [`TodoStore`].
 pub struct TodoWriteTool {
     store: TodoStore,
-    schema: Value,
 }
 
 impl TodoWriteTool {
     pub fn new(store: TodoStore) -> Self {
-        Self { store, schema: parameters_schema() }
+        Self { store }
     }
 }
 
-/// The JSON Schema of the arguments: `{ops: Op[]}`, each op one branch of an `anyOf`.
+/// The JSON Schema of the arguments, derived from [`TodoWriteParams`]: `{ops: Op[]}`, each op
+/// one branch of an `anyOf`. The tool derives it when first asked for, not at start-up.
 pub fn parameters_schema() -> Value {
-    let status = json!({
-        "type": "string",
-        "enum": ["pending", "in_progress", "completed", "abandoned"],
-        "description": "Task status"
-    });
-    let notes = json!({"type": "string", "description": "Additional context or notes"});
-    let input_task = json!({
-        "type": "object",
-        "properties": {
-            "content": {"type": "string", "description": "Task description"},
-            "status": status,
-            "notes": notes,
-            "details": {
-                "type": "string",
-                "description": "Implementation details, file paths, and specifics (shown only when active)"
-            }
-        },
-        "required": ["content"]
-    });
-    let op = |name: &str| json!({"const": name, "type": "string"});
-    json!({
-        "type": "object",
-        "properties": {
-            "ops": {
-                "type": "array",
-                "items": {
-                    "anyOf": [
-                        {
-                            "type": "object",
-                            "properties": {
-                                "op": op("replace"),
-                                "phases": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "properties": {
-                                            "name": {"type": "string", "description": "Phase name"},
-                                            "tasks": {"type": "array", "items": input_task}
-                                        },
-                                        "required": ["name"]
-                                    }
-                                }
-                            },
-                            "required": ["op", "phases"]
-                        },
-                        {
-                            "type": "object",
-                            "properties": {
-                                "op": op("add_phase"),
-                                "name": {"type": "string", "description": "Phase name"},
-                                "tasks": {"type": "array", "items": input_task}
-                            },
-                            "required": ["op", "name"]
-                        },
-                        {
-                            "type": "object",
-                            "properties": {
-                                "op": op("add_task"),
-                                "phase": {"type": "string", "description": "Phase ID, e.g. phase-1"},
-                                "content": {"type": "string", "description": "Task description"},
-                                "notes": notes,
-                                "details": {
-                                    "type": "string",
-                                    "description": "Implementation details, file paths, and specifics"
-                                }
-                            },
-                            "required": ["op", "phase", "content"]
-                        },
-                        {
-                            "type": "object",
-                            "properties": {
-                                "op": op("update"),
-                                "id": {"type": "string", "description": "Task ID, e.g. task-3"},
-                                "status": status,
-                                "content": {"type": "string", "description": "Updated task description"},
-                                "notes": notes,
-                                "details": {"type": "string", "description": "Updated details"}
-                            },
-                            "required": ["op", "id"]
-                        },
-                        {
-                            "type": "object",
-                            "properties": {
-                                "op": op("remove_task"),
-                                "id": {"type": "string", "description": "Task ID, e.g. task-3"}
-                            },
-                            "required": ["op", "id"]
-                        }
-                    ]
-                }
-            }
-        },
-        "required": ["ops"]
-    })
+    rho_tools::params::schema_of::<TodoWriteParams>()
 }
 
 impl TodoWriteTool {
@@ -188,7 +95,8 @@ impl Tool for TodoWriteTool {
     }
 
     fn parameters(&self) -> &Value {
-        &self.schema
+        static SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(parameters_schema);
+        &SCHEMA
     }
 
     /// One key for every call: the loop runs them in call order, never at the same time.
@@ -216,6 +124,7 @@ mod tests {
     use crate::todo::model::TodoStorage;
     use rho_agent::validate::Validators;
     use rho_rpc::TodoStatus;
+    use serde_json::json;
     use tokio_util::sync::CancellationToken;
 
     fn args(v: Value) -> Map<String, Value> {
@@ -286,6 +195,109 @@ mod tests {
         let err = tool.execute(args(json!({"ops":[{"op":"add_phase","name":"x"}]})), ctx).await.unwrap_err();
         assert_eq!(err.0, OPERATION_ABORTED);
         assert!(store.phases().is_empty());
+    }
+
+    /// omp's schema of the tool, as TypeBox writes it.
+    fn omp_schema() -> Value {
+        let status = json!({
+            "type": "string",
+            "enum": ["pending", "in_progress", "completed", "abandoned"],
+            "description": "Task status"
+        });
+        let notes = json!({"type": "string", "description": "Additional context or notes"});
+        let input_task = json!({
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "description": "Task description"},
+                "status": status,
+                "notes": notes,
+                "details": {
+                    "type": "string",
+                    "description": "Implementation details, file paths, and specifics (shown only when active)"
+                }
+            },
+            "required": ["content"]
+        });
+        let op = |name: &str| json!({"const": name, "type": "string"});
+        json!({
+            "type": "object",
+            "properties": {
+                "ops": {
+                    "type": "array",
+                    "items": {
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "op": op("replace"),
+                                    "phases": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "properties": {
+                                                "name": {"type": "string", "description": "Phase name"},
+                                                "tasks": {"type": "array", "items": input_task}
+                                            },
+                                            "required": ["name"]
+                                        }
+                                    }
+                                },
+                                "required": ["op", "phases"]
+                            },
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "op": op("add_phase"),
+                                    "name": {"type": "string", "description": "Phase name"},
+                                    "tasks": {"type": "array", "items": input_task}
+                                },
+                                "required": ["op", "name"]
+                            },
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "op": op("add_task"),
+                                    "phase": {"type": "string", "description": "Phase ID, e.g. phase-1"},
+                                    "content": {"type": "string", "description": "Task description"},
+                                    "notes": notes,
+                                    "details": {
+                                        "type": "string",
+                                        "description": "Implementation details, file paths, and specifics"
+                                    }
+                                },
+                                "required": ["op", "phase", "content"]
+                            },
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "op": op("update"),
+                                    "id": {"type": "string", "description": "Task ID, e.g. task-3"},
+                                    "status": status,
+                                    "content": {"type": "string", "description": "Updated task description"},
+                                    "notes": notes,
+                                    "details": {"type": "string", "description": "Updated details"}
+                                },
+                                "required": ["op", "id"]
+                            },
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "op": op("remove_task"),
+                                    "id": {"type": "string", "description": "Task ID, e.g. task-3"}
+                                },
+                                "required": ["op", "id"]
+                            }
+                        ]
+                    }
+                }
+            },
+            "required": ["ops"]
+        })
+    }
+
+    #[test]
+    fn the_derived_schema_is_omps_word_for_word() {
+        assert_eq!(parameters_schema(), omp_schema());
     }
 
     #[test]

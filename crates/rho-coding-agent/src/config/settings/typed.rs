@@ -115,13 +115,15 @@ pub struct IsolationSettings {
     pub commits: IsolationCommits,
 }
 
-/// One command of a verification profile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One command of a verification profile (also the task tool's inline `verify` commands).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(transform = rho_tools::params::undescribed)]
 pub struct VerificationCommand {
     pub name: String,
     pub command: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<f64>")]
     pub timeout_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
