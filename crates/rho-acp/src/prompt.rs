@@ -34,7 +34,7 @@ pub(super) fn build(blocks: Vec<ContentBlock>, cwd: &Path) -> Result<PromptInput
             ContentBlock::Text(t) if input.text.is_empty() => input.text = t.text,
             ContentBlock::Text(t) => input.text.push_str(&t.text),
             ContentBlock::Image(image) => {
-                input.images.push(ImageContent { data: image.data, mime_type: image.mime_type });
+                input.images.push(ImageContent { data: image.data.into(), mime_type: image.mime_type });
             }
             ContentBlock::Resource(embedded) => match embedded.resource {
                 EmbeddedResourceResource::TextResourceContents(r) => {
@@ -42,7 +42,7 @@ pub(super) fn build(blocks: Vec<ContentBlock>, cwd: &Path) -> Result<PromptInput
                 }
                 EmbeddedResourceResource::BlobResourceContents(r) => match r.mime_type {
                     Some(mime) if mime.starts_with("image/") => {
-                        input.images.push(ImageContent { data: r.blob, mime_type: mime });
+                        input.images.push(ImageContent { data: r.blob.into(), mime_type: mime });
                         push_block(&mut input.text, &file_block(&display_name(&r.uri), ""));
                     }
                     _ => push_block(&mut input.text, &format!("[binary resource not inlined: {}]", r.uri)),

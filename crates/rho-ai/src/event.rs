@@ -13,6 +13,8 @@ use serde::ser::{SerializeStruct, Serializer};
 
 use crate::error::ProviderError;
 use crate::partial_json;
+use rho_types::Text;
+
 use crate::types::{AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall};
 
 /// One step of a streamed assistant message (without the wire's `partial`).
@@ -32,7 +34,8 @@ pub enum AssistantMessageEvent {
     },
     TextEnd {
         content_index: usize,
-        content: String,
+        /// The block's whole text, shared with the message that streamed it.
+        content: Text,
         /// The block's `textSignature`, when the provider gave one.
         signature: Option<String>,
     },
@@ -45,7 +48,8 @@ pub enum AssistantMessageEvent {
     },
     ThinkingEnd {
         content_index: usize,
-        content: String,
+        /// The block's whole text, shared with the message that streamed it.
+        content: Text,
         /// The block's `thinkingSignature`, when the provider gave one (it arrives before the
         /// block ends, so snapshots from `thinking_end` on carry it).
         signature: Option<String>,
@@ -222,9 +226,8 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
         }
         AssistantMessageEvent::TextEnd { content_index, content, signature } => {
             if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
-                if t.text != *content {
-                    t.text.clone_from(content);
-                }
+                // The streamed copy gives way to the shared text (equal unless deltas were lost).
+                t.text = content.clone();
                 if signature.is_some() {
                     t.text_signature.clone_from(signature);
                 }
@@ -235,7 +238,7 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
                 msg,
                 *content_index,
                 AssistantContent::Thinking(ThinkingContent {
-                    thinking: String::new(),
+                    thinking: Text::default(),
                     thinking_signature: None,
                     redacted: None,
                 }),
@@ -248,9 +251,7 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
         }
         AssistantMessageEvent::ThinkingEnd { content_index, content, signature } => {
             if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
-                if t.thinking != *content {
-                    t.thinking.clone_from(content);
-                }
+                t.thinking = content.clone();
                 if signature.is_some() {
                     t.thinking_signature.clone_from(signature);
                 }

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use rho_types::Text;
+
 use crate::error::ProviderError;
 use crate::event::AssistantMessageEvent;
 use crate::model::{Model, ThinkingLevel};
@@ -390,7 +392,7 @@ impl Emitter {
         self.start().await;
         let index = self.message.content.len();
         self.message.content.push(AssistantContent::Thinking(ThinkingContent {
-            thinking: String::new(),
+            thinking: Text::default(),
             thinking_signature: None,
             redacted: None,
         }));

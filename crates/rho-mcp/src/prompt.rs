@@ -103,7 +103,9 @@ fn message(message: PromptMessage) -> McpPromptMessage {
     };
     let content = match message.content {
         ContentBlock::Text(text) => UserContent::text(text.text),
-        ContentBlock::Image(image) => UserContent::Image(ImageContent { data: image.data, mime_type: image.mime_type }),
+        ContentBlock::Image(image) => {
+            UserContent::Image(ImageContent { data: image.data.into(), mime_type: image.mime_type })
+        }
         ContentBlock::Resource(embedded) => match embedded.resource {
             ResourceContents::TextResourceContents { uri, text, .. } => {
                 UserContent::text(format!("[Resource: {uri}]\n{text}"))

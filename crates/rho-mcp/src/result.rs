@@ -53,7 +53,9 @@ pub(crate) fn to_agent_result(result: CallToolResult, server: &str, tool: &str) 
 fn block(block: ContentBlock) -> Option<UserContent> {
     Some(match block {
         ContentBlock::Text(text) => UserContent::text(text.text),
-        ContentBlock::Image(image) => UserContent::Image(ImageContent { data: image.data, mime_type: image.mime_type }),
+        ContentBlock::Image(image) => {
+            UserContent::Image(ImageContent { data: image.data.into(), mime_type: image.mime_type })
+        }
         ContentBlock::Audio(audio) => {
             UserContent::text(format!("[Audio: {}, {} bytes, not shown]", audio.mime_type, decoded_len(&audio.data)))
         }

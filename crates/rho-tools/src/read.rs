@@ -212,7 +212,7 @@ impl ReadRequest {
             content: vec![
                 UserContent::text(text),
                 UserContent::Image(ImageContent {
-                    data: base64::engine::general_purpose::STANDARD.encode(data),
+                    data: base64::engine::general_purpose::STANDARD.encode(data).into(),
                     mime_type,
                 }),
             ],

@@ -116,7 +116,7 @@ async fn images_come_back_as_image_blocks() {
     };
     assert_eq!(img.mime_type, "image/png");
     use base64::Engine as _;
-    let decoded = base64::engine::general_purpose::STANDARD.decode(&img.data).unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD.decode(img.data.as_bytes()).unwrap();
     assert_eq!(decoded, png);
     assert_eq!(r.details, None);
 

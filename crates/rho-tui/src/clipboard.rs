@@ -57,7 +57,7 @@ fn read_clipboard_image() -> Result<ImageContent, String> {
         found = true;
         if let Some(mime) = rho_tools::image_mime(&bytes[..bytes.len().min(16)]) {
             let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            return Ok(ImageContent { data, mime_type: mime.to_owned() });
+            return Ok(ImageContent { data: data.into(), mime_type: mime.to_owned() });
         }
     }
     Err(if found { "No image in the clipboard" } else { "Pasting an image needs wl-paste, xclip or pngpaste" }

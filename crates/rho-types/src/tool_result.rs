@@ -20,7 +20,7 @@ pub struct AgentToolResult {
 }
 
 impl AgentToolResult {
-    pub fn text(text: impl Into<String>) -> Self {
+    pub fn text(text: impl Into<crate::Text>) -> Self {
         Self { content: vec![UserContent::text(text)], details: None, terminate: None }
     }
 

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::text::Text;
+
 /// Unix time in milliseconds, the unit of every message `timestamp`.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or_default()
@@ -16,14 +18,14 @@ pub fn now_ms() -> i64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
-    pub text: String,
+    pub text: Text,
     /// Opaque provider replay data (OpenAI Responses message id), passed through untouched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_signature: Option<String>,
 }
 
 impl TextContent {
-    pub fn new(text: impl Into<String>) -> Self {
+    pub fn new(text: impl Into<Text>) -> Self {
         Self { text: text.into(), text_signature: None }
     }
 }
@@ -31,7 +33,7 @@ impl TextContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
-    pub thinking: String,
+    pub thinking: Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_signature: Option<String>,
     /// pi writes redacted thinking as a thinking block with this flag; kept so such sessions
@@ -50,7 +52,7 @@ pub struct RedactedThinkingContent {
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Base64 without a `data:` prefix.
-    pub data: String,
+    pub data: Text,
     pub mime_type: String,
 }
 
@@ -78,7 +80,7 @@ pub enum UserContent {
 }
 
 impl UserContent {
-    pub fn text(text: impl Into<String>) -> Self {
+    pub fn text(text: impl Into<Text>) -> Self {
         Self::Text(TextContent::new(text))
     }
 
@@ -108,7 +110,7 @@ pub enum AssistantContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum UserMessageContent {
-    Text(String),
+    Text(Text),
     Blocks(Vec<UserContent>),
 }
 
@@ -116,7 +118,7 @@ impl UserMessageContent {
     /// The text blocks joined with `sep` (images skipped).
     pub fn text_joined(&self, sep: &str) -> String {
         match self {
-            Self::Text(s) => s.clone(),
+            Self::Text(s) => s.to_string(),
             Self::Blocks(blocks) => blocks.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join(sep),
         }
     }
@@ -157,7 +159,7 @@ pub struct UserMessage {
 
 impl UserMessage {
     /// A prompt as RPC builds it: a text block followed by the images, attributed to the user.
-    pub fn prompt(text: impl Into<String>, images: Vec<ImageContent>) -> Self {
+    pub fn prompt(text: impl Into<Text>, images: Vec<ImageContent>) -> Self {
         let mut blocks = vec![UserContent::text(text)];
         blocks.extend(images.into_iter().map(UserContent::Image));
         Self {

@@ -462,7 +462,7 @@ impl AgentSession {
 }
 
 /// A user message as a prompt builds it: the text block, then the images.
-pub(crate) fn user_message(text: impl Into<String>, images: Vec<ImageContent>) -> AgentMessage {
+pub(crate) fn user_message(text: impl Into<rho_types::Text>, images: Vec<ImageContent>) -> AgentMessage {
     let mut content = Vec::with_capacity(1 + images.len());
     content.push(UserContent::text(text));
     content.extend(images.into_iter().map(UserContent::Image));

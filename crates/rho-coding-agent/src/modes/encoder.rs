@@ -410,8 +410,10 @@ mod tests {
     fn a_block_end_too_long_for_a_frame_has_its_content_omitted_and_marked() {
         let mut encoder = started(4096);
         let content = "w".repeat(10_000);
-        let frames =
-            encode(&mut encoder, update(AssistantMessageEvent::TextEnd { content_index: 0, content, signature: None }));
+        let frames = encode(
+            &mut encoder,
+            update(AssistantMessageEvent::TextEnd { content_index: 0, content: content.into(), signature: None }),
+        );
         assert_eq!(
             frames,
             [json!({"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 0,

@@ -31,7 +31,7 @@ pub fn read_file_args(files: &[&str], cwd: &Path) -> Result<FileInputs, String> 
         }
         if let Some(mime) = rho_tools::image_mime(&bytes[..bytes.len().min(16)]) {
             inputs.images.push(ImageContent {
-                data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                data: base64::engine::general_purpose::STANDARD.encode(&bytes).into(),
                 mime_type: mime.to_owned(),
             });
             inputs.text.push_str(&format!("<file name=\"{shown}\"></file>\n"));

@@ -301,7 +301,7 @@ mod tests {
     fn frames_without_stream_state_are_queued_encoded() {
         let queue = queue();
         let big = AgentMessage::User(rho_types::types::UserMessage {
-            content: rho_types::types::UserMessageContent::Text("u".repeat(3 * 1024 * 1024)),
+            content: rho_types::types::UserMessageContent::Text("u".repeat(3 * 1024 * 1024).into()),
             synthetic: None,
             attribution: None,
             timestamp: 0,

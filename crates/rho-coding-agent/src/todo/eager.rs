@@ -58,7 +58,7 @@ Then continue with the first task, and keep the list current as you go.\n\
 pub fn eager_prelude_message(timestamp: i64) -> AgentMessage {
     AgentMessage::Custom(CustomMessage {
         custom_type: EAGER_PRELUDE_CUSTOM_TYPE.to_owned(),
-        content: UserMessageContent::Text(EAGER_PRELUDE_TEXT.to_owned()),
+        content: UserMessageContent::Text(EAGER_PRELUDE_TEXT.into()),
         display: false,
         details: None,
         attribution: Some(Attribution::Agent),

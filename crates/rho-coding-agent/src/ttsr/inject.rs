@@ -43,7 +43,7 @@ pub fn injection_message<'a>(rules: impl IntoIterator<Item = &'a Rule> + Clone, 
     let names: Vec<&str> = rules.clone().into_iter().map(|r| r.name.as_str()).collect();
     AgentMessage::Custom(CustomMessage {
         custom_type: INJECTION_CUSTOM_TYPE.to_owned(),
-        content: UserMessageContent::Text(injection_text(rules)),
+        content: UserMessageContent::Text(injection_text(rules).into()),
         display: false,
         details: Some(json!({ "rules": names })),
         attribution: Some(Attribution::Agent),

@@ -50,7 +50,10 @@ pub fn pasted_image(pasted: &str, cwd: &Path, home: Option<&Path>) -> Option<Ima
     let path = if path.is_absolute() { path } else { cwd.join(path) };
     let bytes = std::fs::read(path).ok()?;
     let mime = rho_tools::image_mime(&bytes[..bytes.len().min(16)])?;
-    Some(ImageContent { data: base64::engine::general_purpose::STANDARD.encode(&bytes), mime_type: mime.to_owned() })
+    Some(ImageContent {
+        data: base64::engine::general_purpose::STANDARD.encode(&bytes).into(),
+        mime_type: mime.to_owned(),
+    })
 }
 
 /// The one path a paste holds, unquoted and unescaped.
