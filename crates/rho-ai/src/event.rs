@@ -30,7 +30,8 @@ pub enum AssistantMessageEvent {
     },
     TextDelta {
         content_index: usize,
-        delta: String,
+        /// Shared with the message that applies it, when it is the block's first.
+        delta: Text,
     },
     TextEnd {
         content_index: usize,
@@ -44,7 +45,7 @@ pub enum AssistantMessageEvent {
     },
     ThinkingDelta {
         content_index: usize,
-        delta: String,
+        delta: Text,
     },
     ThinkingEnd {
         content_index: usize,
@@ -117,9 +118,8 @@ impl AssistantMessageEvent {
     /// The delta text of a `*_delta` event.
     pub fn delta(&self) -> Option<&str> {
         match self {
-            Self::TextDelta { delta, .. } | Self::ThinkingDelta { delta, .. } | Self::ToolCallDelta { delta, .. } => {
-                Some(delta)
-            }
+            Self::TextDelta { delta, .. } | Self::ThinkingDelta { delta, .. } => Some(delta),
+            Self::ToolCallDelta { delta, .. } => Some(delta),
             _ => None,
         }
     }
@@ -132,8 +132,11 @@ impl AssistantMessageEvent {
             | (
                 Self::ThinkingDelta { content_index: a, delta },
                 Self::ThinkingDelta { content_index: b, delta: more },
-            )
-            | (
+            ) if a == b => {
+                delta.push_str(more);
+                true
+            }
+            (
                 Self::ToolCallDelta { content_index: a, delta },
                 Self::ToolCallDelta { content_index: b, delta: more },
             ) if a == b => {
@@ -221,7 +224,7 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
         }
         AssistantMessageEvent::TextDelta { content_index, delta } => {
             if let Some(AssistantContent::Text(t)) = msg.content.get_mut(*content_index) {
-                t.text.push_str(delta);
+                t.text.append(delta);
             }
         }
         AssistantMessageEvent::TextEnd { content_index, content, signature } => {
@@ -246,7 +249,7 @@ pub fn apply_event(msg: &mut AssistantMessage, event: &AssistantMessageEvent) {
         }
         AssistantMessageEvent::ThinkingDelta { content_index, delta } => {
             if let Some(AssistantContent::Thinking(t)) = msg.content.get_mut(*content_index) {
-                t.thinking.push_str(delta);
+                t.thinking.append(delta);
             }
         }
         AssistantMessageEvent::ThinkingEnd { content_index, content, signature } => {
@@ -295,6 +298,22 @@ pub struct EventWithPartial<'a> {
     pub partial: &'a AssistantMessage,
 }
 
+/// A `*_delta` event: its type, block, delta and `partial`.
+fn delta_event<S: Serializer>(
+    s: S,
+    ty: &'static str,
+    content_index: usize,
+    delta: &str,
+    partial: &AssistantMessage,
+) -> Result<S::Ok, S::Error> {
+    let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
+    st.serialize_field("type", ty)?;
+    st.serialize_field("contentIndex", &content_index)?;
+    st.serialize_field("delta", delta)?;
+    st.serialize_field("partial", partial)?;
+    st.end()
+}
+
 impl Serialize for EventWithPartial<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use AssistantMessageEvent as E;
@@ -315,16 +334,10 @@ impl Serialize for EventWithPartial<'_> {
                 st.serialize_field("partial", self.partial)?;
                 st.end()
             }
-            E::TextDelta { content_index, delta }
-            | E::ThinkingDelta { content_index, delta }
-            | E::ToolCallDelta { content_index, delta } => {
-                let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
-                st.serialize_field("type", ty)?;
-                st.serialize_field("contentIndex", content_index)?;
-                st.serialize_field("delta", delta)?;
-                st.serialize_field("partial", self.partial)?;
-                st.end()
+            E::TextDelta { content_index, delta } | E::ThinkingDelta { content_index, delta } => {
+                delta_event(s, ty, *content_index, delta, self.partial)
             }
+            E::ToolCallDelta { content_index, delta } => delta_event(s, ty, *content_index, delta, self.partial),
             E::TextEnd { content_index, content, .. } | E::ThinkingEnd { content_index, content, .. } => {
                 let mut st = s.serialize_struct("AssistantMessageEvent", 4)?;
                 st.serialize_field("type", ty)?;

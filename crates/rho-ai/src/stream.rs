@@ -351,17 +351,17 @@ impl Emitter {
 
     /// Appends to the text block at `index`. An owned delta is moved into its event, not
     /// copied (a provider may hand over megabytes at once).
-    pub async fn text_delta(&mut self, index: usize, delta: impl Into<String>) {
+    pub async fn text_delta(&mut self, index: usize, delta: impl Into<Text>) {
         self.owned_text_delta(index, delta.into()).await;
     }
 
-    async fn owned_text_delta(&mut self, index: usize, delta: String) {
+    async fn owned_text_delta(&mut self, index: usize, delta: Text) {
         if delta.is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Text(t)) = self.message.content.get_mut(index) {
-            t.text.push_str(&delta);
+            t.text.append(&delta);
         }
         self.emit(AssistantMessageEvent::TextDelta { content_index: index, delta }).await;
     }
@@ -402,17 +402,17 @@ impl Emitter {
     }
 
     /// Appends to the thinking block at `index`; an owned delta is moved into its event.
-    pub async fn thinking_delta(&mut self, index: usize, delta: impl Into<String>) {
+    pub async fn thinking_delta(&mut self, index: usize, delta: impl Into<Text>) {
         self.owned_thinking_delta(index, delta.into()).await;
     }
 
-    async fn owned_thinking_delta(&mut self, index: usize, delta: String) {
+    async fn owned_thinking_delta(&mut self, index: usize, delta: Text) {
         if delta.is_empty() {
             return;
         }
         self.mark_token();
         if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
-            t.thinking.push_str(&delta);
+            t.thinking.append(&delta);
         }
         self.emit(AssistantMessageEvent::ThinkingDelta { content_index: index, delta }).await;
     }

@@ -32,6 +32,16 @@ impl Text {
         Arc::make_mut(&mut self.0).push_str(more);
     }
 
+    /// Appends `more`, sharing it when this is empty (a reply that arrives in one delta is then
+    /// held once by every copy of the message that applies it).
+    pub fn append(&mut self, more: &Text) {
+        if self.is_empty() {
+            *self = more.clone();
+        } else {
+            self.push_str(more);
+        }
+    }
+
     /// The text to change in place (copied first when it is shared).
     pub fn make_mut(&mut self) -> &mut String {
         Arc::make_mut(&mut self.0)
@@ -172,6 +182,16 @@ mod tests {
         a.push_str("!");
         assert!(!a.shares_with(&b));
         assert_eq!((a.as_str(), b.as_str()), ("hello, world!", "hello, world"));
+    }
+
+    #[test]
+    fn appending_to_empty_text_shares_the_delta() {
+        let delta = Text::new("the whole reply");
+        let mut text = Text::default();
+        text.append(&delta);
+        assert!(text.shares_with(&delta));
+        text.append(&Text::new(", and more"));
+        assert_eq!((text.as_str(), delta.as_str()), ("the whole reply, and more", "the whole reply"));
     }
 
     #[test]

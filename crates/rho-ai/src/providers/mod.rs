@@ -8,6 +8,7 @@
 mod anthropic;
 mod azure;
 mod bedrock;
+mod body;
 pub(crate) mod copilot;
 mod google;
 mod openai_codex;
@@ -116,8 +117,8 @@ async fn post_sse(
     body: Value,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
-    let bytes = body_bytes(body, options).await?;
-    post_sse_bytes(url, headers, bytes, options).await
+    let body = body::JsonBody::new(hooked(body, options).await)?;
+    post_sse_body(url, headers, body, options).await
 }
 
 /// [`post_sse`] with the body already serialized (and already seen by the payload hook).
@@ -127,12 +128,24 @@ async fn post_sse_bytes(
     bytes: Vec<u8>,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
+    let len = bytes.len() as u64;
+    post_sse_body(url, headers, body::JsonBody { body: bytes.into(), len }, options).await
+}
+
+async fn post_sse_body(
+    url: &str,
+    headers: HeaderMap,
+    body: body::JsonBody,
+    options: &StreamOptions,
+) -> Result<SseStream, Interrupted> {
     let mut headers = headers;
     // Unless the API's or the caller's headers say otherwise (once: a second value would be
     // sent beside theirs).
     headers.entry(reqwest::header::CONTENT_TYPE).or_insert(HeaderValue::from_static("application/json"));
     headers.entry(reqwest::header::ACCEPT).or_insert(HeaderValue::from_static("text/event-stream"));
-    let request = sse::client().post(url).headers(headers).body(bytes);
+    // Given for a streamed body too, which is then sent with it rather than in chunks.
+    headers.insert(reqwest::header::CONTENT_LENGTH, HeaderValue::from(body.len));
+    let request = sse::client().post(url).headers(headers).body(body.body);
     let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
     Ok(SseStream::new(response, options.idle_timeout))
 }

@@ -169,8 +169,8 @@ pub fn check_shape(events: &[E]) {
             .position(|(i, k, _)| *i == index && *k == kind)
             .unwrap_or_else(|| panic!("{} for a block that is not open", event.type_name()));
         match event {
-            E::TextDelta { delta, .. } | E::ThinkingDelta { delta, .. } | E::ToolCallDelta { delta, .. } => {
-                open[pos].2.push_str(delta)
+            E::TextDelta { .. } | E::ThinkingDelta { .. } | E::ToolCallDelta { .. } => {
+                open[pos].2.push_str(event.delta().unwrap_or_default())
             }
             E::TextEnd { content, .. } | E::ThinkingEnd { content, .. } => {
                 assert_eq!(*content, open[pos].2);

@@ -314,8 +314,8 @@ impl Serialize for BareEvent<'_> {
             st.serialize_field("contentIndex", &index)?;
         }
         match event {
-            E::TextDelta { delta, .. } | E::ThinkingDelta { delta, .. } | E::ToolCallDelta { delta, .. } => {
-                st.serialize_field("delta", delta)?;
+            E::TextDelta { .. } | E::ThinkingDelta { .. } | E::ToolCallDelta { .. } => {
+                st.serialize_field("delta", event.delta().unwrap_or_default())?;
             }
             E::TextEnd { content, .. } | E::ThinkingEnd { content, .. } => st.serialize_field("content", content)?,
             E::ToolCallEnd { tool_call, .. } => {
@@ -370,13 +370,13 @@ mod tests {
         let mut encoder = started(4096);
         let small = encode(
             &mut encoder,
-            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "x".repeat(1000) }),
+            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "x".repeat(1000).into() }),
         );
         assert_eq!(small[0]["assistantMessageEvent"]["partial"], small[0]["message"]);
         assert_eq!(small[0]["message"]["role"], "assistant");
         let big = encode(
             &mut encoder,
-            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "y".repeat(2000) }),
+            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "y".repeat(2000).into() }),
         );
         assert_eq!(
             big[0],
@@ -388,8 +388,10 @@ mod tests {
     fn a_delta_longer_than_a_frame_is_sent_as_several() {
         let mut encoder = started(4096);
         let text: String = (0..20_000).map(|i| ['a', '"', '\u{1}', 'é', '\u{2028}'][i % 5]).collect();
-        let frames =
-            encode(&mut encoder, update(AssistantMessageEvent::TextDelta { content_index: 0, delta: text.clone() }));
+        let frames = encode(
+            &mut encoder,
+            update(AssistantMessageEvent::TextDelta { content_index: 0, delta: text.clone().into() }),
+        );
         assert!(frames.len() > 1);
         let joined: String = frames
             .iter()
