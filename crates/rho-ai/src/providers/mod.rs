@@ -70,6 +70,12 @@ pub(crate) async fn decode(
     }
 }
 
+/// A JSON object of `pairs`, their values moved in. `json!` copies every `Value` it is given,
+/// and a conversation's blocks are too large to copy again.
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
+}
+
 /// An environment variable's value, trimmed; `None` when unset or blank.
 fn env_value(name: &str) -> Option<String> {
     std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::model::{Model, ThinkingLevel};
-use crate::providers::{IMAGE_ONLY_RESULT, budget_thinking, requested_thinking};
+use crate::providers::{IMAGE_ONLY_RESULT, budget_thinking, object, requested_thinking};
 use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
@@ -103,14 +103,14 @@ fn convert_messages(messages: &[&Message]) -> Vec<Value> {
             Message::User(u) => {
                 let blocks = user_blocks(&u.content.blocks());
                 if !blocks.is_empty() {
-                    out.push(json!({"role": "user", "content": blocks}));
+                    out.push(object([("role", "user".into()), ("content", Value::Array(blocks))]));
                 }
                 i += 1;
             }
             Message::Assistant(a) => {
                 let blocks = assistant_blocks(a);
                 if !blocks.is_empty() {
-                    out.push(json!({"role": "assistant", "content": blocks}));
+                    out.push(object([("role", "assistant".into()), ("content", Value::Array(blocks))]));
                 }
                 i += 1;
             }
@@ -120,7 +120,7 @@ fn convert_messages(messages: &[&Message]) -> Vec<Value> {
                     results.push(tool_result_block(r));
                     i += 1;
                 }
-                out.push(json!({"role": "user", "content": results}));
+                out.push(object([("role", "user".into()), ("content", Value::Array(results))]));
             }
         }
     }
@@ -191,12 +191,12 @@ fn tool_result_block(result: &ToolResultMessage) -> Value {
     } else {
         Value::String(result.text())
     };
-    json!({
-        "type": "tool_result",
-        "tool_use_id": sanitize_tool_call_id(&result.tool_call_id, MAX_TOOL_CALL_ID),
-        "content": content,
-        "is_error": result.is_error,
-    })
+    object([
+        ("type", "tool_result".into()),
+        ("tool_use_id", sanitize_tool_call_id(&result.tool_call_id, MAX_TOOL_CALL_ID).into()),
+        ("content", content),
+        ("is_error", result.is_error.into()),
+    ])
 }
 
 /// Puts a cache breakpoint on the last block of the conversation when a user turn ends it.

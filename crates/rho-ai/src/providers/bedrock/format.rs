@@ -12,7 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::model::{Model, ThinkingLevel};
-use crate::providers::{budget_thinking, requested_thinking};
+use crate::providers::{budget_thinking, object, requested_thinking};
 use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, ImageContent, Message, ToolSpec, UserContent};
@@ -126,13 +126,13 @@ fn convert_messages(model: &Model, context: &Context, caching: Option<CacheReten
         match messages[i] {
             Message::User(u) => {
                 let blocks: Vec<Value> = u.content.blocks().iter().map(user_block).collect();
-                out.push(json!({"role": "user", "content": blocks}));
+                out.push(object([("role", "user".into()), ("content", Value::Array(blocks))]));
                 i += 1;
             }
             Message::Assistant(a) => {
                 let blocks = assistant_blocks(model, a);
                 if !blocks.is_empty() {
-                    out.push(json!({"role": "assistant", "content": blocks}));
+                    out.push(object([("role", "assistant".into()), ("content", Value::Array(blocks))]));
                 }
                 i += 1;
             }
@@ -140,14 +140,15 @@ fn convert_messages(model: &Model, context: &Context, caching: Option<CacheReten
                 let mut results = Vec::new();
                 while let Some(Message::ToolResult(r)) = messages.get(i) {
                     let content: Vec<Value> = r.content.iter().map(user_block).collect();
-                    results.push(json!({"toolResult": {
-                        "toolUseId": sanitize_tool_call_id(&r.tool_call_id, MAX_TOOL_CALL_ID),
-                        "content": content,
-                        "status": if r.is_error { "error" } else { "success" },
-                    }}));
+                    let result = object([
+                        ("toolUseId", sanitize_tool_call_id(&r.tool_call_id, MAX_TOOL_CALL_ID).into()),
+                        ("content", Value::Array(content)),
+                        ("status", if r.is_error { "error" } else { "success" }.into()),
+                    ]);
+                    results.push(object([("toolResult", result)]));
                     i += 1;
                 }
-                out.push(json!({"role": "user", "content": results}));
+                out.push(object([("role", "user".into()), ("content", Value::Array(results))]));
             }
         }
     }

@@ -16,7 +16,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::model::{Model, ThinkingLevel};
-use crate::providers::{IMAGE_ONLY_RESULT, requested_thinking, tool_result_images};
+use crate::providers::{IMAGE_ONLY_RESULT, object, requested_thinking, tool_result_images};
 use crate::stream::{StreamOptions, ThinkingBudgets, ToolChoice};
 use crate::transform::{by_ref, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
@@ -168,14 +168,14 @@ fn convert_messages(model: &Model, messages: &[&Message]) -> Vec<Value> {
             Message::User(u) => {
                 let parts = user_parts(&u.content.blocks());
                 if !parts.is_empty() {
-                    out.push(json!({"role": "user", "parts": parts}));
+                    out.push(object([("role", "user".into()), ("parts", Value::Array(parts))]));
                 }
                 i += 1;
             }
             Message::Assistant(a) => {
                 let parts = model_parts(model, a);
                 if !parts.is_empty() {
-                    out.push(json!({"role": "model", "parts": parts}));
+                    out.push(object([("role", "model".into()), ("parts", Value::Array(parts))]));
                 }
                 i += 1;
             }
@@ -200,24 +200,24 @@ fn tool_result(model: &Model, result: &ToolResultMessage, out: &mut Vec<Value>) 
     let key = if result.is_error { "error" } else { "output" };
     let mut response = Map::new();
     response.insert("name".into(), json!(result.tool_name));
-    response.insert("response".into(), json!({key: text}));
+    response.insert("response".into(), object([(key, Value::String(text))]));
     let inside = multimodal_function_responses(&model.id);
     if inside && !images.is_empty() {
         response.insert("parts".into(), Value::Array(images.clone()));
     }
-    let part = json!({"functionResponse": response});
+    let part = object([("functionResponse", Value::Object(response))]);
     let last_answers = out.last().is_some_and(|turn| {
         turn["role"] == "user"
             && turn["parts"].as_array().is_some_and(|parts| parts.iter().any(|p| p.get("functionResponse").is_some()))
     });
     match out.last_mut().and_then(|turn| turn["parts"].as_array_mut()).filter(|_| last_answers) {
         Some(parts) => parts.push(part),
-        None => out.push(json!({"role": "user", "parts": [part]})),
+        None => out.push(object([("role", "user".into()), ("parts", Value::Array(vec![part]))])),
     }
     if !inside && !images.is_empty() {
         let mut parts = vec![json!({"text": TOOL_RESULT_IMAGE})];
         parts.extend(images);
-        out.push(json!({"role": "user", "parts": parts}));
+        out.push(object([("role", "user".into()), ("parts", Value::Array(parts))]));
     }
 }
 

@@ -10,7 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::compat::{Compat, ThinkingFormat};
 use crate::model::{Model, ThinkingLevel};
-use crate::providers::{IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, requested_thinking, tool_result_images};
+use crate::providers::{
+    IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, object, requested_thinking, tool_result_images,
+};
 use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolSpec, UserContent};
@@ -135,7 +137,7 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
                     out.push(json!({"role": "assistant", "content": TOOL_RESULTS_RECEIVED}));
                 }
                 if let Some(content) = user_content(&u.content.blocks()) {
-                    out.push(json!({"role": "user", "content": content}));
+                    out.push(object([("role", "user".into()), ("content", content)]));
                 }
                 i += 1;
             }
@@ -153,7 +155,7 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
                     message.insert("role".into(), json!("tool"));
                     message.insert(
                         "content".into(),
-                        json!(if text.is_empty() && tool_result_images(r).next().is_some() {
+                        Value::String(if text.is_empty() && tool_result_images(r).next().is_some() {
                             IMAGE_ONLY_RESULT.to_owned()
                         } else {
                             text
@@ -169,7 +171,7 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
                 }
                 if !images.is_empty() {
                     images.insert(0, json!({"type": "text", "text": TOOL_RESULT_IMAGES}));
-                    out.push(json!({"role": "user", "content": images}));
+                    out.push(object([("role", "user".into()), ("content", Value::Array(images))]));
                 }
             }
         }
@@ -187,7 +189,7 @@ fn user_content(blocks: &[UserContent]) -> Option<Value> {
     let has_images = blocks.iter().any(|b| matches!(b, UserContent::Image(_)));
     if !has_images {
         let text = blocks.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
-        return (!text.trim().is_empty()).then(|| json!(text));
+        return (!text.trim().is_empty()).then_some(Value::String(text));
     }
     let parts: Vec<Value> = blocks
         .iter()
@@ -241,7 +243,7 @@ fn assistant_message(message: &AssistantMessage, compat: &Compat) -> Option<Valu
     let mut out = Map::new();
     out.insert("role".into(), json!("assistant"));
     let content = if !text.is_empty() {
-        json!(text)
+        Value::String(text)
     } else if compat.requires_assistant_after_tool_result {
         json!("")
     } else {
@@ -251,7 +253,7 @@ fn assistant_message(message: &AssistantMessage, compat: &Compat) -> Option<Valu
     if let (false, Some(field)) = (compat.requires_thinking_as_text, reasoning_field)
         && !thinking.is_empty()
     {
-        out.insert((*field).into(), json!(thinking.join("\n")));
+        out.insert((*field).into(), Value::String(thinking.join("\n")));
     }
     if !calls.is_empty() {
         out.insert("tool_calls".into(), Value::Array(calls));

@@ -14,7 +14,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::model::{Model, ThinkingLevel};
-use crate::providers::{IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, requested_thinking, tool_result_images};
+use crate::providers::{
+    IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, object, requested_thinking, tool_result_images,
+};
 use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, TextContent, ToolSpec, UserContent};
@@ -120,7 +122,7 @@ fn convert_messages(model: &Model, messages: &[&Message], input: &mut Vec<Value>
             Message::User(u) => {
                 let content = user_content(&u.content.blocks());
                 if !content.is_empty() {
-                    input.push(json!({"role": "user", "content": content}));
+                    input.push(object([("role", "user".into()), ("content", Value::Array(content))]));
                 }
                 i += 1;
             }
@@ -134,17 +136,17 @@ fn convert_messages(model: &Model, messages: &[&Message], input: &mut Vec<Value>
                     let text = r.text();
                     let has_images = tool_result_images(r).next().is_some();
                     let output = if text.is_empty() && has_images { IMAGE_ONLY_RESULT.to_owned() } else { text };
-                    input.push(json!({
-                        "type": "function_call_output",
-                        "call_id": call_id(&r.tool_call_id),
-                        "output": output,
-                    }));
+                    input.push(object([
+                        ("type", "function_call_output".into()),
+                        ("call_id", call_id(&r.tool_call_id).into()),
+                        ("output", output.into()),
+                    ]));
                     images.extend(tool_result_images(r).map(image_part));
                     i += 1;
                 }
                 if !images.is_empty() {
                     images.insert(0, json!({"type": "input_text", "text": TOOL_RESULT_IMAGES}));
-                    input.push(json!({"role": "user", "content": images}));
+                    input.push(object([("role", "user".into()), ("content", Value::Array(images))]));
                 }
             }
         }
