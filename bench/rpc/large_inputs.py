@@ -3,16 +3,21 @@
 
 - a session file of --session-mb MB (messages of 50 KB) opened, then one prompt answered;
 - a prompt of --prompt-mb MB answered;
-- a reply of --line-mb MB that arrives as one SSE event (one delta).
+- a reply of --line-mb MB that arrives as one SSE event (one delta);
+- a prompt of --prompt-mb MB in ACP mode (`session/prompt`);
+- a reply of --blocked-mb MB (1 MB deltas) to an RPC host that reads nothing until the reply
+  has had time to arrive.
 
 Each row gives rho's peak RSS (/proc/<pid>/status VmHWM) and that peak over the input's size.
 
-Usage: python3 bench/rpc/large_inputs.py [--session-mb 100] [--prompt-mb 50] [--line-mb 50] [--no-build]
+Usage: python3 bench/rpc/large_inputs.py [--session-mb 100] [--prompt-mb 50] [--line-mb 50]
+       [--blocked-mb 100] [--no-build]
 """
 
 import argparse
 import json
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -73,11 +78,71 @@ def run(turns, args, prompt, cwd_setup=None):
     return peak
 
 
+def run_acp(turns, prompt):
+    """Peak RSS in MB of rho answering `prompt` in ACP mode."""
+    mock = bench.Mock({"turns": turns})
+    env, work = bench.agent_env(mock.url)
+    proc = bench.subprocess.Popen(
+        [str(bench.RHO), "--mode", "acp", "--model", "mock/mock-model"],
+        stdin=bench.subprocess.PIPE, stdout=bench.subprocess.PIPE, stderr=bench.subprocess.DEVNULL,
+        cwd=work, env=env, bufsize=0,
+    )
+
+    def call(id, method, params):
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode() + b"\n")
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"rho ended before answering {method}")
+            message = json.loads(line)
+            if message.get("id") == id and "method" not in message:
+                if "error" in message:
+                    raise SystemExit(f"{method}: {message['error']}")
+                return message["result"]
+
+    call(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    session = call(2, "session/new", {"cwd": str(work), "mcpServers": []})["sessionId"]
+    call(3, "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": prompt}]})
+    peak = bench.peak_rss_kb(proc.pid) / 1024
+    proc.stdin.close()
+    proc.wait()
+    mock.close()
+    return peak
+
+
+def run_blocked(size_mb):
+    """Peak RSS in MB of rho streaming `size_mb` 1 MB deltas to a host that reads nothing for a
+    while, then everything."""
+    mock = bench.Mock({"turns": [{"flood": {"count": size_mb, "size": 1_000_000}}]})
+    env, work = bench.agent_env(mock.url)
+    proc = bench.subprocess.Popen(
+        [str(bench.RHO), "--mode", "rpc", "--model", "mock/mock-model", "--no-session"],
+        stdin=bench.subprocess.PIPE, stdout=bench.subprocess.PIPE, stderr=bench.subprocess.DEVNULL,
+        cwd=work, env=env, bufsize=0,
+    )
+    proc.stdin.write(json.dumps({"type": "prompt", "message": "flood"}).encode() + b"\n")
+    proc.stdin.flush()
+    time.sleep(5)
+    buf = b""
+    while b'"type":"agent_end"' not in buf:
+        chunk = proc.stdout.read(1 << 20)
+        if not chunk:
+            raise SystemExit("rho ended without agent_end")
+        buf = buf[-64:] + chunk
+    peak = bench.peak_rss_kb(proc.pid) / 1024
+    proc.stdin.close()
+    proc.wait()
+    mock.close()
+    return peak
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--session-mb", type=int, default=100)
     parser.add_argument("--prompt-mb", type=int, default=50)
     parser.add_argument("--line-mb", type=int, default=50)
+    parser.add_argument("--blocked-mb", type=int, default=100)
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
     if not args.no_build:
@@ -96,6 +161,10 @@ def main():
     line = [{"flood": {"count": 1, "size": args.line_mb * 1_000_000}}]
     peak = run(line, ["--no-session"], "one line")
     rows.append((f"a {args.line_mb} MB reply in one SSE event", args.line_mb, peak))
+    peak = run_acp([{"text": "ok"}], "y" * (args.prompt_mb * 1_000_000))
+    rows.append((f"a {args.prompt_mb} MB prompt in ACP mode", args.prompt_mb, peak))
+    peak = run_blocked(args.blocked_mb)
+    rows.append((f"a {args.blocked_mb} MB reply to a host that reads late", args.blocked_mb, peak))
 
     print("| input | peak RSS | peak / input |")
     print("| --- | --- | --- |")
