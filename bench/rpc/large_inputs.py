@@ -52,6 +52,21 @@ def write_session(path: Path, cwd: Path, size_mb: int) -> None:
             parent = entry_id
 
 
+def finish(proc, mock):
+    """Reads rho's frames to `agent_end`; rho's peak RSS in MB, once it and the mock ended."""
+    buf = b""
+    while b'"type":"agent_end"' not in buf:
+        chunk = proc.stdout.read(1 << 20)
+        if not chunk:
+            raise SystemExit("rho ended without agent_end")
+        buf = buf[-64:] + chunk
+    peak = bench.peak_rss_kb(proc.pid) / 1024
+    proc.stdin.close()
+    proc.wait()
+    mock.close()
+    return peak
+
+
 def run(turns, args, prompt, cwd_setup=None):
     """Peak RSS in MB of rho answering `prompt` with `turns`, started with `args`."""
     mock = bench.Mock({"turns": turns})
@@ -65,17 +80,7 @@ def run(turns, args, prompt, cwd_setup=None):
     line = json.dumps({"type": "prompt", "message": prompt}).encode() + b"\n"
     proc.stdin.write(line)
     proc.stdin.flush()
-    buf = b""
-    while b'"type":"agent_end"' not in buf:
-        chunk = proc.stdout.read(1 << 20)
-        if not chunk:
-            raise SystemExit("rho ended without agent_end")
-        buf = buf[-64:] + chunk
-    peak = bench.peak_rss_kb(proc.pid) / 1024
-    proc.stdin.close()
-    proc.wait()
-    mock.close()
-    return peak
+    return finish(proc, mock)
 
 
 def run_acp(turns, prompt):
@@ -124,17 +129,7 @@ def run_blocked(size_mb):
     proc.stdin.write(json.dumps({"type": "prompt", "message": "flood"}).encode() + b"\n")
     proc.stdin.flush()
     time.sleep(5)
-    buf = b""
-    while b'"type":"agent_end"' not in buf:
-        chunk = proc.stdout.read(1 << 20)
-        if not chunk:
-            raise SystemExit("rho ended without agent_end")
-        buf = buf[-64:] + chunk
-    peak = bench.peak_rss_kb(proc.pid) / 1024
-    proc.stdin.close()
-    proc.wait()
-    mock.close()
-    return peak
+    return finish(proc, mock)
 
 
 def main():

@@ -29,13 +29,16 @@ impl JsonBody {
     /// sent, and `value` is dropped as soon as its last chunk is written; when the request goes
     /// away first (cancelled, refused), serializing stops.
     pub fn new(value: Value) -> Result<Self, ProviderError> {
+        // Most bodies fit: one pass into a buffer that gives up past the bound.
+        let mut small = Capped(Vec::new());
+        if serde_json::to_writer(&mut small, &value).is_ok() {
+            let len = small.0.len() as u64;
+            return Ok(Self { body: small.0.into(), len });
+        }
+        drop(small);
         let mut counter = Counter(0);
         serde_json::to_writer(&mut counter, &value).map_err(|e| ProviderError::Request(e.to_string()))?;
         let len = counter.0;
-        if len <= STREAM_ABOVE {
-            let bytes = serde_json::to_vec(&value).map_err(|e| ProviderError::Request(e.to_string()))?;
-            return Ok(Self { body: bytes.into(), len });
-        }
         let (tx, rx) = mpsc::channel::<io::Result<Bytes>>(CHUNKS_AHEAD);
         tokio::task::spawn_blocking(move || serialize_into(value, tx));
         let chunks = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|chunk| (chunk, rx)) });
@@ -55,6 +58,23 @@ fn serialize_into(value: Value, tx: mpsc::Sender<io::Result<Bytes>>) -> io::Resu
         let _ = writer.tx.blocking_send(Err(io::Error::new(e.kind(), e.to_string())));
     }
     written
+}
+
+/// A buffer that refuses to grow past [`STREAM_ABOVE`].
+struct Capped(Vec<u8>);
+
+impl Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if (self.0.len() + buf.len()) as u64 > STREAM_ABOVE {
+            return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Counts what is written.
