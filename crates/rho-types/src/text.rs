@@ -42,11 +42,6 @@ impl Text {
         }
     }
 
-    /// The text to change in place (copied first when it is shared).
-    pub fn make_mut(&mut self) -> &mut String {
-        Arc::make_mut(&mut self.0)
-    }
-
     /// The text as an owned `String`: moved out when this is the only holder, else copied.
     pub fn into_string(self) -> String {
         Arc::try_unwrap(self.0).unwrap_or_else(|shared| String::clone(&shared))

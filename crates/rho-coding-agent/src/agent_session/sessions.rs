@@ -31,7 +31,8 @@ impl AgentSession {
 
     /// A look at the session file's tree (entries, leaf, labels) without the means to change
     /// it: changes go through the session's own commands, which keep the file, the
-    /// conversation and the events in step.
+    /// conversation and the events in step. The session is locked while `read` runs, so `read`
+    /// must not call back into this session.
     pub fn read_session<R>(&self, read: impl FnOnce(&Session) -> R) -> R {
         read(&self.session())
     }
