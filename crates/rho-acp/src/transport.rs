@@ -31,7 +31,10 @@ pub(super) fn stdio() -> io::Result<(Outgoing, Incoming)> {
                     while matches!(line.last(), Some(b'\n' | b'\r')) {
                         line.pop();
                     }
-                    if tx.blocking_send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                    // Moved, not copied, when it is UTF-8 (a long prompt is held once).
+                    let text =
+                        String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    if tx.blocking_send(text).is_err() {
                         return;
                     }
                 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{Env, Rho, alive, read_jsonl};
 use rho_mock_llm::Turn;
-use serde_json::json;
+use serde_json::{Value, json};
 
 const MIB: usize = 1024 * 1024;
 
@@ -170,4 +170,29 @@ async fn a_hangup_ends_rpc_and_acp_mode_as_signalled_processes() {
     assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let status = tokio::time::timeout(Duration::from_secs(10), acp.wait()).await.unwrap().unwrap();
     assert_eq!(status.code(), Some(143), "{status}");
+}
+
+#[tokio::test]
+async fn an_acp_line_that_is_not_utf8_is_answered_and_the_next_one_too() {
+    let env = Env::new(Vec::new()).await;
+    let mut acp = env.command(&["--mode", "acp"]).spawn().unwrap();
+    let mut stdin = acp.stdin.take().unwrap();
+    let mut lines = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"in\xffit\"}\n".to_vec();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}});
+    lines.extend_from_slice(format!("{initialize}\n").as_bytes());
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, &lines).await.unwrap();
+    let mut stdout = tokio::io::BufReader::new(acp.stdout.take().unwrap());
+    let mut first = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut first).await.unwrap();
+    // The bad byte reads as U+FFFD: a method that does not exist, answered as such.
+    let first: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first, json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}));
+    let mut second = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut second).await.unwrap();
+    let second: Value = serde_json::from_str(&second).unwrap();
+    assert_eq!((second["id"].clone(), second["result"]["protocolVersion"].clone()), (json!(1), json!(1)));
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(10), acp.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
 }
