@@ -197,8 +197,8 @@ mod tests {
         assert!(store.phases().is_empty());
     }
 
-    /// omp's schema of the tool, as TypeBox writes it.
-    fn omp_schema() -> Value {
+    /// The schema the tool had by hand (the reference's), as TypeBox writes it.
+    fn reference_schema() -> Value {
         let status = json!({
             "type": "string",
             "enum": ["pending", "in_progress", "completed", "abandoned"],
@@ -296,8 +296,8 @@ mod tests {
     }
 
     #[test]
-    fn the_derived_schema_is_omps_word_for_word() {
-        assert_eq!(parameters_schema(), omp_schema());
+    fn the_derived_schema_is_the_reference_word_for_word() {
+        assert_eq!(parameters_schema(), reference_schema());
     }
 
     #[test]
