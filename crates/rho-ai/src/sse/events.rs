@@ -61,12 +61,18 @@ impl<S> Events<S> {
         }
         let content = &line[start..end];
         if !content.contains(&b'\r') && self.data.is_none() && content.starts_with(b"data:") {
-            // The common case: the event's first data line, taken as its data without a copy
-            // when the line is the only holder of its bytes.
+            // The common case: the event's first data line. A line that is the only holder of
+            // its bytes (one gathered across reads) becomes the data without a copy; a line
+            // within a read shares the read's bytes, so its value is copied out.
             let value_start = start + 5 + usize::from(content.get(5) == Some(&b' '));
-            let mut bytes = Vec::from(line);
-            bytes.truncate(end);
-            bytes.drain(..value_start);
+            let bytes = if line.is_unique() {
+                let mut bytes = Vec::from(line);
+                bytes.truncate(end);
+                bytes.drain(..value_start);
+                bytes
+            } else {
+                line[value_start..end].to_vec()
+            };
             let data = String::from_utf8(bytes).map_err(|e| e.utf8_error())?;
             self.data = Some(data);
             return Ok(());
