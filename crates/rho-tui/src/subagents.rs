@@ -86,7 +86,7 @@ fn live_line(entry: &Entry, now: Instant) -> Line<'static> {
         _ if entry.verifying.is_some() => entry.verifying.clone().unwrap_or_default(),
         (Some(tool), _) if p.status == ProgressStatus::Running => format!("▸ {tool}"),
         (_, Some(line)) if p.status == ProgressStatus::Running => clip(line.trim(), ACTIVITY_CHARS),
-        _ => status_word(p.status).to_owned(),
+        _ => p.status.as_str().to_owned(),
     };
     spans.push(Span::styled(" · ", style::dim()));
     spans.push(Span::styled(activity, style::accent()));
@@ -152,17 +152,6 @@ fn mark(status: ProgressStatus) -> (&'static str, Style) {
         ProgressStatus::Completed => ("✓", style::added()),
         ProgressStatus::Aborted => ("✗", style::warning()),
         ProgressStatus::Failed => ("✗", style::error()),
-    }
-}
-
-/// The status as the protocol spells it.
-fn status_word(status: ProgressStatus) -> &'static str {
-    match status {
-        ProgressStatus::Pending => "pending",
-        ProgressStatus::Running => "running",
-        ProgressStatus::Completed => "completed",
-        ProgressStatus::Failed => "failed",
-        ProgressStatus::Aborted => "aborted",
     }
 }
 

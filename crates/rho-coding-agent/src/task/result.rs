@@ -80,6 +80,19 @@ pub enum ProgressStatus {
     Aborted,
 }
 
+impl ProgressStatus {
+    /// The status as the protocol spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Aborted => "aborted",
+        }
+    }
+}
+
 /// A tool the sub-agent ran recently.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -142,5 +155,19 @@ impl TaskToolDetails {
 
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_status_is_spelled_as_it_serializes() {
+        use ProgressStatus::*;
+        for status in [Pending, Running, Completed, Failed, Aborted] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+        }
     }
 }
