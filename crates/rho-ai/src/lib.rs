@@ -9,6 +9,7 @@ mod cloudflare;
 mod config_error;
 pub mod error;
 pub mod event;
+pub mod http;
 pub mod models_json;
 pub mod oauth;
 pub mod partial_json;

@@ -74,7 +74,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         drop(listener);
         let address = format!("http://127.0.0.1:{port}/v1/chat?key=secret");
-        let e = reqwest::Client::new().get(&address).send().await.unwrap_err();
+        let e = crate::http::client(|builder| builder).unwrap().get(&address).send().await.unwrap_err();
         let text = reqwest_error(&e);
         assert_eq!(text.matches("127.0.0.1").count(), 1, "{text}");
         assert!(text.starts_with(&format!("cannot connect to http://127.0.0.1:{port}/v1/chat?***: ")), "{text}");
@@ -98,7 +98,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_error_shows_the_url_without_its_key() {
-        let client = reqwest::Client::new();
+        let client = crate::http::client(|builder| builder).unwrap();
         // Port 9 (discard) on the loopback: refused at once.
         let error = client.get("http://u:pw@127.0.0.1:9/v1?key=AIza-secret").send().await.unwrap_err();
         let text = reqwest_error(&error);

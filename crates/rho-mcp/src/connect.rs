@@ -6,9 +6,7 @@
 //! write is read through [`crate::child`], which closes the connection on a message too large. Their stderr
 //! goes to a log file or nowhere, never to rho's stdout (the protocol channel) or stderr.
 //!
-//! HTTP servers use rmcp's streamable HTTP client (reqwest 0.13 built without a crypto
-//! provider): the ring provider that rho already links is installed as rustls' process default
-//! when none is, the first time an HTTP server is connected.
+//! HTTP servers use rmcp's streamable HTTP transport over rho's own client ([`crate::http`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::OpenOptions;
@@ -58,10 +56,9 @@ pub(crate) async fn connect(
             handler.serve(child).await.map_err(|e| e.to_string())
         }
         Transport::Http(remote) => {
-            install_crypto_provider();
             let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
                 .custom_headers(headers(&remote.headers)?);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let transport = StreamableHttpClientTransport::with_client(crate::http::client()?, config);
             handler.serve(transport).await.map_err(|e| rho_ai::redact::url_in(&e.to_string(), &remote.url))
         }
         Transport::Sse(remote) => {
@@ -129,12 +126,4 @@ pub(crate) fn headers(headers: &BTreeMap<String, String>) -> Result<HashMap<Head
             Ok((header, value))
         })
         .collect()
-}
-
-/// reqwest 0.13 (rmcp's) is built without a provider; rho links ring already (reqwest 0.12).
-fn install_crypto_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Losing a race to another installer is fine: a provider is installed either way.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
 }

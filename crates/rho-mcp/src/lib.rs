@@ -32,6 +32,7 @@ mod diagnostic;
 mod error;
 mod expand;
 mod handler;
+mod http;
 mod manager;
 pub mod name;
 mod options;

@@ -2,21 +2,23 @@
 //! a `GET` opens an event stream whose first `endpoint` event names the URL to `POST` messages
 //! to; the server's messages arrive as `message` events on the stream.
 //!
-//! Built on rho's own HTTP stack (reqwest 0.12 and the `eventsource-stream` decoder rho-ai's
-//! providers use). The reader task ends with the stream; dropping the transport stops it, which
-//! closes the `GET`.
+//! Built on rho's own HTTP client and the SSE decoder rho-ai's providers use, with no idle limit
+//! (a server may say nothing for hours). The reader task ends with the stream; dropping the
+//! transport stops it, which closes the `GET`.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 
-use eventsource_stream::Eventsource;
-use futures::StreamExt;
+use std::time::Duration;
+
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use rho_ai::sse::{Event, Interrupted, SseStream};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 /// A failed POST of a message.
@@ -37,10 +39,8 @@ impl SseTransport {
         // Shown without the credentials it may carry (an expanded `${TOKEN}`).
         let shown = rho_ai::redact::url(url);
         let base = Url::parse(url).map_err(|e| format!("invalid url \"{shown}\": {e}"))?;
-        let client = reqwest::Client::builder()
-            .default_headers(crate::connect::headers(headers)?.into_iter().collect())
-            .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let headers = crate::connect::headers(headers)?.into_iter().collect();
+        let client = rho_ai::http::client(|builder| builder.default_headers(headers))?;
         let response = client
             .get(base.clone())
             .header(ACCEPT, "text/event-stream")
@@ -50,9 +50,9 @@ impl SseTransport {
         if !response.status().is_success() {
             return Err(format!("GET {shown} answered {}", response.status()));
         }
-        let mut events = response.bytes_stream().eventsource();
+        let mut events = SseStream::new(response, Duration::MAX);
         let endpoint = loop {
-            match events.next().await {
+            match next(&mut events).await {
                 Some(Ok(event)) if event.event == "endpoint" => {
                     break base.join(event.data.trim()).map_err(|e| format!("bad endpoint \"{}\": {e}", event.data))?;
                 }
@@ -63,7 +63,7 @@ impl SseTransport {
         };
         let (tx, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
-            while let Some(event) = events.next().await {
+            while let Some(event) = next(&mut events).await {
                 let Ok(event) = event else { break };
                 if !(event.event.is_empty() || event.event == "message") {
                     continue;
@@ -79,6 +79,16 @@ impl SseTransport {
             }
         });
         Ok(Self { client, endpoint, incoming, _reader: AbortOnDropHandle::new(reader) })
+    }
+}
+
+/// The stream's next event, `None` when it ended, or why it failed. Nothing cancels it: dropping
+/// the transport does.
+async fn next(events: &mut SseStream) -> Option<Result<Event, String>> {
+    match events.next(&CancellationToken::new()).await {
+        Ok(event) => event.map(Ok),
+        Err(Interrupted::Failed(e)) => Some(Err(e.to_string())),
+        Err(Interrupted::Cancelled) => None,
     }
 }
 

@@ -15,6 +15,8 @@ fn flood(c: &mut Criterion) {
     let server = runtime
         .block_on(MockServer::start(Script::new(vec![Turn::flood(COUNT, SIZE).repeat(u32::MAX)])))
         .expect("server");
+    // reqwest needs a crypto provider to build, though the mock speaks plain HTTP.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
     let paths = [
         ("anthropic-messages", "/v1/messages"),

@@ -15,6 +15,13 @@ impl Drop for Killed {
     }
 }
 
+/// A client for the mock's plain-HTTP address (a crypto provider installed, as reqwest needs one
+/// to build even when no TLS is spoken).
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 fn first_line(child: &mut Child) -> String {
     let stdout = child.stdout.take().unwrap();
     let mut line = String::new();
@@ -41,7 +48,7 @@ async fn serves_a_script_file_and_records_requests() {
     );
     let url = first_line(&mut child.0);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let body = reqwest::Client::new()
+    let body = client()
         .post(format!("{url}/v1/messages"))
         .body(json!({"model": "m", "stream": true}).to_string())
         .send()
@@ -73,7 +80,7 @@ async fn reads_the_script_from_stdin() {
     stdin.write_all(br#"{"turns":[{"error":{"status":529,"message":"busy"}}]}"#).unwrap();
     drop(stdin);
     let url = first_line(&mut child.0);
-    let response = reqwest::Client::new().post(format!("{url}/v1/chat/completions")).body("{}").send().await.unwrap();
+    let response = client().post(format!("{url}/v1/chat/completions")).body("{}").send().await.unwrap();
     assert_eq!(response.status(), 529);
     assert!(response.text().await.unwrap().contains("busy"));
 }

@@ -44,7 +44,7 @@ fn github_url(env: &(dyn Fn(&str) -> Option<String> + Sync)) -> String {
 }
 
 fn client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder().timeout(refresh::TIMEOUT).build().map_err(|e| e.to_string())
+    crate::http::client(|builder| builder.timeout(refresh::TIMEOUT))
 }
 
 /// A form `POST` to GitHub, its JSON answer.

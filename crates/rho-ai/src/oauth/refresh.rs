@@ -150,7 +150,7 @@ pub(crate) async fn post_form_json(
     form: &[(&str, &str)],
     headers: &[(&str, &str)],
 ) -> Result<Value, String> {
-    let client = reqwest::Client::builder().timeout(TIMEOUT).build().map_err(|e| e.to_string())?;
+    let client = crate::http::client(|builder| builder.timeout(TIMEOUT))?;
     let mut request = client.post(url).header("Accept", "application/json").form(form);
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -183,7 +183,7 @@ where
     let work = move || -> Result<Value, String> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
         runtime.block_on(async move {
-            let client = reqwest::Client::builder().timeout(TIMEOUT).build().map_err(|e| e.to_string())?;
+            let client = crate::http::client(|builder| builder.timeout(TIMEOUT))?;
             let response = build(&client).send().await.map_err(|e| format!("cannot reach {shown}: {e}"))?;
             let status = response.status();
             let text = response.text().await.map_err(|e| format!("reading the answer of {shown}: {e}"))?;

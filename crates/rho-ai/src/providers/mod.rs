@@ -151,7 +151,7 @@ async fn post_sse_body(
     headers.entry(reqwest::header::ACCEPT).or_insert(HeaderValue::from_static("text/event-stream"));
     // Given for a streamed body too, which is then sent with it rather than in chunks.
     headers.insert(reqwest::header::CONTENT_LENGTH, HeaderValue::from(body.len));
-    let request = sse::client().post(url).headers(headers).body(body.body);
+    let request = sse::client()?.post(url).headers(headers).body(body.body);
     let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
     Ok(SseStream::new(response, options.idle_timeout))
 }

@@ -29,16 +29,14 @@ pub use events::Event;
 use events::{DecodeError, Events};
 use lines::Lines;
 
-/// The process-wide HTTP client (connection pooling, rustls). Built on first use so start-up
-/// does not pay for it.
-pub fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(30))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new())
-    })
+/// The process-wide HTTP client (connection pooling, rho's TLS), or why it could not be built.
+/// Built on first use so start-up does not pay for it.
+pub fn client() -> Result<&'static reqwest::Client, ProviderError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| crate::http::client(|builder| builder.connect_timeout(Duration::from_secs(30))))
+        .as_ref()
+        .map_err(|e| ProviderError::Connection(e.clone()))
 }
 
 /// Why a stream stopped early.

@@ -57,7 +57,10 @@ impl Reply {
     }
 }
 
+/// A client for the mock's plain-HTTP address. reqwest is built without a crypto provider of its
+/// own (rho hands it its TLS set-up); these tests speak no TLS, but a client needs a provider.
 pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().expect("client")
 }
 

@@ -105,7 +105,9 @@ impl HttpConnector for Connector {
         HttpConnectorFuture::new(async move {
             let method = reqwest::Method::from_bytes(request.method().as_bytes())
                 .map_err(|e| ConnectorError::other(Box::new(e), None))?;
-            let mut builder = crate::sse::client().request(method, request.uri());
+            let mut builder = crate::sse::client()
+                .map_err(|e| ConnectorError::other(Box::new(e), None))?
+                .request(method, request.uri());
             for (name, value) in request.headers().iter() {
                 builder = builder.header(name, value);
             }

@@ -90,7 +90,7 @@ pub(super) async fn run(
             sign(&mut headers, &url, &bytes, &credentials, &place.region)?;
         }
     }
-    let request = crate::sse::client().post(&url).headers(headers).body(bytes);
+    let request = crate::sse::client()?.post(&url).headers(headers).body(bytes);
     let response =
         crate::sse::send_described(request, &options.cancel, options.hooks.response.as_ref(), describe_error).await?;
     let frames = stream::Frames::new(response.bytes_stream(), options.idle_timeout);

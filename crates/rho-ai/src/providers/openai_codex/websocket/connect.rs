@@ -1,6 +1,6 @@
-//! One websocket to the Codex backend: the TCP connection, TLS for `wss://` (rustls with the ring
-//! provider and webpki roots, as rho's HTTP client), the handshake with the request's headers,
-//! and the server's messages read as the payloads of Responses events.
+//! One websocket to the Codex backend: the TCP connection, TLS for `wss://` (rho's, as its HTTP
+//! client's), the handshake with the request's headers, and the server's messages read as the
+//! payloads of Responses events.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -10,8 +10,8 @@ use reqwest::header::HeaderMap;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::ClientConfig;
 use tokio_rustls::rustls::pki_types::ServerName;
-use tokio_rustls::rustls::{ClientConfig, RootCertStore};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -53,7 +53,8 @@ pub(crate) async fn connect(url: &str, headers: HeaderMap, cancel: &Cancellation
         let stream: Box<dyn Io> = if secure {
             let name = ServerName::try_from(host.clone())
                 .map_err(|e| ProviderError::Connection(format!("WebSocket: {host}: {e}")))?;
-            let tls = TlsConnector::from(TLS.clone())
+            let config = TLS.as_ref().map_err(|e| ProviderError::Connection(format!("WebSocket TLS: {e}")))?;
+            let tls = TlsConnector::from(config.clone())
                 .connect(name, tcp)
                 .await
                 .map_err(|e| ProviderError::Connection(format!("WebSocket TLS with {host}: {e}")))?;
@@ -74,18 +75,10 @@ pub(crate) async fn connect(url: &str, headers: HeaderMap, cancel: &Cancellation
     }
 }
 
-/// The TLS set-up every websocket shares.
-static TLS: LazyLock<Arc<ClientConfig>> = LazyLock::new(|| {
-    let roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    let mut config = match ClientConfig::builder_with_provider(provider).with_safe_default_protocol_versions() {
-        Ok(builder) => builder.with_root_certificates(roots).with_no_client_auth(),
-        Err(_) => ClientConfig::builder().with_root_certificates(roots).with_no_client_auth(),
-    };
-    // A websocket upgrade is an HTTP/1.1 request.
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Arc::new(config)
-});
+/// The TLS set-up every websocket shares: rho's (`crate::http`), offering HTTP/1.1 only, for a
+/// websocket upgrade is an HTTP/1.1 request.
+static TLS: LazyLock<Result<Arc<ClientConfig>, String>> =
+    LazyLock::new(|| crate::http::tls(&[b"http/1.1"]).map(Arc::new).map_err(|e| e.to_string()));
 
 fn handshake_error(e: tungstenite::Error) -> ProviderError {
     match e {
