@@ -51,4 +51,35 @@ mod tests {
         assert!(rustls::crypto::CryptoProvider::get_default().is_none());
         client(|builder| builder).unwrap();
     }
+
+    /// A server with a certificate no root vouches for (a self-signed one for `localhost`, made
+    /// for this test): rho's client refuses it rather than send anything.
+    #[tokio::test]
+    async fn a_server_no_root_vouches_for_is_refused() {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+        let certificate =
+            CertificateDer::from_pem_slice(include_bytes!("../tests/fixtures/tls/localhost.crt")).unwrap();
+        let key = PrivateKeyDer::from_pem_slice(include_bytes!("../tests/fixtures/tls/localhost.key")).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let server = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![certificate], key)
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handshake = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            acceptor.accept(tcp).await.map(|_| ())
+        });
+        let error =
+            client(|builder| builder).unwrap().get(format!("https://localhost:{port}/")).send().await.unwrap_err();
+        let text = crate::redact::reqwest_error(&error);
+        assert!(text.contains("UnknownIssuer"), "{text}");
+        assert!(handshake.await.unwrap().is_err(), "the handshake completed");
+    }
 }
