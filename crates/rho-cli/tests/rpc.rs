@@ -5,6 +5,7 @@
 
 mod common;
 
+mod behind_a_proxy;
 mod compaction_summary;
 mod export_html;
 mod logins;

@@ -139,8 +139,11 @@ impl Env {
     }
 
     /// `cmd` set up as [`command`](Self::command) sets up `rho`: this world's agent dir, home,
-    /// working dir, no provider keys, piped stdio.
+    /// working dir, no provider keys, no proxy, piped stdio.
     pub fn configure(&self, mut cmd: Command) -> Command {
+        for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+            cmd.env_remove(proxy);
+        }
         cmd.current_dir(&self.cwd)
             .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
             .env("HOME", self.dir.path())
