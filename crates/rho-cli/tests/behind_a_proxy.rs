@@ -1,6 +1,6 @@
 //! rho behind a proxy, as pi users run it:
-//! - `HTTP_PROXY` is where requests go (the proxy is a relay to rho-mock-llm, which reads the
-//!   request's absolute URL as its path);
+//! - `HTTP_PROXY` is where requests go, the ChatGPT websocket's through a `CONNECT` tunnel (the
+//!   proxy is a relay to rho-mock-llm, which reads a request's absolute URL as its path);
 //! - through a proxy that inspects TLS, a model server whose certificate no webpki root vouches
 //!   for is refused, and served once `NODE_EXTRA_CA_CERTS` (as pi users set it) or
 //!   `SSL_CERT_FILE` names the certificate. The server is rho-mock-llm behind a TLS relay on
@@ -10,14 +10,14 @@ use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use common::Env;
 use rho_mock_llm::Turn;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
 fn fixture(name: &str) -> PathBuf {
@@ -108,42 +108,131 @@ async fn a_file_that_cannot_be_read_is_warned_about_and_the_request_still_refuse
     assert!(stderr.contains("UnknownIssuer"), "{stderr}");
 }
 
-/// A plain relay to the mock, standing for an HTTP proxy; its port, and how many connections it
-/// took.
-async fn proxy(env: &Env) -> (u16, Arc<AtomicUsize>) {
+/// An HTTP proxy in front of the mock: it tunnels a `CONNECT` (or refuses it with 407, if
+/// `refuse_tunnels`) and relays a request in absolute form. Its port, and the head of each
+/// request it took (its lines, `\r\n` dropped).
+async fn proxy(env: &Env, refuse_tunnels: bool) -> (u16, Arc<Mutex<Vec<Vec<String>>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let upstream = env.server.addr();
-    let taken = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&taken);
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&heads);
     tokio::spawn(async move {
-        while let Ok((mut client, _)) = listener.accept().await {
-            count.fetch_add(1, Ordering::SeqCst);
+        while let Ok((client, _)) = listener.accept().await {
+            let seen = Arc::clone(&seen);
             tokio::spawn(async move {
-                let Ok(mut server) = TcpStream::connect(upstream).await else { return };
+                let mut client = BufReader::new(client);
+                let mut head = Vec::new();
+                loop {
+                    let mut line = String::new();
+                    if client.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                    head.push(line.trim_end().to_owned());
+                }
+                seen.lock().unwrap().push(head.clone());
+                let mut server = TcpStream::connect(upstream).await.unwrap();
+                if head[0].starts_with("CONNECT ") {
+                    let answer: &[u8] = if refuse_tunnels {
+                        b"HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n"
+                    } else {
+                        b"HTTP/1.1 200 Connection established\r\n\r\n"
+                    };
+                    client.write_all(answer).await.unwrap();
+                    if refuse_tunnels {
+                        return;
+                    }
+                } else {
+                    let again = format!("{}\r\n\r\n", head.join("\r\n"));
+                    server.write_all(again.as_bytes()).await.unwrap();
+                }
                 let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
             });
         }
     });
-    (port, taken)
+    (port, heads)
+}
+
+/// An env whose provider `mock` and ChatGPT login are reached at `http://model-server.invalid`,
+/// a host that resolves nowhere: only a proxy can reach it.
+async fn unreachable_but_by_proxy(turns: Vec<Turn>) -> Env {
+    let env = Env::new(turns).await;
+    let path = env.agent_dir.join("models.json");
+    let mut models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    models["providers"]["mock"]["baseUrl"] = json!("http://model-server.invalid");
+    models["providers"]["openai-codex"] = json!({"baseUrl": "http://model-server.invalid/backend-api"});
+    std::fs::write(&path, models.to_string()).unwrap();
+    let login = json!({"openai-codex": {
+        "type": "oauth", "access": common::chatgpt_token("acct-5"), "refresh": "rt",
+        "expires": 4_102_444_800_000u64, "accountId": "acct-5"
+    }});
+    std::fs::write(env.agent_dir.join("auth.json"), login.to_string()).unwrap();
+    env
+}
+
+/// rho asked once in print mode with `model`, `HTTP_PROXY` naming `proxy`.
+async fn ask_through(env: &Env, model: &str, proxy: &str) -> Output {
+    let mut command = env.command(&["-p", "--no-session", "--setting", "retry.enabled=false", "--model", model, "hi"]);
+    command.env("HTTP_PROXY", proxy);
+    let child = command.spawn().unwrap();
+    tokio::time::timeout(common::FRAME_TIMEOUT, child.wait_with_output()).await.unwrap().unwrap()
 }
 
 #[tokio::test]
 async fn requests_go_through_the_proxy_http_proxy_names() {
-    let env = Env::new(vec![Turn::text("Hello through the proxy.")]).await;
-    let path = env.agent_dir.join("models.json");
-    let mut models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    // A host that resolves nowhere: only the proxy can reach it.
-    models["providers"]["mock"]["baseUrl"] = json!("http://model-server.invalid");
-    std::fs::write(&path, models.to_string()).unwrap();
-    let (port, taken) = proxy(&env).await;
-    let mut command =
-        env.command(&["-p", "--no-session", "--setting", "retry.enabled=false", "--model", "mock/mock-model", "hi"]);
-    command.env("HTTP_PROXY", format!("http://127.0.0.1:{port}"));
-    let child = command.spawn().unwrap();
-    let out = tokio::time::timeout(common::FRAME_TIMEOUT, child.wait_with_output()).await.unwrap().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let env = unreachable_but_by_proxy(vec![Turn::text("Hello through the proxy.")]).await;
+    let (port, heads) = proxy(&env, false).await;
+    let out = ask_through(&env, "mock/mock-model", &format!("http://127.0.0.1:{port}")).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Hello through the proxy.\n");
-    assert_eq!(taken.load(Ordering::SeqCst), 1);
+    let heads = heads.lock().unwrap();
+    assert_eq!(heads.len(), 1);
+    assert_eq!(heads[0][0], "POST http://model-server.invalid/v1/messages HTTP/1.1");
+}
+
+/// The ChatGPT websocket takes the proxy too: a `CONNECT` tunnel, with the proxy URL's
+/// credentials.
+#[tokio::test]
+async fn the_chatgpt_websocket_tunnels_through_the_proxy() {
+    let env = unreachable_but_by_proxy(vec![Turn::text("Hello over the tunnel.")]).await;
+    let (port, heads) = proxy(&env, false).await;
+    let out = ask_through(&env, "openai-codex/gpt-5.5", &format!("http://someone:secret@127.0.0.1:{port}")).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Hello over the tunnel.\n");
+    let heads = heads.lock().unwrap();
+    assert_eq!(
+        *heads,
+        [vec![
+            "CONNECT model-server.invalid:80 HTTP/1.1".to_owned(),
+            "Host: model-server.invalid:80".to_owned(),
+            // someone:secret
+            "Proxy-Authorization: Basic c29tZW9uZTpzZWNyZXQ=".to_owned(),
+        ]]
+    );
+    let methods: Vec<String> = env.server.requests().into_iter().map(|r| r.method).collect();
+    assert_eq!(methods, [rho_mock_llm::WEBSOCKET_METHOD]);
+}
+
+/// A proxy that refuses the tunnel: the request goes over the event stream instead, through the
+/// same proxy.
+#[tokio::test]
+async fn a_refused_tunnel_gives_way_to_the_event_stream() {
+    let env = unreachable_but_by_proxy(vec![Turn::text("Hello over the event stream.")]).await;
+    let (port, heads) = proxy(&env, true).await;
+    let out = ask_through(&env, "openai-codex/gpt-5.5", &format!("http://127.0.0.1:{port}")).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Hello over the event stream.\n");
+    let firsts: Vec<String> = heads.lock().unwrap().iter().map(|head| head[0].clone()).collect();
+    assert_eq!(
+        firsts,
+        [
+            "CONNECT model-server.invalid:80 HTTP/1.1",
+            "POST http://model-server.invalid/backend-api/codex/responses HTTP/1.1"
+        ]
+    );
+    let methods: Vec<String> = env.server.requests().into_iter().map(|r| r.method).collect();
+    assert_eq!(methods, ["POST"]);
 }

@@ -1,6 +1,7 @@
-//! One websocket to the Codex backend: the TCP connection, TLS for `wss://` (rho's, as its HTTP
-//! client's), the handshake with the request's headers, and the server's messages read as the
-//! payloads of Responses events.
+//! One websocket to the Codex backend: the TCP connection (or a tunnel through the proxy the
+//! environment names, [`proxy`]), TLS for `wss://` (rho's, as its HTTP client's), the handshake
+//! with the request's headers, and the server's messages read as the payloads of Responses
+//! events.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -19,6 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_util::sync::CancellationToken;
 
+use super::proxy;
 use crate::error::ProviderError;
 use crate::sse::{EventSource, Interrupted};
 
@@ -46,21 +48,27 @@ pub(crate) async fn connect(url: &str, headers: HeaderMap, cancel: &Cancellation
         let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
         let secure = uri.scheme_str() == Some("wss");
         let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
-        let tcp = TcpStream::connect((host.as_str(), port))
-            .await
-            .map_err(|e| ProviderError::Connection(format!("cannot connect to {url}: {e}")))?;
-        let _ = tcp.set_nodelay(true);
+        let config = TLS.as_ref().map_err(|e| ProviderError::Connection(format!("WebSocket TLS: {e}")))?;
+        let road: Box<dyn Io> = match proxy::for_host(secure, &host, port) {
+            Some(proxy) => proxy::tunnel(&proxy, &host, port, config).await?,
+            None => {
+                let tcp = TcpStream::connect((host.as_str(), port))
+                    .await
+                    .map_err(|e| ProviderError::Connection(format!("cannot connect to {url}: {e}")))?;
+                let _ = tcp.set_nodelay(true);
+                Box::new(tcp)
+            }
+        };
         let stream: Box<dyn Io> = if secure {
             let name = ServerName::try_from(host.clone())
                 .map_err(|e| ProviderError::Connection(format!("WebSocket: {host}: {e}")))?;
-            let config = TLS.as_ref().map_err(|e| ProviderError::Connection(format!("WebSocket TLS: {e}")))?;
             let tls = TlsConnector::from(config.clone())
-                .connect(name, tcp)
+                .connect(name, road)
                 .await
                 .map_err(|e| ProviderError::Connection(format!("WebSocket TLS with {host}: {e}")))?;
             Box::new(tls)
         } else {
-            Box::new(tcp)
+            road
         };
         let (socket, _response) = tokio_tungstenite::client_async(request, stream).await.map_err(handshake_error)?;
         Ok::<_, ProviderError>(socket)

@@ -12,6 +12,7 @@
 mod cache;
 mod connect;
 mod continuation;
+mod proxy;
 
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value};
