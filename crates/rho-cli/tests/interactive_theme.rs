@@ -1,5 +1,6 @@
 //! Interactive mode's colours: code highlighted with the theme's syntax tokens, the theme picked
-//! by the settings (and a bad one refused), edit diffs coloured. The real `rho` in a
+//! by the settings (and a bad one refused), themes from `--theme` paths and `--no-themes`, edit
+//! diffs coloured. The real `rho` in a
 //! pseudo-terminal against rho-mock-llm, the cells' colours read back through vt100.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -80,4 +81,48 @@ async fn an_edit_diff_is_coloured_and_marks_the_changed_word() {
     assert_eq!(term.fg_of(" 1 fn main"), vt100::Color::Rgb(0x80, 0x80, 0x80));
     assert!(term.is_inverse("old_name") && term.is_inverse("new_name"));
     assert!(!term.is_inverse("let old_name"));
+}
+
+/// pi's dark theme renamed `name`, with its keywords in `keyword`.
+fn dark_as(name: &str, keyword: &str) -> String {
+    let dark = include_str!("../../rho-tui/src/theme/dark.json");
+    let mut theme: serde_json::Value = serde_json::from_str(dark).unwrap();
+    theme["name"] = json!(name);
+    theme["colors"]["syntaxKeyword"] = json!(keyword);
+    theme.to_string()
+}
+
+/// `--theme` adds a file (or a folder) to those themes are found in; the setting picks it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_theme_file_given_with_theme_can_be_chosen() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::write(env.dir.path().join("mine.json"), dark_as("mine", "#ff00ff")).unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "mine"}"#).unwrap();
+    let theme = env.dir.path().join("mine.json");
+    let term = Terminal::start_with(&env, &["--theme", theme.to_str().unwrap()], &[DARK_BACKGROUND]);
+    term.ready().await;
+    term.submit("show code");
+    term.wait_idle_with("plain words here").await;
+    assert_eq!(term.fg_of("fn main"), vt100::Color::Rgb(0xff, 0, 0xff));
+}
+
+/// `--no-themes` leaves the theme folders unread (the setting's theme there is unknown), a
+/// `--theme` path still counts, and one that does not exist is warned about.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_themes_reads_only_the_given_paths() {
+    let env = Env::new(vec![Turn::text(RUST_ANSWER)]).await;
+    std::fs::create_dir_all(env.cwd.join(".rho/themes")).unwrap();
+    std::fs::write(env.cwd.join(".rho/themes/folder.json"), dark_as("folder", "#ff00ff")).unwrap();
+    std::fs::create_dir_all(env.cwd.join("given")).unwrap();
+    std::fs::write(env.cwd.join("given/given.json"), dark_as("given", "#00ff00")).unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"theme": "folder"}"#).unwrap();
+    let args = ["--no-themes", "--theme", "given", "--theme", "missing.json"];
+    let term = Terminal::start_with(&env, &args, &[DARK_BACKGROUND]);
+    let screen = term.wait_for("using the dark theme").await;
+    let missing = env.cwd.join("missing.json");
+    assert!(screen.contains(&format!("Theme path does not exist: {}", missing.display())), "{screen}");
+    assert!(
+        screen.contains(r#"unknown theme "folder" (there are: dark, given, light); using the dark theme"#),
+        "{screen}"
+    );
 }

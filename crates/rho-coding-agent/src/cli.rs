@@ -93,11 +93,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_extensions: bool,
 
-    /// The interactive mode's theme (accepted; rho has one theme for now)
-    #[arg(long, value_name = "NAME")]
-    pub theme: Option<String>,
+    /// Load themes from this file or folder too (repeatable); the `theme` setting or /settings picks one
+    #[arg(long = "theme", value_name = "PATH", action = ArgAction::Append)]
+    pub themes: Vec<PathBuf>,
 
-    /// Accepted for pi's command line (pi: --no-themes)
+    /// Do not look for themes in the theme folders or the `themes` setting (--theme paths still load)
     #[arg(long)]
     pub no_themes: bool,
 

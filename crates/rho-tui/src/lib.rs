@@ -87,6 +87,9 @@ pub async fn run(mut cli: Cli) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),
     };
+    let cwd = &prepared.paths.cwd;
+    let theme_paths = cli.themes.iter().map(|p| cwd.join(p)).collect();
+    let mut theme_warnings = theme::command_line(theme_paths, cli.no_themes);
     let mut theme_warning = theme::init(&prepared.paths, &prepared.settings);
     let initial = match initial_prompt(&cli, &prepared.paths.cwd) {
         Ok(p) => p,
@@ -179,7 +182,8 @@ pub async fn run(mut cli: Cli) -> i32 {
     if let Some(warning) = keybindings::load(&app.session.paths().agent_dir) {
         app.push([blocks::warning(&warning)]);
     }
-    app.push(theme_warning.iter().map(|w| blocks::warning(w)));
+    theme_warnings.extend(theme_warning);
+    app.push(theme_warnings.iter().map(|w| blocks::warning(w)));
     app.push(extension_problems.iter().map(|p| blocks::error(p)));
     for event in started {
         handle(&mut app, event);

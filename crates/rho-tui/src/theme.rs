@@ -1,9 +1,10 @@
 //! The colour theme in use. pi's theme files: the built-in `dark` and `light`, and the `*.json`
 //! files of the project's `.rho/themes` and `.pi/themes`, the agent dir's `themes` and the
-//! `themes` setting's files and directories, then those packages and extensions bring (the first
-//! theme of a name wins, before the built-ins). The `theme` setting picks one at start; an
-//! unknown name or a bad file falls back to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme
-//! for now and [`end_preview`] puts back the one in effect before.
+//! `themes` setting's files and directories (none of these with `--no-themes`), the `--theme`
+//! paths, then those packages and extensions bring (the first theme of a name wins, before the
+//! built-ins). The `theme` setting picks one at start; an unknown name or a bad file falls back
+//! to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme for now
+//! and [`end_preview`] puts back the one in effect before.
 
 mod palette;
 mod parse;
@@ -29,6 +30,8 @@ static ACTIVE: RwLock<Option<Theme>> = RwLock::new(None);
 static BEFORE_PREVIEW: RwLock<Option<Theme>> = RwLock::new(None);
 /// Where theme files are looked for (set by [`init`]).
 static SOURCES: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
+/// The command line's say (set by [`command_line`]): `--theme` paths, and `--no-themes`.
+static COMMAND_LINE: RwLock<(Vec<PathBuf>, bool)> = RwLock::new((Vec::new(), false));
 
 /// The colour of `token` in the active theme (`None`: the terminal's default).
 pub fn color(token: Token) -> Option<Color> {
@@ -38,13 +41,32 @@ pub fn color(token: Token) -> Option<Color> {
     dark().color(token)
 }
 
-/// Looks for themes where `paths` and `settings` say and activates the `theme` setting's (by
-/// default `dark`, or `light` when `COLORFGBG` says the background is light). A warning when
-/// it cannot be used and `dark` is used instead.
+/// Takes the command line's `--theme` paths (files or folders, read after the theme folders and
+/// the `themes` setting, as pi reads them) and `--no-themes` (neither the folders nor the
+/// setting are read), for [`init`] now and on `/reload`. A warning for each path that does not
+/// exist.
+pub fn command_line(paths: Vec<PathBuf>, no_themes: bool) -> Vec<String> {
+    let warnings =
+        paths.iter().filter(|p| !p.exists()).map(|p| format!("Theme path does not exist: {}", p.display())).collect();
+    *COMMAND_LINE.write() = (paths, no_themes);
+    warnings
+}
+
+/// Looks for themes where `paths`, `settings` and the command line say and activates the
+/// `theme` setting's (by default `dark`, or `light` when `COLORFGBG` says the background is
+/// light). A warning when it cannot be used and `dark` is used instead.
 pub fn init(paths: &ConfigPaths, settings: &Settings) -> Option<String> {
-    let mut sources =
-        vec![paths.project_dir().join("themes"), paths.pi_project_dir().join("themes"), paths.agent_dir.join("themes")];
-    sources.extend(settings.get_string_list("themes").unwrap_or_default().iter().map(|p| paths.resolve(p)));
+    let (given, no_themes) = COMMAND_LINE.read().clone();
+    let mut sources = Vec::new();
+    if !no_themes {
+        sources = vec![
+            paths.project_dir().join("themes"),
+            paths.pi_project_dir().join("themes"),
+            paths.agent_dir.join("themes"),
+        ];
+        sources.extend(settings.get_string_list("themes").unwrap_or_default().iter().map(|p| paths.resolve(p)));
+    }
+    sources.extend(given.into_iter().filter(|p| !sources.contains(p)).collect::<Vec<_>>());
     *SOURCES.write() = sources;
     let name = settings.get_string("theme").unwrap_or_else(|| default_name(std::env::var("COLORFGBG").ok()));
     let error = set(&name).err()?;
