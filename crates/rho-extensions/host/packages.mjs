@@ -1,7 +1,8 @@
-// `rho install | remove | update | list`: pi's package manager (its DefaultPackageManager and
-// SettingsManager, from pi's own package) run for rho's agent dir, so packages install where pi
-// installs them and settings.json lists them as pi lists them: a pi user's packages are rho's.
-// Usage: node packages.mjs <command> [args]; PI_CODING_AGENT_DIR names rho's agent dir.
+// `rho install | remove | update | list | config`: pi's package manager (its
+// DefaultPackageManager and SettingsManager, from pi's own package) run for rho's agent dir, so
+// packages install where pi installs them and settings.json lists them as pi lists them: a pi
+// user's packages are rho's. `config` is pi's own screen for turning a package's resources on
+// and off. Usage: node packages.mjs <command> [args]; PI_CODING_AGENT_DIR names rho's agent dir.
 
 const pi = await import("@mariozechner/pi-coding-agent");
 
@@ -10,6 +11,7 @@ const USAGE = {
   remove: "rho remove <source> [-l]",
   update: "rho update [source] [--extension <source>]",
   list: "rho list",
+  config: "rho config",
 };
 
 function fail(message, usage) {
@@ -46,6 +48,9 @@ async function main(argv) {
     } else {
       return fail(`Unexpected argument ${arg}.`, USAGE[command]);
     }
+  }
+  if (command === "config" && source) {
+    return fail(`Unexpected argument ${source}.`, USAGE.config);
   }
   if ((command === "install" || command === "remove") && !source) {
     return fail(`Missing ${command} source.`, USAGE[command]);
@@ -95,6 +100,13 @@ async function main(argv) {
       await manager.update(source);
       console.log(source ? `Updated ${source}` : "Updated packages");
       return;
+    case "config": {
+      // pi's screen is not among its package's exports: it is imported from beside them.
+      const index = import.meta.resolve("@mariozechner/pi-coding-agent");
+      const { selectConfig } = await import(new URL("./cli/config-selector.js", index).href);
+      await selectConfig({ resolvedPaths: await manager.resolve(), settingsManager, cwd, agentDir });
+      process.exit(0);
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 //! footer and widget above the editor at start, a command's input, confirm and select dialogs
 //! answered with keys, and a registered shortcut; and the command in the `/` completion. The
 //! fixture `components.ts`: a `custom()` component with the keys, widget and footer components,
-//! and renderers for a custom message and a tool.
+//! and renderers for a custom message and a tool. `rho config`, pi's screen for a package's
+//! resources.
 
 #[path = "../interactive_support/mod.rs"]
 mod interactive_support;
@@ -159,4 +160,40 @@ async fn a_packages_theme_is_the_settings_theme() {
     // The package's accent (#ff00ff), in truecolor or as the 256-colour palette's nearest.
     let accent = term.fg_of("mock/mock-model");
     assert!(matches!(accent, vt100::Color::Rgb(255, 0, 255) | vt100::Color::Idx(201)), "{accent:?}");
+}
+
+/// `rho config`: pi's own screen lists an installed package's resources; Space turns the
+/// extension off and Esc closes it, and settings.json keeps the package filtered as pi keeps it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_turns_a_package_resource_off() {
+    let Some(host) = pi_host("config_turns_a_package_resource_off") else { return };
+    let env = Env::new(vec![Turn::text("unused")]).await.with_extension_host(host.clone());
+    let package = fixture("package-demo");
+    let installed = env.command(&["install", &package]).output().await.unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+
+    let host = host.display().to_string();
+    let mut term = Terminal::start_command(&env, &["config"], &[("RHO_EXTENSION_HOST_DIR", &host)]);
+    let screen = term.wait_for("pkg-skill").await;
+    assert!(screen.contains("Resource Configuration"), "{screen}");
+    assert!(screen.contains("[x] package-demo/ext.ts"), "{screen}");
+    term.send(" ");
+    term.wait_for("[ ] package-demo/ext.ts").await;
+    term.send("\x1b");
+    assert_eq!(term.exit_code().await, 0);
+
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["packages"][0]["extensions"], serde_json::json!(["-ext.ts"]), "{settings}");
+    let listed = env.command(&["list"]).output().await.unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("(filtered)"));
+}
+
+/// Without a terminal `rho config` says it needs one, rather than drawing into a pipe.
+#[tokio::test]
+async fn config_without_a_terminal_is_refused() {
+    let env = Env::new(vec![Turn::text("unused")]).await;
+    let out = env.command(&["config"]).output().await.unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "Error: rho config is a screen: run it in a terminal\n");
 }

@@ -69,6 +69,11 @@ impl Terminal {
         Self::spawn(env, &[], &[], ROWS, COLS)
     }
 
+    /// `rho` with exactly `args` (a command such as `config`, which takes no model).
+    pub fn start_command(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Terminal {
+        Self::spawn(env, args, vars, ROWS, COLS)
+    }
+
     fn spawn(env: &Env, args: &[&str], vars: &[(&str, &str)], rows: u16, cols: u16) -> Terminal {
         let pty = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rho"));
