@@ -223,3 +223,33 @@ async fn pi_flags_are_understood() {
 
     assert_eq!(env.request_bodies().len(), 2);
 }
+
+/// The session directory as pi chooses it: `RHO_CODING_AGENT_SESSION_DIR` (or pi's variable),
+/// else the global `sessionDir` setting; a project's `sessionDir` is refused with a warning.
+#[tokio::test]
+async fn sessions_are_kept_where_the_variable_or_the_global_setting_says() {
+    let files_in = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    };
+    let env = Env::new(vec![Turn::text("one"), Turn::text("two"), Turn::text("three")]).await;
+    let by_variable = env.dir.path().join("by-variable");
+    let mut command = env.command(&["-p", "--model", "mock/mock-model", "hi"]);
+    command.env("PI_CODING_AGENT_SESSION_DIR", &by_variable);
+    let out = command.output().await.unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files_in(&by_variable).len(), 1);
+
+    std::fs::write(env.agent_dir.join("settings.json"), json!({"sessionDir": "~/by-setting"}).to_string()).unwrap();
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "hi"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files_in(&env.dir.path().join("by-setting")).len(), 1, "HOME is the env's folder");
+
+    std::fs::remove_file(env.agent_dir.join("settings.json")).unwrap();
+    std::fs::create_dir_all(env.cwd.join(".rho")).unwrap();
+    std::fs::write(env.cwd.join(".rho/settings.json"), json!({"sessionDir": "mine"}).to_string()).unwrap();
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "hi"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("\"sessionDir\" is ignored in a project's settings"), "{}", stderr(&out));
+    assert!(!env.cwd.join("mine").exists());
+    assert_eq!(env.session_files().len(), 1, "the default folder");
+}

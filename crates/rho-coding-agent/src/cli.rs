@@ -30,7 +30,9 @@ pub enum Mode {
     after_help = "Commands:\n  rho install <source> [-l]   Install a pi package (npm:, git:, a URL or a path) and add it to settings\n  rho remove <source> [-l]    Remove a package (also: uninstall)\n  rho update [source]         Update packages not pinned to a version\n  rho list                    List the packages in settings\n  rho config                  Turn a package's extensions, skills, prompt templates and themes on or off\n  rho login|logout <provider> A subscription login (anthropic, openai-codex, github-copilot, …)\n  rho trust|untrust [dir]     Approve a project's MCP servers, extensions and command settings\n\nExamples:\n  rho -p \"fix the failing test\"\n  rho --model anthropic/claude-sonnet-4-5:high -p @src/main.rs \"explain this\"\n  git diff | rho -p \"write a commit message\"\n  rho --mode rpc --no-session        (drive rho from another program)\n  rho --mode acp                     (an editor's agent: Zed's agent_servers)\n  rho login anthropic                (a Claude Pro/Max login, kept in auth.json as pi keeps it)\n\n\
                   Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, … (one per provider);\n\
                   RHO_CODING_AGENT_DIR moves the agent directory (default ~/.rho/agent; a pi user's ~/.pi/agent\n\
-                  or PI_CODING_AGENT_DIR when rho has none)."
+                  or PI_CODING_AGENT_DIR when rho has none); RHO_CODING_AGENT_SESSION_DIR (or pi's\n\
+                  PI_CODING_AGENT_SESSION_DIR) the session directory; HTTPS_PROXY, NO_PROXY and\n\
+                  NODE_EXTRA_CA_CERTS as in pi."
 )]
 pub struct Cli {
     /// Print the final answer and exit (non-interactive)

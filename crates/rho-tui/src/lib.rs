@@ -100,10 +100,7 @@ pub async fn run(mut cli: Cli) -> i32 {
     // except for -r, whose picker comes before the session.
     let mut tui = None;
     if cli.resume && cli.session.is_none() {
-        let dir = cli
-            .session_dir
-            .clone()
-            .unwrap_or_else(|| rho_session::session_dir_for_cwd(&prepared.paths.agent_dir, &prepared.paths.cwd));
+        let dir = startup::session_dir(&cli, &prepared.paths, &prepared.settings);
         let picking = match start_terminal(&tx) {
             Ok(t) => tui.insert(t),
             Err(code) => return code,

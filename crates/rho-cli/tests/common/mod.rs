@@ -139,11 +139,12 @@ impl Env {
     }
 
     /// `cmd` set up as [`command`](Self::command) sets up `rho`: this world's agent dir, home,
-    /// working dir, no provider keys, no proxy, piped stdio.
+    /// working dir, no provider keys, no proxy, no session dir of the developer's, piped stdio.
     pub fn configure(&self, mut cmd: Command) -> Command {
         for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
             cmd.env_remove(proxy);
         }
+        cmd.env_remove("RHO_CODING_AGENT_SESSION_DIR").env_remove("PI_CODING_AGENT_SESSION_DIR");
         cmd.current_dir(&self.cwd)
             .env("RHO_CODING_AGENT_DIR", &self.agent_dir)
             .env("HOME", self.dir.path())

@@ -82,7 +82,16 @@ impl Terminal {
         cmd.env("RHO_CODING_AGENT_DIR", &env.agent_dir);
         cmd.env("HOME", env.dir.path());
         cmd.env("TERM", "xterm-256color");
-        for key in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "NO_COLOR", "RHO_LOG", "TMUX"] {
+        for key in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "GEMINI_API_KEY",
+            "NO_COLOR",
+            "RHO_LOG",
+            "TMUX",
+            "RHO_CODING_AGENT_SESSION_DIR",
+            "PI_CODING_AGENT_SESSION_DIR",
+        ] {
             cmd.env_remove(key);
         }
         for (key, value) in vars {

@@ -20,7 +20,7 @@ use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 
 pub use extensions::{ExtensionUi, extension_config, extensions_configured};
 pub use model_select::{ModelChoice, select_after_extensions, select_model};
-pub use session_select::select_session;
+pub use session_select::{PI_SESSION_DIR_ENV, SESSION_DIR_ENV, select_session, session_dir};
 
 /// A start-up failure: one line on stderr and this exit code.
 #[derive(Debug, thiserror::Error)]
@@ -101,7 +101,7 @@ pub fn session_options(
     ui: Option<Arc<dyn Ui>>,
 ) -> Result<SessionOptions, StartupError> {
     let Prepared { paths, settings, mut registry } = prepared;
-    let session = select_session(cli, &paths)?;
+    let session = select_session(cli, &paths, &settings)?;
     let restored = session.build_context();
     let choice = match select_model(cli, &settings, &mut registry, &restored) {
         Ok(choice) => choice,

@@ -1,7 +1,7 @@
 //! Which session file a run uses (docs/session-format.md, "Choosing the session at start-up"):
 //! `--no-session` (memory only), `--session <path|id prefix>`, `--continue` / `--resume` (the
-//! newest session of this directory), else a new session in `--session-dir` or the default
-//! directory for the cwd.
+//! newest session of this directory), else a new session in the session directory
+//! ([`session_dir`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,12 +9,43 @@ use rho_session::{LoadWarning, Session, find_session_by_id_prefix, most_recent_s
 
 use super::StartupError;
 use crate::cli::Cli;
-use crate::config::ConfigPaths;
+use crate::config::{ConfigPaths, Settings};
+
+/// The variable that moves the session directory.
+pub const SESSION_DIR_ENV: &str = "RHO_CODING_AGENT_SESSION_DIR";
+
+/// pi's variable for its session directory, read when rho's is not set: rho writes pi's
+/// format, so a pi user's sessions and rho's can share the folder.
+pub const PI_SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
+
+/// Where this run's sessions are kept, as pi decides it: `--session-dir`; else
+/// `RHO_CODING_AGENT_SESSION_DIR` (or pi's `PI_CODING_AGENT_SESSION_DIR`); else the global
+/// `sessionDir` setting; else the working directory's folder under the agent dir's `sessions`.
+/// `~` and relative paths resolve as every user-given path does.
+pub fn session_dir(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> PathBuf {
+    session_dir_from(cli, paths, settings, |name| std::env::var(name).ok())
+}
+
+fn session_dir_from(
+    cli: &Cli,
+    paths: &ConfigPaths,
+    settings: &Settings,
+    env: impl Fn(&str) -> Option<String>,
+) -> PathBuf {
+    if let Some(dir) = &cli.session_dir {
+        return paths.resolve(&dir.to_string_lossy());
+    }
+    let named = [SESSION_DIR_ENV, PI_SESSION_DIR_ENV].into_iter().find_map(|name| env(name).filter(|v| !v.is_empty()));
+    match named.or_else(|| settings.get_string("sessionDir").filter(|v| !v.is_empty())) {
+        Some(dir) => paths.resolve(&dir),
+        None => session_dir_for_cwd(&paths.agent_dir, &paths.cwd),
+    }
+}
 
 /// The session this run writes, locked against a second writer (another rho on the same file
 /// would grow a second branch from the same leaf without either knowing).
-pub fn select_session(cli: &Cli, paths: &ConfigPaths) -> Result<Session, StartupError> {
-    let mut session = choose(cli, paths)?;
+pub fn select_session(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Result<Session, StartupError> {
+    let mut session = choose(cli, paths, settings)?;
     if let Err(e) = session.lock() {
         let path = session.session_file().map(Path::to_path_buf).unwrap_or_default();
         return Err(failed(&path, e));
@@ -22,12 +53,12 @@ pub fn select_session(cli: &Cli, paths: &ConfigPaths) -> Result<Session, Startup
     Ok(session)
 }
 
-fn choose(cli: &Cli, paths: &ConfigPaths) -> Result<Session, StartupError> {
+fn choose(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Result<Session, StartupError> {
     let cwd = &paths.cwd;
     if cli.no_session {
         return Ok(Session::in_memory(cwd));
     }
-    let dir = cli.session_dir.clone().unwrap_or_else(|| session_dir_for_cwd(&paths.agent_dir, cwd));
+    let dir = session_dir(cli, paths, settings);
     if let Some(arg) = &cli.session {
         return open_named(arg, &dir, paths);
     }
@@ -101,5 +132,40 @@ fn failed(path: &Path, e: rho_session::SessionError) -> StartupError {
         // The message names the file already.
         rho_session::SessionError::Locked { .. } => StartupError::new(format!("Error: {e}"), 1),
         e => StartupError::new(format!("Error: session {}: {e}", path.display()), 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        crate::cli::parse(std::iter::once("rho").chain(args.iter().copied()).map(Into::into)).unwrap()
+    }
+
+    fn settings(value: serde_json::Value) -> Settings {
+        Settings::from_json(value).0
+    }
+
+    #[test]
+    fn the_session_dir_is_the_flag_then_the_variables_then_the_setting_then_the_default() {
+        let paths = ConfigPaths::new(Some("/home/u".into()), "/home/u/.rho/agent".into(), "/work/p".into());
+        let configured = settings(serde_json::json!({"sessionDir": "~/from-setting"}));
+        let none = settings(serde_json::json!({}));
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+        };
+        let both = env(&[(SESSION_DIR_ENV, "/rho-sessions"), (PI_SESSION_DIR_ENV, "/pi-sessions")]);
+        let flag = cli(&["--session-dir", "here"]);
+        assert_eq!(session_dir_from(&flag, &paths, &configured, both), PathBuf::from("/work/p/here"));
+        let plain = cli(&[]);
+        assert_eq!(session_dir_from(&plain, &paths, &configured, both), PathBuf::from("/rho-sessions"));
+        let pi = env(&[(SESSION_DIR_ENV, ""), (PI_SESSION_DIR_ENV, "~/pi-sessions")]);
+        assert_eq!(session_dir_from(&plain, &paths, &configured, pi), PathBuf::from("/home/u/pi-sessions"));
+        assert_eq!(session_dir_from(&plain, &paths, &configured, env(&[])), PathBuf::from("/home/u/from-setting"));
+        assert_eq!(
+            session_dir_from(&plain, &paths, &none, env(&[])),
+            session_dir_for_cwd(&paths.agent_dir, &paths.cwd)
+        );
     }
 }

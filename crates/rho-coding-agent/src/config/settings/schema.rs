@@ -144,6 +144,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("quietStartup", Bool, D::Bool(false)),
     k("doubleEscapeAction", Enum(&["tree", "fork", "none"]), D::Str("tree")),
     k("theme", Str, D::None),
+    // Where sessions are kept (global only: a project does not choose where transcripts go).
+    k("sessionDir", Str, D::None),
     // Todos.
     k("todo.enabled", Bool, D::Bool(true)),
     k("todo.reminders", Bool, D::Bool(true)),
