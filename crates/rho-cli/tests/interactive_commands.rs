@@ -1,6 +1,6 @@
 //! Interactive mode's menus and commands: `/settings` (the theme list shows the highlighted
 //! theme), `/scoped-models` with Ctrl+P and Shift+Ctrl+P and the order of the models, `/reload`,
-//! `/tree` with a branch summary (custom instructions, cancelling), folders in the `@` list and
+//! `/tree` with a branch summary (custom instructions, cancelling) and its views, folders in the `@` list and
 //! `/resume`'s scopes. The real `rho` in a pseudo-terminal against rho-mock-llm, as
 //! interactive_mode.rs drives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -360,6 +360,34 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
     let sent = env.request_bodies().pop().unwrap()["messages"].to_string();
     assert!(sent.contains("the summarized detour"), "the summary is in the new branch's context: {sent}");
     assert!(sent.contains("first answer") && !sent.contains("second answer"), "{sent}");
+}
+
+/// `/tree`'s views, as pi's: Ctrl+U user messages only, Ctrl+O the next view (labeled entries,
+/// none here), Ctrl+A everything (the model change too), and `treeFilterMode` the first view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_views_follow_the_ctrl_keys_and_the_setting() {
+    let env = Env::new(vec![Turn::text("first answer"), Turn::text("second answer")]).await;
+    let term = Terminal::start(&env, &[]);
+    term.two_exchanges().await;
+    term.submit("/tree");
+    term.wait_for("→ assistant: second answer  ← current").await;
+    term.send("\x15");
+    let screen = settled(&term, "the user view", |s| s.contains("Session tree [user]")).await;
+    assert!(screen.contains("→ user: second question  ← current"), "{screen}");
+    assert!(screen.contains("user: first question") && !screen.contains("assistant: first answer"), "{screen}");
+    term.send("\x0f");
+    settled(&term, "the labeled view", |s| s.contains("Session tree [labeled]")).await;
+    term.send("\x01");
+    let screen = settled(&term, "everything", |s| s.contains("Session tree [all]")).await;
+    assert!(screen.contains("[model: mock-model]"), "{screen}");
+    term.send(keys::ESCAPE);
+    term.wait_until("the tree closed", |s| !s.contains("Session tree")).await;
+
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"treeFilterMode": "user-only"}"#).unwrap();
+    term.submit("/reload");
+    term.wait_for("Reloaded settings").await;
+    term.submit("/tree");
+    settled(&term, "the setting's view", |s| s.contains("Session tree [user]")).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

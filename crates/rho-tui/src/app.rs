@@ -26,6 +26,7 @@ use super::subagents::TaskBoard;
 use super::title::TerminalTitle;
 use super::tool_blocks::{self, TASK_TOOL};
 use super::transcript::{self, Entry, Shown, Toggles, Transcript};
+use super::tree_items::TreeFilter;
 use super::widgets::ExtensionWidgets;
 use super::{notices, replay};
 use rho_coding_agent::ui::{ComponentUpdate, UiAnswer};
@@ -176,6 +177,8 @@ pub struct App {
     pub ctrl_c_at: Option<Instant>,
     /// When Escape was last pressed on an empty, idle editor (twice opens `/tree`).
     pub escape_at: Option<Instant>,
+    /// The `/tree` list's view (set from `treeFilterMode` each time it opens).
+    pub tree_filter: TreeFilter,
     /// A one-off hint under the editor ("Press Ctrl+C again to quit").
     pub hint: Option<String>,
     pub tick: usize,
@@ -226,6 +229,7 @@ impl App {
             suspend: false,
             ctrl_c_at: None,
             escape_at: None,
+            tree_filter: TreeFilter::default(),
             hint: None,
             tick: 0,
             osc52: None,

@@ -47,6 +47,7 @@ mod todos;
 mod tool_blocks;
 mod transcript;
 mod tree;
+mod tree_items;
 mod view;
 #[cfg(test)]
 mod view_tests;

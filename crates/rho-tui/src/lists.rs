@@ -35,6 +35,7 @@ impl App {
     pub fn list_shortcut(&mut self, picking: Picking, key: char, highlighted: Option<&str>) {
         match picking {
             Picking::ScopedModels => self.scoped_models_shortcut(key, highlighted),
+            Picking::Tree => self.tree_shortcut(key, highlighted),
             Picking::Session if key == '\t' => {
                 let (dir, agent_dir) = (self.session.sessions_dir(), self.session.paths().agent_dir.clone());
                 if let Some((_, list)) = self.select.as_mut() {

@@ -42,6 +42,8 @@ pub struct Select {
     query: String,
     selected: usize,
     toggling: bool,
+    /// Ctrl+letters are shortcuts in a list that closes on picking too.
+    shortcuts: bool,
     /// Tab is a shortcut (`Shortcut('\t', …)`), e.g. the session list's scope.
     tab: bool,
     /// The dim line under the items.
@@ -58,6 +60,7 @@ impl Select {
             query: String::new(),
             selected,
             toggling: false,
+            shortcuts: false,
             tab: false,
             hint: None,
             describe: None,
@@ -67,6 +70,13 @@ impl Select {
     /// A list that stays open: Enter and Space toggle, Ctrl+letters are shortcuts.
     pub fn toggling(mut self) -> Self {
         self.toggling = true;
+        self
+    }
+
+    /// Ctrl+letters report `Shortcut(letter, highlighted)`, an uppercase letter with Shift (the
+    /// tree's filters).
+    pub fn with_shortcuts(mut self) -> Self {
+        self.shortcuts = true;
         self
     }
 
@@ -158,6 +168,11 @@ impl Select {
             }
             KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
+            }
+            KeyCode::Char(c) if self.shortcuts && key.modifiers.contains(KeyModifiers::CONTROL) => {
+                let shifted = key.modifiers.contains(KeyModifiers::SHIFT) || c.is_ascii_uppercase();
+                let c = if shifted { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
+                return SelectOutcome::Shortcut(c, self.highlighted());
             }
             KeyCode::Enter => {
                 return match self.filtered().get(self.selected) {

@@ -7,8 +7,7 @@
 //!
 //! Each row says what it does under the list, as pi's does. Left out from pi's menu: transport
 //! (read from `settings.json` when the session starts; `auto` suits every provider), and, for
-//! want of the feature behind them, inline images and their width, tree filter mode, editor
-//! padding, autocomplete size, hardware cursor, clear on shrink, terminal progress, changelog,
+//! want of the feature behind them, inline images and their width, editor padding, autocomplete size, hardware cursor, clear on shrink, terminal progress, changelog,
 //! telemetry, warnings and Anthropic extra usage.
 
 use rho_types::{QueueMode, ThinkingLevel};
@@ -28,6 +27,7 @@ enum Setting {
     HideThinking,
     QuietStartup,
     DoubleEscape,
+    TreeFilter,
     Thinking,
     Theme,
     AutoResizeImages,
@@ -35,13 +35,14 @@ enum Setting {
     SkillCommands,
 }
 
-const SETTINGS: [Setting; 11] = [
+const SETTINGS: [Setting; 12] = [
     Setting::AutoCompact,
     Setting::SteeringMode,
     Setting::FollowUpMode,
     Setting::HideThinking,
     Setting::QuietStartup,
     Setting::DoubleEscape,
+    Setting::TreeFilter,
     Setting::Thinking,
     Setting::Theme,
     Setting::AutoResizeImages,
@@ -53,6 +54,8 @@ const BOOLS: &[&str] = &["true", "false"];
 const QUEUE_MODES: &[&str] = &["one-at-a-time", "all"];
 /// What Escape twice on an empty editor opens (`doubleEscapeAction`).
 pub const DOUBLE_ESCAPE_ACTIONS: &[&str] = &["tree", "fork", "none"];
+/// The view `/tree` opens in (`treeFilterMode`).
+const TREE_FILTER_MODES: &[&str] = &["default", "no-tools", "user-only", "labeled-only", "all"];
 
 impl Setting {
     fn id(self) -> &'static str {
@@ -64,6 +67,7 @@ impl Setting {
             Self::HideThinking => "hide-thinking",
             Self::QuietStartup => "quiet-startup",
             Self::DoubleEscape => "double-escape-action",
+            Self::TreeFilter => "tree-filter-mode",
             Self::Thinking => "thinking",
             Self::Theme => "theme",
             Self::AutoResizeImages => "auto-resize-images",
@@ -86,6 +90,7 @@ impl Setting {
             Self::HideThinking => "Hide thinking blocks in assistant responses",
             Self::QuietStartup => "Disable verbose printing at startup",
             Self::DoubleEscape => "Action when pressing Escape twice with empty editor",
+            Self::TreeFilter => "Default filter when opening /tree",
             Self::Thinking => "Reasoning depth for thinking-capable models",
             Self::Theme => "Color theme for the interface",
             Self::AutoResizeImages => "Resize large images to 2000x2000 max for better model compatibility",
@@ -103,6 +108,7 @@ impl Setting {
             Self::HideThinking => "Hide thinking",
             Self::QuietStartup => "Quiet startup",
             Self::DoubleEscape => "Double-escape action",
+            Self::TreeFilter => "Tree filter mode",
             Self::Thinking => "Thinking level",
             Self::Theme => "Theme",
             Self::AutoResizeImages => "Auto-resize images",
@@ -119,6 +125,7 @@ impl Setting {
         match self {
             Self::SteeringMode | Self::FollowUpMode => Some(QUEUE_MODES),
             Self::DoubleEscape => Some(DOUBLE_ESCAPE_ACTIONS),
+            Self::TreeFilter => Some(TREE_FILTER_MODES),
             Self::Thinking | Self::Theme => None,
             _ => Some(BOOLS),
         }
@@ -130,6 +137,8 @@ impl Setting {
 pub const HIDE_THINKING_KEY: &str = "hideThinkingBlock";
 pub const QUIET_STARTUP_KEY: &str = "quietStartup";
 pub const DOUBLE_ESCAPE_KEY: &str = "doubleEscapeAction";
+/// The view `/tree` opens in.
+const TREE_FILTER_KEY: &str = "treeFilterMode";
 
 impl App {
     /// The screen's own settings, as `settings.json` has them at start: thinking blocks hidden.
@@ -184,6 +193,9 @@ impl App {
             Setting::HideThinking => self.hide_thinking.to_string(),
             Setting::QuietStartup => self.quiet_startup().to_string(),
             Setting::DoubleEscape => self.double_escape_action(),
+            Setting::TreeFilter => {
+                self.session.settings().get_string(TREE_FILTER_KEY).unwrap_or_else(|| "default".to_owned())
+            }
             Setting::Thinking => session.thinking_level().as_str().to_owned(),
             Setting::Theme => current_theme(self),
             Setting::AutoResizeImages => session.settings().images().auto_resize.to_string(),
@@ -283,6 +295,7 @@ impl App {
             }
             Setting::QuietStartup => self.save_setting(QUIET_STARTUP_KEY, Value::Bool(on)),
             Setting::DoubleEscape => self.save_setting(DOUBLE_ESCAPE_KEY, Value::String(value.to_owned())),
+            Setting::TreeFilter => self.save_setting(TREE_FILTER_KEY, Value::String(value.to_owned())),
             Setting::Theme => theme::set(value).and_then(|()| {
                 // The history is drawn again in the theme's colours.
                 self.redraw_history();

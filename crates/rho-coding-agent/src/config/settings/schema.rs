@@ -143,6 +143,7 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("hideThinkingBlock", Bool, D::Bool(false)),
     k("quietStartup", Bool, D::Bool(false)),
     k("doubleEscapeAction", Enum(&["tree", "fork", "none"]), D::Str("tree")),
+    k("treeFilterMode", Enum(&["default", "no-tools", "user-only", "labeled-only", "all"]), D::Str("default")),
     k("theme", Str, D::None),
     // Where sessions are kept (global only: a project does not choose where transcripts go).
     k("sessionDir", Str, D::None),
