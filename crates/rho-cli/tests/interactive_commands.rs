@@ -363,7 +363,8 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
 }
 
 /// `/tree`'s views, as pi's: Ctrl+U user messages only, Ctrl+O the next view (labeled entries,
-/// none here), Ctrl+A everything (the model change too), and `treeFilterMode` the first view.
+/// none yet), Ctrl+A everything (the model change too), Shift+L a label (then in the labeled
+/// view and the session file), and `treeFilterMode` the first view.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tree_views_follow_the_ctrl_keys_and_the_setting() {
     let env = Env::new(vec![Turn::text("first answer"), Turn::text("second answer")]).await;
@@ -380,8 +381,21 @@ async fn tree_views_follow_the_ctrl_keys_and_the_setting() {
     term.send("\x01");
     let screen = settled(&term, "everything", |s| s.contains("Session tree [all]")).await;
     assert!(screen.contains("[model: mock-model]"), "{screen}");
+    // Shift+L labels the highlighted entry; the labeled view lists it.
+    term.send("\x04");
+    settled(&term, "the default view", |s| s.contains("Session tree\n")).await;
+    term.send("L");
+    term.wait_for("Label (empty to remove)").await;
+    term.submit("checkpoint");
+    let screen = settled(&term, "the label", |s| s.contains("[checkpoint] assistant: second answer")).await;
+    assert!(screen.contains("→ [checkpoint] assistant: second answer  ← current"), "{screen}");
+    term.send("\x0c");
+    let screen = settled(&term, "the labeled view", |s| s.contains("Session tree [labeled]")).await;
+    assert!(screen.contains("[checkpoint] assistant: second answer") && !screen.contains("user: first"), "{screen}");
     term.send(keys::ESCAPE);
     term.wait_until("the tree closed", |s| !s.contains("Session tree")).await;
+    let written = std::fs::read_to_string(&env.session_files()[0]).unwrap();
+    assert!(written.contains(r#""type":"label""#) && written.contains(r#""label":"checkpoint""#), "{written}");
 
     std::fs::write(env.agent_dir.join("settings.json"), r#"{"treeFilterMode": "user-only"}"#).unwrap();
     term.submit("/reload");

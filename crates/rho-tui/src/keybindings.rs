@@ -4,9 +4,10 @@
 //! replaces an action's keys. A file that cannot be read, or an entry with an unknown action or
 //! key, leaves the defaults of what it names and yields one warning line.
 //!
-//! pi's ids for what rho's interactive mode does not have (the tree and session pickers' keys,
-//! the external editor, the lists' keys, …) are accepted and have no effect, so a pi user's file
-//! loads without noise. The table is read once at start ([`load`]) and shared ([`current`]), as
+//! pi's ids for what rho's interactive mode does not have (the session picker's keys, folding in
+//! the tree, the external editor, the lists' keys, …) are accepted and have no effect, so a pi
+//! user's file loads without noise; so are those of the tree's views and labels, whose keys are
+//! pi's defaults and not rebound. The table is read once at start ([`load`]) and shared ([`current`]), as
 //! pi's key manager is.
 
 use parking_lot::RwLock;

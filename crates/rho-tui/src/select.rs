@@ -44,6 +44,8 @@ pub struct Select {
     toggling: bool,
     /// Ctrl+letters are shortcuts in a list that closes on picking too.
     shortcuts: bool,
+    /// Letters that are shortcuts without Ctrl (not typed into the search).
+    letters: &'static [char],
     /// Tab is a shortcut (`Shortcut('\t', …)`), e.g. the session list's scope.
     tab: bool,
     /// The dim line under the items.
@@ -61,6 +63,7 @@ impl Select {
             selected,
             toggling: false,
             shortcuts: false,
+            letters: &[],
             tab: false,
             hint: None,
             describe: None,
@@ -77,6 +80,12 @@ impl Select {
     /// tree's filters).
     pub fn with_shortcuts(mut self) -> Self {
         self.shortcuts = true;
+        self
+    }
+
+    /// `letters` report `Shortcut(letter, highlighted)` rather than search (the tree's Shift+L).
+    pub fn with_letter_shortcuts(mut self, letters: &'static [char]) -> Self {
+        self.letters = letters;
         self
     }
 
@@ -168,6 +177,9 @@ impl Select {
             }
             KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
+            }
+            KeyCode::Char(c) if self.letters.contains(&c) && !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                return SelectOutcome::Shortcut(c, self.highlighted());
             }
             KeyCode::Char(c) if self.shortcuts && key.modifiers.contains(KeyModifiers::CONTROL) => {
                 let shifted = key.modifiers.contains(KeyModifiers::SHIFT) || c.is_ascii_uppercase();

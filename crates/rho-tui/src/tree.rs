@@ -1,6 +1,7 @@
 //! The session-tree commands: `/fork` (a new session from before an earlier user message),
-//! `/tree` (move the leaf to any entry of the session tree; Escape twice on an empty editor opens
-//! it too) and `/clone` (the current branch copied into a new session file).
+//! `/tree` (move the leaf to any entry of the session tree, in pi's views, and label entries
+//! with Shift+L; Escape twice on an empty editor opens it too) and `/clone` (the current branch
+//! copied into a new session file).
 //!
 //! Moving in the tree asks first, as pi does, whether to summarize the branch being left (unless
 //! `branchSummary.skipPrompt`): no summary, a summary, or one with custom instructions typed in
@@ -27,7 +28,7 @@ const SUMMARIZE: &str = "summarize";
 const CUSTOM_SUMMARY: &str = "custom";
 
 /// The keys of the tree list, under it.
-const TREE_KEYS: &str = "Ctrl+D/T/U/L/A: default, no tools, user, labeled, all · Ctrl+O next · Esc close";
+const TREE_KEYS: &str = "Ctrl+D/T/U/L/A: default/no tools/user/labeled/all · Ctrl+O next · Shift+L label";
 
 /// The tree list's title: the filter in effect, as pi's tree says it.
 fn tree_title(filter: TreeFilter) -> String {
@@ -40,6 +41,8 @@ pub enum TreeStep {
     Instructions { entry_id: String, text: Option<String> },
     /// The summary was cancelled: the tree again, on the entry picked.
     SummaryCancelled { entry_id: String },
+    /// The label typed for an entry (`None`: dismissed); the tree again, on the entry.
+    Label { entry_id: String, text: Option<String> },
 }
 
 impl App {
@@ -92,12 +95,23 @@ impl App {
             return;
         }
         let selected = entry_id.and_then(|id| items.iter().position(|i| i.value == id)).or(current).unwrap_or(0);
-        let list = Select::new(tree_title(filter), items, selected).with_shortcuts().with_hint(TREE_KEYS);
+        let list = Select::new(tree_title(filter), items, selected)
+            .with_shortcuts()
+            .with_letter_shortcuts(&['L'])
+            .with_hint(TREE_KEYS);
         self.select = Some((Picking::Tree, list));
     }
 
     /// A Ctrl key in the tree: another filter, the highlighted entry kept when it still shows.
+    /// Shift+L: the highlighted entry's label, edited.
     pub fn tree_shortcut(&mut self, key: char, highlighted: Option<&str>) {
+        if key == 'L' {
+            if let Some(entry_id) = highlighted {
+                self.select = None;
+                self.ask_label(entry_id);
+            }
+            return;
+        }
         let Some(filter) = self.tree_filter.after_key(key) else { return };
         self.tree_filter = filter;
         let (items, current) = self.session.read_session(|session| tree_items(session, filter));
@@ -175,9 +189,35 @@ impl App {
         });
     }
 
+    /// The editor asks for `entry_id`'s label (its current one filled in; an empty one removes
+    /// it); the answer comes back as a [`TreeStep::Label`].
+    fn ask_label(&mut self, entry_id: &str) {
+        let current = self.session.read_session(|session| session.label(entry_id).map(str::to_owned));
+        let (answer, answered) = oneshot::channel();
+        let title = "Label (empty to remove)".to_owned();
+        self.open_dialog(UiMethod::Editor { title, prefill: current, prompt_style: None }, answer);
+        let tx = self.tx.clone();
+        let entry_id = entry_id.to_owned();
+        tokio::spawn(async move {
+            let text = match answered.await {
+                Ok(UiAnswer::Value(text)) => Some(text),
+                _ => None,
+            };
+            let _ = tx.send(AppEvent::Tree(TreeStep::Label { entry_id, text }));
+        });
+    }
+
     /// A step of moving in the tree, back from its task.
     pub fn tree_step(&mut self, step: TreeStep) {
         match step {
+            TreeStep::Label { entry_id, text } => {
+                if let Some(text) = text
+                    && let Err(e) = self.session.set_label(&entry_id, Some(text.trim()))
+                {
+                    self.push([blocks::error(&format!("Error: {e}"))]);
+                }
+                self.open_tree_selector_at(Some(&entry_id));
+            }
             TreeStep::Instructions { entry_id, text: Some(text) } => {
                 self.navigate_tree(&entry_id, BranchSummaryChoice::Summarize { instructions: Some(text) });
             }

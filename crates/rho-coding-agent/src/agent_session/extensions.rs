@@ -461,8 +461,9 @@ impl AgentSession {
         }
     }
 
-    /// `setLabel`: marks (or, with `None`, unmarks) an entry of the tree.
-    pub(crate) fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), SessionCommandError> {
+    /// `setLabel`, and the tree's Shift+L: marks (or, with `None` or an empty label, unmarks) an
+    /// entry of the tree.
+    pub fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), SessionCommandError> {
         let mut session = self.session();
         if session.get_entry(entry_id).is_none() {
             return Err(SessionCommandError::Invalid(format!("Entry {entry_id} not found")));
