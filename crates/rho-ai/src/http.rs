@@ -5,8 +5,8 @@
 //! The set-up is rustls with the ring provider. A server is trusted when the webpki roots (the
 //! Mozilla list, whatever the machine's own store holds) vouch for it, or a certificate in a PEM
 //! file named by `NODE_EXTRA_CA_CERTS` (the variable pi users set for a proxy that inspects TLS)
-//! or `SSL_CERT_FILE` does. A file that cannot be read, or holds no certificate, is warned about
-//! once and left out.
+//! or `SSL_CERT_FILE` does. A file that cannot be read, or holds no certificate, is left out;
+//! start-up says so ([`extra_roots_warnings`]), before a terminal is taken over.
 
 use std::sync::{Arc, LazyLock};
 
@@ -19,13 +19,8 @@ const EXTRA_ROOTS: [&str; 2] = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"];
 
 /// The TLS set-up for a connection offering `alpn`'s protocols, or why rustls refused it.
 pub fn tls(alpn: &[&[u8]]) -> Result<ClientConfig, rustls::Error> {
-    static ROOTS: LazyLock<Arc<RootCertStore>> = LazyLock::new(|| {
-        let (roots, warnings) = trusted_roots(|name| std::env::var(name).ok());
-        for warning in warnings {
-            tracing::warn!("{warning}");
-        }
-        Arc::new(roots)
-    });
+    static ROOTS: LazyLock<Arc<RootCertStore>> =
+        LazyLock::new(|| Arc::new(trusted_roots(|name| std::env::var(name).ok()).0));
     trusting(Arc::clone(&ROOTS), alpn)
 }
 
@@ -38,6 +33,16 @@ fn trusting(roots: Arc<RootCertStore>, alpn: &[&[u8]]) -> Result<ClientConfig, r
         .with_no_client_auth();
     config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
     Ok(config)
+}
+
+/// Why a file [`EXTRA_ROOTS`] names is left out, one line each; nothing is read when neither
+/// variable is set.
+pub fn extra_roots_warnings() -> Vec<String> {
+    let env = |name: &str| std::env::var(name).ok();
+    if EXTRA_ROOTS.iter().all(|name| env(name).is_none_or(|v| v.is_empty())) {
+        return Vec::new();
+    }
+    trusted_roots(env).1
 }
 
 /// The webpki roots and the certificates of the files [`EXTRA_ROOTS`] name (looked up with

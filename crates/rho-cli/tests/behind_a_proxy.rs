@@ -104,7 +104,10 @@ async fn a_file_that_cannot_be_read_is_warned_about_and_the_request_still_refuse
     let out = ask(&env, Some(("NODE_EXTRA_CA_CERTS", PathBuf::from("/nonexistent/ca.pem")))).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
-    assert!(stderr.contains("NODE_EXTRA_CA_CERTS: cannot read certificates from /nonexistent/ca.pem"), "{stderr}");
+    assert!(
+        stderr.contains("Warning: NODE_EXTRA_CA_CERTS: cannot read certificates from /nonexistent/ca.pem"),
+        "{stderr}"
+    );
     assert!(stderr.contains("UnknownIssuer"), "{stderr}");
 }
 

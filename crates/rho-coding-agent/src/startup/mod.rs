@@ -68,6 +68,9 @@ pub fn prepare_in(cli: &Cli, cwd: PathBuf, rpc_mode: bool) -> Result<Prepared, S
     for warning in settings.without_effect() {
         eprintln!("Warning: {warning}");
     }
+    for warning in rho_ai::http::extra_roots_warnings() {
+        eprintln!("Warning: {warning}");
+    }
     let (registry, errors) = ModelRegistry::load(&paths.agent_dir);
     for e in errors {
         eprintln!("Warning: {e}");
