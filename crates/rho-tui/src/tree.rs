@@ -175,17 +175,10 @@ impl App {
     /// The editor asks for the summary's custom instructions; the answer comes back as a
     /// [`TreeStep::Instructions`].
     fn ask_summary_instructions(&mut self, entry_id: &str) {
-        let (answer, answered) = oneshot::channel();
-        let title = "Custom summarization instructions".to_owned();
-        self.open_dialog(UiMethod::Editor { title, prefill: None, prompt_style: None }, answer);
-        let tx = self.tx.clone();
         let entry_id = entry_id.to_owned();
-        tokio::spawn(async move {
-            let text = match answered.await {
-                Ok(UiAnswer::Value(text)) => Some(text),
-                _ => None,
-            };
-            let _ = tx.send(AppEvent::Tree(TreeStep::Instructions { entry_id, text }));
+        self.ask_in_editor("Custom summarization instructions", None, move |text| TreeStep::Instructions {
+            entry_id,
+            text,
         });
     }
 
@@ -193,17 +186,27 @@ impl App {
     /// it); the answer comes back as a [`TreeStep::Label`].
     fn ask_label(&mut self, entry_id: &str) {
         let current = self.session.read_session(|session| session.label(entry_id).map(str::to_owned));
-        let (answer, answered) = oneshot::channel();
-        let title = "Label (empty to remove)".to_owned();
-        self.open_dialog(UiMethod::Editor { title, prefill: current, prompt_style: None }, answer);
-        let tx = self.tx.clone();
         let entry_id = entry_id.to_owned();
+        self.ask_in_editor("Label (empty to remove)", current, move |text| TreeStep::Label { entry_id, text });
+    }
+
+    /// Opens the editor dialog titled `title`; what was typed (`None`: dismissed) comes back to
+    /// the main loop as the step `step` makes of it.
+    fn ask_in_editor(
+        &mut self,
+        title: &str,
+        prefill: Option<String>,
+        step: impl FnOnce(Option<String>) -> TreeStep + Send + 'static,
+    ) {
+        let (answer, answered) = oneshot::channel();
+        self.open_dialog(UiMethod::Editor { title: title.to_owned(), prefill, prompt_style: None }, answer);
+        let tx = self.tx.clone();
         tokio::spawn(async move {
             let text = match answered.await {
                 Ok(UiAnswer::Value(text)) => Some(text),
                 _ => None,
             };
-            let _ = tx.send(AppEvent::Tree(TreeStep::Label { entry_id, text }));
+            let _ = tx.send(AppEvent::Tree(step(text)));
         });
     }
 
