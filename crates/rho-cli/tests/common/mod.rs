@@ -141,7 +141,9 @@ impl Env {
     /// `cmd` set up as [`command`](Self::command) sets up `rho`: this world's agent dir, home,
     /// working dir, no provider keys, no proxy, no session dir of the developer's, piped stdio.
     pub fn configure(&self, mut cmd: Command) -> Command {
-        for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+        for proxy in
+            ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]
+        {
             cmd.env_remove(proxy);
         }
         cmd.env_remove("RHO_CODING_AGENT_SESSION_DIR").env_remove("PI_CODING_AGENT_SESSION_DIR");

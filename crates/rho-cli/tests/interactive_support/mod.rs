@@ -91,6 +91,12 @@ impl Terminal {
             "TMUX",
             "RHO_CODING_AGENT_SESSION_DIR",
             "PI_CODING_AGENT_SESSION_DIR",
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
         ] {
             cmd.env_remove(key);
         }
