@@ -45,28 +45,19 @@ pub(crate) async fn connect(url: &str, headers: HeaderMap, cancel: &Cancellation
             url.into_client_request().map_err(|e| ProviderError::Connection(format!("WebSocket: {e}")))?;
         request.headers_mut().extend(headers);
         let uri = request.uri().clone();
-        let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
         let secure = uri.scheme_str() == Some("wss");
-        let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+        let (host, port) = host_and_port(&uri, secure);
         let config = TLS.as_ref().map_err(|e| ProviderError::Connection(format!("WebSocket TLS: {e}")))?;
-        let road: Box<dyn Io> = match proxy::for_host(secure, &host, port) {
+        let road = match proxy::for_host(secure, &host, port) {
             Some(proxy) => proxy::tunnel(&proxy, &host, port, config).await?,
-            None => {
-                let tcp = TcpStream::connect((host.as_str(), port))
-                    .await
-                    .map_err(|e| ProviderError::Connection(format!("cannot connect to {url}: {e}")))?;
-                let _ = tcp.set_nodelay(true);
-                Box::new(tcp)
-            }
-        };
-        let stream: Box<dyn Io> = if secure {
-            let name = ServerName::try_from(host.clone())
-                .map_err(|e| ProviderError::Connection(format!("WebSocket: {host}: {e}")))?;
-            let tls = TlsConnector::from(config.clone())
-                .connect(name, road)
+            None => tcp(&host, port)
                 .await
-                .map_err(|e| ProviderError::Connection(format!("WebSocket TLS with {host}: {e}")))?;
-            Box::new(tls)
+                .map_err(|e| ProviderError::Connection(format!("cannot connect to {url}: {e}")))?,
+        };
+        let stream = if secure {
+            over_tls(config, &host, road)
+                .await
+                .map_err(|e| ProviderError::Connection(format!("WebSocket TLS with {host}: {e}")))?
         } else {
             road
         };
@@ -81,6 +72,31 @@ pub(crate) async fn connect(url: &str, headers: HeaderMap, cancel: &Cancellation
             Err(_) => Err(ProviderError::Connection(format!("WebSocket to {url}: no answer in 30 s")).into()),
         },
     }
+}
+
+/// The host (an IPv6 address without its brackets) and port `uri` names; the port by default
+/// 443 when `secure`, else 80.
+pub(super) fn host_and_port(uri: &http::Uri, secure: bool) -> (String, u16) {
+    let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
+    (host, uri.port_u16().unwrap_or(if secure { 443 } else { 80 }))
+}
+
+/// A TCP connection to `host:port`, without Nagle's delay.
+pub(super) async fn tcp(host: &str, port: u16) -> std::io::Result<Box<dyn Io>> {
+    let tcp = TcpStream::connect((host, port)).await?;
+    let _ = tcp.set_nodelay(true);
+    Ok(Box::new(tcp))
+}
+
+/// `stream` with TLS to `host` over it, as `config` sets it up.
+pub(super) async fn over_tls(
+    config: &Arc<ClientConfig>,
+    host: &str,
+    stream: Box<dyn Io>,
+) -> Result<Box<dyn Io>, String> {
+    let name = ServerName::try_from(host.to_owned()).map_err(|e| format!("not a server name: {e}"))?;
+    let tls = TlsConnector::from(Arc::clone(config)).connect(name, stream).await.map_err(|e| e.to_string())?;
+    Ok(Box::new(tls))
 }
 
 /// The TLS set-up every websocket shares: rho's (`crate::http`), offering HTTP/1.1 only, for a

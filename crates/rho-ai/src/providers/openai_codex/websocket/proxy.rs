@@ -9,12 +9,9 @@ use std::sync::Arc;
 
 use hyper_util::client::proxy::matcher::{Intercept, Matcher};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::ClientConfig;
-use tokio_rustls::rustls::pki_types::ServerName;
 
-use super::connect::Io;
+use super::connect::{Io, host_and_port, over_tls, tcp};
 use crate::error::ProviderError;
 
 /// The most a proxy's answer to `CONNECT` may take, head and all.
@@ -51,24 +48,18 @@ pub(super) async fn tunnel(
             )));
         }
     };
-    let proxy_host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
-    let proxy_port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let (proxy_host, proxy_port) = host_and_port(uri, secure);
     // Shown without the credentials the proxy's URL may hold.
     let shown = format!("{}://{}:{proxy_port}", if secure { "https" } else { "http" }, authority_host(&proxy_host));
-    let tcp = TcpStream::connect((proxy_host.as_str(), proxy_port))
+    let tcp = tcp(&proxy_host, proxy_port)
         .await
         .map_err(|e| ProviderError::Connection(format!("cannot connect to the proxy {shown}: {e}")))?;
-    let _ = tcp.set_nodelay(true);
-    let stream: Box<dyn Io> = if secure {
-        let name = ServerName::try_from(proxy_host.clone())
-            .map_err(|e| ProviderError::Connection(format!("the proxy {shown}: {e}")))?;
-        let tls = TlsConnector::from(Arc::clone(tls))
-            .connect(name, tcp)
+    let stream = if secure {
+        over_tls(tls, &proxy_host, tcp)
             .await
-            .map_err(|e| ProviderError::Connection(format!("TLS with the proxy {shown}: {e}")))?;
-        Box::new(tls)
+            .map_err(|e| ProviderError::Connection(format!("TLS with the proxy {shown}: {e}")))?
     } else {
-        Box::new(tcp)
+        tcp
     };
     let target = format!("{}:{port}", authority_host(host));
     let mut request = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
