@@ -175,15 +175,14 @@ impl Select {
                     None => SelectOutcome::Pending,
                 };
             }
-            KeyCode::Char(c) if self.toggling && key.modifiers.contains(KeyModifiers::CONTROL) => {
-                return SelectOutcome::Shortcut(c.to_ascii_lowercase(), self.highlighted());
-            }
-            KeyCode::Char(c) if self.letters.contains(&c) && !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            KeyCode::Char(c) if (self.toggling || self.shortcuts) && key.modifiers.contains(KeyModifiers::CONTROL) => {
+                // A list that asked for shortcuts tells Shift+Ctrl+O (`O`) from Ctrl+O; a
+                // toggling list reads both as one.
+                let shifted = self.shortcuts && (key.modifiers.contains(KeyModifiers::SHIFT) || c.is_ascii_uppercase());
+                let c = if shifted { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
                 return SelectOutcome::Shortcut(c, self.highlighted());
             }
-            KeyCode::Char(c) if self.shortcuts && key.modifiers.contains(KeyModifiers::CONTROL) => {
-                let shifted = key.modifiers.contains(KeyModifiers::SHIFT) || c.is_ascii_uppercase();
-                let c = if shifted { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
+            KeyCode::Char(c) if self.letters.contains(&c) && !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return SelectOutcome::Shortcut(c, self.highlighted());
             }
             KeyCode::Enter => {
