@@ -88,8 +88,7 @@ pub async fn run(mut cli: Cli) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e.message, e.exit_code),
     };
-    let cwd = &prepared.paths.cwd;
-    let theme_paths = cli.themes.iter().map(|p| cwd.join(p)).collect();
+    let theme_paths = cli.themes.iter().map(|p| prepared.paths.resolve(&p.to_string_lossy())).collect();
     let mut theme_warnings = theme::command_line(theme_paths, cli.no_themes);
     let mut theme_warning = theme::init(&prepared.paths, &prepared.settings);
     let initial = match initial_prompt(&cli, &prepared.paths.cwd) {
