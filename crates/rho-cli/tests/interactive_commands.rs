@@ -368,7 +368,15 @@ async fn tree_summarizes_the_branch_left_and_shows_the_new_branch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tree_views_follow_the_ctrl_keys_and_the_setting() {
     let env = Env::new(vec![Turn::text("first answer"), Turn::text("second answer")]).await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"treeFilterMode": "labeled-only"}"#).unwrap();
     let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    // Nothing said yet: no tree, whatever the view.
+    term.submit("/tree");
+    term.wait_for("The session tree is empty").await;
+    std::fs::remove_file(env.agent_dir.join("settings.json")).unwrap();
+    term.submit("/reload");
+    term.wait_for("Reloaded settings").await;
     term.two_exchanges().await;
     term.submit("/tree");
     term.wait_for("→ assistant: second answer  ← current").await;

@@ -90,7 +90,10 @@ impl App {
     fn open_tree_selector_at(&mut self, entry_id: Option<&str>) {
         let filter = self.tree_filter;
         let (items, current) = self.session.read_session(|session| tree_items(session, filter));
-        if items.is_empty() && filter == TreeFilter::Default {
+        // An empty view of a conversation still opens: another view shows it.
+        if items.is_empty()
+            && self.session.read_session(|session| tree_items(session, TreeFilter::Default).0.is_empty())
+        {
             self.push([blocks::notice("The session tree is empty")]);
             return;
         }
