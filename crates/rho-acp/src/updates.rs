@@ -327,12 +327,16 @@ mod tests {
             result: AgentToolResult::text("Successfully replaced 1 block(s) in a.rs."),
             is_error: false,
             is_warning: None,
+            duration_ms: Some(3),
         };
         let done = t.translate(&agent(end));
         let [SessionUpdate::ToolCallUpdate(update)] = done.as_slice() else { panic!("{done:?}") };
         assert_eq!(update.fields.status, Some(ToolCallStatus::Completed));
         assert_eq!(update.fields.content.as_ref().map(Vec::len), Some(2), "the text and the diff");
-        assert!(t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), is_terminal: true })).is_empty());
+        assert!(
+            t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), will_retry: false, is_terminal: true }))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -348,7 +352,8 @@ mod tests {
         t.translate(&agent(AgentEvent::MessageUpdate {
             event: AssistantMessageEvent::ToolCallEnd { content_index: 0, tool_call: call },
         }));
-        let end = t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), is_terminal: true }));
+        let end =
+            t.translate(&agent(AgentEvent::AgentEnd { messages: Vec::new(), will_retry: false, is_terminal: true }));
         let [SessionUpdate::ToolCallUpdate(update)] = end.as_slice() else { panic!("{end:?}") };
         assert_eq!(update.fields.status, Some(ToolCallStatus::Failed));
     }

@@ -306,10 +306,24 @@ impl Agent {
 
     /// Empties both queues, returning what was in them (steering first).
     pub fn clear_queues(&self) -> Vec<AgentMessage> {
+        let (mut steering, follow_up) = self.take_queues();
+        steering.extend(follow_up);
+        steering
+    }
+
+    /// Empties both queues, returning the texts that were queued on each (steering, follow-up)
+    /// and the `queue_update` that says they are empty now.
+    pub fn take_queue_texts(&self) -> (Vec<String>, Vec<String>, AgentEvent) {
         let mut s = self.state();
-        let mut out = s.steering.take(QueueMode::All);
-        out.extend(s.follow_up.take(QueueMode::All));
-        out
+        let texts = (s.steering.texts(), s.follow_up.texts());
+        s.steering.take(QueueMode::All);
+        s.follow_up.take(QueueMode::All);
+        (texts.0, texts.1, queue_event(&s))
+    }
+
+    fn take_queues(&self) -> (Vec<AgentMessage>, Vec<AgentMessage>) {
+        let mut s = self.state();
+        (s.steering.take(QueueMode::All), s.follow_up.take(QueueMode::All))
     }
 
     pub fn queued_count(&self) -> usize {

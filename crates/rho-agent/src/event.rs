@@ -25,6 +25,10 @@ pub enum AgentEvent {
     AgentStart,
     AgentEnd {
         messages: Vec<AgentMessage>,
+        /// pi 1.6: the application retries this run's failed reply next; the agent's own runs
+        /// end false.
+        #[serde(rename = "willRetry")]
+        will_retry: bool,
         /// False when the application runs the agent again before the prompt settles (a
         /// retry, a continuation after compaction, a reminder); the agent's own runs end true.
         #[serde(rename = "isTerminal")]
@@ -68,6 +72,9 @@ pub enum AgentEvent {
         is_error: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         is_warning: Option<bool>,
+        /// How long the tool ran (absent when it did not run).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// Either queue changed (pi 0.73's `queue_update`): the queued messages' texts.
     #[serde(rename_all = "camelCase")]
@@ -115,6 +122,13 @@ pub trait AgentEventSink: Send + Sync {
     /// consumer that stops reading never makes memory grow with the reply.
     fn backpressure(&self) -> Option<Arc<Backpressure>> {
         None
+    }
+
+    /// Asked when the run would end (the model stopped, nothing is queued, no abort): true when
+    /// the application added to the conversation and the run should take another turn (a
+    /// reminder of open tasks), so the run ends once, with one `agent_end`. The default ends it.
+    fn carries_on(&self) -> bool {
+        false
     }
 }
 

@@ -97,10 +97,12 @@ pub(crate) async fn run(
         };
         match follow_ups {
             Some((messages, update)) => pending = Delivery { messages, update: Some(update) },
+            // Nothing pending: the next turn answers what the application added.
+            None if sink.carries_on() => {}
             None => break,
         }
     }
-    sink.emit(AgentEvent::AgentEnd { messages: new_messages, is_terminal: true });
+    sink.emit(AgentEvent::AgentEnd { messages: new_messages, will_retry: false, is_terminal: true });
 }
 
 /// Emits a message's start and end and appends it to the conversation.
@@ -258,6 +260,7 @@ async fn settle_failed_calls(
             result,
             is_error: true,
             is_warning: None,
+            duration_ms: None,
         });
         add_message(agent, sink, AgentMessage::ToolResult(message.clone()), new_messages).await;
         results.push(message);

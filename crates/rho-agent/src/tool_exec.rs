@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures::stream::{FuturesUnordered, StreamExt};
 use rho_types::types::{ToolCall, ToolResultMessage, UserContent, now_ms};
@@ -44,7 +45,13 @@ pub(crate) struct BatchOutcome {
 
 enum Slot {
     Running,
-    Finished { result: AgentToolResult, is_error: bool, executed: bool },
+    /// `duration_ms` is how long the tool itself ran; `None` when it never ran (refused,
+    /// blocked, skipped or aborted first).
+    Finished {
+        result: AgentToolResult,
+        is_error: bool,
+        duration_ms: Option<u64>,
+    },
 }
 
 /// Runs `calls` with `tools`, the tools the turn's request offered (not the agent's current set,
@@ -111,11 +118,15 @@ pub(crate) async fn execute(
         };
         let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update));
         let checks = Checks { gate: gate.clone(), hooks: hooks.clone() };
+        let spawned = Instant::now();
         let handle = tokio::spawn(run_tool(tool, call.clone(), args, ctx, predecessor, checks));
         running.push(async move {
             let ran = match handle.await {
                 Ok(ran) => ran,
-                Err(e) => Ran { outcome: error_outcome(format!("Tool execution failed: {e}")), executed: true },
+                Err(e) => Ran {
+                    outcome: error_outcome(format!("Tool execution failed: {e}")),
+                    duration_ms: Some(millis(spawned.elapsed())),
+                },
             };
             (index, ran)
         });
@@ -130,8 +141,11 @@ pub(crate) async fn execute(
         if let Some(slot) = slots.get_mut(index)
             && matches!(slot, Slot::Running)
         {
-            *slot =
-                Slot::Finished { result: ran.outcome.result, is_error: ran.outcome.is_error, executed: ran.executed };
+            *slot = Slot::Finished {
+                result: ran.outcome.result,
+                is_error: ran.outcome.is_error,
+                duration_ms: ran.duration_ms,
+            };
         }
         let unfinished = slots.iter().any(|s| matches!(s, Slot::Running));
         if interrupt_mode == InterruptMode::Immediate && steering.is_none() && unfinished {
@@ -140,7 +154,7 @@ pub(crate) async fn execute(
                 steering = Some(taken);
                 batch_cancel.cancel();
                 for slot in slots.iter_mut().filter(|s| matches!(s, Slot::Running)) {
-                    *slot = Slot::Finished { result: error_result(SKIPPED.into()), is_error: true, executed: false };
+                    *slot = Slot::Finished { result: error_result(SKIPPED.into()), is_error: true, duration_ms: None };
                 }
             }
         }
@@ -157,10 +171,15 @@ struct Checks {
     hooks: Option<Arc<dyn AgentHooks>>,
 }
 
-/// A call's outcome, and whether the tool itself ran (not refused, blocked or aborted first).
+/// A call's outcome, and how long the tool itself ran (`None`: refused, blocked or aborted
+/// first).
 struct Ran {
     outcome: ToolOutcome,
-    executed: bool,
+    duration_ms: Option<u64>,
+}
+
+fn millis(elapsed: std::time::Duration) -> u64 {
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }
 
 async fn run_tool(
@@ -194,7 +213,7 @@ async fn checked_run(
     ctx: ToolContext,
     checks: &Checks,
 ) -> Ran {
-    let refused = |text: String| Ran { outcome: error_outcome(text), executed: false };
+    let refused = |text: String| Ran { outcome: error_outcome(text), duration_ms: None };
     if ctx.cancel.is_cancelled() {
         return refused(crate::tool::OPERATION_ABORTED.into());
     }
@@ -211,15 +230,17 @@ async fn checked_run(
         return refused(e.0);
     }
     let cancel = ctx.cancel.clone();
+    let started = Instant::now();
     let outcome = match tool.execute(args.clone(), ctx).await {
         Ok(result) => ToolOutcome { result, is_error: false },
         Err(e) => error_outcome(e.0),
     };
+    let duration_ms = Some(millis(started.elapsed()));
     let outcome = match hooks.filter(|h| h.wants(HookPoint::ToolResult)) {
         Some(hooks) => hooks.tool_result(call, &args, outcome, &cancel).await,
         None => outcome,
     };
-    Ran { outcome, executed: true }
+    Ran { outcome, duration_ms }
 }
 
 fn error_result(text: String) -> AgentToolResult {
@@ -231,7 +252,7 @@ fn error_outcome(text: String) -> ToolOutcome {
 }
 
 fn error_slot(text: String) -> Slot {
-    Slot::Finished { result: error_result(text), is_error: true, executed: false }
+    Slot::Finished { result: error_result(text), is_error: true, duration_ms: None }
 }
 
 /// Reports, in call order, every finished call not yet reported whose predecessors are all
@@ -244,9 +265,9 @@ async fn report_ready(
     next: &mut usize,
     results: &mut Vec<ToolResultMessage>,
 ) {
-    while let Some(Slot::Finished { result, is_error, executed }) = slots.get(*next) {
+    while let Some(Slot::Finished { result, is_error, duration_ms }) = slots.get(*next) {
         let call = &calls[*next];
-        let is_warning = executed.then_some(false);
+        let is_warning = duration_ms.is_some().then_some(false);
         let message = result_message(call, result, *is_error, is_warning);
         sink.emit(AgentEvent::ToolExecutionEnd {
             tool_call_id: call.id.clone(),
@@ -254,6 +275,7 @@ async fn report_ready(
             result: result.clone(),
             is_error: *is_error,
             is_warning,
+            duration_ms: *duration_ms,
         });
         let agent_message = AgentMessage::ToolResult(message.clone());
         sink.emit(AgentEvent::MessageStart { message: agent_message.clone() });

@@ -122,14 +122,12 @@ async fn run_rpc(cli: Cli) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let max_frame = cli.rpc_max_frame_bytes;
     let result = modes::rpc::run(
         |sink, ui, host_uris| {
             let mut options = startup::session_options(&cli, prepared, sink, Some(ui))?;
             options.host_uris = Some(host_uris);
             Ok(AgentSession::new(options))
         },
-        max_frame,
         &cli,
     )
     .await;

@@ -76,13 +76,16 @@ async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
             "message_update",
             "message_end",
             "turn_end",
-            "agent_end"
+            "agent_end",
+            "agent_settled"
         ]
     );
+    // pi 1.6's JSON stream: each update is the step and the usage, no snapshot of the message.
     let update = &lines[7];
+    let keys: Vec<&str> = update.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
     assert_eq!(update["assistantMessageEvent"]["type"], "text_delta");
-    assert_eq!(update["assistantMessageEvent"]["partial"], update["message"]);
-    assert_eq!(update["message"]["role"], "assistant");
+    assert!(update["assistantMessageEvent"].get("partial").is_none());
 }
 
 #[tokio::test]

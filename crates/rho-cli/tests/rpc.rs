@@ -28,6 +28,7 @@ mod rpc_host_uris;
 mod rpc_mcp;
 mod rpc_models;
 mod rpc_omp;
+mod rpc_pi16;
 mod rpc_prompts;
 mod rpc_retry_compaction;
 mod rpc_run_control;

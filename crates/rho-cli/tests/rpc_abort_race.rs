@@ -49,6 +49,7 @@ async fn a_prompt_and_an_abort_in_one_write_never_lose_the_abort() {
                 "message_end",
                 "turn_end",
                 "agent_end",
+                "agent_settled",
                 "response:abort"
             ],
             "round {i}"
@@ -86,7 +87,8 @@ async fn abort_and_prompt_in_the_same_write_as_a_prompt_replaces_it() {
         let ack = second.iter().find(|f| f["type"] == "response").unwrap();
         assert_eq!(
             ack,
-            &json!({"id": format!("ap{i}"), "type": "response", "command": "abort_and_prompt", "success": true})
+            &json!({"id": format!("ap{i}"), "type": "response", "command": "abort_and_prompt", "success": true,
+                "data": {"disposition": "started"}})
         );
         let end = second.last().unwrap();
         assert_eq!(end["messages"][0]["content"][0]["text"], format!("new-{i}."));

@@ -1,13 +1,14 @@
-//! No stdout line passes the frame bound, whatever its source (docs/decisions.md D17): a reply of
-//! one 3 MB delta, its `text_end` and `message_end`, a 2 MB id, a 5 MB session name; under protocol
-//! 2 (omp's `negotiate_protocol`) large frames arrive whole, chunked. The harness fails any test
-//! that reads a line over 1 MiB.
+//! Large frames (docs/decisions.md D17): by default every frame arrives whole on one line, as pi
+//! writes it; with a bound (`--rpc-max-frame-bytes`) no line passes it, whatever its source (a
+//! reply of one 3 MB delta, its `text_end` and `message_end`, a 2 MB id, a 5 MB session name) and
+//! nothing is replaced silently; under protocol 2 (omp's `negotiate_protocol`) large frames arrive
+//! whole, chunked within omp's 1 MiB bound.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use base64::Engine as _;
-use common::{Env, Rho};
+use common::{Env, MAX_FRAME_BYTES, Rho};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
@@ -49,11 +50,37 @@ fn streamed_text(frames: &[Value]) -> String {
         .collect()
 }
 
+/// rho with omp's bound set by the host, and the harness checking every line against it.
+async fn bounded(env: &Env) -> Rho {
+    let mut rho = Rho::start(env, &["--no-session", "--rpc-max-frame-bytes", "1048576"]).await;
+    rho.bound_lines(MAX_FRAME_BYTES);
+    rho
+}
+
+#[tokio::test]
+async fn without_a_bound_a_3_mb_reply_arrives_whole_as_pi_sends_it() {
+    let text = big_text();
+    let env = Env::new(vec![Turn::text(text.clone()).with_chunk_size(0)]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "say a lot"})).await;
+    let frames = frames_until_agent_end(&mut rho).await;
+    assert_eq!(streamed_text(&frames), text);
+    let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
+    assert_eq!(end["assistantMessageEvent"]["content"], text.as_str());
+    let agent_end = frames.last().unwrap();
+    assert_eq!(agent_end["messages"][1]["content"][0]["text"], text.as_str());
+    assert!(agent_end.get("truncated").is_none());
+    let last = rho.data(json!({"type": "get_last_assistant_text"})).await;
+    assert_eq!(last["text"], text.as_str());
+    let messages = rho.data(json!({"type": "get_messages"})).await;
+    assert_eq!(messages["messages"][1]["content"][0]["text"], text.as_str());
+}
+
 #[tokio::test]
 async fn a_3_mb_reply_in_one_delta_stays_within_the_bound_and_loses_no_text() {
     let text = big_text();
     let env = Env::new(vec![Turn::text(text.clone()).with_chunk_size(0)]).await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = bounded(&env).await;
     rho.send(json!({"type": "prompt", "message": "say a lot"})).await;
     let frames = frames_until_agent_end(&mut rho).await;
 
@@ -81,6 +108,7 @@ async fn under_protocol_2_large_frames_arrive_whole_in_chunks() {
     assert_eq!(refused["error"], "Unsupported RPC protocol version: 1");
     let agreed = rho.data(json!({"type": "negotiate_protocol", "protocolVersion": 2})).await;
     assert_eq!(agreed, json!({"protocolVersion": 2}));
+    rho.bound_lines(MAX_FRAME_BYTES);
 
     rho.send(json!({"type": "prompt", "message": "say a lot"})).await;
     let frames = frames_until_agent_end(&mut rho).await;
@@ -93,18 +121,23 @@ async fn under_protocol_2_large_frames_arrive_whole_in_chunks() {
 }
 
 #[tokio::test]
-async fn a_2_mb_id_and_a_5_mb_session_name_get_answers_within_the_bound() {
+async fn under_a_bound_a_response_that_cannot_fit_fails_saying_so() {
     let env = Env::new(vec![]).await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = bounded(&env).await;
     let id = "i".repeat(2_000_000);
     rho.send(json!({"id": id, "type": "get_state"})).await;
     let response = rho.next().await;
-    assert_eq!((response["type"].as_str(), response["success"].as_bool()), (Some("response"), Some(true)));
-    assert!(response["id"].as_str().unwrap().ends_with(OMITTED_SUFFIX), "the id is omitted and marked");
+    assert_eq!((response["command"].as_str(), response["success"].as_bool()), (Some("get_state"), Some(false)));
+    assert!(response.get("id").is_none(), "an id too long to echo is left out");
+    assert!(response["error"].as_str().unwrap().starts_with("Response too large"), "{response}");
 
     let name = "n".repeat(5_000_000);
     rho.data(json!({"type": "set_session_name", "name": name})).await;
-    let state = rho.data(json!({"type": "get_state"})).await;
-    assert!(state["sessionName"].as_str().unwrap().ends_with(OMITTED_SUFFIX));
-    assert_eq!(state["isStreaming"], false);
+    let state = rho.request(json!({"type": "get_state"})).await;
+    assert_eq!(
+        state["error"],
+        "Response too large: it cannot fit in the frame limit of 1048576 bytes (--rpc-max-frame-bytes)"
+    );
+    // The process goes on: a response that fits is answered.
+    assert_eq!(rho.data(json!({"type": "get_session_stats"})).await["userMessages"], 0);
 }

@@ -28,8 +28,8 @@ async fn wait_for_file(path: &Path) -> String {
     }
 }
 
-#[tokio::test]
-async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
+/// A reply calling `read` 100 times on files of 60 KB: about 6 MB of tool results in one run.
+async fn hundred_reads() -> Env {
     let calls: Vec<Turn> = vec![(0..100).fold(Turn::text("Reading."), |turn, i| {
         turn.with_tool_call("read", json!({"path": format!("big{}.txt", i % 2)}))
     })];
@@ -37,13 +37,18 @@ async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
     let line = "y".repeat(99) + "\n";
     std::fs::write(env.cwd.join("big0.txt"), line.repeat(600)).unwrap();
     std::fs::write(env.cwd.join("big1.txt"), line.repeat(600)).unwrap();
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    env
+}
+
+#[tokio::test]
+async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
+    let env = hundred_reads().await;
+    let mut rho = Rho::start(&env, &["--no-session", "--rpc-max-frame-bytes", "1048576"]).await;
+    rho.bound_lines(MIB);
     rho.send(json!({"type": "prompt", "message": "read them all"})).await;
     let mut streamed = 0;
     let agent_end = loop {
-        let line = rho.next_line().await;
-        assert!(line.len() <= MIB, "a {} byte line", line.len());
-        let frame: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let frame = rho.next().await;
         if frame["type"] == "message_end" {
             streamed += 1;
         }
@@ -57,18 +62,29 @@ async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
     let kept = agent_end["messages"].as_array().unwrap();
     assert!(!kept.is_empty() && kept.len() < 103);
     assert_eq!(kept.last().unwrap()["content"][0]["text"], "Done reading.");
-    // get_messages answers within the bound too: every message, the largest texts omitted
-    // and marked.
+    // get_messages too answers with the newest messages, marked, each of them whole.
     let response = rho.request(json!({"type": "get_messages"})).await;
     assert_eq!(response["success"], true);
+    assert_eq!((&response["data"]["truncated"], &response["data"]["messageCount"]), (&json!(true), &json!(103)));
     let messages = response["data"]["messages"].as_array().unwrap();
+    assert!(!messages.is_empty() && messages.len() < 103);
+    assert!(!response.to_string().contains("bytes omitted"), "no message was cut");
+    assert_eq!(messages.last().unwrap()["content"][0]["text"], "Done reading.");
+}
+
+#[tokio::test]
+async fn without_a_bound_agent_end_and_get_messages_carry_every_message_whole() {
+    let env = hundred_reads().await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "read them all"})).await;
+    let agent_end = rho.until_agent_end().await.pop().unwrap();
+    assert!(agent_end.get("truncated").is_none());
+    let messages = agent_end["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 103);
-    let omitted = messages
-        .iter()
-        .filter(|m| m.to_string().contains("bytes omitted: the frame would exceed 1048576 bytes"))
-        .count();
-    assert!(omitted > 0, "nothing omitted");
-    assert_eq!(messages[102]["content"][0]["text"], "Done reading.");
+    let results = messages.iter().filter(|m| m["role"] == "toolResult");
+    assert!(results.clone().count() == 100 && results.clone().all(|m| !m.to_string().contains("bytes omitted")));
+    let all = rho.data(json!({"type": "get_messages"})).await;
+    assert_eq!(all["messages"], agent_end["messages"]);
 }
 
 #[tokio::test]

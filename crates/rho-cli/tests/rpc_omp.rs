@@ -290,7 +290,8 @@ async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
         assert_eq!(texts, [expected], "{prompt}");
         assert_eq!(
             answer,
-            json!({"id": prompt, "type": "response", "command": "prompt", "success": true, "data": {"agentInvoked": false}})
+            json!({"id": prompt, "type": "response", "command": "prompt", "success": true,
+                "data": {"agentInvoked": false, "disposition": "handled"}})
         );
     }
     rho.send(json!({"id": "t", "type": "prompt", "message": "/tools"})).await;

@@ -36,7 +36,11 @@ async fn a_prompt_while_streaming_needs_a_streaming_behavior() {
 
     rho.send(json!({"id": "p3", "type": "prompt", "message": "go left", "streamingBehavior": "steer"})).await;
     let mut frames = rho.until(|f| f["type"] == "response").await;
-    assert_eq!(frames.last().unwrap(), &json!({"id": "p3", "type": "response", "command": "prompt", "success": true}));
+    assert_eq!(
+        frames.last().unwrap(),
+        &json!({"id": "p3", "type": "response", "command": "prompt", "success": true,
+        "data": {"disposition": "queued"}})
+    );
     rho.send(json!({"id": "f1", "type": "follow_up", "message": "then tidy up"})).await;
     frames.extend(rho.until_agent_end().await);
     let queue_updates: Vec<_> = frames.iter().filter(|f| f["type"] == "queue_update").collect();
@@ -78,7 +82,8 @@ async fn abort_ends_a_slow_stream_with_an_aborted_message_then_answers() {
     rho.send(json!({"id": "a1", "type": "abort"})).await;
     let frames = rho.until(|f| f["id"] == "a1").await;
     let tail: Vec<String> = types(&frames).into_iter().filter(|t| !t.starts_with("message_update")).collect();
-    assert_eq!(tail, ["message_end", "turn_end", "agent_end", "response:abort"]);
+    assert_eq!(tail, ["message_end", "turn_end", "agent_end", "agent_settled", "response:abort"]);
+    assert_eq!(frames[frames.len() - 2], json!({"type": "agent_settled", "aborted": true}));
     let end = frames.iter().find(|f| f["type"] == "message_end").unwrap();
     assert_eq!(end["message"]["stopReason"], "aborted");
     assert_eq!(end["message"]["errorMessage"], "Request was aborted");

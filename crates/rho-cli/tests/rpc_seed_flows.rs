@@ -23,16 +23,20 @@ async fn the_four_compact_flows() {
     // 1) Prompt and stream; 2) a prompt during streaming with an explicit queue policy.
     rho.send(json!({"id": "req_1", "type": "prompt", "message": "Summarize this repo"})).await;
     let ack = rho.next().await;
-    assert_eq!(ack, json!({"id": "req_1", "type": "response", "command": "prompt", "success": true}));
+    assert_eq!(
+        ack,
+        json!({"id": "req_1", "type": "response", "command": "prompt", "success": true,
+        "data": {"disposition": "started"}})
+    );
     rho.until(|f| f["type"] == "message_update" && f["assistantMessageEvent"]["type"] == "text_delta").await;
     rho.send(
         json!({"id": "req_2", "type": "prompt", "message": "Also include risks", "streamingBehavior": "followUp"}),
     )
     .await;
     let frames = rho.until_agent_end().await;
-    assert!(
-        frames.iter().any(|f| f == &json!({"id": "req_2", "type": "response", "command": "prompt", "success": true}))
-    );
+    assert!(frames.iter().any(|f| f
+        == &json!({"id": "req_2", "type": "response", "command": "prompt", "success": true,
+            "data": {"disposition": "queued"}})));
     let end = frames.last().unwrap();
     let texts: Vec<String> = end["messages"]
         .as_array()

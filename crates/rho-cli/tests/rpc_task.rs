@@ -425,6 +425,7 @@ async fn a_cost_budget_warns_then_is_exceeded_and_refuses_the_next_prompt() {
     let mut rho = Rho::start(&env, &["--setting", "task.budget.maxCostUsd=1"]).await;
     rho.send(json!({"id": "p", "type": "prompt", "message": "scout"})).await;
     let frames = rho.until_agent_end().await;
+    assert_eq!(rho.next().await, json!({"type": "agent_settled", "aborted": false}));
 
     let kinds: Vec<&str> = frames
         .iter()

@@ -55,6 +55,27 @@ async fn a_prompt_with_a_tool_call_streams_the_reference_sequence() {
     assert!(second["tools"].as_array().unwrap().iter().any(|t| t["name"] == "read"));
 }
 
+/// xcsh's client starts rho with `--no-title` (and omp's negotiates protocol 2): their hosts read
+/// the seed protocol's updates, each with the message so far (docs/decisions.md D19).
+#[tokio::test]
+async fn a_seed_protocol_host_reads_cumulative_updates() {
+    for args in [&["--no-session", "--no-title"][..], &["--no-session", "--rpc-message-update", "cumulative"]] {
+        let env = Env::new(tool_then_answer()).await;
+        std::fs::write(env.cwd.join("README.md"), "hello\n").unwrap();
+        let mut rho = Rho::start(&env, args).await;
+        rho.send(json!({"type": "prompt", "message": "What does the README say?"})).await;
+        let updates: Vec<Value> =
+            rho.until_agent_end().await.into_iter().filter(|f| f["type"] == "message_update").collect();
+        insta::assert_json_snapshot!("seed_shape_updates", redact(&Value::Array(updates)));
+    }
+    let env = Env::new(tool_then_answer()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.data(json!({"type": "negotiate_protocol", "protocolVersion": 2})).await;
+    rho.send(json!({"type": "prompt", "message": "What does the README say?"})).await;
+    let update = rho.until(|f| f["type"] == "message_update").await.pop().unwrap();
+    assert_eq!(update["assistantMessageEvent"]["partial"], update["message"]);
+}
+
 #[tokio::test]
 async fn the_last_answer_and_messages_are_readable_after_the_run() {
     let env = Env::new(tool_then_answer()).await;

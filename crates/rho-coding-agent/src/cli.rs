@@ -17,6 +17,15 @@ pub enum Mode {
     Acp,
 }
 
+/// `--rpc-message-update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MessageUpdate {
+    /// The step alone, with the reply's usage so far (pi 1.6)
+    Delta,
+    /// The step with the whole message so far (the seed protocol: omp, xcsh)
+    Cumulative,
+}
+
 /// rho: a coding agent.
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -178,9 +187,16 @@ pub struct Cli {
     #[arg(long = "prompt-template", value_name = "PATH", action = ArgAction::Append)]
     pub prompt_templates: Vec<PathBuf>,
 
-    /// RPC mode: the largest stdout line, in bytes
-    #[arg(long, value_name = "BYTES", default_value_t = crate::modes::encoder::DEFAULT_MAX_FRAME_BYTES)]
-    pub rpc_max_frame_bytes: usize,
+    /// RPC mode: the largest stdout line, in bytes (default: a line as long as its frame, as pi
+    /// writes them; omp's 1 MiB under its protocol 2)
+    #[arg(long, value_name = "BYTES")]
+    pub rpc_max_frame_bytes: Option<usize>,
+
+    /// RPC mode: how streamed replies are written: `delta` (pi 1.6's message_update) or
+    /// `cumulative` (each update also carries the whole message so far, as omp and xcsh write
+    /// it; the default when started with --no-title or after omp's negotiate_protocol)
+    #[arg(long, value_name = "SHAPE")]
+    pub rpc_message_update: Option<MessageUpdate>,
 
     /// Do not load time-traveling stream rules (.rho/rules, Cursor, Windsurf, Cline rules)
     #[arg(long)]

@@ -48,6 +48,8 @@ pub enum RpcCommand {
         images: Option<Vec<ImageContent>>,
     },
     Abort,
+    /// pi 1.6: empty both queues and answer what was in them.
+    ClearQueue,
     AbortAndPrompt {
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,6 +85,8 @@ pub enum RpcCommand {
         level: String,
     },
     CycleThinkingLevel,
+    /// pi 1.6: the levels the current model takes.
+    GetAvailableThinkingLevels,
     SetSteeringMode {
         #[schemars(with = "String")]
         mode: QueueMode,
@@ -108,6 +112,9 @@ pub enum RpcCommand {
     AbortRetry,
     Bash {
         command: String,
+        /// pi 1.6: keep the command and its output out of the model's context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exclude_from_context: Option<bool>,
     },
     AbortBash,
     GetSessionStats,
@@ -130,6 +137,13 @@ pub enum RpcCommand {
     GetBranchMessages,
     /// pi's name for `get_branch_messages`.
     GetForkMessages,
+    /// pi 1.6: the session's entries in append order, after `since` when given.
+    GetEntries {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<String>,
+    },
+    /// pi 1.6: the session as a tree of entries.
+    GetTree,
     GetLastAssistantText,
     SetSessionName {
         name: String,

@@ -157,6 +157,36 @@ pub enum SessionEvent {
     CommandOutput {
         text: String,
     },
+    /// pi 1.6: rho will not go on by itself (no retry, compaction, queued message or reminder
+    /// follows): the prompt's run is over. `aborted` when an abort ended it.
+    AgentSettled {
+        aborted: bool,
+    },
+    /// pi 1.6: output of an RPC `bash` command as it comes, with that command's `id`.
+    BashExecutionUpdate {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Value>,
+        delta: String,
+    },
+    /// pi 1.6: a summary request (compaction, branch summary) failed and is tried again.
+    SummarizationRetryScheduled {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// pi 1.6: the retried summary request starts (`source`: `compaction` or `branchSummary`).
+    SummarizationRetryAttemptStart {
+        source: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<CompactionReason>,
+    },
+    /// pi 1.6: the summary retries are over (it succeeded, failed or was cancelled).
+    SummarizationRetryFinished,
+    /// pi 1.6: an extension appended an entry to the session (`pi.appendEntry()`).
+    EntryAppended {
+        entry: Value,
+    },
 }
 
 impl SessionEvent {
@@ -186,6 +216,12 @@ impl SessionEvent {
             Self::AvailableCommandsUpdate { .. } => "available_commands_update",
             Self::SubagentLifecycle { .. } => "subagent_lifecycle",
             Self::CommandOutput { .. } => "command_output",
+            Self::AgentSettled { .. } => "agent_settled",
+            Self::BashExecutionUpdate { .. } => "bash_execution_update",
+            Self::SummarizationRetryScheduled { .. } => "summarization_retry_scheduled",
+            Self::SummarizationRetryAttemptStart { .. } => "summarization_retry_attempt_start",
+            Self::SummarizationRetryFinished => "summarization_retry_finished",
+            Self::EntryAppended { .. } => "entry_appended",
         }
     }
 }
@@ -201,6 +237,9 @@ pub enum AgentFrameEvent {
     AgentEnd {
         #[schemars(with = "Vec<Value>")]
         messages: Vec<AgentMessage>,
+        /// pi 1.6: an automatic retry of this run's failed reply follows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        will_retry: Option<bool>,
         /// False when the prompt goes on with another run before it settles (an automatic
         /// retry, a continuation after compaction, a todo reminder, injected rules); absent
         /// from agents that do not say (pi).
@@ -224,6 +263,10 @@ pub enum AgentFrameEvent {
         message: AgentMessage,
     },
     MessageUpdate {
+        /// pi 1.6: the reply's usage as the provider reported it so far.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Value>")]
+        usage: Option<rho_types::types::Usage>,
         #[schemars(with = "Value")]
         assistant_message_event: WireAssistantMessageEvent,
         /// Absent when the frame bound dropped the partial message (docs/decisions.md D17).
@@ -257,6 +300,9 @@ pub enum AgentFrameEvent {
         is_error: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         is_warning: Option<bool>,
+        /// pi 1.6: how long the tool ran, in milliseconds (absent when it did not run).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     QueueUpdate {
         steering: Vec<String>,

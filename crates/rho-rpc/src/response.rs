@@ -190,12 +190,76 @@ pub struct CancelledData {
     pub cancelled: bool,
 }
 
+/// What happened to a submitted `prompt`, `steer` or `follow_up` (pi 1.6's `disposition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Disposition {
+    /// A run started for it.
+    Started,
+    /// It waits on the steering or follow-up queue of the run streaming now.
+    Queued,
+    /// A command or an input handler took it: no run started for it.
+    Handled,
+}
+
+/// `prompt`, `steer` and `follow_up`: `{disposition}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DispositionData {
+    pub disposition: Disposition,
+}
+
+/// `clear_queue`: the texts that were queued.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearedQueueData {
+    pub steering: Vec<String>,
+    pub follow_up: Vec<String>,
+}
+
+/// `get_available_thinking_levels`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThinkingLevelsData {
+    #[schemars(with = "Vec<String>")]
+    pub levels: Vec<ThinkingLevel>,
+}
+
+/// `get_entries`: session entries as the file holds them, and the current leaf (`null` for an
+/// empty session).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EntriesData {
+    pub entries: Vec<Value>,
+    pub leaf_id: Option<String>,
+}
+
+/// One node of `get_tree`: an entry, its children (oldest first) and its label, if any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionTreeNode {
+    pub entry: Value,
+    pub children: Vec<SessionTreeNode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_timestamp: Option<String>,
+}
+
+/// `get_tree`: the roots (orphaned entries are roots too) and the current leaf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeData {
+    pub tree: Vec<SessionTreeNode>,
+    pub leaf_id: Option<String>,
+}
+
 /// `get_available_commands`' answer.
 /// omp's answer to a `prompt` that a built-in slash command took: whether a run follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInvokedData {
     pub agent_invoked: bool,
+    /// pi 1.6's name for the same fact: a built-in command is `handled`.
+    pub disposition: Disposition,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

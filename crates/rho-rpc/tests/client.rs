@@ -29,7 +29,7 @@ fn prompt(message: &str) -> RpcCommand {
 }
 
 fn bash(command: &str) -> RpcCommand {
-    RpcCommand::Bash { command: command.into() }
+    RpcCommand::Bash { command: command.into(), exclude_from_context: None }
 }
 
 fn definition(name: &str) -> RpcHostToolDefinition {

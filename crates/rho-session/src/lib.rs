@@ -27,6 +27,7 @@ mod parse;
 mod paths;
 mod session;
 mod stats;
+mod tree;
 mod writer;
 
 pub use append::{NewBranchSummary, NewCompaction, NewCustomMessage};
@@ -48,4 +49,5 @@ pub use paths::{
 };
 pub use session::{Session, UserMessageEntry};
 pub use stats::{SessionStats, TokenStats, UsageTotals};
+pub use tree::TreeNode;
 pub use writer::Durability;

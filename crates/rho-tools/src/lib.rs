@@ -56,7 +56,7 @@ pub use output::remove_spill_files;
 pub use read::{ReadTool, image_mime};
 pub use terminal::{TerminalCommand, TerminalRun, Terminals};
 pub use truncate::{TruncatedBy, TruncationOptions, TruncationResult, format_size};
-pub use user_bash::{UserBashError, UserBashResult, run_user_bash};
+pub use user_bash::{OnOutput, UserBashError, UserBashResult, run_user_bash};
 pub use write::WriteTool;
 
 /// What the tools need to know about the session and the user's settings.

@@ -139,30 +139,45 @@ impl Decoder {
     }
 }
 
-struct SanitizingSink {
+/// Where a command's cleaned output goes as it comes (the RPC `bash_execution_update`s).
+pub type OnOutput<'a> = &'a mut (dyn FnMut(&str) + Send);
+
+struct SanitizingSink<'a> {
     decoder: Decoder,
     output: OutputBuffer,
+    on_output: OnOutput<'a>,
 }
 
-impl OutputSink for SanitizingSink {
-    fn output(&mut self, chunk: &[u8]) {
-        let clean = self.decoder.decode(chunk, false);
+impl SanitizingSink<'_> {
+    fn push(&mut self, clean: &str) {
+        if !clean.is_empty() {
+            (self.on_output)(clean);
+        }
         self.output.push(clean.as_bytes());
     }
 }
 
-/// Runs a user command in `cwd` until it ends or `cancel` fires.
+impl OutputSink for SanitizingSink<'_> {
+    fn output(&mut self, chunk: &[u8]) {
+        let clean = self.decoder.decode(chunk, false);
+        self.push(&clean);
+    }
+}
+
+/// Runs a user command in `cwd` until it ends or `cancel` fires. Every piece of cleaned output is
+/// handed to `on_output` as it comes (all of it, however long; the result keeps the tail).
 pub async fn run_user_bash(
     command: &str,
     cwd: &Path,
     options: &ToolOptions,
     cancel: CancellationToken,
+    on_output: OnOutput<'_>,
 ) -> Result<UserBashResult, UserBashError> {
     let shell = resolve_shell(options).map_err(UserBashError::Shell)?;
     if !cwd.exists() {
         return Err(UserBashError::MissingCwd(cwd.display().to_string()));
     }
-    let mut sink = SanitizingSink { decoder: Decoder::default(), output: OutputBuffer::new() };
+    let mut sink = SanitizingSink { decoder: Decoder::default(), output: OutputBuffer::new(), on_output };
     if cancel.is_cancelled() {
         return Ok(result_of(&mut sink, Ending::Cancelled));
     }
@@ -183,7 +198,7 @@ pub async fn run_user_bash(
     )
     .await?;
     let tail = sink.decoder.decode(&[], true);
-    sink.output.push(tail.as_bytes());
+    sink.push(&tail);
     Ok(result_of(&mut sink, ending))
 }
 

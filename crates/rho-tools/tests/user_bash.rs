@@ -16,6 +16,7 @@ async fn cleans_output_and_reports_fields() {
         dir.path(),
         &options,
         CancellationToken::new(),
+        &mut |_| {},
     )
     .await
     .unwrap();
@@ -38,7 +39,12 @@ async fn cleans_output_and_reports_fields() {
 async fn truncated_output_has_a_spill_file() {
     let dir = tempfile::tempdir().unwrap();
     let options = ToolOptions::new(dir.path());
-    let r = run_user_bash("seq 1 5000", dir.path(), &options, CancellationToken::new()).await.unwrap();
+    let mut streamed = String::new();
+    let r = run_user_bash("seq 1 5000", dir.path(), &options, CancellationToken::new(), &mut |piece| {
+        streamed.push_str(piece)
+    })
+    .await
+    .unwrap();
     assert!(r.truncated);
     assert_eq!(r.exit_code, Some(0));
     assert_eq!(r.total_lines, 5001);
@@ -47,6 +53,8 @@ async fn truncated_output_has_a_spill_file() {
     let path = r.full_output_path.expect("a spill file");
     let expected: String = (1..=5000).map(|i| format!("{i}\n")).collect();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    // What streams as it comes is the whole output, not the result's tail.
+    assert_eq!(streamed, expected);
     assert_eq!(r.total_bytes, expected.len());
     std::fs::remove_file(path).unwrap();
 }
@@ -61,7 +69,7 @@ async fn cancel_kills_and_marks_cancelled() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         trigger.cancel();
     });
-    let r = run_user_bash("echo started; sleep 30", dir.path(), &options, cancel).await.unwrap();
+    let r = run_user_bash("echo started; sleep 30", dir.path(), &options, cancel, &mut |_| {}).await.unwrap();
     assert!(r.cancelled);
     assert_eq!(r.exit_code, None);
     assert_eq!(r.output, "started\n");
@@ -73,6 +81,8 @@ async fn cancel_kills_and_marks_cancelled() {
 async fn a_missing_directory_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let gone = dir.path().join("gone");
-    let err = run_user_bash("true", &gone, &ToolOptions::new(dir.path()), CancellationToken::new()).await.unwrap_err();
+    let err = run_user_bash("true", &gone, &ToolOptions::new(dir.path()), CancellationToken::new(), &mut |_| {})
+        .await
+        .unwrap_err();
     assert!(err.to_string().starts_with(&format!("Working directory does not exist: {}", gone.display())));
 }

@@ -161,7 +161,7 @@ impl App {
         self.shell_running = true;
         tokio::spawn(async move {
             let read_at = session.bash_epoch();
-            let result = session.bash_typed(&command, read_at, context == ShellContext::Excluded).await;
+            let result = session.bash(&command, read_at, context == ShellContext::Excluded, None).await;
             let mut lines = match result {
                 Ok(r) => blocks::bash(&command, &r.output, r.exit_code, r.cancelled, expanded),
                 Err(e) => vec![blocks::error(&format!("Error: {e}"))],

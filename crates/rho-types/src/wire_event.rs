@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::{AssistantMessage, StopReason, ToolCall};
 
-/// The wire form of an event, as a host reads it: every block step with its `partial`, which
-/// is absent when the frame bound dropped it (docs/decisions.md D17).
+/// The wire form of an event, as a host reads it: every block step, with its `partial` in the
+/// cumulative shape (absent in pi 1.6's delta shape, or when a frame bound dropped it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum WireAssistantMessageEvent {
@@ -58,6 +58,11 @@ pub enum WireAssistantMessageEvent {
     #[serde(rename = "toolcall_start", rename_all = "camelCase")]
     ToolCallStart {
         content_index: usize,
+        /// pi 1.6: the call's id and tool name (absent from older agents).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_name: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         partial: Option<AssistantMessage>,
     },

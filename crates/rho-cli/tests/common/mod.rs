@@ -18,7 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-/// The frame bound rho keeps by default (docs/decisions.md D17).
+/// omp's frame bound, which rho keeps under protocol 2 (docs/decisions.md D17).
 pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
 /// How long to wait for one frame before failing the test.
@@ -173,6 +173,8 @@ pub struct Rho {
     stdin: Option<ChildStdin>,
     frames: mpsc::UnboundedReceiver<String>,
     next_id: u64,
+    /// Lines longer than this fail the test.
+    max_line: usize,
 }
 
 impl Rho {
@@ -221,7 +223,12 @@ impl Rho {
                 }
             }
         });
-        Rho { child, stdin, frames, next_id: 0 }
+        Rho { child, stdin, frames, next_id: 0, max_line: usize::MAX }
+    }
+
+    /// Fails the test on any line longer than `max` bytes from now on.
+    pub fn bound_lines(&mut self, max: usize) {
+        self.max_line = max;
     }
 
     pub async fn send(&mut self, frame: Value) {
@@ -249,11 +256,12 @@ impl Rho {
         frame
     }
 
-    /// The next raw stdout line (never longer than the default frame bound, docs/decisions.md D17).
+    /// The next raw stdout line, never longer than the bound the test set with
+    /// [`bound_lines`](Self::bound_lines) (docs/decisions.md D17).
     pub async fn next_line(&mut self) -> String {
         match tokio::time::timeout(FRAME_TIMEOUT, self.frames.recv()).await {
             Ok(Some(line)) => {
-                assert!(line.len() <= MAX_FRAME_BYTES, "a {} byte line from rho: {:.200}", line.len(), line);
+                assert!(line.len() <= self.max_line, "a {} byte line from rho: {:.200}", line.len(), line);
                 line
             }
             Ok(None) => panic!("rho closed stdout"),
@@ -348,7 +356,7 @@ pub fn redact(value: &Value) -> Value {
                         ("timestamp", Value::String(_)) => json!("[time]"),
                         (
                             "id" | "toolCallId" | "responseId" | "sessionId" | "entryId" | "parentId"
-                            | "firstKeptEntryId" | "targetId" | "version",
+                            | "firstKeptEntryId" | "targetId" | "leafId" | "version",
                             Value::String(_),
                         ) => json!("[id]"),
                         (

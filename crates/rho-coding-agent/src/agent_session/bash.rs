@@ -1,13 +1,14 @@
-//! The user's own shell commands (the RPC `bash` command): run in the session's directory with
-//! the user's shell, answered with a `BashResult`, and recorded in the conversation as a
-//! `bashExecution` message — held back while a run streams, so a tool call and its result are
-//! never split, and added before the next prompt. The interactive mode's `!!command` is recorded
-//! the same way, marked `excludeFromContext` so the model never sees it (pi's `!!`).
+//! The user's own shell commands (the RPC `bash` command, the interactive mode's `!cmd`): run in
+//! the session's directory with the user's shell, their output streamed as it comes, answered
+//! with a `BashResult`, and recorded in the conversation as a `bashExecution` message — held back
+//! while a run streams, so a tool call and its result are never split, and added before the next
+//! prompt. One marked `excludeFromContext` (RPC's flag, the interactive `!!command`) is shown and
+//! saved but never sent to the model.
 
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rho_rpc::BashResult;
+use rho_rpc::{BashResult, SessionEvent};
 use rho_types::types::now_ms;
 use rho_types::{AgentMessage, BashExecutionMessage};
 use tokio_util::sync::CancellationToken;
@@ -75,32 +76,34 @@ impl AgentSession {
         self.inner.shell.aborts.load(Ordering::Acquire)
     }
 
-    /// Runs `command` until it ends or `abort_bash` kills it. `read_at` is the
-    /// [`bash_epoch`](Self::bash_epoch) when the command was read: an `abort_bash` read after it
-    /// cancels it even before it starts.
-    pub async fn bash(&self, command: &str, read_at: u64) -> Result<BashResult, String> {
-        self.user_bash(command, read_at, Context::Included).await
-    }
-
-    /// Like [`bash`](Self::bash), but the command and its output stay out of the model's
-    /// context: shown and saved in the session, never sent (`!!command`).
-    pub async fn bash_outside_context(&self, command: &str, read_at: u64) -> Result<BashResult, String> {
-        self.user_bash(command, read_at, Context::Excluded).await
-    }
-
-    /// The interactive mode's `!command` (`!!command` with `excluded`): extensions listening to
-    /// `user_bash` may answer it themselves (pi asks them there only); otherwise as
-    /// [`bash`](Self::bash).
-    pub async fn bash_typed(&self, command: &str, read_at: u64, excluded: bool) -> Result<BashResult, String> {
-        let context = if excluded { Context::Excluded } else { Context::Included };
+    /// The user's own command (the RPC `bash`, the interactive mode's `!cmd` and `!!cmd`):
+    /// extensions listening to `user_bash` may answer it; otherwise it runs until it ends or
+    /// `abort_bash` kills it, its output streaming as `bash_execution_update`s that carry `id`
+    /// (the RPC command's). `read_at` is the [`bash_epoch`](Self::bash_epoch) when the command
+    /// was read: an `abort_bash` read after it cancels it even before it starts. `excluded` keeps
+    /// the command and its output out of the model's context (shown and saved, never sent).
+    pub async fn bash(
+        &self,
+        command: &str,
+        read_at: u64,
+        excluded: bool,
+        id: Option<serde_json::Value>,
+    ) -> Result<BashResult, String> {
         if let Some(result) = self.extension_bash(command, excluded).await {
             self.record_bash(bash_message(command, &result, excluded));
             return Ok(result);
         }
-        self.user_bash(command, read_at, context).await
+        let context = if excluded { Context::Excluded } else { Context::Included };
+        self.user_bash(command, read_at, context, id).await
     }
 
-    async fn user_bash(&self, command: &str, read_at: u64, context: Context) -> Result<BashResult, String> {
+    async fn user_bash(
+        &self,
+        command: &str,
+        read_at: u64,
+        context: Context,
+        id: Option<serde_json::Value>,
+    ) -> Result<BashResult, String> {
         if read_at < self.bash_epoch() {
             return Ok(BashResult {
                 output: String::new(),
@@ -118,7 +121,11 @@ impl AgentSession {
         }
         let token = self.inner.shell.start();
         let options = tool_options(&self.inner.paths, &self.settings());
-        let outcome = rho_tools::run_user_bash(command, &self.inner.paths.cwd, &options, token.clone()).await;
+        let mut stream = |delta: &str| {
+            self.emit(SessionEvent::BashExecutionUpdate { id: id.clone(), delta: delta.to_owned() });
+        };
+        let outcome =
+            rho_tools::run_user_bash(command, &self.inner.paths.cwd, &options, token.clone(), &mut stream).await;
         self.inner.shell.finished(&token);
         let result = outcome.map_err(|e| e.to_string())?;
         // No output is no lines (omp's counting; the tool's truncation calls it one empty line).

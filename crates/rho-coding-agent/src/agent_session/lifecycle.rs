@@ -1,8 +1,8 @@
 //! One prompt's lifecycle, from acceptance to idle: the queued `bash` records are written, the
-//! context is compacted first if the last reply left it too full, the agent runs, and then —
-//! until none applies — a transient error is retried, a context overflow is compacted away and
-//! retried once, a full context is compacted, and a run that stops with open todos is reminded.
-//! `get_state.isStreaming` stays true throughout.
+//! context is compacted first if the last reply left it too full, the agent runs (reminding the
+//! model of open todos within the run), and then — until none applies — a transient error is
+//! retried, a context overflow is compacted away and retried once, and a full context is
+//! compacted. `get_state.isStreaming` stays true throughout; `agent_settled` ends it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,7 +24,6 @@ enum NextStep {
     Retry(Box<AssistantMessage>),
     OverflowCompaction,
     ThresholdCompaction,
-    TodoReminder,
     /// Rules fired during the run: inject them and continue.
     TtsrInject,
     Done,
@@ -46,6 +45,7 @@ impl AgentSession {
             self.after_runs(&sink).await;
         }
         sink.finish();
+        sink.settle();
         self.notify_idle();
     }
 
@@ -74,8 +74,24 @@ impl AgentSession {
             NextStep::Retry(_) => !self.retry_follows(),
             NextStep::OverflowCompaction => !self.inner.compaction.overflow_recovery_left(),
             NextStep::ThresholdCompaction => self.queued_count() == 0,
-            NextStep::TodoReminder | NextStep::TtsrInject => false,
+            NextStep::TtsrInject => false,
         }
+    }
+
+    /// Whether the run that just ended is retried next (pi 1.6's `agent_end.willRetry`).
+    pub(crate) fn will_retry(&self) -> bool {
+        matches!(self.next_step(), NextStep::Retry(_)) && self.retry_follows()
+    }
+
+    /// Called when a run would end: reminds the model of its open todos (within the run) when
+    /// nothing else is due first — rules to inject, an overflow to recover from, a full context
+    /// to compact. True when a reminder was added and the run goes on.
+    pub(crate) fn remind_within_run(&self) -> bool {
+        if self.lifecycle_token().is_cancelled() || self.ttsr_pending() {
+            return false;
+        }
+        let overflowed = self.last_assistant().is_some_and(|last| self.is_overflow(&last));
+        !overflowed && !self.needs_threshold_compaction() && self.remind_of_open_todos()
     }
 
     async fn after_runs(&self, sink: &Arc<RunSink>) {
@@ -93,10 +109,11 @@ impl AgentSession {
                     }
                     RetryDecision::GiveUp(closing) => {
                         if let Some(event) = closing {
-                            if !self.needs_threshold_compaction() {
-                                sink.finish();
+                            if self.needs_threshold_compaction() {
+                                self.emit(event);
+                            } else {
+                                sink.end_with(event);
                             }
-                            self.emit(event);
                         }
                         self.compact_if_needed(sink).await;
                         return;
@@ -114,7 +131,6 @@ impl AgentSession {
                     return;
                 }
                 NextStep::TtsrInject => self.ttsr_inject().await && self.continue_run(sink).await,
-                NextStep::TodoReminder => self.remind_of_open_todos() && self.continue_run(sink).await,
                 NextStep::Done => return,
             };
             if !carry_on {
@@ -151,7 +167,6 @@ impl AgentSession {
             StopReason::Error if self.is_retryable(&last) => NextStep::Retry(Box::new(last)),
             _ if self.is_overflow(&last) => NextStep::OverflowCompaction,
             _ if self.needs_threshold_compaction() => NextStep::ThresholdCompaction,
-            _ if self.would_remind_of_open_todos() => NextStep::TodoReminder,
             _ => NextStep::Done,
         }
     }

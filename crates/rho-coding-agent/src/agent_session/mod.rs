@@ -11,6 +11,7 @@ mod bash;
 mod budget;
 mod compaction;
 mod context_usage;
+mod entries;
 mod errors;
 pub mod events;
 mod extensions;

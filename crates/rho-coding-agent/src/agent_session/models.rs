@@ -193,6 +193,15 @@ impl AgentSession {
         self.emit(SessionEvent::ThinkingLevelChanged { thinking_level: level.clone(), level });
     }
 
+    /// `get_available_thinking_levels`: the levels the current model takes, least to most
+    /// intensive (`off` alone for a model without reasoning, or no model).
+    pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
+        if !*self.inner.has_model.lock() {
+            return vec![ThinkingLevel::Off];
+        }
+        self.inner.agent.read_model(rho_types::Model::thinking_levels)
+    }
+
     /// `cycle_thinking_level`: off, then each level the model supports, then off again.
     /// `None` when the model has no reasoning.
     pub fn cycle_thinking_level(&self) -> Option<ThinkingLevel> {

@@ -392,6 +392,14 @@ impl AgentSession {
         let _ = self.inner.builtin_commands.set(commands);
     }
 
+    /// `clear_queue`: empties both queues (a `queue_update` says so) and returns the texts that
+    /// waited on each, for the host to put back in its editor.
+    pub fn clear_queue(&self) -> rho_rpc::ClearedQueueData {
+        let (steering, follow_up, update) = self.inner.agent.take_queue_texts();
+        self.emit(update);
+        rho_rpc::ClearedQueueData { steering, follow_up }
+    }
+
     /// Steering plus follow-up messages not yet delivered.
     pub fn queued_count(&self) -> usize {
         self.inner.agent.queued_count()

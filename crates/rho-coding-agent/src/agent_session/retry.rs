@@ -196,8 +196,7 @@ impl AgentSession {
         self.inner.retry.disarm();
         if cancelled {
             let attempt = self.inner.retry.close();
-            run_sink.finish();
-            self.emit(SessionEvent::AutoRetryEnd {
+            run_sink.end_with(SessionEvent::AutoRetryEnd {
                 success: false,
                 attempt,
                 final_error: Some(RETRY_CANCELLED.to_owned()),

@@ -101,7 +101,10 @@ impl AgentSession {
     /// pi 0.73's `clone`: the current branch copied into a new session file, which becomes the
     /// current session.
     pub async fn clone_session(&self) -> Result<(), SessionCommandError> {
-        self.clone_at(self.leaf_id()).await
+        match self.leaf_id() {
+            Some(leaf) => self.clone_at(Some(leaf)).await,
+            None => Err(SessionCommandError::Invalid("Cannot clone session: no current entry selected".into())),
+        }
     }
 
     /// The branch up to `entry` (the leaf when `None`) copied into a new session file (an

@@ -1,6 +1,7 @@
-//! The agent's event sink during a run: every message is written to the session file as it
-//! ends (the file is the record), a retry chain is closed on its first good reply, and then the
-//! event goes to the session's subscriber.
+//! The agent's event sink during a prompt's lifecycle: every message is written to the session
+//! file as it ends (the file is the record), a retry chain is closed on its first good reply, and
+//! then the event goes to the session's subscriber. It also ends the lifecycle as hosts see it:
+//! the session is idle before the last event goes out, and `agent_settled` follows that event.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,11 +17,13 @@ pub(crate) struct RunSink {
     session: AgentSession,
     /// The lifecycle ended with the last `agent_end` (nothing followed it).
     finished: AtomicBool,
+    /// `agent_settled` went out.
+    settled: AtomicBool,
 }
 
 impl RunSink {
     pub fn new(session: AgentSession) -> Self {
-        Self { session, finished: AtomicBool::new(false) }
+        Self { session, finished: AtomicBool::new(false), settled: AtomicBool::new(false) }
     }
 
     pub fn finished(&self) -> bool {
@@ -34,6 +37,24 @@ impl RunSink {
             self.session.mark_idle();
         }
     }
+
+    /// Ends the lifecycle with `event` as its last event: idle first, then the event, then
+    /// `agent_settled`.
+    pub fn end_with(&self, event: impl Into<super::AgentSessionEvent>) {
+        self.finish();
+        self.session.emit(event);
+        self.settle();
+    }
+
+    /// `agent_settled`, once per lifecycle: nothing more follows on its own. `aborted` when an
+    /// abort (or a command that replaced the conversation) cut the lifecycle short.
+    pub fn settle(&self) {
+        if !self.settled.swap(true, Ordering::AcqRel) {
+            let aborted = self.session.lifecycle_token().is_cancelled()
+                || self.session.last_assistant().is_some_and(|m| m.stop_reason == StopReason::Aborted);
+            self.session.emit(SessionEvent::AgentSettled { aborted });
+        }
+    }
 }
 
 impl AgentEventSink for RunSink {
@@ -41,14 +62,26 @@ impl AgentEventSink for RunSink {
         self.session.inner.sink.backpressure()
     }
 
+    /// A run that would end takes another turn when the model stopped with tasks still open:
+    /// the reminder is part of the run, so hosts read one `agent_end` for the prompt.
+    fn carries_on(&self) -> bool {
+        self.session.remind_within_run()
+    }
+
     fn emit(&self, event: AgentEvent) {
+        let mut last = false;
         let event = match event {
             AgentEvent::AgentEnd { messages, .. } => {
-                if self.session.nothing_follows() {
+                last = self.session.nothing_follows();
+                if last {
                     // Idle before the host reads agent_end, so its next prompt is never "busy".
                     self.finish();
                 }
-                AgentEvent::AgentEnd { messages, is_terminal: self.session.run_is_terminal() }
+                AgentEvent::AgentEnd {
+                    messages,
+                    will_retry: self.session.will_retry(),
+                    is_terminal: self.session.run_is_terminal(),
+                }
             }
             other => other,
         };
@@ -67,6 +100,9 @@ impl AgentEventSink for RunSink {
         }
         if ended_ok {
             self.session.close_retry_chain();
+        }
+        if last {
+            self.settle();
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The session's todo list: the state `todo_write`, `set_todos` and `get_state` share, restored
-//! from the branch when a session is loaded or branched, the reminder sent when a run stops with
-//! tasks open (`todo_reminder`, then a hidden message and an automatic continuation), and the
+//! from the branch when a session is loaded or branched, the reminder sent when a run would stop
+//! with tasks open (`todo_reminder`, then a hidden message and another turn of the same run), and the
 //! auto-clear of finished tasks (`todo_auto_clear`).
 
 use rho_rpc::{SessionEvent, TodoPhase};
@@ -44,23 +44,9 @@ impl AgentSession {
         *self.inner.todo_auto_clear.lock() = started.ok().flatten();
     }
 
-    /// Whether [`remind_of_open_todos`](Self::remind_of_open_todos) would send a reminder now.
-    pub(crate) fn would_remind_of_open_todos(&self) -> bool {
-        let settings = self.settings().todo();
-        let last = self.last_assistant();
-        let mut reminders = self.inner.todo_reminders.lock().clone();
-        reminders
-            .check(
-                &settings,
-                RunEnd { last_assistant: last.as_ref(), user_forced_tool_choice: false },
-                &self.todo_phases(),
-            )
-            .is_some()
-    }
-
-    /// After a run: reminds the model of open tasks when the run stopped with some (at most
-    /// `todo.reminders.max` times per user prompt). True when a reminder was sent and the
-    /// conversation should continue.
+    /// When a run would end: reminds the model of open tasks when it stopped with some (at most
+    /// `todo.reminders.max` times per user prompt). True when a reminder was added and the run
+    /// should take another turn.
     pub(crate) fn remind_of_open_todos(&self) -> bool {
         let settings = self.settings().todo();
         let last = self.last_assistant();

@@ -1,16 +1,18 @@
 //! Turning what a session emits into stdout lines, exactly as the protocol writes them, and
-//! never longer than the frame bound (docs/decisions.md D17; [`FrameLimits`] says how a frame that
-//! does not fit is sent).
+//! never longer than the frame bound when there is one (docs/decisions.md D17; [`FrameLimits`]
+//! says how a frame that does not fit is sent).
 //!
-//! The encoder keeps the assistant message being streamed: `message_start` opens it, each
-//! `message_update` applies its step and writes the step with the message so far (twice, as
-//! `assistantMessageEvent.partial` and as `message`, serialized once and copied), and
-//! `message_end` closes it. `start` steps are applied but never written (the reference folds
-//! them into `message_start`).
+//! Streaming updates come in one of two shapes (docs/decisions.md D19). pi 1.6's delta shape
+//! writes each step with the reply's usage so far, `{type, usage, assistantMessageEvent}`: the
+//! encoder keeps only that usage. The seed protocol's cumulative shape also writes the message
+//! so far, twice (as `assistantMessageEvent.partial` and as `message`, serialized once and
+//! copied): the encoder keeps the streamed message, which `message_start` opens, each step
+//! extends and `message_end` closes. `start` steps are applied but never written (the reference
+//! folds them into `message_start`).
 //!
-//! A streamed message that outgrows the bound stops being kept: its later updates carry the
-//! step without the partial (no frame could hold it), so the encoder's memory stays bounded by
-//! the frame bound, not the reply. A delta too long for one frame is sent as several deltas
+//! Under a bound, a streamed message that outgrows it stops being kept: its later updates carry
+//! the step without the partial (no frame could hold it), so the encoder's memory stays bounded
+//! by the bound, not the reply. A delta too long for one frame is sent as several deltas
 //! (concatenated, they give the same text, as merged ones do: docs/decisions.md D15); a `*_end`
 //! step whose content cannot fit is sent chunked (protocol 2) or with the content omitted and
 //! marked.
@@ -21,12 +23,13 @@
 use rho_agent::AgentEvent;
 use rho_ai::event::{AssistantMessageEvent, PartialMessage, WireToolCall};
 use rho_rpc::RpcResponse;
+use rho_types::types::Usage;
 use rho_types::{AgentMessage, json};
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
 use super::bounded::write_within;
-pub use super::frames::{DEFAULT_MAX_FRAME_BYTES, FrameLimits};
+pub use super::frames::{DEFAULT_MAX_FRAME_BYTES, FrameLimits, UpdateShape};
 use crate::agent_session::AgentSessionEvent;
 
 /// Something to write.
@@ -73,8 +76,8 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
         }
         OutItem::Lines { .. } => return item,
         OutItem::Response(response) => limits.write_response(&mut bytes, response),
-        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages, is_terminal })) => {
-            limits.write_agent_end(&mut bytes, messages, *is_terminal);
+        OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages, will_retry, is_terminal })) => {
+            limits.write_agent_end(&mut bytes, messages, *will_retry, *is_terminal);
         }
         OutItem::Event(AgentSessionEvent::Agent(event)) => limits.write_frame(&mut bytes, event),
         OutItem::Event(other) => limits.write_frame(&mut bytes, &SessionFrame(other)),
@@ -84,15 +87,24 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
 
 pub struct FrameEncoder {
     limits: FrameLimits,
+    /// The streamed message, for cumulative updates (kept empty for delta ones).
     partial: PartialMessage,
     /// Bytes of text applied to `partial` so far (a lower bound of its JSON size).
     partial_bytes: usize,
+    /// The streamed reply's usage as the provider reported it so far.
+    usage: Usage,
     scratch: Vec<u8>,
 }
 
 impl FrameEncoder {
     pub fn new(limits: FrameLimits) -> Self {
-        Self { limits, partial: PartialMessage::default(), partial_bytes: 0, scratch: Vec::new() }
+        Self {
+            limits,
+            partial: PartialMessage::default(),
+            partial_bytes: 0,
+            usage: Usage::default(),
+            scratch: Vec::new(),
+        }
     }
 
     /// Appends the line(s) for `item` to `out`, each ending in `\n`. Writes nothing for items
@@ -108,12 +120,18 @@ impl FrameEncoder {
             OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageStart {
                 message: AgentMessage::Assistant(a),
             })) => {
-                self.partial = PartialMessage::new(a.clone());
+                self.usage.clone_from(&a.usage);
                 self.partial_bytes = 0;
+                if self.limits.updates == UpdateShape::Cumulative {
+                    self.partial = PartialMessage::new(a.clone());
+                }
                 let event = AgentEvent::MessageStart { message: AgentMessage::Assistant(a) };
                 self.limits.write_frame(out, &event);
             }
             OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageUpdate { event })) => {
+                if let AssistantMessageEvent::Start { partial } = &event {
+                    self.usage.clone_from(&partial.usage);
+                }
                 self.apply(&event);
                 if !matches!(
                     event,
@@ -159,12 +177,14 @@ impl FrameEncoder {
         self.partial.apply(event);
     }
 
-    /// `{"type":"message_update","assistantMessageEvent":{…,"partial":P},"message":P}`, or
-    /// without the partial when that cannot fit, or several frames for a long delta.
+    /// `{"type":"message_update","usage":U,"assistantMessageEvent":{…}}`; cumulative, with
+    /// `"partial":P` in the step and `"message":P` after it, or without them when that cannot
+    /// fit; several frames for a delta too long for one.
     fn encode_update(&mut self, event: &AssistantMessageEvent, out: &mut Vec<u8>) {
         let max = self.limits.max_frame;
         let start = out.len();
-        if !write_within(out, &Update { event }, max) {
+        let update = Update { usage: &self.usage, event };
+        if !write_within(out, &update, max) {
             // Only a delta or a block's end can be that long.
             match event {
                 AssistantMessageEvent::TextDelta { content_index, delta } => {
@@ -186,7 +206,7 @@ impl FrameEncoder {
                     };
                     self.write_split(delta, split, out);
                 }
-                _ => self.limits.write_frame(out, &Update { event }),
+                _ => self.limits.write_frame(out, &update),
             }
             return;
         }
@@ -212,13 +232,13 @@ impl FrameEncoder {
 
     /// A delta too long for one frame, as consecutive deltas that each fit.
     fn write_split(&self, delta: &str, make: impl Fn(&str) -> AssistantMessageEvent, out: &mut Vec<u8>) {
-        let envelope =
-            r#"{"type":"message_update","assistantMessageEvent":{"type":"thinking_delta","contentIndex":,"delta":""}}"#
-                .len()
-                + 20;
+        // The frame around an empty delta, measured as it will be written.
+        let mut probe = Vec::new();
+        let _ = json::write_to(&mut probe, &Update { usage: &self.usage, event: &make("") });
+        let envelope = probe.len();
         for piece in json_pieces(delta, self.limits.max_frame.saturating_sub(envelope).max(64)) {
             let event = make(piece);
-            if write_within(out, &Update { event: &event }, self.limits.max_frame) {
+            if write_within(out, &Update { usage: &self.usage, event: &event }, self.limits.max_frame) {
                 out.push(b'\n');
             }
         }
@@ -269,15 +289,18 @@ fn write_assistant(out: &mut Vec<u8>, message: &rho_types::types::AssistantMessa
     }
 }
 
-/// `{"type":"message_update","assistantMessageEvent":{…}}` without the partial.
+/// `{"type":"message_update","usage":U,"assistantMessageEvent":{…}}`: pi 1.6's frame, and the
+/// cumulative one without its partial.
 struct Update<'a> {
+    usage: &'a Usage,
     event: &'a AssistantMessageEvent,
 }
 
 impl Serialize for Update<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("MessageUpdate", 2)?;
+        let mut st = s.serialize_struct("MessageUpdate", 3)?;
         st.serialize_field("type", "message_update")?;
+        st.serialize_field("usage", self.usage)?;
         st.serialize_field("assistantMessageEvent", &BareEvent(self.event))?;
         st.end()
     }
@@ -321,6 +344,11 @@ impl Serialize for BareEvent<'_> {
             E::ToolCallEnd { tool_call, .. } => {
                 st.serialize_field("toolCall", &WireToolCall { call: tool_call.clone() })?;
             }
+            // pi 1.6: the call's id and name, so no snapshot is needed to know them.
+            E::ToolCallStart { id, name, .. } => {
+                st.serialize_field("id", id)?;
+                st.serialize_field("toolName", name)?;
+            }
             _ => {}
         }
         st.end()
@@ -354,8 +382,8 @@ mod tests {
         agent(AgentEvent::MessageUpdate { event })
     }
 
-    fn started(max: usize) -> FrameEncoder {
-        let mut encoder = FrameEncoder::new(FrameLimits::new(max));
+    fn started_with(limits: FrameLimits) -> FrameEncoder {
+        let mut encoder = FrameEncoder::new(limits);
         let start = AssistantMessage::empty("anthropic-messages", "p", "m");
         assert_eq!(
             encode(&mut encoder, agent(AgentEvent::MessageStart { message: AgentMessage::Assistant(start) })).len(),
@@ -363,6 +391,63 @@ mod tests {
         );
         encode(&mut encoder, update(AssistantMessageEvent::TextStart { content_index: 0 }));
         encoder
+    }
+
+    /// Cumulative updates under a bound of `max` bytes.
+    fn started(max: usize) -> FrameEncoder {
+        started_with(FrameLimits::new(max).with_updates(UpdateShape::Cumulative))
+    }
+
+    fn zero_usage() -> Value {
+        serde_json::from_str(&json::to_string(&Usage::default()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn delta_updates_carry_the_step_and_the_usage_reported_so_far() {
+        let mut encoder = FrameEncoder::new(FrameLimits::unbounded());
+        let start = AssistantMessage::empty("anthropic-messages", "p", "m");
+        encode(&mut encoder, agent(AgentEvent::MessageStart { message: AgentMessage::Assistant(start.clone()) }));
+        let mut reported = start;
+        reported.usage.input = 120;
+        reported.usage.total_tokens = 120;
+        assert!(encode(&mut encoder, update(AssistantMessageEvent::Start { partial: reported.clone() })).is_empty());
+        let usage: Value = serde_json::from_str(&json::to_string(&reported.usage).unwrap()).unwrap();
+        let frames: Vec<Value> = [
+            AssistantMessageEvent::TextStart { content_index: 0 },
+            AssistantMessageEvent::TextDelta { content_index: 0, delta: "Hi".into() },
+            AssistantMessageEvent::ToolCallStart { content_index: 1, id: "call_1".into(), name: "read".into() },
+            AssistantMessageEvent::ToolCallDelta { content_index: 1, delta: "{}".into() },
+        ]
+        .into_iter()
+        .flat_map(|event| encode(&mut encoder, update(event)))
+        .collect();
+        assert_eq!(
+            frames,
+            [
+                json!({"type": "message_update", "usage": usage, "assistantMessageEvent":
+                    {"type": "text_start", "contentIndex": 0}}),
+                json!({"type": "message_update", "usage": usage, "assistantMessageEvent":
+                    {"type": "text_delta", "contentIndex": 0, "delta": "Hi"}}),
+                json!({"type": "message_update", "usage": usage, "assistantMessageEvent":
+                    {"type": "toolcall_start", "contentIndex": 1, "id": "call_1", "toolName": "read"}}),
+                json!({"type": "message_update", "usage": usage, "assistantMessageEvent":
+                    {"type": "toolcall_delta", "contentIndex": 1, "delta": "{}"}}),
+            ]
+        );
+        // Nothing of the reply is kept for them.
+        assert!(encoder.partial.message.is_none());
+    }
+
+    #[test]
+    fn cumulative_updates_carry_the_message_so_far_twice() {
+        let mut encoder = started_with(FrameLimits::unbounded().with_updates(UpdateShape::Cumulative));
+        let frames =
+            encode(&mut encoder, update(AssistantMessageEvent::TextDelta { content_index: 0, delta: "Hi".into() }));
+        let frame = &frames[0];
+        assert_eq!(frame["assistantMessageEvent"]["delta"], "Hi");
+        assert_eq!(frame["assistantMessageEvent"]["partial"], frame["message"]);
+        assert_eq!(frame["message"]["content"], json!([{"type": "text", "text": "Hi"}]));
+        assert_eq!(frame["usage"], zero_usage());
     }
 
     #[test]
@@ -380,7 +465,8 @@ mod tests {
         );
         assert_eq!(
             big[0],
-            json!({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "y".repeat(2000)}})
+            json!({"type": "message_update", "usage": zero_usage(),
+                "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "y".repeat(2000)}})
         );
     }
 
@@ -418,8 +504,8 @@ mod tests {
         );
         assert_eq!(
             frames,
-            [json!({"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 0,
-                    "content": "[10000 bytes omitted: the frame would exceed 4096 bytes]"}})]
+            [json!({"type": "message_update", "usage": zero_usage(), "assistantMessageEvent": {"type": "text_end",
+                    "contentIndex": 0, "content": "[10000 bytes omitted: the frame would exceed 4096 bytes]"}})]
         );
     }
 
@@ -443,6 +529,7 @@ mod tests {
                 result,
                 is_error: false,
                 is_warning: Some(false),
+                duration_ms: Some(1),
             }),
         );
         let mut encoder = FrameEncoder::new(limits);

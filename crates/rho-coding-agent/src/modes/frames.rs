@@ -1,15 +1,17 @@
-//! One frame as stdout lines, never longer than the frame bound (docs/decisions.md D17), with what
-//! to do when it does not fit:
+//! One frame as stdout lines (docs/decisions.md D17):
 //!
-//! - under protocol 1 (every host), the frame degrades: `agent_end` keeps the newest messages
-//!   that fit plus `messageCount` and `truncated: true`; any other frame has its largest
-//!   strings replaced by a notice ("omit and mark"); a response that still cannot fit becomes
-//!   an error saying so, and one whose id alone is too long loses the id;
-//! - under protocol 2 (negotiated with omp's `negotiate_protocol`), a frame up to 64 MiB is
-//!   sent whole, split into `rpc_chunk` lines of base64 the host reassembles; only larger ones
-//!   degrade.
+//! - under protocol 1, a line is as long as its frame, as pi writes them, unless the host set a
+//!   bound (`--rpc-max-frame-bytes`);
+//! - under protocol 2 (negotiated with omp's `negotiate_protocol`), lines keep omp's bound and a
+//!   frame up to 64 MiB is sent whole, split into `rpc_chunk` lines of base64 the host
+//!   reassembles.
 //!
-//! Nothing is ever cut mid-JSON.
+//! A frame that does not fit a bound degrades, never silently: `agent_end` keeps the newest
+//! messages that fit plus `messageCount` and `truncated: true`, as does a response listing
+//! messages; any other event has its largest strings replaced by a notice ("omit and mark");
+//! any other response fails with an error saying it was too large (a host never reads
+//! `success: true` over data that is not what it asked for), and one whose id alone is too long
+//! loses the id. Nothing is ever cut mid-JSON.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -32,22 +34,62 @@ const CHUNK_BYTES: usize = 256 * 1024;
 /// The protocol versions rho speaks: 1 (plain lines) and 2 (chunked large frames).
 pub const SUPPORTED_PROTOCOLS: [u32; 2] = [1, 2];
 
-/// How frames are bounded: the line limit and the negotiated protocol.
+/// How a streamed assistant message is written (`message_update`, docs/decisions.md D19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UpdateShape {
+    /// pi 1.6's: the step alone, with the reply's usage so far, so the stream grows with the
+    /// reply's length and no more.
+    #[default]
+    Delta,
+    /// The seed protocol's (omp's, xcsh's): each step also carries the whole message so far,
+    /// as `assistantMessageEvent.partial` and as `message`.
+    Cumulative,
+}
+
+/// How frames are written: the line limit, the negotiated protocol and the shape of streaming
+/// updates.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameLimits {
+    /// The longest line, newline excluded; `usize::MAX` when lines are as long as their frames.
     pub max_frame: usize,
     /// Protocol 2: frames over the bound are chunked instead of degraded.
     pub chunked: bool,
+    pub updates: UpdateShape,
 }
 
 impl FrameLimits {
-    pub fn new(max_frame: usize) -> Self {
-        Self { max_frame: max_frame.max(256), chunked: false }
+    /// Lines as long as their frames, as pi writes them (protocol 1 without a bound).
+    pub fn unbounded() -> Self {
+        Self { max_frame: usize::MAX, chunked: false, updates: UpdateShape::Delta }
     }
 
-    /// Protocol 2 can be offered only with omp's own bound, which its client checks.
+    /// Lines of at most `max_frame` bytes (`--rpc-max-frame-bytes`).
+    pub fn new(max_frame: usize) -> Self {
+        Self { max_frame: max_frame.max(256), ..Self::unbounded() }
+    }
+
+    pub fn with_updates(self, updates: UpdateShape) -> Self {
+        Self { updates, ..self }
+    }
+
+    pub fn is_bounded(&self) -> bool {
+        self.max_frame != usize::MAX
+    }
+
+    /// Protocol 2 can be offered unless the host set a bound other than omp's own, which its
+    /// client checks.
     pub fn offers_chunking(&self) -> bool {
-        self.max_frame == DEFAULT_MAX_FRAME_BYTES
+        !self.is_bounded() || self.max_frame == DEFAULT_MAX_FRAME_BYTES
+    }
+
+    /// The bound the `ready` frame names: the host's, else the one protocol 2 keeps.
+    pub fn advertised_bound(&self) -> usize {
+        self.max_frame.min(DEFAULT_MAX_FRAME_BYTES)
+    }
+
+    /// Protocol 2: lines keep omp's bound, larger frames go out chunked.
+    pub fn negotiated(self) -> Self {
+        Self { max_frame: self.advertised_bound(), chunked: true, ..self }
     }
 
     /// Appends `frame` and its newline, chunked when negotiated and needed.
@@ -80,13 +122,10 @@ impl FrameLimits {
         }
     }
 
-    /// Appends a response: whole, chunked, degraded, or as an error saying it was too large.
+    /// Appends a response: whole, chunked, with only its newest messages (marked), or as an
+    /// error saying it was too large.
     pub fn write_response(&self, out: &mut Vec<u8>, response: &RpcResponse) {
         if self.write_whole(out, response) {
-            return;
-        }
-        if write_shrunk(out, response, self.max_frame) {
-            out.push(b'\n');
             return;
         }
         if let Some(newest) = self.newest_messages(response)
@@ -137,13 +176,15 @@ impl FrameLimits {
     }
 
     /// `agent_end`, keeping the newest messages that fit when all of them do not.
-    pub fn write_agent_end(&self, out: &mut Vec<u8>, messages: &[AgentMessage], is_terminal: bool) {
-        let whole = AgentEnd { messages, is_terminal, message_count: None, truncated: None };
+    pub fn write_agent_end(&self, out: &mut Vec<u8>, messages: &[AgentMessage], will_retry: bool, is_terminal: bool) {
+        let whole = AgentEnd { messages, will_retry, is_terminal, message_count: None, truncated: None };
         if self.write_whole(out, &whole) {
             return;
         }
         let envelope =
-            r#"{"type":"agent_end","messages":[],"isTerminal":false,"messageCount":,"truncated":true}"#.len() + 20;
+            r#"{"type":"agent_end","messages":[],"willRetry":false,"isTerminal":false,"messageCount":,"truncated":true}"#
+                .len()
+                + 20;
         let mut room = self.max_frame.saturating_sub(envelope);
         let mut keep_from = messages.len();
         let mut scratch = Vec::new();
@@ -157,6 +198,7 @@ impl FrameLimits {
         }
         let kept = AgentEnd {
             messages: &messages[keep_from..],
+            will_retry,
             is_terminal,
             message_count: Some(messages.len()),
             truncated: Some(true),
@@ -169,6 +211,8 @@ impl FrameLimits {
 #[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
 struct AgentEnd<'a> {
     messages: &'a [AgentMessage],
+    /// pi 1.6's: the failed reply is retried next.
+    will_retry: bool,
     /// omp's: false when the prompt goes on with another run (a retry, a continuation).
     is_terminal: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -213,30 +257,47 @@ mod tests {
     }
 
     #[test]
-    fn a_response_degrades_before_it_fails() {
+    fn a_response_that_does_not_fit_fails_saying_so() {
         let limits = FrameLimits::new(4096);
         let response = RpcResponse::with_data(Some(json!("r1")), "get_state", json!({"sessionName": "n".repeat(5000)}));
         let mut out = Vec::new();
         limits.write_response(&mut out, &response);
-        let frames = lines(&out, 4096);
-        assert_eq!(frames[0]["success"], true);
-        assert_eq!(frames[0]["data"]["sessionName"], "[5000 bytes omitted: the frame would exceed 4096 bytes]");
+        assert_eq!(
+            lines(&out, 4096),
+            [json!({"id": "r1", "type": "response", "command": "get_state", "success": false,
+                "error": "Response too large: it cannot fit in the frame limit of 4096 bytes (--rpc-max-frame-bytes)"})]
+        );
     }
 
     #[test]
-    fn a_response_whose_id_is_too_long_is_answered_without_it() {
+    fn a_response_whose_id_is_too_long_fails_without_it() {
         let limits = FrameLimits::new(4096);
         let response = RpcResponse::ok(Some(json!("i".repeat(10_000))), "get_state");
         let mut out = Vec::new();
         limits.write_response(&mut out, &response);
         let frames = lines(&out, 4096);
-        assert_eq!(frames[0]["id"], "[10000 bytes omitted: the frame would exceed 4096 bytes]");
+        assert!(frames[0].get("id").is_none());
         assert_eq!(frames[0]["command"], "get_state");
+        assert!(frames[0]["error"].as_str().unwrap().ends_with("; its id is too long to echo"));
+    }
+
+    #[test]
+    fn without_a_bound_every_frame_is_one_line_whole() {
+        let limits = FrameLimits::unbounded();
+        let text = "z".repeat(3_000_000);
+        let response = RpcResponse::with_data(Some(json!("r")), "get_last_assistant_text", json!({"text": text}));
+        let mut out = Vec::new();
+        limits.write_response(&mut out, &response);
+        let frames = lines(&out, usize::MAX);
+        assert_eq!(frames, [serde_json::to_value(&response).unwrap()]);
+        assert!(limits.offers_chunking());
+        let negotiated = limits.negotiated();
+        assert_eq!((negotiated.max_frame, negotiated.chunked), (DEFAULT_MAX_FRAME_BYTES, true));
     }
 
     #[test]
     fn protocol_two_chunks_what_does_not_fit() {
-        let limits = FrameLimits { max_frame: DEFAULT_MAX_FRAME_BYTES, chunked: true };
+        let limits = FrameLimits::unbounded().negotiated();
         let text = "z".repeat(1_100_000);
         let response = RpcResponse::with_data(Some(json!("r")), "get_messages", json!({"text": text}));
         let mut out = Vec::new();
@@ -268,7 +329,7 @@ mod tests {
             })
             .collect();
         let mut out = Vec::new();
-        limits.write_agent_end(&mut out, &messages, false);
+        limits.write_agent_end(&mut out, &messages, false, false);
         let frames = lines(&out, 8 * 1024);
         assert_eq!(frames[0]["messageCount"], 10);
         assert_eq!(frames[0]["isTerminal"], false);

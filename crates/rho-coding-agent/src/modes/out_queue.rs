@@ -22,6 +22,7 @@ use std::thread::JoinHandle;
 use rho_agent::{AgentEvent, Backpressure};
 
 use super::encoder::{FrameEncoder, FrameLimits, OutItem, encode_stateless};
+use super::frames::UpdateShape;
 use crate::agent_session::{AgentSessionEvent, SessionEventSink};
 
 /// A merged delta stops growing past this size, so one frame never carries an unbounded delta.
@@ -66,9 +67,11 @@ impl OutQueue {
         self.lock().limits
     }
 
-    /// Protocol 2 from the next frame on: frames over the bound are chunked.
-    pub fn set_chunked(&self, chunked: bool) {
-        self.lock().limits.chunked = chunked;
+    /// Protocol 2 from the next frame on: frames over omp's bound are chunked, and streaming
+    /// updates take `updates`' shape.
+    pub fn negotiate(&self, updates: UpdateShape) {
+        let mut state = self.lock();
+        state.limits = state.limits.negotiated().with_updates(updates);
     }
 
     /// Queues a frame. Ignored once the queue is closed.

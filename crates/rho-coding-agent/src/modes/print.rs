@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rho_agent::AgentEvent;
 use rho_types::types::{ImageContent, StopReason};
 
-use super::encoder::{DEFAULT_MAX_FRAME_BYTES, FrameLimits, OutItem};
+use super::encoder::{FrameLimits, OutItem};
 use super::file_args::read_file_args;
 use super::out_queue::{OutQueue, spawn_writer};
 use crate::agent_session::{
@@ -35,7 +35,7 @@ pub async fn run(cli: Cli, mode: Mode, stdin_piped: bool) -> i32 {
     };
 
     let json = mode == Mode::Json;
-    let out = json.then(|| OutQueue::new(FrameLimits::new(DEFAULT_MAX_FRAME_BYTES)));
+    let out = json.then(|| OutQueue::new(FrameLimits::unbounded()));
     let writer = match &out {
         Some(queue) => match spawn_writer(queue.clone(), std::io::stdout()) {
             Ok(w) => Some(w),
@@ -178,6 +178,8 @@ fn verbose_activity(event: AgentSessionEvent) {
         AgentSessionEvent::Agent(AgentEvent::ToolExecutionEnd { tool_name, is_error, .. }) => {
             eprintln!("{} {tool_name}", if is_error { "✗" } else { "✓" });
         }
+        // The end of every run: nothing worth a line.
+        AgentSessionEvent::Session(rho_rpc::SessionEvent::AgentSettled { .. }) => {}
         AgentSessionEvent::Session(e) => eprintln!("[{}]", e.type_name()),
         other => report_extension_errors(other),
     }

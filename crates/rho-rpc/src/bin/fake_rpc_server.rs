@@ -151,8 +151,8 @@ impl Server {
             RpcCommand::GetMessages => {
                 write(&RpcResponse::with_data(id, name, json!({ "received": self.received })))?;
             }
-            RpcCommand::Bash { command } if command == "hang" => {}
-            RpcCommand::Bash { command } if command == "exit" => {
+            RpcCommand::Bash { command, .. } if command == "hang" => {}
+            RpcCommand::Bash { command, .. } if command == "exit" => {
                 eprintln!("fatal: out of cheese");
                 return Ok(Some(ExitCode::from(3)));
             }

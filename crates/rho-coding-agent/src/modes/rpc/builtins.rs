@@ -1,15 +1,15 @@
 //! omp's built-in slash commands over RPC: a `prompt` whose text starts with one of them
 //! (`/model gpt-5`, `/compact keep the API notes`) runs it instead of reaching the model. What it
 //! says comes as `{type: "command_output", text}` frames, and the prompt is answered with
-//! `{agentInvoked: false}`. They are listed first by `get_available_commands` (and shadow any
-//! other command of the same name or alias).
+//! `{agentInvoked: false, disposition: "handled"}`. They are listed first by
+//! `get_available_commands` (and shadow any other command of the same name or alias).
 //!
 //! These are the ones of omp's text-mode built-ins that rho has the feature for: `model`,
 //! `export`, `session`, `tools`, `compact`, `handoff` and `rename`, with omp's wording.
 //! `compact` and `handoff` run in the background, as in omp: the answer comes first, their
 //! output when they end, and the command queue stays free for `abort`.
 
-use rho_rpc::{AgentInvokedData, AvailableCommand, CommandInput, SessionEvent, Subcommand};
+use rho_rpc::{AgentInvokedData, AvailableCommand, CommandInput, Disposition, SessionEvent, Subcommand};
 
 use super::dispatch::{Dispatcher, Reply, data};
 use crate::agent_session::{AgentSession, SessionCommandError};
@@ -152,7 +152,7 @@ impl Dispatcher {
             }),
             _ => return None,
         }
-        Some(data(&AgentInvokedData { agent_invoked: false }))
+        Some(data(&AgentInvokedData { agent_invoked: false, disposition: Disposition::Handled }))
     }
 }
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use rho_rpc::{
-    BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, IntegrationModel,
-    IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData, PathData, ProtocolData, RpcCommand,
-    RpcResponse, TodoPhasesData, ToolNamesData,
+    BranchData, BranchMessage, BranchMessagesData, CancelledData, CommandsData, CycleModelData, Disposition,
+    DispositionData, IntegrationModel, IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData,
+    PathData, ProtocolData, RpcCommand, RpcResponse, ThinkingLevelsData, TodoPhasesData, ToolNamesData,
 };
 use rho_types::ThinkingLevel;
 use serde::Serialize;
@@ -21,6 +21,7 @@ use super::host_tools::HostToolBridge;
 use super::subagents::SubagentTracker;
 use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, SessionCommandError};
 use crate::modes::encoder::OutItem;
+use crate::modes::frames::UpdateShape;
 use crate::modes::out_queue::OutQueue;
 
 /// What a handler answers.
@@ -57,6 +58,37 @@ pub(super) fn data<T: Serialize>(payload: &T) -> Reply {
     }
 }
 
+/// pi 1.6's answer to `prompt`, `steer` and `follow_up`.
+fn disposition(disposition: Disposition) -> Reply {
+    data(&DispositionData { disposition })
+}
+
+/// `get_tree`'s payload, with the session's own nodes (`rho_rpc::TreeData` is its wire shape).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TreeData {
+    tree: Vec<rho_session::TreeNode<Value>>,
+    leaf_id: Option<String>,
+}
+
+/// The stack of the thread [`on_deep_stack`] starts: room for a tree hundreds of thousands of
+/// entries deep (only the pages touched are ever mapped).
+const DEEP_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread of its own with [`DEEP_STACK`]; `None` when it could not start or
+/// panicked.
+async fn on_deep_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("rho-deep-stack".into()).stack_size(DEEP_STACK).spawn(move || {
+        let _ = tx.send(f());
+    });
+    if let Err(e) = spawned {
+        tracing::error!("could not start a thread: {e}");
+        return None;
+    }
+    rx.await.ok()
+}
+
 fn done(result: Result<(), SessionCommandError>) -> Reply {
     match result {
         Ok(()) => Reply::Ok,
@@ -66,6 +98,9 @@ fn done(result: Result<(), SessionCommandError>) -> Reply {
 
 pub struct Dispatcher {
     pub session: AgentSession,
+    /// The shape of streaming updates once a host negotiates protocol 2: omp's, unless the
+    /// host chose one (`--rpc-message-update`).
+    pub updates_after_negotiation: UpdateShape,
     pub out: Arc<OutQueue>,
     pub host: Arc<HostToolBridge>,
     pub host_uris: Arc<super::HostUriBridge>,
@@ -126,12 +161,13 @@ impl Dispatcher {
             }
             RpcCommand::Steer { message, images } => {
                 s.steer(&message, images.unwrap_or_default());
-                Reply::Ok
+                disposition(Disposition::Queued)
             }
             RpcCommand::FollowUp { message, images } => {
                 s.follow_up(&message, images.unwrap_or_default());
-                Reply::Ok
+                disposition(Disposition::Queued)
             }
+            RpcCommand::ClearQueue => data(&s.clear_queue()),
             RpcCommand::Abort => {
                 // Interrupted when the line was read: answered once what it stopped is over.
                 s.settled(epoch).await;
@@ -188,6 +224,9 @@ impl Dispatcher {
                 Some(level) => data(&LevelData { level }),
                 None => Reply::Data(Value::Null),
             },
+            RpcCommand::GetAvailableThinkingLevels => {
+                data(&ThinkingLevelsData { levels: s.available_thinking_levels() })
+            }
             RpcCommand::SetSteeringMode { mode } => {
                 s.set_steering_mode(mode);
                 Reply::Ok
@@ -212,10 +251,13 @@ impl Dispatcher {
                 s.set_auto_retry(enabled);
                 Reply::Ok
             }
-            RpcCommand::Bash { command } => match s.bash(&command, bash_epoch).await {
-                Ok(result) => data(&result),
-                Err(e) => Reply::Err(e),
-            },
+            RpcCommand::Bash { command, exclude_from_context } => {
+                let excluded = exclude_from_context.unwrap_or(false);
+                match s.bash(&command, bash_epoch, excluded, id.clone()).await {
+                    Ok(result) => data(&result),
+                    Err(e) => Reply::Err(e),
+                }
+            }
             RpcCommand::GetSessionStats => data(&s.stats()),
             RpcCommand::ExportHtml { output_path } => match s.export_html(output_path.as_deref().map(Path::new)) {
                 Ok(path) => data(&PathData { path: path.to_string_lossy().into_owned() }),
@@ -240,6 +282,14 @@ impl Dispatcher {
                     .map(|e| BranchMessage { entry_id: e.entry_id.to_string(), text: e.text })
                     .collect(),
             }),
+            RpcCommand::GetEntries { since } => match s.entries(since.as_deref()) {
+                Ok(entries) => data(&entries),
+                Err(e) => Reply::Err(e.to_string()),
+            },
+            RpcCommand::GetTree => {
+                self.tree(id).await;
+                return None;
+            }
             RpcCommand::GetLastAssistantText => data(&LastAssistantTextData { text: s.last_assistant_text() }),
             RpcCommand::SetSessionName { name } => done(s.set_session_name(&name)),
             RpcCommand::GetMessages => data(&MessagesData { messages: s.messages() }),
@@ -252,9 +302,10 @@ impl Dispatcher {
                         js_text(&protocol_version)
                     )));
                 }
-                // The answer goes out under protocol 1; every frame after it under protocol 2.
+                // The answer goes out under protocol 1; every frame after it under protocol 2,
+                // whose hosts (omp's) read streaming updates whole.
                 self.respond(id, "negotiate_protocol", data(&ProtocolData { protocol_version: 2 }));
-                self.out.set_chunked(true);
+                self.out.negotiate(self.updates_after_negotiation);
                 return None;
             }
             RpcCommand::GetAvailableCommands
@@ -290,17 +341,38 @@ impl Dispatcher {
         match self.session.submit(message, options).await {
             Ok(PromptOutcome::Started(run)) => {
                 // The answer comes before the run's first event, as pi writes them.
-                self.respond(id, command, Reply::Ok);
+                self.respond(id, command, disposition(Disposition::Started));
                 drop(run.start());
             }
             Ok(PromptOutcome::Command(run)) => {
                 // Acknowledged first (docs/decisions.md D4); the command runs beside the next
                 // commands.
-                self.respond(id, command, Reply::Ok);
+                self.respond(id, command, disposition(Disposition::Handled));
                 drop(run.start());
             }
-            Ok(PromptOutcome::Queued | PromptOutcome::Handled) => self.respond(id, command, Reply::Ok),
+            Ok(PromptOutcome::Queued) => self.respond(id, command, disposition(Disposition::Queued)),
+            Ok(PromptOutcome::Handled) => self.respond(id, command, disposition(Disposition::Handled)),
             Err(rejection) => self.respond(id, command, Reply::Err(rejection.to_string())),
+        }
+    }
+
+    /// `get_tree`, answered from a thread whose stack holds the whole tree: the nodes nest as
+    /// deep as the session is long, and building, writing and dropping them recurse that deep.
+    async fn tree(&self, id: &Option<Value>) {
+        let (tree, leaf_id) = self.session.tree();
+        let limits = self.out.limits();
+        let response_id = id.clone();
+        let lines = on_deep_stack(move || {
+            let response = match serde_json::to_value(TreeData { tree, leaf_id }) {
+                Ok(data) => RpcResponse::with_data(response_id, "get_tree", data),
+                Err(e) => RpcResponse::error(response_id, "get_tree", format!("Failed to serialize response: {e}")),
+            };
+            crate::modes::encoder::encode_stateless(&limits, OutItem::Response(response))
+        })
+        .await;
+        match lines {
+            Some(lines) => self.out.push(lines),
+            None => self.respond(id, "get_tree", Reply::Err("Internal error while handling get_tree".into())),
         }
     }
 

@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 
 use crate::agent_session::{AbortEpoch, AgentSession, PromptTicket, SessionEventSink, Ui};
 use crate::modes::encoder::{FrameLimits, OutItem};
-use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS};
+use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS, UpdateShape};
 use crate::modes::out_queue::{OutQueue, spawn_writer};
 use dispatch::Dispatcher;
 pub use host_tools::{DISCONNECTED, HostToolBridge};
@@ -60,11 +60,12 @@ pub(super) struct Queued {
 
 /// Runs RPC mode until stdin closes or a termination signal arrives. `build` makes the session
 /// with the event sink, UI and host URI schemes RPC mode provides. Returns the exit code.
-pub async fn run<F>(build: F, max_frame_bytes: usize, cli: &crate::cli::Cli) -> anyhow::Result<i32>
+pub async fn run<F>(build: F, cli: &crate::cli::Cli) -> anyhow::Result<i32>
 where
     F: FnOnce(Arc<dyn SessionEventSink>, Arc<dyn Ui>, Arc<dyn rho_tools::HostUris>) -> anyhow::Result<AgentSession>,
 {
-    let out = OutQueue::new(FrameLimits::new(max_frame_bytes));
+    let (limits, updates_after_negotiation) = frame_format(cli);
+    let out = OutQueue::new(limits);
     let writer = spawn_writer(out.clone(), std::io::stdout())?;
     let ui = RpcUi::new(out.clone());
     let host = HostToolBridge::new(out.clone());
@@ -93,6 +94,7 @@ where
 
     let dispatcher = Arc::new(Dispatcher {
         session: session.clone(),
+        updates_after_negotiation,
         out: out.clone(),
         host: host.clone(),
         host_uris: host_uris.clone(),
@@ -201,6 +203,27 @@ async fn shutdown(
     }
 }
 
+/// How frames are written from the start, and the update shape once protocol 2 is negotiated
+/// (docs/decisions.md D17, D19): lines unbounded unless the host set a bound; updates as the
+/// host chose, else cumulative for the seed protocol's hosts — xcsh's client starts rho with
+/// `--no-title` (no pi has that flag), omp's negotiates protocol 2 — and pi 1.6's deltas for
+/// everyone else.
+fn frame_format(cli: &crate::cli::Cli) -> (FrameLimits, UpdateShape) {
+    use crate::cli::MessageUpdate;
+    let limits = cli.rpc_max_frame_bytes.map_or_else(FrameLimits::unbounded, FrameLimits::new);
+    let shape = |chosen: MessageUpdate| match chosen {
+        MessageUpdate::Delta => UpdateShape::Delta,
+        MessageUpdate::Cumulative => UpdateShape::Cumulative,
+    };
+    let now = match cli.rpc_message_update {
+        Some(chosen) => shape(chosen),
+        None if cli.no_title => UpdateShape::Cumulative,
+        None => UpdateShape::Delta,
+    };
+    let after_negotiation = cli.rpc_message_update.map_or(UpdateShape::Cumulative, shape);
+    (limits.with_updates(now), after_negotiation)
+}
+
 /// `{"type":"ready","version":"<rho version>",…}` (docs/decisions.md D2), with the protocol
 /// versions omp's client negotiates from (protocol 2 only where the bound is omp's own).
 fn ready_line(limits: &FrameLimits) -> Vec<u8> {
@@ -209,7 +232,7 @@ fn ready_line(limits: &FrameLimits) -> Vec<u8> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         protocol_version: Some(1),
         supported_protocol_versions: Some(if chunking { SUPPORTED_PROTOCOLS.to_vec() } else { vec![1] }),
-        max_frame_bytes: Some(limits.max_frame as u64),
+        max_frame_bytes: Some(limits.advertised_bound() as u64),
         max_reassembled_frame_bytes: chunking.then_some(MAX_REASSEMBLED_BYTES as u64),
     };
     rho_types::json::to_vec(&ready).unwrap_or_default()

@@ -1,0 +1,178 @@
+//! What pi 1.6 added to the protocol, driven through the real binary: the dispositions of
+//! `prompt`, `steer` and `follow_up`, `agent_settled`, `clear_queue`,
+//! `get_available_thinking_levels`, `get_entries`, `get_tree`, and `bash`'s streamed output and
+//! `excludeFromContext`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::{Env, Rho, redact, types};
+use rho_mock_llm::Turn;
+use serde_json::{Value, json};
+
+/// A reply slow enough to act during it (about 2 s).
+fn slow(text: &str) -> Turn {
+    Turn::text(text).with_chunk_size(1).with_chunk_delay_ms(100)
+}
+
+#[tokio::test]
+async fn queued_input_is_answered_queued_and_clear_queue_hands_it_back() {
+    let env = Env::new(vec![slow("one two three four five six seven"), Turn::text("Never asked for.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"id": "p1", "type": "prompt", "message": "start"})).await;
+    let started = rho.until(|f| f["id"] == "p1").await;
+    assert_eq!(started.last().unwrap()["data"], json!({"disposition": "started"}));
+    rho.until(|f| f["type"] == "message_update").await;
+
+    let queued = json!({"disposition": "queued"});
+    assert_eq!(rho.data(json!({"type": "steer", "message": "go left"})).await, queued);
+    assert_eq!(rho.data(json!({"type": "follow_up", "message": "then summarize"})).await, queued);
+    let prompt = json!({"type": "prompt", "message": "and test it", "streamingBehavior": "followUp"});
+    assert_eq!(rho.data(prompt).await, queued);
+
+    rho.send(json!({"id": "c", "type": "clear_queue"})).await;
+    let frames = rho.until(|f| f["id"] == "c").await;
+    assert_eq!(
+        &frames[frames.len() - 2..],
+        [
+            json!({"type": "queue_update", "steering": [], "followUp": []}),
+            json!({"id": "c", "type": "response", "command": "clear_queue", "success": true,
+                   "data": {"steering": ["go left"], "followUp": ["then summarize", "and test it"]}}),
+        ]
+    );
+    // Nothing queued reaches the model: the run ends with the one reply.
+    let rest = rho.until(|f| f["type"] == "agent_settled").await;
+    assert_eq!(rest.last().unwrap(), &json!({"type": "agent_settled", "aborted": false}));
+    assert_eq!(env.request_bodies().len(), 1);
+    let cleared = rho.data(json!({"type": "clear_queue"})).await;
+    assert_eq!(cleared, json!({"steering": [], "followUp": []}));
+}
+
+#[tokio::test]
+async fn agent_settled_follows_the_last_agent_end_of_a_retried_prompt() {
+    let env = Env::new(vec![Turn::error(503, "overloaded"), Turn::text("Recovered.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "retry.baseDelayMs=1"]).await;
+    rho.send(json!({"id": "p", "type": "prompt", "message": "hi"})).await;
+    let frames = rho.until(|f| f["type"] == "agent_settled").await;
+    let kinds: Vec<String> = types(&frames)
+        .into_iter()
+        .filter(|t| {
+            ["agent_start", "agent_end", "auto_retry_start", "auto_retry_end", "agent_settled"].contains(&t.as_str())
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["agent_start", "agent_end", "auto_retry_start", "agent_start", "auto_retry_end", "agent_end", "agent_settled"]
+    );
+    let ends: Vec<(&Value, &Value)> =
+        frames.iter().filter(|f| f["type"] == "agent_end").map(|f| (&f["willRetry"], &f["isTerminal"])).collect();
+    assert_eq!(ends, [(&json!(true), &json!(false)), (&json!(false), &json!(true))]);
+    assert_eq!(frames.last().unwrap(), &json!({"type": "agent_settled", "aborted": false}));
+}
+
+#[tokio::test]
+async fn thinking_levels_are_the_models() {
+    let env = Env::with_api(vec![], "anthropic-messages", true).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let levels = rho.data(json!({"type": "get_available_thinking_levels"})).await;
+    assert_eq!(levels, json!({"levels": ["off", "minimal", "low", "medium", "high"]}));
+    rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    let levels = rho.data(json!({"type": "get_available_thinking_levels"})).await;
+    assert_eq!(levels, json!({"levels": ["off"]}));
+}
+
+#[tokio::test]
+async fn entries_and_the_tree_read_the_session_file() {
+    let env = Env::new(vec![Turn::text("Hello.")]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "hi"})).await;
+    rho.until(|f| f["type"] == "agent_settled").await;
+
+    let all = rho.data(json!({"type": "get_entries"})).await;
+    let entries = all["entries"].as_array().unwrap();
+    let kinds: Vec<&str> = entries.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["model_change", "thinking_level_change", "message", "message"]);
+    assert_eq!(all["leafId"], entries[3]["id"]);
+    // The entries are the file's lines, header left out.
+    let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
+    let lines: Vec<Value> = file.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(entries, &lines);
+
+    let after = rho.data(json!({"type": "get_entries", "since": entries[1]["id"]})).await;
+    assert_eq!(after["entries"], json!(entries[2..]));
+    let none = rho.data(json!({"type": "get_entries", "since": entries[3]["id"]})).await;
+    assert_eq!(none["entries"], json!([]));
+    let bogus = rho.request(json!({"type": "get_entries", "since": "nope"})).await;
+    assert_eq!((&bogus["success"], &bogus["error"]), (&json!(false), &json!("Entry not found: nope")));
+
+    let tree = rho.data(json!({"type": "get_tree"})).await;
+    insta::assert_json_snapshot!("get_tree", redact(&tree));
+    // One chain: each entry the only child of the one before.
+    let mut node = &tree["tree"][0];
+    for entry in entries {
+        assert_eq!(&node["entry"], entry);
+        node = &node["children"][0];
+    }
+}
+
+#[tokio::test]
+async fn bash_streams_its_output_under_its_id_and_can_stay_out_of_context() {
+    let env = Env::new(vec![Turn::text("Seen.")]).await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"id": "b1", "type": "bash", "command": "echo one; sleep 0.2; echo two"})).await;
+    let frames = rho.until(|f| f["id"] == "b1" && f["type"] == "response").await;
+    let (updates, response) = frames.split_at(frames.len() - 1);
+    assert!(updates.iter().all(|f| f["type"] == "bash_execution_update" && f["id"] == "b1"), "{updates:?}");
+    let streamed: String = updates.iter().map(|f| f["delta"].as_str().unwrap()).collect();
+    assert_eq!(streamed, "one\ntwo\n");
+    assert_eq!(response[0]["data"]["output"], "one\ntwo\n");
+
+    let secret = json!({"id": "b2", "type": "bash", "command": "echo hidden-output", "excludeFromContext": true});
+    let answer = rho.request(secret).await;
+    assert_eq!(answer["data"]["output"], "hidden-output\n");
+    rho.send(json!({"type": "prompt", "message": "what ran?"})).await;
+    rho.until(|f| f["type"] == "agent_settled").await;
+    let sent = env.request_bodies()[0]["messages"].to_string();
+    assert!(sent.contains("echo one; sleep 0.2; echo two"), "{sent}");
+    assert!(!sent.contains("hidden-output"), "{sent}");
+    // Kept in the session, marked.
+    let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
+    let hidden = file.lines().find(|l| l.contains("hidden-output")).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(hidden).unwrap()["message"]["excludeFromContext"], true);
+}
+
+#[tokio::test]
+async fn a_long_session_is_one_deep_tree_and_comes_whole() {
+    let env = Env::new(vec![]).await;
+    let path = env.dir.path().join("long.jsonl");
+    let mut text = json!({"type": "session", "version": 3, "id": "long", "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": env.cwd})
+    .to_string();
+    let depth = 20_000;
+    for i in 0..depth {
+        let parent = if i == 0 { Value::Null } else { json!(format!("e{}", i - 1)) };
+        let entry = json!({"type": "custom", "id": format!("e{i}"), "parentId": parent,
+            "timestamp": "2026-01-01T00:00:01.000Z", "customType": "note", "data": {"n": i}});
+        text.push('\n');
+        text.push_str(&entry.to_string());
+    }
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    let mut rho = Rho::start(&env, &["--session", path.to_str().unwrap()]).await;
+    rho.send(json!({"id": "t", "type": "get_tree"})).await;
+    let line = loop {
+        let line = rho.next_line().await;
+        if line.contains(r#""id":"t""#) {
+            break line;
+        }
+    };
+    // Walk the nesting by hand: a parser with a depth limit could not read it.
+    assert!(line.contains(r#""success":true"#), "{:.300}", line);
+    assert_eq!(line.matches(r#""customType":"note""#).count(), depth);
+    assert_eq!(line.matches(r#""children":["#).count(), depth);
+    // One leaf, the last entry, at the bottom of the chain.
+    assert_eq!(line.matches(r#""children":[]"#).count(), 1);
+    let leaf = line.find(r#""children":[]"#).unwrap();
+    assert!(line[..leaf].rfind(r#""n":"#).is_some_and(|at| line[at..].starts_with(r#""n":19999"#)));
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionId"], "long");
+}
