@@ -87,7 +87,7 @@ async fn tool_calls_are_announced_run_and_finished_with_diffs_and_the_plan() {
     .await;
     std::fs::write(env.cwd.join("a.txt"), "hello world\n").unwrap();
     // The task stays open: no reminder turn after "Done.".
-    let mut acp = Acp::start(&env, &["--setting", "todo.reminders=false"]).await;
+    let mut acp = Acp::start(&env, &["--tools", "+todo_write", "--setting", "todo.reminders=false"]).await;
     acp.initialize(false).await;
     let session = acp.new_session(&env.cwd).await;
     let response = acp.prompt(&session.session_id, vec![text("Fix it")]).await.unwrap();

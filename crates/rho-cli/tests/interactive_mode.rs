@@ -323,7 +323,7 @@ async fn the_ask_tool_opens_a_list_and_an_input_in_the_terminal() {
         Turn::text("noted"),
     ])
     .await;
-    let term = Terminal::start(&env, &[]);
+    let term = Terminal::start(&env, &["--tools", "+ask"]);
     term.ready().await;
     term.submit("ask me");
     // The list itself (the tool call's line above it names the options too).

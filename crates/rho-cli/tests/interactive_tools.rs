@@ -78,7 +78,7 @@ async fn task_and_todo_results_are_compact_live_and_on_resume() {
         Turn::text("Both done."),
     ])
     .await;
-    let args = ["--setting", "todo.reminders=false"];
+    let args = ["--tools", "+todo_write,+task", "--setting", "todo.reminders=false"];
     let mut first = Terminal::start(&env, &args);
     first.ready().await;
     first.submit("plan and delegate");
@@ -87,7 +87,7 @@ async fn task_and_todo_results_are_compact_live_and_on_resume() {
     first.send(keys::CTRL_D);
     assert_eq!(first.exit_code().await, 0);
 
-    let second = Terminal::start(&env, &["-c", args[0], args[1]]);
+    let second = Terminal::start(&env, &["-c", args[0], args[1], args[2], args[3]]);
     let screen = second.wait_idle_with("Both done.").await;
     check_compact(&screen);
 }

@@ -56,7 +56,7 @@ async fn the_todo_list_is_drawn_above_the_editor_until_every_task_is_done() {
     ])
     .await;
     // No reminder continues the run while tasks are open: it stops with the list on screen.
-    let term = Terminal::start(&env, &["--setting", "todo.reminders=false"]);
+    let term = Terminal::start(&env, &["--tools", "+todo_write", "--setting", "todo.reminders=false"]);
     term.ready().await;
     term.submit("fix it");
     let screen = term.wait_idle_with("Working on the parser.").await;
@@ -87,7 +87,7 @@ async fn a_running_sub_agent_has_a_live_line_and_leaves_a_summary() {
         Turn::text("The sub-agent is done."),
     ])
     .await;
-    let term = Terminal::start(&env, &[]);
+    let term = Terminal::start(&env, &["--tools", "+task"]);
     term.ready().await;
     term.submit("delegate");
     // The sub-agent waits in its bash call until the gate opens.
@@ -148,7 +148,7 @@ async fn a_todo_reminder_says_why_the_run_goes_on() {
         Turn::text("Now it is finished."),
     ])
     .await;
-    let term = Terminal::start(&env, &[]);
+    let term = Terminal::start(&env, &["--tools", "+todo_write"]);
     term.ready().await;
     term.submit("work");
     let screen = term.wait_idle_with("Now it is finished.").await;
@@ -200,6 +200,8 @@ async fn a_sub_agent_being_verified_says_so_and_its_summary_says_verified() {
     let term = Terminal::start(
         &env,
         &[
+            "--tools",
+            "+task",
             "--setting",
             "task.isolation.mode=worktree",
             "--setting",

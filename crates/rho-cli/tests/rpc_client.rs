@@ -31,7 +31,7 @@ impl UiHandler for PickSecond {
 fn client_for(env: &Env) -> ClientConfig {
     ClientConfig::new()
         .program(env!("CARGO_BIN_EXE_rho"))
-        .args(["--mode", "rpc", "--no-session", "--model", "mock/mock-model"])
+        .args(["--mode", "rpc", "--no-session", "--model", "mock/mock-model", "--tools", "+ask"])
         .env("RHO_CODING_AGENT_DIR", &env.agent_dir)
         .env("HOME", env.dir.path())
         .current_dir(&env.cwd)

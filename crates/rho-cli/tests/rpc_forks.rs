@@ -23,7 +23,8 @@ async fn a_run_that_stops_with_open_todos_is_reminded_up_to_the_limit() {
         Turn::text("Stopping again."),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--no-session", "--setting", "todo.reminders.max=2"]).await;
+    let mut rho =
+        Rho::start(&env, &["--no-session", "--tools", "+todo_write", "--setting", "todo.reminders.max=2"]).await;
     rho.send(json!({"type": "prompt", "message": "write the parser"})).await;
     let frames = rho.until_agent_end().await;
     // The host's next prompt, sent as soon as it read agent_end, starts a run.

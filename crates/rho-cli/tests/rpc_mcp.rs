@@ -338,8 +338,7 @@ async fn mcp_tools_are_offered_whatever_tools_selects() {
         let tools: Vec<&str> =
             state["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         let builtin: Vec<&str> = tools.iter().copied().filter(|t| !t.starts_with("mcp__")).collect();
-        // `ask` comes with any tools when a UI exists (RPC mode's), not with `--no-tools`.
-        assert_eq!(builtin, if args[0] == "--tools" { vec!["read", "ask"] } else { vec![] }, "{args:?}");
+        assert_eq!(builtin, if args[0] == "--tools" { vec!["read"] } else { vec![] }, "{args:?}");
         assert!(tools.contains(&"mcp__fixture__echo"), "{args:?}: {tools:?}");
     }
 }

@@ -18,7 +18,7 @@ async fn the_four_compact_flows() {
         Turn::text("Created feature/rpc-host."),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+ask"]).await;
 
     // 1) Prompt and stream; 2) a prompt during streaming with an explicit queue policy.
     rho.send(json!({"id": "req_1", "type": "prompt", "message": "Summarize this repo"})).await;

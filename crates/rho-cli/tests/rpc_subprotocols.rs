@@ -23,7 +23,7 @@ async fn the_ask_tool_opens_a_dialog_and_the_answer_reaches_the_model() {
         Turn::text("Using dev."),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+ask"]).await;
     rho.send(json!({"type": "prompt", "message": "pick one"})).await;
     let frames = rho.until(|f| f["type"] == "extension_ui_request").await;
     let request = frames.last().unwrap().clone();
@@ -44,7 +44,7 @@ async fn the_ask_tool_opens_a_dialog_and_the_answer_reaches_the_model() {
 #[tokio::test]
 async fn an_abort_withdraws_an_open_dialog() {
     let env = Env::new(vec![Turn::tool_call("ask", json!({"question": "Name?"})), Turn::text("unused")]).await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+ask"]).await;
     rho.send(json!({"type": "prompt", "message": "ask me"})).await;
     let frames = rho.until(|f| f["type"] == "extension_ui_request").await;
     assert_eq!(frames.last().unwrap()["method"], "input");

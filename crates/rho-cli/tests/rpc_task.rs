@@ -131,7 +131,7 @@ async fn two_subagents_run_in_parallel_and_their_progress_and_usage_reach_the_pa
         Turn::text("Both are done."),
     ])
     .await;
-    let mut rho = Rho::start(&env, &[]).await;
+    let mut rho = Rho::start(&env, &["--tools", "+task"]).await;
     rho.send(json!({"id": "p", "type": "prompt", "message": "explore"})).await;
     let frames = rho.until_agent_end().await;
 
@@ -195,6 +195,8 @@ async fn isolated_rho(env: &Env, profiles: Value) -> Rho {
     Rho::start(
         env,
         &[
+            "--tools",
+            "+task",
             "--setting",
             "task.isolation.mode=worktree",
             "--setting",
@@ -422,7 +424,7 @@ async fn a_cost_budget_warns_then_is_exceeded_and_refuses_the_next_prompt() {
         Turn::text("Summary.").with_usage(usage(100_000, 50)),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--setting", "task.budget.maxCostUsd=1"]).await;
+    let mut rho = Rho::start(&env, &["--tools", "+task", "--setting", "task.budget.maxCostUsd=1"]).await;
     rho.send(json!({"id": "p", "type": "prompt", "message": "scout"})).await;
     let frames = rho.until_agent_end().await;
     assert_eq!(rho.next().await, json!({"type": "agent_settled", "aborted": false}));
@@ -494,7 +496,7 @@ async fn isolation_off_answers_with_the_reference_text() {
         Turn::text("ok"),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+task"]).await;
     rho.send(json!({"id": "p", "type": "prompt", "message": "go"})).await;
     let frames = rho.until_agent_end().await;
     let end = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
@@ -551,7 +553,7 @@ async fn past_max_subagents_no_more_subagents_start_and_prompts_are_refused() {
         Turn::text("Only one ran."),
     ])
     .await;
-    let args = ["--setting", "task.budget.maxSubagents=1", "--setting", "task.maxConcurrency=1"];
+    let args = ["--tools", "+task", "--setting", "task.budget.maxSubagents=1", "--setting", "task.maxConcurrency=1"];
     let mut rho = Rho::start(&env, &args).await;
     rho.send(json!({"id": "p", "type": "prompt", "message": "go"})).await;
     let frames = rho.until_agent_end().await;

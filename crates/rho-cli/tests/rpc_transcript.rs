@@ -29,7 +29,8 @@ async fn ready_comes_first_and_get_state_reports_every_field() {
     let response = rho.request(json!({"type": "get_state"})).await;
     let mut data = response["data"].clone();
     let tools = data["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect::<Vec<_>>();
-    assert_eq!(tools, ["read", "bash", "edit", "write", "todo_write", "ask", "task"]);
+    // pi's four: rho's own tools are one setting away (`--tools +task`, `defaultTools`).
+    assert_eq!(tools, ["read", "bash", "edit", "write"]);
     assert!(data["systemPrompt"].as_str().unwrap().contains("Current working directory"));
     data.as_object_mut().unwrap().remove("dumpTools");
     insta::assert_json_snapshot!(redact(&json!({"id": response["id"], "data": data})));

@@ -72,7 +72,8 @@ pub struct Cli {
     #[arg(long, value_name = "KEY")]
     pub api_key: Option<String>,
 
-    /// Only these built-in tools (comma-separated: read, bash, edit, write, grep, find, ls)
+    /// The tools to offer (comma-separated: read, bash, edit, write, grep, find, ls, and rho's
+    /// todo_write, ask, task); only +name/-name entries change the default selection instead
     #[arg(short = 't', long, value_name = "LIST", value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
 

@@ -1,6 +1,7 @@
-//! The session's tool set: the built-in tools `--tools` selected, rho's own tools (`ask` when a
-//! UI exists, `task` in the default set while `task.enabled` and below the sub-agent depth
-//! limit), the tools a host registered with `set_host_tools`, the extensions' tools (one named
+//! The session's tool set: the built-in tools selected (pi's `defaultTools` and `--tools`,
+//! resolved in `startup::tools`), rho's own tools when selected (`todo_write` while
+//! `todo.enabled`, `ask` when a UI exists, `task` while `task.enabled` and below the sub-agent
+//! depth limit), the tools a host registered with `set_host_tools`, the extensions' tools (one named
 //! like a built-in replaces it, as in pi), and the tools of the MCP servers (whatever `--tools`
 //! says, as omp does); and the system prompt, rebuilt whenever that set changes. The MCP tools
 //! are offered but not listed in the system prompt, so servers coming and going leave it as it
@@ -22,16 +23,27 @@ use crate::todo::{TodoStore, TodoWriteTool};
 use crate::tools::AskTool;
 pub use crate::ui::Ui;
 
-/// Which built-in tools are active.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// Which tools are active.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolSelection {
-    /// read, bash, edit, write.
-    #[default]
-    Default,
-    /// `--tools a,b,c`: exactly these built-ins (unknown names were reported and dropped).
-    Only(Vec<String>),
+    /// These built-ins and rho's own tools (`todo_write`, `ask`, `task`), in this order.
+    Names(Vec<String>),
     /// `--no-tools`.
     None,
+}
+
+impl Default for ToolSelection {
+    /// pi's: read, bash, edit, write.
+    fn default() -> Self {
+        Self::Names(rho_tools::default_tool_names().iter().map(|n| (*n).to_owned()).collect())
+    }
+}
+
+impl ToolSelection {
+    /// Whether `name` is selected.
+    pub fn has(&self, name: &str) -> bool {
+        matches!(self, Self::Names(names) if names.iter().any(|n| n == name))
+    }
 }
 
 /// A host tool as the session keeps it.
@@ -86,27 +98,19 @@ impl ToolSet {
         // A confined session runs its commands itself: an editor's terminal is outside the box.
         let terminals = hooks.terminals.filter(|_| options.sandbox.is_none());
         let options = ToolOptions { file_access: hooks.file_access, terminals, host_uris: hooks.host_uris, ..options };
-        let builtin = match &selection {
-            ToolSelection::Default => rho_tools::create_tools(rho_tools::default_tool_names(), &options),
-            ToolSelection::Only(names) => rho_tools::create_tools(names, &options),
-            ToolSelection::None => Vec::new(),
-        };
-        let spare = match &selection {
-            ToolSelection::Default => {
-                let left_out: Vec<&str> = rho_tools::builtin_tool_names()
-                    .iter()
-                    .copied()
-                    .filter(|n| !rho_tools::default_tool_names().contains(n))
-                    .collect();
-                rho_tools::create_tools(&left_out, &options)
+        let (builtin, spare) = match &selection {
+            ToolSelection::Names(names) => {
+                let left_out: Vec<&str> =
+                    rho_tools::builtin_tool_names().iter().copied().filter(|n| !selection.has(n)).collect();
+                (rho_tools::create_tools(names, &options), rho_tools::create_tools(&left_out, &options))
             }
-            _ => Vec::new(),
+            ToolSelection::None => (Vec::new(), Vec::new()),
         };
         let mut own: Vec<Arc<dyn Tool>> = Vec::new();
-        if selection == ToolSelection::Default && settings.todo().enabled {
+        if selection.has("todo_write") && settings.todo().enabled {
             own.push(Arc::new(TodoWriteTool::new(todos.clone())));
         }
-        if selection != ToolSelection::None
+        if selection.has("ask")
             && let Some(ui) = ui
         {
             own.push(Arc::new(AskTool::new(ui)));
@@ -288,13 +292,13 @@ impl TaskHost for SessionTaskHost {
 }
 
 impl AgentSession {
-    /// Registers the `task` tool when the default tool set is in use, `task.enabled` is on and
-    /// this process is not a sub-agent at `task.maxRecursionDepth`.
+    /// Registers the `task` tool when it is selected, `task.enabled` is on and this process is
+    /// not a sub-agent at `task.maxRecursionDepth`.
     pub(crate) fn install_task_tool(&self, selection: &ToolSelection) {
         let settings = self.settings().clone();
         let task = settings.task();
         let depth = u64::from(crate::task::depth_from_env());
-        if *selection != ToolSelection::Default || !task.enabled || depth >= task.max_recursion_depth {
+        if !selection.has("task") || !task.enabled || depth >= task.max_recursion_depth {
             return;
         }
         let program = match std::env::current_exe() {

@@ -6,6 +6,7 @@
 mod extensions;
 mod model_select;
 mod session_select;
+mod tools;
 pub mod trust;
 
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use rho_ai::ModelRegistry;
 use rho_types::ThinkingLevel;
 
-use crate::agent_session::{ResourceSources, Resources, SessionEventSink, SessionOptions, ToolSelection, Ui};
+use crate::agent_session::{ResourceSources, Resources, SessionEventSink, SessionOptions, Ui};
 use crate::cli::Cli;
 use crate::config::{ConfigPaths, LoadOptions, SettingOverride, Settings};
 
@@ -104,6 +105,7 @@ pub fn session_options(
     ui: Option<Arc<dyn Ui>>,
 ) -> Result<SessionOptions, StartupError> {
     let Prepared { paths, settings, mut registry } = prepared;
+    let tools = tools::select(cli, &settings)?;
     let session = select_session(cli, &paths, &settings)?;
     let restored = session.build_context();
     let choice = match select_model(cli, &settings, &mut registry, &restored) {
@@ -137,7 +139,7 @@ pub fn session_options(
         session,
         resources,
         resource_sources,
-        tools: tool_selection(cli),
+        tools,
         sink,
         ui,
         file_access: None,
@@ -158,29 +160,6 @@ fn load_mcp(paths: &ConfigPaths, trusted_project: bool) -> rho_mcp::McpConfig {
         eprintln!("Warning: {d}");
     }
     config
-}
-
-fn tool_selection(cli: &Cli) -> ToolSelection {
-    if cli.no_tools {
-        return ToolSelection::None;
-    }
-    if cli.no_builtin_tools {
-        return ToolSelection::Only(Vec::new());
-    }
-    match &cli.tools {
-        None => ToolSelection::Default,
-        Some(names) => {
-            let mut valid = Vec::with_capacity(names.len());
-            for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-                if rho_tools::builtin_tool_names().contains(&name) {
-                    valid.push(name.to_owned());
-                } else {
-                    eprintln!("{}", rho_tools::unknown_tool_warning(name));
-                }
-            }
-            ToolSelection::Only(valid)
-        }
-    }
 }
 
 /// Context files, skills, templates and the prompt texts (problems are printed), and where

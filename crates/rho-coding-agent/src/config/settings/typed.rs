@@ -364,6 +364,11 @@ impl Settings {
         self.get_string_list("prompts").unwrap_or_default()
     }
 
+    /// pi 1.6's `defaultTools`, as written (resolved in `startup::tools`).
+    pub fn default_tools(&self) -> Option<Vec<String>> {
+        self.get_string_list("defaultTools")
+    }
+
     pub fn enable_skill_commands(&self) -> bool {
         self.flag("enableSkillCommands")
     }

@@ -1,0 +1,129 @@
+//! Which tools a session starts with, chosen as pi 1.6 chooses them: `read`, `bash`, `edit` and
+//! `write`, unless the `defaultTools` setting says otherwise (plain names replace the defaults,
+//! `+name` adds a tool, `-name` removes one); `--tools` with plain names replaces the selection,
+//! with only `+name`/`-name` entries it changes it; `--no-builtin-tools` then drops the built-ins
+//! and `--no-tools` everything. rho's own tools (`todo_write`, `ask`, `task`) are named the same
+//! way: they are one setting away (`"defaultTools": ["+todo_write"]`, `--tools +task`).
+
+use crate::agent_session::ToolSelection;
+use crate::cli::Cli;
+use crate::config::Settings;
+
+use super::StartupError;
+
+/// The tools a session has when nothing chooses others (pi's).
+const DEFAULT_TOOLS: &[&str] = &["read", "bash", "edit", "write"];
+
+/// rho's own tools, which a selection may name beside the built-ins.
+pub const OWN_TOOL_NAMES: &[&str] = &["todo_write", "ask", "task"];
+
+/// The session's tools from the command line and the settings.
+pub fn select(cli: &Cli, settings: &Settings) -> Result<ToolSelection, StartupError> {
+    if cli.no_tools {
+        return Ok(ToolSelection::None);
+    }
+    let fail = |what: &str, e: String| StartupError::new(format!("Error: {what}: {e}"), 1);
+    let defaults = match settings.default_tools() {
+        Some(entries) => default_tools(&entries).map_err(|e| fail("defaultTools", e))?,
+        None => DEFAULT_TOOLS.iter().map(|n| (*n).to_owned()).collect(),
+    };
+    let mut names = match &cli.tools {
+        Some(entries) => {
+            let entries: Vec<String> =
+                entries.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).map(str::to_owned).collect();
+            resolve(defaults, &entries).map_err(|e| fail("--tools", e))?
+        }
+        None => defaults,
+    };
+    names.retain(|name| {
+        let known = rho_tools::builtin_tool_names().contains(&name.as_str()) || OWN_TOOL_NAMES.contains(&name.as_str());
+        if !known {
+            eprintln!("{}", unknown_tool_warning(name));
+        }
+        known
+    });
+    if cli.no_builtin_tools {
+        names.retain(|name| !rho_tools::builtin_tool_names().contains(&name.as_str()));
+    }
+    Ok(ToolSelection::Names(names))
+}
+
+fn is_modifier(entry: &str) -> bool {
+    entry.starts_with('+') || entry.starts_with('-')
+}
+
+/// The `defaultTools` setting: its plain names (pi's four when it has none, or nothing when the
+/// list is empty), then its `+name` and `-name` entries applied.
+fn default_tools(entries: &[String]) -> Result<Vec<String>, String> {
+    let plain: Vec<String> = entries.iter().filter(|e| !is_modifier(e)).cloned().collect();
+    let base = if plain.is_empty() && !entries.is_empty() {
+        DEFAULT_TOOLS.iter().map(|n| (*n).to_owned()).collect()
+    } else {
+        plain
+    };
+    let modifiers: Vec<String> = entries.iter().filter(|e| is_modifier(e)).cloned().collect();
+    resolve(base, &modifiers)
+}
+
+/// `entries` applied to `base`: plain names replace it (an empty list empties it), `+name` and
+/// `-name` entries add to and take from it; the two kinds cannot be mixed.
+fn resolve(base: Vec<String>, entries: &[String]) -> Result<Vec<String>, String> {
+    let modifiers = entries.iter().filter(|e| is_modifier(e)).count();
+    if modifiers == 0 {
+        return Ok(if entries.is_empty() { base } else { entries.to_vec() });
+    }
+    if modifiers < entries.len() {
+        return Err("tool names cannot be mixed with +name or -name entries".into());
+    }
+    if let Some(pattern) = entries.iter().find(|e| e.contains('*')) {
+        return Err(format!("+name and -name entries take exact tool names, not patterns: {pattern}"));
+    }
+    let mut tools = base;
+    for entry in entries {
+        let name = &entry[1..];
+        let at = tools.iter().position(|t| t == name);
+        match (entry.starts_with('+'), at) {
+            (true, None) if !name.is_empty() => tools.push(name.to_owned()),
+            (false, Some(i)) => {
+                tools.remove(i);
+            }
+            _ => {}
+        }
+    }
+    Ok(tools)
+}
+
+fn unknown_tool_warning(name: &str) -> String {
+    let valid: Vec<&str> = rho_tools::builtin_tool_names().iter().chain(OWN_TOOL_NAMES).copied().collect();
+    format!("Warning: Unknown tool \"{name}\". Valid tools: {}", valid.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn plain_names_replace_and_modifiers_change() {
+        let base = names(DEFAULT_TOOLS);
+        assert_eq!(resolve(base.clone(), &names(&["grep", "ls"])), Ok(names(&["grep", "ls"])));
+        assert_eq!(default_tools(&[]), Ok(Vec::new()));
+        assert_eq!(default_tools(&names(&["-write"])), Ok(names(&["read", "bash", "edit"])));
+        assert_eq!(default_tools(&names(&["grep", "+ls"])), Ok(names(&["grep", "ls"])));
+        assert_eq!(
+            resolve(base.clone(), &names(&["+todo_write", "-write", "+read"])),
+            Ok(names(&["read", "bash", "edit", "todo_write"]))
+        );
+        assert_eq!(
+            resolve(base.clone(), &names(&["grep", "-write"])),
+            Err("tool names cannot be mixed with +name or -name entries".into())
+        );
+        assert_eq!(
+            resolve(base, &names(&["+mcp__*"])),
+            Err("+name and -name entries take exact tool names, not patterns: +mcp__*".into())
+        );
+    }
+}
