@@ -92,6 +92,7 @@ async fn agent(turns: Value, started: Arc<Notify>) -> (MockServer, Agent) {
         max_tokens: 8_000,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     };
     let tool = UntilCancelled { schema: json!({"type": "object", "properties": {}}), started };
     let agent = Agent::new(AgentConfig {

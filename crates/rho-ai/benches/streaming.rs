@@ -187,6 +187,7 @@ fn model(api: &str) -> Model {
         max_tokens: 64_000,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     }
 }
 

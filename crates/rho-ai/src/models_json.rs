@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use crate::auth::ApiKeys;
 use crate::catalog;
 use crate::config_error::{ConfigError, parse_json, read_optional, redact_strings};
-use crate::model::{InputKind, Model, ModelCost};
+use crate::model::{InputKind, Model, ModelCost, ThinkingLevel};
 
 /// Defaults for fields a custom model leaves out.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -84,6 +84,8 @@ pub struct ModelDefinition {
     pub max_tokens: Option<f64>,
     pub headers: Option<BTreeMap<String, String>>,
     pub compat: Option<Map<String, Value>>,
+    /// pi 1.6's `thinkingLevelMap`, read leniently ([`thinking_level_map`]).
+    pub thinking_level_map: Option<Map<String, Value>>,
 }
 
 #[derive(Clone, Default, Deserialize)]
@@ -97,6 +99,22 @@ pub struct ModelOverride {
     pub max_tokens: Option<f64>,
     pub headers: Option<BTreeMap<String, String>>,
     pub compat: Option<Map<String, Value>>,
+    pub thinking_level_map: Option<Map<String, Value>>,
+}
+
+/// A `thinkingLevelMap` as rho keeps it: the levels it knows, each with the provider's value
+/// (a string) or `null` (not supported); other keys and values are left out.
+fn thinking_level_map(raw: &Map<String, Value>) -> BTreeMap<ThinkingLevel, Option<String>> {
+    raw.iter()
+        .filter_map(|(key, value)| {
+            let level = ThinkingLevel::parse(key)?;
+            match value {
+                Value::String(s) => Some((level, Some(s.clone()))),
+                Value::Null => Some((level, None)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Prices, any of which may be left out (kept from the model, or zero for a new model).
@@ -403,6 +421,9 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
     model.context_window = count(o.context_window, model.context_window);
     model.max_tokens = count(o.max_tokens, model.max_tokens);
     model.compat = merge_compat(model.compat.take(), o.compat.as_ref());
+    if let Some(map) = &o.thinking_level_map {
+        model.thinking_level_map = Some(thinking_level_map(map));
+    }
 }
 
 fn custom_model(
@@ -428,6 +449,7 @@ fn custom_model(
         max_tokens: count(d.max_tokens, DEFAULT_MAX_TOKENS),
         headers: BTreeMap::new(),
         compat,
+        thinking_level_map: d.thinking_level_map.as_ref().map(thinking_level_map),
     }
 }
 

@@ -52,7 +52,7 @@ impl ThinkingBudgets {
             ThinkingLevel::Minimal => self.minimal,
             ThinkingLevel::Low => self.low,
             ThinkingLevel::Medium => self.medium,
-            ThinkingLevel::High | ThinkingLevel::Xhigh => self.high,
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => self.high,
         }
     }
 }

@@ -164,6 +164,7 @@ mod tests {
             max_tokens: 100,
             headers: Default::default(),
             compat: None,
+            thinking_level_map: None,
         }
     }
 

@@ -35,6 +35,7 @@ fn model(server: &MockServer, reasoning: bool) -> Model {
         max_tokens: 64_000,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     }
 }
 
@@ -145,7 +146,7 @@ async fn compaction_updates_the_previous_summary_with_a_focus() {
 
     let output = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the parser") },
+        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the parser"), retry: None },
     )
     .await
     .unwrap();
@@ -199,9 +200,12 @@ async fn a_first_compaction_uses_the_initial_prompt() {
     s.append_message(&assistant(vec![text("hi")])).unwrap();
     s.append_message(&user(&"z".repeat(400))).unwrap();
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let output = compact(&preparation, SummaryRequest { model: &model, options: options(), custom_instructions: None })
-        .await
-        .unwrap();
+    let output = compact(
+        &preparation,
+        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+    )
+    .await
+    .unwrap();
     let sent = sent(&server.requests()[0]);
     assert_eq!(
         sent.prompt,
@@ -238,9 +242,12 @@ async fn a_split_turn_sends_two_requests_at_once_and_merges_them() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     assert!(preparation.is_split_turn);
 
-    let output = compact(&preparation, SummaryRequest { model: &model, options: options(), custom_instructions: None })
-        .await
-        .unwrap();
+    let output = compact(
+        &preparation,
+        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+    )
+    .await
+    .unwrap();
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -283,9 +290,12 @@ async fn a_split_first_turn_has_no_prior_history() {
     let s = split_turn_session(false);
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     assert!(preparation.is_split_turn && preparation.messages_to_summarize.is_empty());
-    let output = compact(&preparation, SummaryRequest { model: &model, options: options(), custom_instructions: None })
-        .await
-        .unwrap();
+    let output = compact(
+        &preparation,
+        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+    )
+    .await
+    .unwrap();
     assert_eq!(server.requests().len(), 1);
     assert!(sent(&server.requests()[0]).prompt.contains("## Original Request"));
     assert!(output.summary.starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX"));
@@ -299,9 +309,12 @@ async fn an_error_reply_fails_the_compaction() {
     s.append_message(&user("a")).unwrap();
     s.append_message(&assistant(vec![text("b")])).unwrap();
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let error = compact(&preparation, SummaryRequest { model: &model, options: options(), custom_instructions: None })
-        .await
-        .unwrap_err();
+    let error = compact(
+        &preparation,
+        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+    )
+    .await
+    .unwrap_err();
     let CompactionError::Summarization(message) = &error else {
         panic!("expected a summarization failure, got {error:?}");
     };
@@ -320,9 +333,12 @@ async fn a_failed_turn_prefix_request_names_the_turn_prefix() {
     let model = model(&server, false);
     let s = split_turn_session(true);
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let error = compact(&preparation, SummaryRequest { model: &model, options: options(), custom_instructions: None })
-        .await
-        .unwrap_err();
+    let error = compact(
+        &preparation,
+        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+    )
+    .await
+    .unwrap_err();
     assert!(error.to_string().starts_with("Turn prefix summarization failed: "), "{error}");
     assert!(error.to_string().contains("prefix went wrong"), "{error}");
 }
@@ -338,7 +354,7 @@ async fn cancelling_mid_request_cancels_the_compaction() {
     let options = options();
     let cancel = options.cancel.clone();
     let task = tokio::spawn(async move {
-        compact(&preparation, SummaryRequest { model: &model, options, custom_instructions: None }).await
+        compact(&preparation, SummaryRequest { model: &model, options, custom_instructions: None, retry: None }).await
     });
     // Cancel once the request has reached the server.
     while server.requests().is_empty() {
@@ -368,7 +384,7 @@ async fn branch_summary_request_and_stored_text() {
     assert_eq!(abandoned.len(), 4);
     let output = generate_branch_summary(
         &abandoned,
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the trie") },
+        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the trie"), retry: None },
         BranchSummaryOptions::default(),
     )
     .await
@@ -396,7 +412,12 @@ async fn branch_summary_request_and_stored_text() {
     // Replacing the instructions sends the caller's text alone.
     let replaced = generate_branch_summary(
         &abandoned,
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("Just list the files.") },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: Some("Just list the files."),
+            retry: None,
+        },
         BranchSummaryOptions { replace_instructions: true, ..BranchSummaryOptions::default() },
     )
     .await

@@ -176,3 +176,71 @@ async fn a_long_session_is_one_deep_tree_and_comes_whole() {
     assert!(line[..leaf].rfind(r#""n":"#).is_some_and(|at| line[at..].starts_with(r#""n":19999"#)));
     assert_eq!(rho.data(json!({"type": "get_state"})).await["sessionId"], "long");
 }
+
+#[tokio::test]
+async fn a_compaction_whose_summary_fails_once_is_retried_and_reports_its_cost() {
+    let env = Env::new(vec![
+        Turn::text("First answer."),
+        Turn::error(503, "overloaded"),
+        Turn::text("The summary.").with_usage(rho_mock_llm::Usage { input: 400, output: 30, ..Default::default() }),
+    ])
+    .await;
+    let mut rho = Rho::start(&env, &["--no-session", "--setting", "retry.baseDelayMs=1"]).await;
+    rho.send(json!({"type": "prompt", "message": "hi"})).await;
+    rho.until(|f| f["type"] == "agent_settled").await;
+    rho.send(json!({"id": "c", "type": "compact"})).await;
+    let frames = rho.until(|f| f["id"] == "c").await;
+    let kinds: Vec<&str> = frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "compaction_start",
+            "summarization_retry_scheduled",
+            "summarization_retry_attempt_start",
+            "summarization_retry_finished",
+            "compaction_end",
+            "response"
+        ]
+    );
+    assert_eq!(
+        frames[1],
+        json!({"type": "summarization_retry_scheduled", "attempt": 1, "maxAttempts": 3, "delayMs": 1,
+            "errorMessage": frames[1]["errorMessage"]})
+    );
+    assert!(frames[1]["errorMessage"].as_str().unwrap().starts_with("503"), "{}", frames[1]);
+    assert_eq!(
+        frames[2],
+        json!({"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "manual"})
+    );
+    let result = &frames[5]["data"];
+    assert_eq!(result, &frames[4]["result"]);
+    let keys: Vec<&str> = result.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["summary", "firstKeptEntryId", "tokensBefore", "estimatedTokensAfter", "usage", "details"]);
+    assert_eq!((&result["usage"]["input"], &result["usage"]["output"]), (&json!(400), &json!(30)));
+    assert!(result["estimatedTokensAfter"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn max_is_a_thinking_level_where_the_model_maps_it() {
+    let env = Env::with_api(vec![Turn::text("Thought hard.")], "openai-completions", true).await;
+    let path = env.agent_dir.join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    models["providers"]["mock"]["models"][0]["thinkingLevelMap"] = json!({"minimal": null, "max": "max"});
+    std::fs::write(&path, models.to_string()).unwrap();
+    let mut rho = Rho::start(&env, &["--model", "mock/mock-model:max"]).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "max");
+    let levels = rho.data(json!({"type": "get_available_thinking_levels"})).await;
+    assert_eq!(levels, json!({"levels": ["off", "low", "medium", "high", "max"]}));
+    rho.send(json!({"type": "prompt", "message": "think"})).await;
+    rho.until(|f| f["type"] == "agent_settled").await;
+    assert_eq!(env.request_bodies()[0]["reasoning_effort"], "max");
+    // The level is the session's: recorded, and cycled past like any other.
+    let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
+    assert!(file.contains(r#""thinkingLevel":"max""#), "{file}");
+    assert_eq!(rho.data(json!({"type": "cycle_thinking_level"})).await, json!({"level": "off"}));
+    rho.data(json!({"type": "set_thinking_level", "level": "max"})).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "max");
+    // A model without it takes the nearest level it has.
+    rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "off");
+}

@@ -64,7 +64,7 @@ pub struct Cli {
     #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
     pub models: Option<Vec<String>>,
 
-    /// Thinking level: off, minimal, low, medium, high, xhigh
+    /// Thinking level: off, minimal, low, medium, high, xhigh, max
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
 

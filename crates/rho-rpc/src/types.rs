@@ -57,6 +57,13 @@ pub struct CompactionResult {
     pub short_summary: Option<String>,
     pub first_kept_entry_id: String,
     pub tokens_before: u64,
+    /// pi 1.6: the context's size right after, estimated (characters / 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens_after: Option<u64>,
+    /// pi 1.6: what the summary requests cost (absent when an extension wrote the summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Value>")]
+    pub usage: Option<rho_types::types::Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
 }

@@ -38,10 +38,13 @@ pub enum ThinkingLevel {
     Medium,
     High,
     Xhigh,
+    /// pi 1.6: the most a model allows, where its `thinkingLevelMap` names it.
+    Max,
 }
 
 impl ThinkingLevel {
-    pub const ALL: [ThinkingLevel; 6] = [Self::Off, Self::Minimal, Self::Low, Self::Medium, Self::High, Self::Xhigh];
+    pub const ALL: [ThinkingLevel; 7] =
+        [Self::Off, Self::Minimal, Self::Low, Self::Medium, Self::High, Self::Xhigh, Self::Max];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,6 +54,7 @@ impl ThinkingLevel {
             Self::Medium => "medium",
             Self::High => "high",
             Self::Xhigh => "xhigh",
+            Self::Max => "max",
         }
     }
 
@@ -85,6 +89,10 @@ pub struct Model {
     /// Provider-compatibility overrides (openai-completions / openai-responses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compat: Option<Value>,
+    /// pi's `thinkingLevelMap`: the value sent to the provider for each level, `null` for a
+    /// level the model does not take. `xhigh` and `max` exist only where it names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level_map: Option<BTreeMap<ThinkingLevel, Option<String>>>,
 }
 
 impl Model {
@@ -92,17 +100,38 @@ impl Model {
         self.input.contains(&InputKind::Image)
     }
 
-    /// `xhigh` exists only on the models that allow it.
+    /// `xhigh` exists only on the models that allow it: those whose map names it, else (a model
+    /// without a map) the ones pi 0.73 knew to.
     pub fn supports_xhigh(&self) -> bool {
-        ["gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"].iter().any(|needle| self.id.contains(needle))
+        match &self.thinking_level_map {
+            Some(map) => matches!(map.get(&ThinkingLevel::Xhigh), Some(Some(_))),
+            None => {
+                ["gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"].iter().any(|needle| self.id.contains(needle))
+            }
+        }
     }
 
-    /// The levels this model accepts, least to most intensive (`off` first).
+    /// The value the provider is sent for `level`, when the model's map gives one.
+    pub fn provider_level(&self, level: ThinkingLevel) -> Option<&str> {
+        self.thinking_level_map.as_ref()?.get(&level)?.as_deref()
+    }
+
+    /// The levels this model accepts, least to most intensive (`off` first), as pi 1.6 decides
+    /// them: a level its map sets to `null` is out; `xhigh` and `max` only where named.
     pub fn thinking_levels(&self) -> Vec<ThinkingLevel> {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
         }
-        ThinkingLevel::ALL.into_iter().filter(|l| *l != ThinkingLevel::Xhigh || self.supports_xhigh()).collect()
+        let mapped = |level: &ThinkingLevel| self.thinking_level_map.as_ref().and_then(|m| m.get(level));
+        ThinkingLevel::ALL
+            .into_iter()
+            .filter(|level| match (level, mapped(level)) {
+                (_, Some(None)) => false,
+                (ThinkingLevel::Xhigh, _) => self.supports_xhigh(),
+                (ThinkingLevel::Max, mapped) => mapped.is_some(),
+                _ => true,
+            })
+            .collect()
     }
 
     /// The nearest level this model supports: the level itself, else the next one up, else the
@@ -153,6 +182,7 @@ mod tests {
             max_tokens: 64_000,
             headers: BTreeMap::from([("x-secret".into(), "s".into())]),
             compat: None,
+            thinking_level_map: None,
         }
     }
 
@@ -173,5 +203,25 @@ mod tests {
         assert_eq!(model("claude-opus-4-6", true).clamp_thinking(ThinkingLevel::Xhigh), ThinkingLevel::Xhigh);
         assert_eq!(model("gpt-4o", false).clamp_thinking(ThinkingLevel::High), ThinkingLevel::Off);
         assert_eq!(model("gpt-4o", false).thinking_levels(), vec![ThinkingLevel::Off]);
+    }
+
+    #[test]
+    fn a_thinking_level_map_decides_the_levels_and_the_values_sent() {
+        use ThinkingLevel::*;
+        let mut opus = model("claude-opus-5", true);
+        opus.thinking_level_map = Some(BTreeMap::from([(Xhigh, Some("xhigh".into())), (Max, Some("max".into()))]));
+        assert_eq!(opus.thinking_levels(), ThinkingLevel::ALL);
+        assert_eq!(opus.provider_level(Max), Some("max"));
+        assert_eq!(opus.clamp_thinking(Max), Max);
+        let mut sonnet = model("claude-sonnet-5-5", true);
+        sonnet.thinking_level_map =
+            Some(BTreeMap::from([(Off, None), (Minimal, None), (Low, Some("low".into())), (Max, Some("max".into()))]));
+        assert_eq!(sonnet.thinking_levels(), [Low, Medium, High, Max]);
+        assert_eq!(sonnet.clamp_thinking(Off), Low);
+        assert_eq!(sonnet.clamp_thinking(Xhigh), Max);
+        // Without a map, `max` is nobody's: it comes down to the highest level there is.
+        assert_eq!(model("claude-sonnet-4-5", true).clamp_thinking(Max), High);
+        let json = crate::json::to_string(&opus).unwrap();
+        assert!(json.ends_with(r#""thinkingLevelMap":{"xhigh":"xhigh","max":"max"}}"#), "{json}");
     }
 }

@@ -196,6 +196,7 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         max_tokens: 64_000,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     }
 }
 

@@ -147,12 +147,15 @@ impl CatalogModel {
             max_tokens: self.max_tokens,
             headers: self.headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect::<BTreeMap<_, _>>(),
             compat,
+            thinking_level_map: (!self.thinking_level_map.is_empty()).then(|| {
+                self.thinking_level_map.iter().map(|(level, value)| (*level, value.map(str::to_owned))).collect()
+            }),
         }
     }
 
     /// The thinking levels pi offers for this model, least to most intensive: `off` alone for a
-    /// model that does not reason; otherwise every level its map does not rule out, `xhigh` only
-    /// when the map names it.
+    /// model that does not reason; otherwise every level its map does not rule out, `xhigh` and
+    /// `max` only when the map names them.
     pub fn supported_thinking_levels(&self) -> Vec<ThinkingLevel> {
         if !self.reasoning {
             return vec![ThinkingLevel::Off];
@@ -163,7 +166,7 @@ impl CatalogModel {
             .filter(|level| match mapped(*level) {
                 Some(None) => false,
                 Some(Some(_)) => true,
-                None => *level != ThinkingLevel::Xhigh,
+                None => !matches!(level, ThinkingLevel::Xhigh | ThinkingLevel::Max),
             })
             .collect()
     }

@@ -240,6 +240,18 @@ fn thinking_levels_follow_pis_map() {
 }
 
 #[test]
+fn every_model_offers_the_levels_its_row_does() {
+    for provider in PROVIDERS {
+        for row in provider.models {
+            let model = row.to_model(provider);
+            if model.thinking_level_map.is_some() {
+                assert_eq!(model.thinking_levels(), row.supported_thinking_levels(), "{}", model.selector());
+            }
+        }
+    }
+}
+
+#[test]
 fn a_model_is_built_with_its_provider_fields() {
     let model = find("anthropic", "claude-sonnet-4-5").unwrap();
     let json = rho_types::json::to_string(&model).unwrap();

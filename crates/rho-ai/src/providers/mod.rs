@@ -265,6 +265,7 @@ mod tests {
             max_tokens,
             headers: Default::default(),
             compat: None,
+            thinking_level_map: None,
         }
     }
 

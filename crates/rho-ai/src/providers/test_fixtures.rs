@@ -24,6 +24,7 @@ pub(crate) fn model(api: &str, provider: &str, id: &str, base_url: &str) -> Mode
         max_tokens: 64_000,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     }
 }
 

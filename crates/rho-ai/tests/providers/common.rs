@@ -50,6 +50,7 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         max_tokens: 64_000,
         headers: [("x-model-header".to_owned(), "from-model".to_owned())].into(),
         compat: None,
+        thinking_level_map: None,
     }
 }
 

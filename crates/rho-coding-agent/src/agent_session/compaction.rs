@@ -14,8 +14,8 @@ use super::extensions::ExtensionCompaction;
 use super::sink::RunSink;
 use super::{AgentSession, SessionCommandError};
 use crate::compaction::{
-    CompactionError, CompactionOutput, CompactionSettings, SummaryRequest, calculate_context_tokens, compact,
-    prepare_compaction,
+    CompactionError, CompactionOutput, CompactionSettings, SummaryRequest, SummaryRetry, SummaryRetryEvent,
+    calculate_context_tokens, compact, estimate_context_tokens, prepare_compaction,
 };
 
 /// The `action` of xcsh's compaction events: rho always summarizes.
@@ -123,7 +123,7 @@ impl AgentSession {
         self.inner.compaction.set_running(true);
         self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
         let token = self.inner.compaction.requested();
-        let outcome = self.run_compaction(custom_instructions, token).await;
+        let outcome = self.run_compaction(custom_instructions, CompactionReason::Manual, token).await;
         self.inner.compaction.request_done();
         self.inner.compaction.set_running(false);
         let (result, aborted, error_message) = match &outcome {
@@ -164,7 +164,7 @@ impl AgentSession {
         };
         let token = self.inner.compaction.requested();
         self.inner.compaction.set_running(true);
-        let outcome = self.run_compaction(Some(&focus), token).await;
+        let outcome = self.run_compaction(Some(&focus), CompactionReason::Manual, token).await;
         self.inner.compaction.set_running(false);
         self.inner.compaction.request_done();
         match outcome {
@@ -193,7 +193,7 @@ impl AgentSession {
         self.emit(SessionEvent::AutoCompactionStart { reason, action: ACTION.into() });
         self.emit(SessionEvent::CompactionStart { reason });
         let token = self.lifecycle_token().child_token();
-        let outcome = self.run_compaction(None, token).await;
+        let outcome = self.run_compaction(None, reason, token).await;
         self.inner.compaction.set_running(false);
         let (status, result, error_message) = match outcome {
             Ok(result) => (AutoCompaction::Done, Some(result), None),
@@ -234,6 +234,7 @@ impl AgentSession {
     async fn run_compaction(
         &self,
         custom_instructions: Option<&str>,
+        reason: CompactionReason,
         cancel: CancellationToken,
     ) -> Result<CompactionResult, SessionCommandError> {
         if !*self.inner.has_model.lock() {
@@ -251,7 +252,7 @@ impl AgentSession {
         // An extension may cancel the compaction or write the summary itself.
         let from_extension = match self.extension_compaction(&preparation, custom_instructions).await {
             ExtensionCompaction::Cancelled => return Err(CompactionError::Cancelled.into()),
-            ExtensionCompaction::Summary(output) => Some(output),
+            ExtensionCompaction::Summary(output) => Some(*output),
             ExtensionCompaction::None => None,
         };
         let by_extension = from_extension.is_some();
@@ -261,14 +262,17 @@ impl AgentSession {
                 let mut options =
                     rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
                 options.cancel = cancel;
-                compact(&preparation, SummaryRequest { model: &model, options, custom_instructions }).await?
+                let retry = self.summary_retry("compaction", Some(reason));
+                compact(&preparation, SummaryRequest { model: &model, options, custom_instructions, retry }).await?
             }
         };
-        let result = CompactionResult {
+        let mut result = CompactionResult {
             summary: output.summary.clone(),
             short_summary: None,
             first_kept_entry_id: output.first_kept_entry_id.clone(),
             tokens_before: output.tokens_before,
+            estimated_tokens_after: None,
+            usage: output.usage,
             details: Some(output.details.clone()).filter(|d| !d.is_null()),
         };
         let mut compaction = output.into_new_compaction();
@@ -284,10 +288,40 @@ impl AgentSession {
             session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok())
         };
         self.inner.transcript.rebuild();
+        result.estimated_tokens_after =
+            Some(self.inner.agent.read_messages(|messages| estimate_context_tokens(messages).tokens));
         self.tell_extensions(serde_json::json!({
             "type": "session_compact", "compactionEntry": entry, "fromExtension": by_extension,
         }));
         Ok(result)
+    }
+
+    /// How a summary request (`source`: `compaction` or `branchSummary`) is tried again after a
+    /// transient failure, with `retry.*` as for replies; each try is told to the host as pi 1.6's
+    /// `summarization_retry_*`. `None` when retrying is off.
+    pub(crate) fn summary_retry(&self, source: &'static str, reason: Option<CompactionReason>) -> Option<SummaryRetry> {
+        let settings = self.settings().retry();
+        if !settings.enabled {
+            return None;
+        }
+        let session = self.clone();
+        let notify = move |event| {
+            session.emit(match event {
+                SummaryRetryEvent::Scheduled { attempt, max_attempts, delay_ms, error_message } => {
+                    SessionEvent::SummarizationRetryScheduled { attempt, max_attempts, delay_ms, error_message }
+                }
+                SummaryRetryEvent::AttemptStart => {
+                    SessionEvent::SummarizationRetryAttemptStart { source: source.to_owned(), reason }
+                }
+                SummaryRetryEvent::Finished => SessionEvent::SummarizationRetryFinished,
+            });
+        };
+        Some(SummaryRetry {
+            max_retries: u32::try_from(settings.max_retries).unwrap_or(u32::MAX),
+            base_delay_ms: settings.base_delay_ms,
+            max_delay_ms: settings.max_delay_ms,
+            notify: std::sync::Arc::new(notify),
+        })
     }
 
     fn compaction_settings(&self) -> CompactionSettings {

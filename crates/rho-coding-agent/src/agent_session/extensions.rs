@@ -233,7 +233,7 @@ pub(crate) enum ExtensionCompaction {
     None,
     Cancelled,
     /// An extension wrote the summary.
-    Summary(CompactionOutput),
+    Summary(Box<CompactionOutput>),
 }
 
 impl AgentSession {
@@ -285,7 +285,7 @@ impl AgentSession {
             self.report_extension_error("<extension host>", "session_before_compact", "a compaction needs a summary");
             return ExtensionCompaction::None;
         };
-        ExtensionCompaction::Summary(CompactionOutput {
+        ExtensionCompaction::Summary(Box::new(CompactionOutput {
             summary: summary.to_owned(),
             first_kept_entry_id: compaction
                 .get("firstKeptEntryId")
@@ -294,7 +294,8 @@ impl AgentSession {
                 .to_owned(),
             tokens_before: compaction.get("tokensBefore").and_then(Value::as_u64).unwrap_or(preparation.tokens_before),
             details: compaction.get("details").cloned().unwrap_or(Value::Null),
-        })
+            usage: compaction.get("usage").and_then(|u| serde_json::from_value(u.clone()).ok()),
+        }))
     }
 }
 

@@ -110,9 +110,9 @@ impl AgentSession {
                     RetryDecision::GiveUp(closing) => {
                         if let Some(event) = closing {
                             if self.needs_threshold_compaction() {
-                                self.emit(event);
+                                self.emit(*event);
                             } else {
-                                sink.end_with(event);
+                                sink.end_with(*event);
                             }
                         }
                         self.compact_if_needed(sink).await;

@@ -478,5 +478,6 @@ fn placeholder_model() -> Model {
         max_tokens: 0,
         headers: Default::default(),
         compat: None,
+        thinking_level_map: None,
     }
 }

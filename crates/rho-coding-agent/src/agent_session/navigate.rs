@@ -128,7 +128,9 @@ impl AgentSession {
             rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
         request_options.cancel = cancel;
         let refs: Vec<&SessionEntry> = entries.iter().collect();
-        let request = SummaryRequest { model: &model, options: request_options, custom_instructions: instructions };
+        let retry = self.summary_retry("branchSummary", None);
+        let request =
+            SummaryRequest { model: &model, options: request_options, custom_instructions: instructions, retry };
         let output = generate_branch_summary(&refs, request, options).await;
         self.inner.compaction.request_done();
         Ok(output?.into_new_branch_summary())

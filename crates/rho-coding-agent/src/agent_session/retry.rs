@@ -102,7 +102,7 @@ pub(crate) enum RetryDecision {
     /// Retry after this delay (the attempt is already counted and announced).
     Wait(Duration),
     /// Retrying is off, or exhausted: the chain's closing event to send.
-    GiveUp(Option<SessionEvent>),
+    GiveUp(Option<Box<SessionEvent>>),
 }
 
 impl AgentSession {
@@ -167,11 +167,11 @@ impl AgentSession {
                 Some(d) => format!("{error_message} (the server asked to retry after {} s)", d.as_secs()),
                 None => error_message,
             };
-            return RetryDecision::GiveUp(Some(SessionEvent::AutoRetryEnd {
+            return RetryDecision::GiveUp(Some(Box::new(SessionEvent::AutoRetryEnd {
                 success: false,
                 attempt: attempt - 1,
                 final_error: Some(final_error),
-            }));
+            })));
         }
         let backoff = settings.base_delay_ms.saturating_mul(1u64 << (attempt - 1).min(30));
         let delay_ms = server_delay.map_or(backoff, |d| backoff.max(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));

@@ -171,12 +171,14 @@ pub async fn generate_branch_summary(
         None => BRANCH_SUMMARY_PROMPT.to_owned(),
     };
     let prompt = conversation_block(&conversation) + &instructions;
-    let text = request_summary(request.model, &request.options, prompt, BRANCH_SUMMARY_MAX_TOKENS, ThinkingLevel::Off)
-        .await
-        .map_err(|e| match e {
-            RequestFailure::Cancelled => CompactionError::Cancelled,
-            RequestFailure::Failed(m) => CompactionError::Summarization(m),
-        })?;
+    let retry = request.retry.as_ref();
+    let (text, _usage) =
+        request_summary(request.model, &request.options, retry, prompt, BRANCH_SUMMARY_MAX_TOKENS, ThinkingLevel::Off)
+            .await
+            .map_err(|e| match e {
+                RequestFailure::Cancelled => CompactionError::Cancelled,
+                RequestFailure::Failed(m) => CompactionError::Summarization(m),
+            })?;
 
     let read_files = preparation.file_ops.read_files();
     let modified_files = preparation.file_ops.modified_files();
@@ -294,10 +296,15 @@ mod tests {
             max_tokens: 1000,
             headers: Default::default(),
             compat: None,
+            thinking_level_map: None,
         };
         let entries = vec![model_change("mc"), message("r", tool_result("only a result"))];
-        let request =
-            SummaryRequest { model: &model, options: rho_ai::StreamOptions::default(), custom_instructions: None };
+        let request = SummaryRequest {
+            model: &model,
+            options: rho_ai::StreamOptions::default(),
+            custom_instructions: None,
+            retry: None,
+        };
         let output = generate_branch_summary(&refs(&entries), request, BranchSummaryOptions::default()).await.unwrap();
         assert_eq!(output.summary, NO_CONTENT_TO_SUMMARIZE);
         assert!(output.read_files.is_empty() && output.modified_files.is_empty());

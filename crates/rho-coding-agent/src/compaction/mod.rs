@@ -38,7 +38,8 @@ pub use prompts::{
 };
 pub use serialize::{TOOL_RESULT_MAX_CHARS, serialize_conversation};
 pub use summarize::{
-    CompactionOutput, NO_PRIOR_HISTORY, SummaryRequest, compact, history_max_tokens, turn_prefix_max_tokens,
+    CompactionOutput, NO_PRIOR_HISTORY, SummaryRequest, SummaryRetry, SummaryRetryEvent, compact, history_max_tokens,
+    turn_prefix_max_tokens,
 };
 pub use tokens::{ContextEstimate, calculate_context_tokens, estimate_context_tokens, estimate_tokens, should_compact};
 

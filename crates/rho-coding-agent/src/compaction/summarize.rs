@@ -4,11 +4,18 @@
 //! prompt, 80 % of the reserve as output cap and high reasoning on models that reason. A split
 //! turn adds a second request, run at the same time, for the turn's beginning (half the reserve,
 //! no reasoning); the two texts are merged under a rule. The file lists close the summary.
+//!
+//! A request that fails with a transient error is tried again as pi 1.6 does it (`retry.*`:
+//! `baseDelayMs` doubling, at most `maxRetries` more times), and whoever asked hears of each try
+//! ([`SummaryRetry`]); the usage of every request is added up for the result.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use rho_ai::{StreamOptions, ToolChoice};
 use rho_session::NewCompaction;
 use rho_types::types::{
-    AssistantContent, Context, Message, StopReason, UserContent, UserMessage, UserMessageContent, now_ms,
+    AssistantContent, Context, Message, StopReason, Usage, UserContent, UserMessage, UserMessageContent, now_ms,
 };
 use rho_types::{AgentMessage, Model, ThinkingLevel, convert_to_llm};
 use serde_json::Value;
@@ -32,6 +39,35 @@ pub struct SummaryRequest<'a> {
     pub options: StreamOptions,
     /// The focus a user gave (`/compact <instructions>`, `/tree` custom instructions).
     pub custom_instructions: Option<&'a str>,
+    /// How a request that failed with a transient error is tried again; `None`: it is not.
+    pub retry: Option<SummaryRetry>,
+}
+
+/// The retries of a summary request, and who hears of them.
+#[derive(Clone)]
+pub struct SummaryRetry {
+    pub max_retries: u32,
+    pub base_delay_ms: u64,
+    /// The longest wait before a try.
+    pub max_delay_ms: u64,
+    pub notify: Arc<dyn Fn(SummaryRetryEvent) + Send + Sync>,
+}
+
+impl std::fmt::Debug for SummaryRetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SummaryRetry").field("max_retries", &self.max_retries).finish_non_exhaustive()
+    }
+}
+
+/// What a summary request's retries report (pi 1.6's `summarization_retry_*` events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SummaryRetryEvent {
+    /// The request failed and is tried again after `delay_ms`.
+    Scheduled { attempt: u32, max_attempts: u32, delay_ms: u64, error_message: String },
+    /// The wait is over; the request is sent again.
+    AttemptStart,
+    /// The retries are over: the request succeeded, failed for good or was cancelled.
+    Finished,
 }
 
 /// A finished compaction, to be appended as a `compaction` entry (and reported as the RPC
@@ -43,6 +79,8 @@ pub struct CompactionOutput {
     pub tokens_before: u64,
     /// `{readFiles, modifiedFiles}`.
     pub details: Value,
+    /// What the summary requests cost (an extension that wrote the summary may not say).
+    pub usage: Option<Usage>,
 }
 
 impl CompactionOutput {
@@ -76,18 +114,65 @@ pub(crate) enum RequestFailure {
     Failed(String),
 }
 
-/// One summary request: the system prompt, one user message, no tools. Returns the reply's
-/// text blocks joined by newlines.
+/// One summary request: the system prompt, one user message, no tools, tried again after a
+/// transient failure when `retry` says so. Returns the reply's text blocks joined by newlines,
+/// and the usage of every try.
 pub(crate) async fn request_summary(
+    model: &Model,
+    base: &StreamOptions,
+    retry: Option<&SummaryRetry>,
+    prompt: String,
+    max_tokens: u64,
+    thinking: ThinkingLevel,
+) -> Result<(String, Usage), RequestFailure> {
+    if base.cancel.is_cancelled() {
+        return Err(RequestFailure::Cancelled);
+    }
+    let mut usage = Usage::default();
+    let mut attempt = 0;
+    loop {
+        let outcome = request_once(model, base, prompt.clone(), max_tokens, thinking, &mut usage).await;
+        let (message, retry) = match (outcome, retry) {
+            (Err(RequestFailure::Failed(message)), Some(retry))
+                if attempt < retry.max_retries && rho_ai::error::is_retryable_message(&message) =>
+            {
+                (message, retry)
+            }
+            (other, retry) => {
+                if let Some(retry) = retry.filter(|_| attempt > 0) {
+                    (retry.notify)(SummaryRetryEvent::Finished);
+                }
+                return other.map(|text| (text, usage));
+            }
+        };
+        attempt += 1;
+        let delay_ms = retry.base_delay_ms.saturating_mul(1 << (attempt - 1).min(30)).min(retry.max_delay_ms);
+        (retry.notify)(SummaryRetryEvent::Scheduled {
+            attempt,
+            max_attempts: retry.max_retries,
+            delay_ms,
+            error_message: message,
+        });
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(delay_ms)) => {}
+            () = base.cancel.cancelled() => {
+                (retry.notify)(SummaryRetryEvent::Finished);
+                return Err(RequestFailure::Cancelled);
+            }
+        }
+        (retry.notify)(SummaryRetryEvent::AttemptStart);
+    }
+}
+
+/// One try of a summary request; its usage is added to `usage`.
+async fn request_once(
     model: &Model,
     base: &StreamOptions,
     prompt: String,
     max_tokens: u64,
     thinking: ThinkingLevel,
+    usage: &mut Usage,
 ) -> Result<String, RequestFailure> {
-    if base.cancel.is_cancelled() {
-        return Err(RequestFailure::Cancelled);
-    }
     let context = Context {
         system_prompt: Some(SUMMARIZATION_SYSTEM_PROMPT.to_owned()),
         messages: vec![Message::User(UserMessage {
@@ -101,6 +186,7 @@ pub(crate) async fn request_summary(
     let options =
         StreamOptions { max_tokens: Some(max_tokens), thinking, tool_choice: ToolChoice::Auto, ..base.clone() };
     let reply = rho_ai::complete(model, context, options).await;
+    usage.add(&reply.usage);
     match reply.stop_reason {
         StopReason::Aborted => Err(RequestFailure::Cancelled),
         StopReason::Error => Err(RequestFailure::Failed(
@@ -125,7 +211,7 @@ fn conversation_text(messages: &[AgentMessage]) -> String {
 async fn history_summary(
     preparation: &CompactionPreparation,
     request: &SummaryRequest<'_>,
-) -> Result<String, CompactionError> {
+) -> Result<(String, Usage), CompactionError> {
     let prompt = summary_prompt(
         &conversation_text(&preparation.messages_to_summarize),
         preparation.previous_summary.as_deref(),
@@ -133,7 +219,8 @@ async fn history_summary(
     );
     let thinking = if request.model.reasoning { ThinkingLevel::High } else { ThinkingLevel::Off };
     let max_tokens = history_max_tokens(preparation.settings.reserve_tokens);
-    request_summary(request.model, &request.options, prompt, max_tokens, thinking).await.map_err(|e| match e {
+    let retry = request.retry.as_ref();
+    request_summary(request.model, &request.options, retry, prompt, max_tokens, thinking).await.map_err(|e| match e {
         RequestFailure::Cancelled => CompactionError::Cancelled,
         RequestFailure::Failed(m) => CompactionError::Summarization(m),
     })
@@ -142,15 +229,16 @@ async fn history_summary(
 async fn turn_prefix_summary(
     preparation: &CompactionPreparation,
     request: &SummaryRequest<'_>,
-) -> Result<String, CompactionError> {
+) -> Result<(String, Usage), CompactionError> {
     let prompt = turn_prefix_prompt(&conversation_text(&preparation.turn_prefix_messages));
     let max_tokens = turn_prefix_max_tokens(preparation.settings.reserve_tokens);
-    request_summary(request.model, &request.options, prompt, max_tokens, ThinkingLevel::Off).await.map_err(
-        |e| match e {
+    let retry = request.retry.as_ref();
+    request_summary(request.model, &request.options, retry, prompt, max_tokens, ThinkingLevel::Off).await.map_err(|e| {
+        match e {
             RequestFailure::Cancelled => CompactionError::Cancelled,
             RequestFailure::Failed(m) => CompactionError::TurnPrefix(m),
-        },
-    )
+        }
+    })
 }
 
 /// Summarizes what `preparation` set apart and returns the compaction to record.
@@ -167,17 +255,18 @@ pub async fn compact(
     if request.options.cancel.is_cancelled() {
         return Err(CompactionError::Cancelled);
     }
-    let mut summary = if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
+    let (mut summary, usage) = if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
         let history = async {
             if preparation.messages_to_summarize.is_empty() {
-                Ok(NO_PRIOR_HISTORY.to_owned())
+                Ok((NO_PRIOR_HISTORY.to_owned(), Usage::default()))
             } else {
                 history_summary(preparation, &request).await
             }
         };
         let prefix = turn_prefix_summary(preparation, &request);
-        let (history, prefix) = tokio::try_join!(history, prefix)?;
-        format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}")
+        let ((history, mut usage), (prefix, prefix_usage)) = tokio::try_join!(history, prefix)?;
+        usage.add(&prefix_usage);
+        (format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"), usage)
     } else {
         history_summary(preparation, &request).await?
     };
@@ -191,6 +280,7 @@ pub async fn compact(
         first_kept_entry_id: preparation.first_kept_entry_id.clone(),
         tokens_before: preparation.tokens_before,
         details: preparation.file_ops.details(),
+        usage: Some(usage),
     })
 }
 
@@ -236,10 +326,11 @@ mod tests {
             max_tokens: 1000,
             headers: Default::default(),
             compat: None,
+            thinking_level_map: None,
         };
         let options = StreamOptions::default();
         options.cancel.cancel();
-        let request = SummaryRequest { model: &model, options, custom_instructions: None };
+        let request = SummaryRequest { model: &model, options, custom_instructions: None, retry: None };
         assert_eq!(compact(&preparation(), request).await, Err(CompactionError::Cancelled));
     }
 
@@ -250,6 +341,7 @@ mod tests {
             first_kept_entry_id: "k".into(),
             tokens_before: 5,
             details: serde_json::json!({"readFiles": [], "modifiedFiles": []}),
+            usage: None,
         };
         let entry = output.clone().into_new_compaction();
         assert_eq!(entry.summary, "s");

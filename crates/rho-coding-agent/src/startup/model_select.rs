@@ -29,7 +29,7 @@ pub fn select_model(
         let level = ThinkingLevel::parse(raw.trim());
         if level.is_none() {
             eprintln!(
-                "Warning: Invalid thinking level \"{raw}\". Valid values: off, minimal, low, medium, high, xhigh"
+                "Warning: Invalid thinking level \"{raw}\". Valid values: off, minimal, low, medium, high, xhigh, max"
             );
         }
         level

@@ -33,15 +33,20 @@ pub(crate) fn is_adaptive(model: &Model) -> bool {
     ["opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6"].iter().any(|needle| model.id.contains(needle))
 }
 
-/// The `output_config.effort` of an adaptive model for `level`; `max` only where the model has
-/// an `xhigh` level.
-fn adaptive_effort(model: &Model, level: ThinkingLevel) -> &'static str {
+/// The `output_config.effort` of an adaptive model for `level`: the model's map first; without
+/// one, `xhigh` is `max` where the model has an `xhigh` level (pi 0.73's catalogue), and `max` is
+/// `max`.
+fn adaptive_effort(model: &Model, level: ThinkingLevel) -> &str {
+    if let Some(value) = model.provider_level(level) {
+        return value;
+    }
     match level {
         ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
         ThinkingLevel::Medium => "medium",
         ThinkingLevel::High => "high",
         ThinkingLevel::Xhigh if model.supports_xhigh() => "max",
         ThinkingLevel::Xhigh => "high",
+        ThinkingLevel::Max => "max",
     }
 }
 

@@ -261,12 +261,17 @@ fn is_gov_cloud(model: &Model, region: &str) -> bool {
     region.to_lowercase().starts_with("us-gov-") || id.starts_with("us-gov.") || id.starts_with("arn:aws-us-gov:")
 }
 
-/// An adaptive model's effort for `level`: `xhigh` only where Opus 4.7 has it.
-fn effort(model: &Model, level: ThinkingLevel) -> &'static str {
+/// An adaptive model's effort for `level`: the model's map first; `xhigh` only where Opus 4.7 has
+/// it, `max` as `max`.
+fn effort(model: &Model, level: ThinkingLevel) -> &str {
+    if let Some(value) = model.provider_level(level) {
+        return value;
+    }
     match level {
         ThinkingLevel::Xhigh if match_candidates(model).iter().any(|s| s.contains("opus-4-7")) => "xhigh",
         ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
         ThinkingLevel::Medium => "medium",
         ThinkingLevel::High | ThinkingLevel::Xhigh => "high",
+        ThinkingLevel::Max => "max",
     }
 }

@@ -115,7 +115,7 @@ fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
             Family::Budget => json!({"thinkingBudget": 0}),
         });
     };
-    let high = matches!(level, ThinkingLevel::High | ThinkingLevel::Xhigh);
+    let high = matches!(level, ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max);
     let thinking_level = match family {
         Family::Gemini3Pro => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "LOW" }),
         Family::Gemma4 => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "MINIMAL" }),
@@ -123,7 +123,7 @@ fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
             ThinkingLevel::Off | ThinkingLevel::Minimal => "MINIMAL",
             ThinkingLevel::Low => "LOW",
             ThinkingLevel::Medium => "MEDIUM",
-            ThinkingLevel::High | ThinkingLevel::Xhigh => "HIGH",
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => "HIGH",
         }),
         Family::Budget => None,
     };

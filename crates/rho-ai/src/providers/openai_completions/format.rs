@@ -90,8 +90,12 @@ fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, 
     }
 }
 
-/// The effort a level is sent as: `xhigh` only where the model has it, then `reasoningEffortMap`.
+/// The effort a level is sent as: the model's `thinkingLevelMap` value, else `xhigh` only where
+/// the model has it, then `reasoningEffortMap`.
 fn effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Value {
+    if let Some(value) = model.provider_level(level) {
+        return json!(value);
+    }
     let level = if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
     compat.reasoning_effort_map.get(level.as_str()).cloned().unwrap_or_else(|| json!(level.as_str()))
 }

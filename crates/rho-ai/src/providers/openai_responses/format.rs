@@ -53,7 +53,8 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     }
     match reasoning(model, options) {
         Reasoning::Level(level) => {
-            body.insert("reasoning".into(), json!({"effort": level.as_str(), "summary": "auto"}));
+            let effort = model.provider_level(level).unwrap_or(level.as_str());
+            body.insert("reasoning".into(), json!({"effort": effort, "summary": "auto"}));
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
         Reasoning::Off => {

@@ -72,7 +72,7 @@ use DefaultValue as D;
 use Kind::*;
 
 const QUEUE_MODES: &[&str] = &["all", "one-at-a-time"];
-const THINKING_LEVELS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
+const THINKING_LEVELS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /// Every known key, with its type and default.
 pub(crate) const KEYS: &[KeyDef] = &[

@@ -57,7 +57,7 @@ impl ThinkingBudgets {
             ThinkingLevel::Low => self.low,
             ThinkingLevel::Medium => self.medium,
             ThinkingLevel::High => self.high,
-            ThinkingLevel::Xhigh => self.xhigh,
+            ThinkingLevel::Xhigh | ThinkingLevel::Max => self.xhigh,
         }
     }
 }
