@@ -136,7 +136,7 @@ pub async fn run(mut cli: Cli) -> i32 {
         match rho_coding_agent::modes::extensions::start_quietly(&cli, &session, startup::ExtensionUi::Interactive)
             .await
         {
-            Ok(problems) => problems,
+            Ok(problems) => problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
             Err(e) => {
                 drop(tui);
                 session.shutdown().await;

@@ -79,3 +79,20 @@ async fn a_missing_extension_file_is_reported_and_the_run_goes_on() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("Failed to load extension:") && stderr.contains("gone.ts does not exist"), "{stderr}");
 }
+
+/// In RPC mode the host hears of it too, as an `extension_error` after `ready`.
+#[tokio::test]
+async fn an_extension_that_does_not_load_is_an_extension_error_frame() {
+    let env = Env::new(vec![]).await;
+    let mut command = env.command(&["--mode", "rpc", "--no-session", "--model", "mock/mock-model", "-e", "gone.ts"]);
+    command.env("RHO_NODE", env.dir.path().join("no-such-node"));
+    let mut rho = Rho::start_command(command).await;
+    let error = rho.next().await;
+    let path = env.cwd.join("gone.ts");
+    assert_eq!(
+        error,
+        json!({"type": "extension_error", "extensionPath": path, "event": "load",
+            "error": format!("Failed to load extension: {} does not exist", path.display())})
+    );
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["isStreaming"], false);
+}

@@ -24,6 +24,12 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
     let response = rho.request(json!({"type": "prompt", "message": "/note first"})).await;
     assert_eq!(response["success"], true, "{response}");
     let notices = rho.until(|f| f["method"] == "setStatus").await;
+    // pi 1.6: the host hears of the entry the command appended.
+    let appended = notices.iter().find(|f| f["type"] == "entry_appended").expect("entry_appended");
+    assert_eq!(
+        (&appended["entry"]["type"], &appended["entry"]["customType"], &appended["entry"]["data"]),
+        (&json!("custom"), &json!("note"), &json!({"text": "first"}))
+    );
     let notices: Vec<Value> = notices.iter().filter(|f| f["type"] == "extension_ui_request").map(redact).collect();
     insta::assert_json_snapshot!("session_note_notices", notices);
 

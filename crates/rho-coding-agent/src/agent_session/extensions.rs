@@ -418,13 +418,21 @@ impl AgentSession {
         }
     }
 
-    /// `appendEntry`: a custom entry in the session file (not seen by the model).
+    /// `appendEntry`: a custom entry in the session file (not seen by the model); hosts hear of
+    /// it as pi 1.6's `entry_appended {entry}`.
     pub(crate) fn append_custom_entry(
         &self,
         custom_type: &str,
         data: Option<Value>,
     ) -> Result<(), SessionCommandError> {
-        self.session().append_custom(custom_type, data)?;
+        let entry = {
+            let mut session = self.session();
+            let id = session.append_custom(custom_type, data)?;
+            session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok())
+        };
+        if let Some(entry) = entry {
+            self.emit(rho_rpc::SessionEvent::EntryAppended { entry });
+        }
         Ok(())
     }
 

@@ -8,6 +8,19 @@ use crate::agent_session::AgentSession;
 use crate::cli::Cli;
 use crate::startup::{ExtensionUi, StartupError, extension_config, select_after_extensions};
 
+/// An extension that did not load: where it is, and why (pi's `Failed to load extension: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadProblem {
+    pub path: String,
+    pub error: String,
+}
+
+impl std::fmt::Display for LoadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Error: {} ({})", self.error, self.path)
+    }
+}
+
 /// Starts the session's extensions; `Err` carries the error to print and the exit code.
 /// Extensions that did not load are printed on stderr.
 pub(crate) async fn start(cli: &Cli, session: &AgentSession, ui: ExtensionUi) -> Result<(), StartupError> {
@@ -17,9 +30,13 @@ pub(crate) async fn start(cli: &Cli, session: &AgentSession, ui: ExtensionUi) ->
     Ok(())
 }
 
-/// [`start`], returning the extensions that did not load as lines to show (the interactive
-/// mode shows them in its history).
-pub async fn start_quietly(cli: &Cli, session: &AgentSession, ui: ExtensionUi) -> Result<Vec<String>, StartupError> {
+/// [`start`], returning the extensions that did not load (the interactive mode shows them in its
+/// history, RPC mode sends them to the host).
+pub async fn start_quietly(
+    cli: &Cli,
+    session: &AgentSession,
+    ui: ExtensionUi,
+) -> Result<Vec<LoadProblem>, StartupError> {
     let config = {
         let settings = session.settings().clone();
         extension_config(cli, session.paths(), &settings, ui)?
@@ -32,7 +49,7 @@ pub async fn start_quietly(cli: &Cli, session: &AgentSession, ui: ExtensionUi) -
         .await
         .map_err(|e| StartupError::new(format!("Error: {e}"), 1))?;
     select_after_extensions(cli, session)?;
-    Ok(started.load_errors.into_iter().map(|(path, error)| format!("Error: {error} ({path})")).collect())
+    Ok(started.load_errors.into_iter().map(|(path, error)| LoadProblem { path, error }).collect())
 }
 
 /// The model registry with the providers extensions register (`--list-models`, as pi lists

@@ -81,16 +81,26 @@ where
     };
     // The extensions are loaded before `ready`: a host's first command finds their tools and
     // commands (pi loads them before it reads stdin).
-    if let Err(e) = crate::modes::extensions::start(cli, &session, crate::startup::ExtensionUi::Rpc).await {
-        session.shutdown().await;
-        out.close();
-        let _ = writer.join();
-        return Err(e.into());
-    }
+    let problems = match crate::modes::extensions::start_quietly(cli, &session, crate::startup::ExtensionUi::Rpc).await
+    {
+        Ok(problems) => problems,
+        Err(e) => {
+            session.shutdown().await;
+            out.close();
+            let _ = writer.join();
+            return Err(e.into());
+        }
+    };
     out.push(OutItem::Raw(ready_line(&out.limits())));
     // omp's hosts learn the slash commands from this first update, built-ins first.
     session.offer_builtin_commands(builtins::listed());
     session.announce_commands();
+    // An extension that did not load is an `extension_error` the host can show (and on stderr,
+    // as pi writes it), not only a tool the model later finds missing.
+    for problem in problems {
+        eprintln!("{problem}");
+        session.report_extension_error(&problem.path, "load", &problem.error);
+    }
 
     let dispatcher = Arc::new(Dispatcher {
         session: session.clone(),
