@@ -76,3 +76,35 @@ async fn extensions_drive_and_see_the_session_lifecycle() {
     assert_eq!(seeded.len(), 1);
     assert_eq!(seeded[0]["message"]["content"][0]["text"], "seeded by setup");
 }
+
+/// stdin's end and SIGTERM together, as process managers send them, are one orderly shutdown that
+/// waits for the extensions' `session_shutdown`; a second signal ends the process at once.
+#[tokio::test]
+async fn eof_and_sigterm_are_one_shutdown_and_a_second_signal_exits_at_once() {
+    let Some(host) = pi_host("eof_and_sigterm_are_one_shutdown_and_a_second_signal_exits_at_once") else { return };
+    let env = Env::new(vec![]).await.with_extension_host(host);
+    let args = ["--no-session", "-e", &fixture("slow-shutdown.ts"), "--setting", "extensionHookTimeoutMs=20000"];
+    let mut rho = Rho::start(&env, &args).await;
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["isStreaming"], false);
+    let pid = nix::unistd::Pid::from_raw(rho.child.id().unwrap() as i32);
+    rho.close_stdin();
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    // The shutdown goes on, waiting for the handler: neither the end of input nor the signal
+    // cut it short.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(rho.child.try_wait().unwrap().is_none(), "the first signal ended the shutdown");
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = rho.wait().await;
+    assert_eq!(status.code(), Some(143));
+}
+
+/// An extension's `ctx.shutdown()` while the agent is idle ends the process, with no command to
+/// wait for.
+#[tokio::test]
+async fn an_extension_shutdown_while_idle_ends_the_process() {
+    let Some(host) = pi_host("an_extension_shutdown_while_idle_ends_the_process") else { return };
+    let env = Env::new(vec![]).await.with_extension_host(host);
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &fixture("shutdown-on-timer.ts")]).await;
+    let status = rho.wait().await;
+    assert_eq!(status.code(), Some(0));
+}

@@ -7,7 +7,8 @@
 //! writer. `ready` is the first line. stdin EOF, SIGTERM, SIGINT and SIGHUP end the process
 //! cleanly: the commands already read are answered, the run and every child (MCP servers
 //! included) are stopped, the session file is complete; the exit code is 0 at EOF, and 128 + the
-//! signal's number after a signal (SIGTERM 143, as pi's).
+//! signal's number after a signal (SIGTERM 143, as pi's). EOF and a signal together are one
+//! shutdown; a second signal during it exits at once.
 
 mod builtins;
 mod dispatch;
@@ -32,6 +33,7 @@ use crate::agent_session::{AbortEpoch, AgentSession, PromptTicket, SessionEventS
 use crate::modes::encoder::{FrameLimits, OutItem};
 use crate::modes::frames::{MAX_REASSEMBLED_BYTES, SUPPORTED_PROTOCOLS, UpdateShape};
 use crate::modes::out_queue::{OutQueue, spawn_writer};
+use crate::modes::signals::{Signals, shutdown_unless_signalled_again};
 use dispatch::Dispatcher;
 pub use host_tools::{DISCONNECTED, HostToolBridge};
 pub use host_uris::HostUriBridge;
@@ -130,15 +132,17 @@ where
     };
 
     let mut lines = reader::lines(std::io::stdin())?;
-    let signal = super::signals::termination();
-    tokio::pin!(signal);
+    let mut signals = Signals::watch();
     let mut exit_code = 0;
     let extension_shutdown = session.extension_shutdown();
     tokio::pin!(extension_shutdown);
     loop {
         let line = tokio::select! {
             line = lines.next_line() => line,
-            code = &mut signal => {
+            code = async { match signals.as_mut() {
+                Some(signals) => signals.next().await,
+                None => std::future::pending().await,
+            } } => {
                 exit_code = code;
                 None
             }
@@ -178,9 +182,13 @@ where
         }
     }
 
-    host_uris.disconnect();
-    shutdown(&session, &host, &ui, work_tx, worker).await;
-    session.shutdown().await;
+    // One orderly shutdown, whatever began it; a second signal ends the process at once.
+    let orderly = async {
+        host_uris.disconnect();
+        shutdown(&session, &host, &ui, work_tx, worker).await;
+        session.shutdown().await;
+    };
+    shutdown_unless_signalled_again(signals.as_mut(), orderly).await;
     out.close();
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     Ok(exit_code)
