@@ -315,3 +315,18 @@ async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
     let summary_request = env.request_bodies().pop().unwrap().to_string();
     assert!(summary_request.contains("keep the greeting"), "the focus reached the summary request");
 }
+
+/// omp's `tokens.reasoning`: the reasoning tokens providers report, counted inside `output` as
+/// before and also on their own (the message's usage says them as pi 1.6's `reasoning`).
+#[tokio::test]
+async fn session_stats_count_the_reasoning_tokens_providers_report() {
+    let usage = rho_mock_llm::Usage { input: 100, output: 40, reasoning: 12, ..Default::default() };
+    let env =
+        Env::with_api(vec![Turn::text("Thought it through.").with_usage(usage)], "openai-completions", true).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "think"})).await;
+    let end = rho.until_agent_end().await.pop().unwrap();
+    assert_eq!(end["messages"][1]["usage"]["reasoning"], 12);
+    let stats = rho.data(json!({"type": "get_session_stats"})).await;
+    assert_eq!(stats["tokens"]["reasoning"], 12);
+}

@@ -586,3 +586,50 @@ async fn past_max_subagents_no_more_subagents_start_and_prompts_are_refused() {
     assert_eq!(late["error"], "Budget exceeded: subagents");
     assert_no_children(&rho);
 }
+
+/// omp's subscription: `progress` brings each sub-agent's lifecycle and progress, `events` also
+/// every event of its run; with none (the default) the host hears neither.
+#[tokio::test]
+async fn a_subscribed_host_reads_the_subagents_progress_and_events() {
+    let task =
+        json!({"agent": "explore", "tasks": [{"id": "Scout", "description": "look", "assignment": "SCOUT-MARK"}]});
+    let turns = || {
+        vec![
+            Turn::tool_call("task", task.clone()),
+            Turn::tool_call("ls", json!({"path": "."})).when_body_contains("SCOUT-MARK"),
+            Turn::text("scouted").when_body_contains("SCOUT-MARK"),
+            Turn::text("Done."),
+        ]
+    };
+    let env = Env::new(turns()).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+task"]).await;
+    rho.data(json!({"type": "set_subagent_subscription", "level": "events"})).await;
+    rho.send(json!({"type": "prompt", "message": "scout"})).await;
+    let frames = rho.until_agent_end().await;
+    let of = |kind: &str| frames.iter().filter(|f| f["type"] == kind).collect::<Vec<_>>();
+    let lifecycle: Vec<&Value> = of("subagent_lifecycle").iter().map(|f| &f["payload"]["status"]).collect();
+    assert_eq!(lifecycle, [&json!("started"), &json!("completed")]);
+    let progress = of("subagent_progress");
+    assert!(!progress.is_empty());
+    let last = &progress.last().unwrap()["payload"];
+    assert_eq!(
+        (&last["agent"], &last["task"], &last["assignment"]),
+        (&json!("explore"), &json!("look"), &json!("SCOUT-MARK"))
+    );
+    assert_eq!(last["progress"]["id"], "Scout");
+    assert!(progress.iter().any(|p| p["payload"]["progress"]["currentTool"] == "ls"), "{progress:?}");
+    let events: Vec<&str> =
+        of("subagent_event").iter().map(|f| f["payload"]["event"]["type"].as_str().unwrap()).collect();
+    assert_eq!((events.first(), events.last()), (Some(&"agent_start"), Some(&"agent_end")), "{events:?}");
+    assert!(events.contains(&"tool_execution_end"));
+    assert!(of("subagent_event").iter().all(|f| f["payload"]["id"] == "Scout"));
+
+    let env = Env::new(turns()).await;
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+task"]).await;
+    rho.send(json!({"type": "prompt", "message": "scout"})).await;
+    let frames = rho.until_agent_end().await;
+    assert!(!frames.iter().any(|f| {
+        let kind = f["type"].as_str().unwrap();
+        kind == "subagent_lifecycle" || kind == "subagent_progress" || kind == "subagent_event"
+    }));
+}

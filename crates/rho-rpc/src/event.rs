@@ -187,6 +187,16 @@ pub enum SessionEvent {
     EntryAppended {
         entry: Value,
     },
+    /// omp: a task sub-agent's progress changed (written when the host subscribed): `{index,
+    /// agent, agentSource, task, assignment?, progress, sessionFile?}`.
+    SubagentProgress {
+        payload: Value,
+    },
+    /// omp: an event of a task sub-agent's run (written when the host subscribed to `events`):
+    /// `{id, index, agent, agentSource, task, assignment?, event}`.
+    SubagentEvent {
+        payload: Value,
+    },
 }
 
 impl SessionEvent {
@@ -222,6 +232,8 @@ impl SessionEvent {
             Self::SummarizationRetryAttemptStart { .. } => "summarization_retry_attempt_start",
             Self::SummarizationRetryFinished => "summarization_retry_finished",
             Self::EntryAppended { .. } => "entry_appended",
+            Self::SubagentProgress { .. } => "subagent_progress",
+            Self::SubagentEvent { .. } => "subagent_event",
         }
     }
 }

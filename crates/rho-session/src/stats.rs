@@ -19,6 +19,8 @@ pub struct TokenStats {
     pub cache_read: u64,
     pub cache_write: u64,
     pub total: u64,
+    /// omp's: the reasoning tokens among `output` that providers reported (0 when none did).
+    pub reasoning: u64,
 }
 
 /// The `get_session_stats` payload.
@@ -113,6 +115,7 @@ impl UsageTotals {
                 cache_read: usage.cache_read,
                 cache_write: usage.cache_write,
                 total: usage.input + usage.output + usage.cache_read + usage.cache_write,
+                reasoning: usage.reasoning.unwrap_or(0),
             },
             cost: usage.cost.total,
             premium_requests: premium,
@@ -146,6 +149,7 @@ mod tests {
             cache_read,
             cache_write,
             total_tokens: input + output + cache_read + cache_write,
+            reasoning: None,
             premium_requests: None,
             cost: Cost { total: cost, ..Cost::default() },
         }
@@ -211,7 +215,10 @@ mod tests {
             (stats.user_messages, stats.assistant_messages, stats.tool_calls, stats.tool_results, stats.total_messages),
             (1, 2, 2, 2, 7)
         );
-        assert_eq!(stats.tokens, TokenStats { input: 300, output: 30, cache_read: 50, cache_write: 5, total: 385 });
+        assert_eq!(
+            stats.tokens,
+            TokenStats { input: 300, output: 30, cache_read: 50, cache_write: 5, total: 385, reasoning: 0 }
+        );
         assert!((stats.cost - 0.75).abs() < 1e-12);
     }
 

@@ -226,6 +226,9 @@ pub struct Usage {
     pub cache_write: u64,
     #[serde(default)]
     pub total_tokens: u64,
+    /// The reasoning tokens among `output`, where the provider says (pi 1.6's `reasoning`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub premium_requests: Option<f64>,
     #[serde(default)]
@@ -260,6 +263,9 @@ impl Usage {
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
         self.total_tokens += other.total_tokens;
+        if let Some(reasoning) = other.reasoning {
+            self.reasoning = Some(self.reasoning.unwrap_or(0) + reasoning);
+        }
         self.cost.input += other.cost.input;
         self.cost.output += other.cost.output;
         self.cost.cache_read += other.cost.cache_read;

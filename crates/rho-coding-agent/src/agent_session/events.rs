@@ -56,6 +56,17 @@ pub trait SessionEventSink: Send + Sync {
     fn backpressure(&self) -> Option<Arc<Backpressure>> {
         None
     }
+
+    /// Whether the subscriber reads sub-agents' progress (omp's `subagent_progress`); no
+    /// payload is built for one that does not.
+    fn wants_subagent_progress(&self) -> bool {
+        false
+    }
+
+    /// Whether the subscriber reads every event of the sub-agents' runs (`subagent_event`).
+    fn wants_subagent_events(&self) -> bool {
+        false
+    }
 }
 
 impl<F: Fn(AgentSessionEvent) + Send + Sync> SessionEventSink for F {

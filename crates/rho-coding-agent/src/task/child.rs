@@ -63,6 +63,8 @@ pub enum ChildActivity<'a> {
         usage: &'a Usage,
         text: &'a str,
     },
+    /// Any event of the child's run, as its JSON line (omp's `subagent_event`).
+    Event(&'a str),
 }
 
 /// How the child ended.
@@ -227,6 +229,7 @@ impl StreamState {
         let Event::Agent(event) = *event else {
             return;
         };
+        observe(ChildActivity::Event(line));
         match event {
             AgentFrameEvent::ToolExecutionStart { tool_name, args, .. } => {
                 observe(ChildActivity::ToolStart { name: &tool_name, args: &args });

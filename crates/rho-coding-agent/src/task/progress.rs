@@ -42,6 +42,11 @@ impl ProgressBoard {
         self.report(snapshot);
     }
 
+    /// Entry `index` as it is now.
+    pub fn entry(&self, index: usize) -> Option<AgentProgress> {
+        self.entries.lock().get(index).cloned()
+    }
+
     /// Reports the board as it is.
     pub fn report_now(&self) {
         let snapshot = self.entries.lock().clone();

@@ -193,6 +193,45 @@ impl TaskRun<'_, '_> {
         batch.env.sink.emit(SessionEvent::SubagentLifecycle { payload }.into());
     }
 
+    /// omp's `subagent_progress` for this task, when the host reads it.
+    fn tell_progress(&self) {
+        let sink = &self.batch.env.sink;
+        if !sink.wants_subagent_progress() {
+            return;
+        }
+        let Some(progress) = self.batch.board.entry(self.slot.index) else { return };
+        let mut payload = self.payload_base();
+        payload.insert("progress".into(), serde_json::to_value(progress).unwrap_or_default());
+        payload.insert("sessionFile".into(), self.session_file().to_string_lossy().into());
+        sink.emit(SessionEvent::SubagentProgress { payload: payload.into() }.into());
+    }
+
+    /// omp's `subagent_event` for an event of the sub-agent's run, when the host reads them.
+    fn tell_event(&self, line: &str) {
+        let sink = &self.batch.env.sink;
+        if !sink.wants_subagent_events() {
+            return;
+        }
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else { return };
+        let mut payload = serde_json::Map::new();
+        payload.insert("id".into(), self.slot.item.id.clone().into());
+        payload.extend(self.payload_base());
+        payload.insert("event".into(), event);
+        sink.emit(SessionEvent::SubagentEvent { payload: payload.into() }.into());
+    }
+
+    /// The fields omp's sub-agent payloads share: `{index, agent, agentSource, task, assignment}`.
+    fn payload_base(&self) -> serde_json::Map<String, serde_json::Value> {
+        let batch = self.batch;
+        let mut base = serde_json::Map::new();
+        base.insert("index".into(), self.slot.index.into());
+        base.insert("agent".into(), batch.agent.name.clone().into());
+        base.insert("agentSource".into(), batch.agent.source.as_str().into());
+        base.insert("task".into(), self.slot.item.description.clone().into());
+        base.insert("assignment".into(), self.slot.item.assignment.clone().into());
+        base
+    }
+
     /// The sub-agent's session file.
     fn session_file(&self) -> PathBuf {
         self.batch.artifacts_dir.join(format!("{}.jsonl", self.slot.stem))
@@ -258,15 +297,22 @@ impl TaskRun<'_, '_> {
             prompt,
         };
         let budget = batch.env.budget.clone();
-        let mut observe = |activity: ChildActivity<'_>| match activity {
-            ChildActivity::ToolStart { name, args } => batch.board.update(index, |p| tool_started(p, name, args)),
-            ChildActivity::ToolEnd => batch.board.update(index, |p| p.current_tool = None),
-            ChildActivity::Reply { usage, text } => {
-                batch.board.update(index, |p| reply_finished(p, usage, text));
-                if let Some(budget) = &budget {
-                    budget.record_usage(usage);
+        let mut observe = |activity: ChildActivity<'_>| {
+            match activity {
+                ChildActivity::ToolStart { name, args } => batch.board.update(index, |p| tool_started(p, name, args)),
+                ChildActivity::ToolEnd => batch.board.update(index, |p| p.current_tool = None),
+                ChildActivity::Reply { usage, text } => {
+                    batch.board.update(index, |p| reply_finished(p, usage, text));
+                    if let Some(budget) = &budget {
+                        budget.record_usage(usage);
+                    }
+                }
+                ChildActivity::Event(line) => {
+                    self.tell_event(line);
+                    return;
                 }
             }
+            self.tell_progress();
         };
         let outcome = run_child(&spec, batch.cancel, &mut observe).await;
         usage.add(&outcome.usage);

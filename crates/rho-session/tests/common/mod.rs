@@ -29,6 +29,7 @@ pub fn usage(input: u64, output: u64, cost_total: f64) -> Usage {
         cache_read: 0,
         cache_write: 0,
         total_tokens: input + output,
+        reasoning: None,
         premium_requests: None,
         cost: Cost { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0, total: cost_total },
     }

@@ -202,6 +202,7 @@ fn apply_usage(usage: &mut Usage, wire: &UsageMetadata) {
     usage.cache_read = cached;
     usage.cache_write = 0;
     usage.output = wire.candidates_token_count.unwrap_or(0) + wire.thoughts_token_count.unwrap_or(0);
+    usage.reasoning = wire.thoughts_token_count;
 }
 
 /// `STOP` ends normally and `MAX_TOKENS` is `length`; every other reason (safety, recitation,

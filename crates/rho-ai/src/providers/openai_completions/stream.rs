@@ -243,6 +243,7 @@ fn apply_usage(usage: &mut Usage, wire: &WireUsage) {
     usage.cache_read = cached;
     usage.cache_write = 0;
     usage.output = wire.completion_tokens.unwrap_or(0) + reasoning;
+    usage.reasoning = wire.completion_tokens_details.as_ref().and_then(|d| d.reasoning_tokens);
 }
 
 fn map_finish_reason(reason: &str) -> Result<StopReason, ProviderError> {

@@ -99,12 +99,20 @@ struct WireUsage {
     output_tokens: Option<u64>,
     #[serde(default)]
     input_tokens_details: Option<InputDetails>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputDetails>,
 }
 
 #[derive(Debug, Deserialize)]
 struct InputDetails {
     #[serde(default)]
     cached_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,6 +333,7 @@ fn apply_usage(emitter: &mut Emitter, wire: Option<&WireUsage>) {
     usage.cache_read = cached;
     usage.cache_write = 0;
     usage.output = wire.output_tokens.unwrap_or(0);
+    usage.reasoning = wire.output_tokens_details.as_ref().and_then(|d| d.reasoning_tokens);
 }
 
 /// A text block's signature: the output message's id and phase, in the reference's

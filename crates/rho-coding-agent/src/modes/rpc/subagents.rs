@@ -1,6 +1,7 @@
 //! omp's view of the task tool's sub-agents: which run now (`get_subagents`), their transcripts
-//! (`get_subagent_messages`), and whether their `subagent_lifecycle` frames reach the host
-//! (`set_subagent_subscription`, off by default).
+//! (`get_subagent_messages`), and which of their frames reach the host
+//! (`set_subagent_subscription`: `off` by default; `progress` for `subagent_lifecycle` and
+//! `subagent_progress`; `events` also for `subagent_event`, every event of their runs).
 //!
 //! The tracker sits between the session and the stdout queue: it sees every lifecycle event,
 //! keeps the live sub-agents and remembers the session files of the last 256 that ended, and
@@ -177,6 +178,14 @@ impl SessionEventSink for SubagentTracker {
 
     fn backpressure(&self) -> Option<Arc<Backpressure>> {
         self.out.backpressure()
+    }
+
+    fn wants_subagent_progress(&self) -> bool {
+        self.lock().subscription != Subscription::Off
+    }
+
+    fn wants_subagent_events(&self) -> bool {
+        self.lock().subscription == Subscription::Events
     }
 }
 
