@@ -15,7 +15,7 @@ use super::{AgentSession, SessionCommandError};
 /// What an extension's `ctx.newSession({setup})` wrote into the new session.
 #[derive(Debug, Clone)]
 pub(crate) enum Seed {
-    Message(AgentMessage),
+    Message(Box<AgentMessage>),
     Custom { custom_type: String, data: Option<serde_json::Value> },
 }
 use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};
@@ -64,7 +64,7 @@ impl AgentSession {
         self.install_session(replacement, true);
         for entry in seed {
             match entry {
-                Seed::Message(message) => self.record(message),
+                Seed::Message(message) => self.record(*message),
                 Seed::Custom { custom_type, data } => {
                     self.session().append_custom(&custom_type, data)?;
                 }

@@ -274,7 +274,7 @@ async fn replace_session(session: &AgentSession, action: Action) -> Result<Value
 /// An entry a `setup` callback appended, as rho writes it again in the new session.
 fn seed_entry(entry: Value) -> Option<Seed> {
     match entry.get("type")?.as_str()? {
-        "message" => serde_json::from_value(entry.get("message")?.clone()).ok().map(Seed::Message),
+        "message" => serde_json::from_value(entry.get("message")?.clone()).ok().map(|m| Seed::Message(Box::new(m))),
         "custom" => Some(Seed::Custom {
             custom_type: entry.get("customType")?.as_str()?.to_owned(),
             data: entry.get("data").cloned(),
@@ -283,7 +283,7 @@ fn seed_entry(entry: Value) -> Option<Seed> {
             let mut message = entry.as_object()?.clone();
             message.insert("role".into(), json!("custom"));
             message.insert("timestamp".into(), json!(rho_types::types::now_ms()));
-            serde_json::from_value(Value::Object(message)).ok().map(Seed::Message)
+            serde_json::from_value(Value::Object(message)).ok().map(|m| Seed::Message(Box::new(m)))
         }
         _ => None,
     }
