@@ -293,6 +293,8 @@ async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
             json!({"id": prompt, "type": "response", "command": "prompt", "success": true,
                 "data": {"agentInvoked": false, "disposition": "handled"}})
         );
+        // omp's `prompt_result` says the prompt is over.
+        assert_eq!(rho.next().await, json!({"type": "prompt_result", "id": prompt, "agentInvoked": false}));
     }
     rho.send(json!({"id": "t", "type": "prompt", "message": "/tools"})).await;
     let (texts, _) = said(rho.until(|f| f["id"] == "t").await);
@@ -312,6 +314,7 @@ async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
     let output = frames.last().unwrap()["text"].as_str().unwrap();
     assert!(answer < frames.len() - 1, "the answer came first");
     assert!(output.starts_with("Compaction complete."), "{output}");
+    assert_eq!(rho.next().await, json!({"type": "prompt_result", "id": "c", "agentInvoked": false}));
     let summary_request = env.request_bodies().pop().unwrap().to_string();
     assert!(summary_request.contains("keep the greeting"), "the focus reached the summary request");
 }
@@ -329,4 +332,17 @@ async fn session_stats_count_the_reasoning_tokens_providers_report() {
     assert_eq!(end["messages"][1]["usage"]["reasoning"], 12);
     let stats = rho.data(json!({"type": "get_session_stats"})).await;
     assert_eq!(stats["tokens"]["reasoning"], 12);
+}
+
+/// get_state's `systemPrompt` is one string (xcsh's clients read a string); a host that negotiated
+/// omp's protocol 2 reads omp's list of sections, and gets the prompt as its one section.
+#[tokio::test]
+async fn the_system_prompt_is_a_list_for_a_host_of_protocol_2() {
+    let env = Env::new(vec![]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let prompt = rho.data(json!({"type": "get_state"})).await["systemPrompt"].clone();
+    assert!(prompt.as_str().unwrap().contains("Current working directory"), "{prompt}");
+    rho.data(json!({"type": "negotiate_protocol", "protocolVersion": 2})).await;
+    let sections = rho.data(json!({"type": "get_state"})).await["systemPrompt"].clone();
+    assert_eq!(sections, json!([prompt]));
 }

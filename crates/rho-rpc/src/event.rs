@@ -157,6 +157,13 @@ pub enum SessionEvent {
     CommandOutput {
         text: String,
     },
+    /// omp: a `prompt` that ran no agent turn (a built-in slash command) is over; `id` is the
+    /// prompt's.
+    PromptResult {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Value>,
+        agent_invoked: bool,
+    },
     /// pi 1.6: rho will not go on by itself (no retry, compaction, queued message or reminder
     /// follows): the prompt's run is over. `aborted` when an abort ended it.
     AgentSettled {
@@ -226,6 +233,7 @@ impl SessionEvent {
             Self::AvailableCommandsUpdate { .. } => "available_commands_update",
             Self::SubagentLifecycle { .. } => "subagent_lifecycle",
             Self::CommandOutput { .. } => "command_output",
+            Self::PromptResult { .. } => "prompt_result",
             Self::AgentSettled { .. } => "agent_settled",
             Self::BashExecutionUpdate { .. } => "bash_execution_update",
             Self::SummarizationRetryScheduled { .. } => "summarization_retry_scheduled",

@@ -1,15 +1,17 @@
 //! omp's built-in slash commands over RPC: a `prompt` whose text starts with one of them
 //! (`/model gpt-5`, `/compact keep the API notes`) runs it instead of reaching the model. What it
 //! says comes as `{type: "command_output", text}` frames, and the prompt is answered with
-//! `{agentInvoked: false, disposition: "handled"}`. They are listed first by
+//! `{agentInvoked: false, disposition: "handled"}`; omp's `{type: "prompt_result", id,
+//! agentInvoked: false}` says when the command is over. They are listed first by
 //! `get_available_commands` (and shadow any other command of the same name or alias).
 //!
 //! These are the ones of omp's text-mode built-ins that rho has the feature for: `model`,
 //! `export`, `session`, `tools`, `compact`, `handoff` and `rename`, with omp's wording.
 //! `compact` and `handoff` run in the background, as in omp: the answer comes first, their
-//! output when they end, and the command queue stays free for `abort`.
+//! output and `prompt_result` when they end, and the command queue stays free for `abort`.
 
 use rho_rpc::{AgentInvokedData, AvailableCommand, CommandInput, Disposition, SessionEvent, Subcommand};
+use serde_json::Value;
 
 use super::dispatch::{Dispatcher, Reply, data};
 use crate::agent_session::{AgentSession, SessionCommandError};
@@ -107,11 +109,17 @@ fn parse(text: &str) -> Option<(&'static str, &str)> {
 }
 
 impl Dispatcher {
-    /// Runs the built-in `text` starts with; `None` when it starts with none.
-    pub(super) async fn builtin(&self, text: &str) -> Option<Reply> {
+    /// Runs the built-in `text` starts with; `None` when it starts with none. Otherwise the
+    /// prompt's answer, and whether the command is over (omp's `prompt_result` follows the
+    /// answer then; a command still running in the background writes it when it ends).
+    pub(super) async fn builtin(&self, id: &Option<Value>, text: &str) -> Option<(Reply, bool)> {
         let (name, args) = parse(text)?;
         let s = &self.session;
         let say = |text: String| s.emit(SessionEvent::CommandOutput { text });
+        let done = |session: &AgentSession, id: Option<Value>| {
+            session.emit(SessionEvent::PromptResult { id, agent_invoked: false });
+        };
+        let mut finished = true;
         match name {
             "model" => say(model(s, args)),
             "export" => {
@@ -128,14 +136,19 @@ impl Dispatcher {
             "session" => say("Usage: /session [info]".into()),
             "tools" => say(tools(s)),
             "compact" => {
-                let (session, focus) = (s.clone(), args.to_owned());
-                tokio::spawn(async move { compact(&session, &focus).await });
+                let (session, focus, id) = (s.clone(), args.to_owned(), id.clone());
+                finished = false;
+                tokio::spawn(async move {
+                    compact(&session, &focus).await;
+                    done(&session, id);
+                });
             }
             "handoff" if s.is_streaming() => {
                 say("Wait for the current response to finish or abort it before handing off.".into());
             }
             "handoff" => {
-                let (session, focus) = (s.clone(), args.to_owned());
+                let (session, focus, id) = (s.clone(), args.to_owned(), id.clone());
+                finished = false;
                 tokio::spawn(async move {
                     let text = match session.handoff(Some(&focus).filter(|f| !f.is_empty()).map(String::as_str)).await {
                         Ok(()) => "Context handed off and compacted in place.".to_owned(),
@@ -143,6 +156,7 @@ impl Dispatcher {
                         Err(e) => format!("Handoff failed: {e}"),
                     };
                     session.emit(SessionEvent::CommandOutput { text });
+                    done(&session, id);
                 });
             }
             "rename" if args.is_empty() => say("Usage: /rename <title>".into()),
@@ -152,7 +166,7 @@ impl Dispatcher {
             }),
             _ => return None,
         }
-        Some(data(&AgentInvokedData { agent_invoked: false, disposition: Disposition::Handled }))
+        Some((data(&AgentInvokedData { agent_invoked: false, disposition: Disposition::Handled }), finished))
     }
 }
 

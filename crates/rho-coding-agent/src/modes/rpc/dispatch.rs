@@ -140,8 +140,11 @@ impl Dispatcher {
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
-                if let Some(reply) = self.builtin(&message).await {
+                if let Some((reply, finished)) = self.builtin(id, &message).await {
                     self.respond(id, "prompt", reply);
+                    if finished {
+                        s.emit(rho_rpc::SessionEvent::PromptResult { id: id.clone(), agent_invoked: false });
+                    }
                     return None;
                 }
                 let options = PromptOptions {
@@ -186,7 +189,7 @@ impl Dispatcher {
                     Err(e) => Reply::Err(e.to_string()),
                 }
             }
-            RpcCommand::GetState => data(&s.state()),
+            RpcCommand::GetState => self.state(),
             RpcCommand::SetTodos { phases } => match s.set_todos(&phases) {
                 Ok(todo_phases) => data(&TodoPhasesData { todo_phases }),
                 Err(e) => Reply::Err(e),
@@ -353,6 +356,21 @@ impl Dispatcher {
             Ok(PromptOutcome::Queued) => self.respond(id, command, disposition(Disposition::Queued)),
             Ok(PromptOutcome::Handled) => self.respond(id, command, disposition(Disposition::Handled)),
             Err(rejection) => self.respond(id, command, Reply::Err(rejection.to_string())),
+        }
+    }
+
+    /// `get_state`. `systemPrompt` is one string, as xcsh's client reads it; a host that
+    /// negotiated omp's protocol 2 reads omp's list of sections, and gets the prompt as one.
+    fn state(&self) -> Reply {
+        let reply = data(&self.session.state());
+        match reply {
+            Reply::Data(mut state) if self.out.limits().chunked => {
+                if let Some(prompt) = state.get_mut("systemPrompt").filter(|p| p.is_string()) {
+                    *prompt = Value::Array(vec![prompt.take()]);
+                }
+                Reply::Data(state)
+            }
+            other => other,
         }
     }
 
