@@ -260,6 +260,6 @@ mod tests {
                 "premiumRequests"
             ]
         );
-        assert_eq!(value["tokens"], json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}));
+        assert_eq!(value["tokens"], json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"reasoning":0}));
     }
 }

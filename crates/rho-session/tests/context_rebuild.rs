@@ -237,7 +237,10 @@ fn stats_count_the_rebuilt_context_only() {
     assert_eq!(stats.tokens.total, 1340);
     assert!((stats.cost - 0.50675).abs() < 1e-12, "{}", stats.cost);
     let stats_json = serde_json::to_value(&stats).unwrap();
-    assert_eq!(stats_json["tokens"], json!({"input":1300,"output":40,"cacheRead":0,"cacheWrite":0,"total":1340}));
+    assert_eq!(
+        stats_json["tokens"],
+        json!({"input":1300,"output":40,"cacheRead":0,"cacheWrite":0,"total":1340,"reasoning":0})
+    );
 }
 
 #[test]

@@ -3,10 +3,11 @@
 //! `+name` adds a tool, `-name` removes one); `--tools` with plain names replaces the selection,
 //! with only `+name`/`-name` entries it changes it; `--no-builtin-tools` then drops the built-ins
 //! and `--no-tools` everything. rho's own tools (`todo_write`, `ask`, `task`) are named the same
-//! way: they are one setting away (`"defaultTools": ["+todo_write"]`, `--tools +task`).
+//! way: they are one setting away (`"defaultTools": ["+todo_write"]`, `--tools +task`). An ACP
+//! session also starts with `todo_write`: its todos are the editor's plan, a surface of ACP's own.
 
 use crate::agent_session::ToolSelection;
-use crate::cli::Cli;
+use crate::cli::{Cli, Mode};
 use crate::config::Settings;
 
 use super::StartupError;
@@ -25,7 +26,13 @@ pub fn select(cli: &Cli, settings: &Settings) -> Result<ToolSelection, StartupEr
     let fail = |what: &str, e: String| StartupError::new(format!("Error: {what}: {e}"), 1);
     let defaults = match settings.default_tools() {
         Some(entries) => default_tools(&entries).map_err(|e| fail("defaultTools", e))?,
-        None => DEFAULT_TOOLS.iter().map(|n| (*n).to_owned()).collect(),
+        None => {
+            let mut names: Vec<String> = DEFAULT_TOOLS.iter().map(|n| (*n).to_owned()).collect();
+            if cli.mode == Some(Mode::Acp) {
+                names.push("todo_write".to_owned());
+            }
+            names
+        }
     };
     let mut names = match &cli.tools {
         Some(entries) => {
