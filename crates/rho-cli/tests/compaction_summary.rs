@@ -301,6 +301,23 @@ async fn a_split_first_turn_has_no_prior_history() {
     assert!(output.summary.starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX"));
 }
 
+/// A split turn right after a compaction: nothing new before the turn, so the history part is the
+/// previous summary as it stands; the caller's focus reaches the turn-prefix request.
+#[tokio::test]
+async fn a_split_turn_after_a_compaction_keeps_the_previous_summary() {
+    let server = MockServer::start(Script::new(vec![Turn::text("PREFIX")])).await.unwrap();
+    let model = model(&server, false);
+    let s = split_turn_session(false);
+    let mut preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
+    preparation.previous_summary = Some("## Goal\nOld work".into());
+    let request =
+        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the lexer"), retry: None };
+    let output = compact(&preparation, request).await.unwrap();
+    assert_eq!(server.requests().len(), 1);
+    assert!(sent(&server.requests()[0]).prompt.ends_with("\n\nAdditional focus: the lexer"));
+    assert!(output.summary.starts_with("## Goal\nOld work\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX"));
+}
+
 #[tokio::test]
 async fn an_error_reply_fails_the_compaction() {
     let server = MockServer::start(Script::new(vec![Turn::error(400, "the mock refuses")])).await.unwrap();

@@ -185,7 +185,8 @@ async fn a_compaction_whose_summary_fails_once_is_retried_and_reports_its_cost()
         Turn::text("The summary.").with_usage(rho_mock_llm::Usage { input: 400, output: 30, ..Default::default() }),
     ])
     .await;
-    let mut rho = Rho::start(&env, &["--no-session", "--setting", "retry.baseDelayMs=1"]).await;
+    let args = ["--no-session", "--setting", "retry.baseDelayMs=1", "--setting", "compaction.keepRecentTokens=1"];
+    let mut rho = Rho::start(&env, &args).await;
     rho.send(json!({"type": "prompt", "message": "hi"})).await;
     rho.until(|f| f["type"] == "agent_settled").await;
     rho.send(json!({"id": "c", "type": "compact"})).await;

@@ -183,6 +183,22 @@ async fn crossing_the_threshold_compacts_with_both_generations_of_events() {
     assert_eq!(state["messageCount"], 3, "summary, second, Two.");
 }
 
+/// A conversation short enough to keep whole is not compacted: no summary request, and the
+/// error pi gives, in the answer and (with pi's prefix) in `compaction_end`.
+#[tokio::test]
+async fn a_conversation_short_enough_to_keep_is_not_compacted() {
+    let env = Env::new(vec![Turn::text("One.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"id": "c", "type": "compact"})).await;
+    let empty = rho.until(|f| f["id"] == "c").await;
+    insta::assert_json_snapshot!("nothing_to_compact", empty);
+    rho.send(json!({"type": "prompt", "message": "first"})).await;
+    rho.until(|f| f["type"] == "agent_settled").await;
+    rho.send(json!({"id": "c", "type": "compact"})).await;
+    assert_eq!(rho.until(|f| f["id"] == "c").await, empty);
+    assert_eq!(env.request_bodies().len(), 1, "the prompt's, and no summary request");
+}
+
 #[tokio::test]
 async fn manual_compaction_with_a_focus_and_a_reload_to_the_same_context() {
     let env =

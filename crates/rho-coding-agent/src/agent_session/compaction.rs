@@ -123,13 +123,13 @@ impl AgentSession {
         self.inner.compaction.set_running(true);
         self.emit(SessionEvent::CompactionStart { reason: CompactionReason::Manual });
         let token = self.inner.compaction.requested();
-        let outcome = self.run_compaction(custom_instructions, CompactionReason::Manual, token).await;
+        let outcome = self.run_compaction(custom_instructions, CompactionReason::Manual, token, false).await;
         self.inner.compaction.request_done();
         self.inner.compaction.set_running(false);
         let (result, aborted, error_message) = match &outcome {
             Ok(result) => (Some(result.clone()), false, None),
             Err(SessionCommandError::Compaction(CompactionError::Cancelled)) => (None, true, None),
-            Err(e) => (None, false, Some(e.to_string())),
+            Err(e) => (None, false, Some(format!("Compaction failed: {e}"))),
         };
         self.emit(SessionEvent::CompactionEnd {
             reason: CompactionReason::Manual,
@@ -164,7 +164,7 @@ impl AgentSession {
         };
         let token = self.inner.compaction.requested();
         self.inner.compaction.set_running(true);
-        let outcome = self.run_compaction(Some(&focus), CompactionReason::Manual, token).await;
+        let outcome = self.run_compaction(Some(&focus), CompactionReason::Manual, token, true).await;
         self.inner.compaction.set_running(false);
         self.inner.compaction.request_done();
         match outcome {
@@ -193,7 +193,7 @@ impl AgentSession {
         self.emit(SessionEvent::AutoCompactionStart { reason, action: ACTION.into() });
         self.emit(SessionEvent::CompactionStart { reason });
         let token = self.lifecycle_token().child_token();
-        let outcome = self.run_compaction(None, reason, token).await;
+        let outcome = self.run_compaction(None, reason, token, false).await;
         self.inner.compaction.set_running(false);
         let (status, result, error_message) = match outcome {
             Ok(result) => (AutoCompaction::Done, Some(result), None),
@@ -231,11 +231,14 @@ impl AgentSession {
     }
 
     /// The compaction itself: prepare from the branch, summarize, record, rebuild the context.
+    /// A branch short enough to keep whole is [`CompactionError::NothingToCompact`], as in pi,
+    /// unless `whole_branch` (a handoff writes its document even of a short conversation).
     async fn run_compaction(
         &self,
         custom_instructions: Option<&str>,
         reason: CompactionReason,
         cancel: CancellationToken,
+        whole_branch: bool,
     ) -> Result<CompactionResult, SessionCommandError> {
         if !*self.inner.has_model.lock() {
             return Err(SessionCommandError::NoModel);
@@ -249,6 +252,9 @@ impl AgentSession {
             let session = self.session();
             prepare_compaction(&session.branch_entries(), settings)?.ok_or(CompactionError::AlreadyCompacted)?
         };
+        if preparation.summarizes_nothing() && !whole_branch {
+            return Err(CompactionError::NothingToCompact.into());
+        }
         // An extension may cancel the compaction or write the summary itself.
         let from_extension = match self.extension_compaction(&preparation, custom_instructions).await {
             ExtensionCompaction::Cancelled => return Err(CompactionError::Cancelled.into()),

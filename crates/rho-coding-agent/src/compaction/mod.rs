@@ -68,7 +68,7 @@ impl Default for CompactionSettings {
 /// hosts show to users.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompactionError {
-    /// The branch is empty.
+    /// The branch is empty, or short enough to keep whole.
     #[error("Nothing to compact (session too small)")]
     NothingToCompact,
     /// The branch already ends with a compaction.

@@ -33,6 +33,13 @@ pub struct CompactionPreparation {
     pub settings: CompactionSettings,
 }
 
+impl CompactionPreparation {
+    /// Everything on the branch is recent enough to keep: a compaction would summarize nothing.
+    pub fn summarizes_nothing(&self) -> bool {
+        self.messages_to_summarize.is_empty() && self.turn_prefix_messages.is_empty()
+    }
+}
+
 /// A `compaction` entry as the message its summary stands for.
 pub fn compaction_entry_message(entry: &SessionEntry) -> Option<AgentMessage> {
     let SessionEntry::Compaction(c) = entry else {

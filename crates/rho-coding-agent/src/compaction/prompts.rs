@@ -184,9 +184,13 @@ pub fn summary_prompt(conversation: &str, previous_summary: Option<&str>, custom
     prompt
 }
 
-/// The user prompt of a turn-prefix summary.
-pub fn turn_prefix_prompt(conversation: &str) -> String {
-    conversation_block(conversation) + TURN_PREFIX_SUMMARIZATION_PROMPT
+/// The user prompt of a turn-prefix summary, with the caller's focus as a history summary has it.
+pub fn turn_prefix_prompt(conversation: &str, custom_instructions: Option<&str>) -> String {
+    let mut prompt = conversation_block(conversation) + TURN_PREFIX_SUMMARIZATION_PROMPT;
+    if let Some(custom) = non_empty(custom_instructions) {
+        prompt.push_str(&format!("\n\nAdditional focus: {custom}"));
+    }
+    prompt
 }
 
 #[cfg(test)]
@@ -266,8 +270,14 @@ mod tests {
     #[test]
     fn turn_prefix() {
         assert_eq!(
-            turn_prefix_prompt("x"),
+            turn_prefix_prompt("x", None),
             format!("<conversation>\nx\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}")
+        );
+        assert_eq!(
+            turn_prefix_prompt("x", Some("the parser")),
+            format!(
+                "<conversation>\nx\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}\n\nAdditional focus: the parser"
+            )
         );
     }
 }

@@ -230,7 +230,7 @@ async fn turn_prefix_summary(
     preparation: &CompactionPreparation,
     request: &SummaryRequest<'_>,
 ) -> Result<(String, Usage), CompactionError> {
-    let prompt = turn_prefix_prompt(&conversation_text(&preparation.turn_prefix_messages));
+    let prompt = turn_prefix_prompt(&conversation_text(&preparation.turn_prefix_messages), request.custom_instructions);
     let max_tokens = turn_prefix_max_tokens(preparation.settings.reserve_tokens);
     let retry = request.retry.as_ref();
     request_summary(request.model, &request.options, retry, prompt, max_tokens, ThinkingLevel::Off).await.map_err(|e| {
@@ -244,7 +244,9 @@ async fn turn_prefix_summary(
 /// Summarizes what `preparation` set apart and returns the compaction to record.
 ///
 /// A split turn sends the history and turn-prefix requests at once and merges them as
-/// `{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}`; the first failure ends the
+/// `{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}` (the history being the previous
+/// summary, or "No prior history.", when nothing before the turn is summarized; the caller's
+/// focus goes to both requests); the first failure ends the
 /// compaction (the other request is dropped). A fired cancel token gives
 /// [`CompactionError::Cancelled`]; an error reply gives `Summarization failed: <message>` (or
 /// `Turn prefix summarization failed: <message>`).
@@ -258,7 +260,8 @@ pub async fn compact(
     let (mut summary, usage) = if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
         let history = async {
             if preparation.messages_to_summarize.is_empty() {
-                Ok((NO_PRIOR_HISTORY.to_owned(), Usage::default()))
+                let history = preparation.previous_summary.as_deref().unwrap_or(NO_PRIOR_HISTORY);
+                Ok((history.to_owned(), Usage::default()))
             } else {
                 history_summary(preparation, &request).await
             }
