@@ -315,6 +315,11 @@ impl Emitter {
         self.message.response_id = Some(id.into());
     }
 
+    /// The stop reason as the provider said it, kept beside the one it maps to.
+    pub fn set_raw_stop_reason(&mut self, reason: impl Into<String>) {
+        self.message.raw_stop_reason = Some(reason.into());
+    }
+
     /// Emits `start` once, carrying the response id and usage known so far.
     pub async fn start(&mut self) {
         if self.started {
@@ -555,9 +560,12 @@ impl Emitter {
     }
 
     fn stamp(&mut self) {
-        self.message.duration = Some(self.began.elapsed().as_millis() as u64);
+        let ms = |d: std::time::Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
+        let duration = ms(self.began.elapsed());
+        self.message.duration = Some(duration);
+        self.message.duration_ms = Some(duration);
         if let Some(first) = self.first_token {
-            self.message.ttft = Some(first.duration_since(self.began).as_millis() as u64);
+            self.message.ttft = Some(ms(first.duration_since(self.began)));
         }
     }
 

@@ -410,8 +410,9 @@ async fn ctrl_t_hides_thinking_blocks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_export_new_and_compact_commands() {
     let env = Env::new(vec![Turn::text("an answer worth keeping"), Turn::text("## Summary\nthe summary")]).await;
-    let term = Terminal::start(&env, &[]);
+    let term = Terminal::start(&env, &["--setting", "compaction.keepRecentTokens=1"]);
     term.ready().await;
+    // Too short to compact with the default keepRecentTokens; with it at 1 the answer is cut off.
     term.submit("first question");
     term.wait_idle_with("an answer worth keeping").await;
 

@@ -149,9 +149,8 @@ mod tests {
             cache_read,
             cache_write,
             total_tokens: input + output + cache_read + cache_write,
-            reasoning: None,
-            premium_requests: None,
             cost: Cost { total: cost, ..Cost::default() },
+            ..Usage::default()
         }
     }
 

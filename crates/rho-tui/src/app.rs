@@ -462,7 +462,8 @@ impl App {
                 self.status = None;
                 let line = match (result, aborted, error_message) {
                     (_, true, _) => blocks::notice("Compaction aborted"),
-                    (_, _, Some(e)) => blocks::error(&format!("Compaction failed: {e}")),
+                    // The message says what failed ("Compaction failed: …", "Auto-compaction failed: …").
+                    (_, _, Some(e)) => blocks::error(&e),
                     (Some(r), _, _) => {
                         blocks::notice(&format!("Compacted the conversation ({} tokens before)", r.tokens_before))
                     }

@@ -211,6 +211,10 @@ pub struct Cost {
     pub cache_write: f64,
     #[serde(default)]
     pub total: f64,
+    /// pi 1.6's: `total` is what the provider billed (OpenRouter reports it), not rho's sum of
+    /// the parts at the catalogue's prices (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
@@ -224,6 +228,10 @@ pub struct Usage {
     pub cache_read: u64,
     #[serde(default)]
     pub cache_write: u64,
+    /// pi 1.6's: the part of `cacheWrite` written with one-hour retention (Anthropic's), priced
+    /// at twice the input price.
+    #[serde(default, rename = "cacheWrite1h", skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
     #[serde(default)]
     pub total_tokens: u64,
     /// The reasoning tokens among `output`, where the provider says (pi 1.6's `reasoning`).
@@ -250,11 +258,14 @@ impl Usage {
     pub fn finish(&mut self, prices: &ModelCost) {
         self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
         let per = |price: f64, n: u64| price / 1_000_000.0 * n as f64;
+        let long_write = self.cache_write_1h.unwrap_or(0).min(self.cache_write);
         self.cost.input = per(prices.input, self.input);
         self.cost.output = per(prices.output, self.output);
         self.cost.cache_read = per(prices.cache_read, self.cache_read);
-        self.cost.cache_write = per(prices.cache_write, self.cache_write);
+        self.cost.cache_write =
+            per(prices.cache_write, self.cache_write - long_write) + per(prices.input * 2.0, long_write);
         self.cost.total = self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+        self.cost.total_from_provider = Some(false);
     }
 
     pub fn add(&mut self, other: &Usage) {
@@ -265,6 +276,9 @@ impl Usage {
         self.total_tokens += other.total_tokens;
         if let Some(reasoning) = other.reasoning {
             self.reasoning = Some(self.reasoning.unwrap_or(0) + reasoning);
+        }
+        if let Some(long_write) = other.cache_write_1h {
+            self.cache_write_1h = Some(self.cache_write_1h.unwrap_or(0) + long_write);
         }
         self.cost.input += other.cost.input;
         self.cost.output += other.cost.output;
@@ -302,12 +316,21 @@ pub struct AssistantMessage {
     pub response_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
-    /// Request duration in ms.
+    /// Request duration in ms (omp's name; pi 1.6's `durationMs` is the same figure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<u64>,
+    pub duration: Option<u32>,
     /// Time to first token in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttft: Option<u64>,
+    pub ttft: Option<u32>,
+    /// pi 1.6's: the request's duration in ms, as `duration`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u32>,
+    /// pi 1.6's: the stop reason as the provider said it (`end_turn`, `tool_calls`, `STOP`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// pi 1.6's: the thinking level the request was made with (`off` for none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<crate::ThinkingLevel>,
 }
 
 impl AssistantMessage {
@@ -325,6 +348,9 @@ impl AssistantMessage {
             error_message: None,
             duration: None,
             ttft: None,
+            duration_ms: None,
+            raw_stop_reason: None,
+            thinking_level: None,
         }
     }
 

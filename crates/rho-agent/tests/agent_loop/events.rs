@@ -42,6 +42,7 @@ async fn a_two_turn_tool_run_emits_the_protocol_sequence() {
         "[].timestamp" => "[timestamp]",
         "[].duration" => "[duration]",
         "[].ttft" => "[ttft]",
+        "[].durationMs" => "[durationMs]",
         "[].responseId" => "[responseId]",
         "[].content[].id" => "[id]",
         "[].toolCallId" => "[id]",

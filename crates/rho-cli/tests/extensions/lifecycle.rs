@@ -24,7 +24,8 @@ async fn extensions_drive_and_see_the_session_lifecycle() {
         Env::new(vec![Turn::tool_call("echo_text", json!({"oldText": "from an old session"})), Turn::text("Echoed.")])
             .await
             .with_extension_host(host);
-    let mut rho = Rho::spawn(&env, &["-e", &fixture("lifecycle.ts")]).await;
+    let args = ["-e", &fixture("lifecycle.ts"), "--setting", "compaction.keepRecentTokens=1"];
+    let mut rho = Rho::spawn(&env, &args).await;
     let frames = rho.until(|f| f["type"] == "ready").await;
     // session_start ran before ready (its status went out first).
     assert_eq!(statuses(&frames), ["lifecycle=started: startup"]);

@@ -13,7 +13,7 @@ use super::AgentSession;
 use crate::compaction::{calculate_context_tokens, estimate_context_tokens};
 
 /// Replies shorter than this say nothing reliable about speed.
-const MIN_RATE_MS: u64 = 100;
+const MIN_RATE_MS: u32 = 100;
 
 impl AgentSession {
     /// The context window's fill, `None` without a model or a window.

@@ -29,9 +29,9 @@ pub fn usage(input: u64, output: u64, cost_total: f64) -> Usage {
         cache_read: 0,
         cache_write: 0,
         total_tokens: input + output,
-        reasoning: None,
         premium_requests: None,
-        cost: Cost { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0, total: cost_total },
+        cost: Cost { total: cost_total, ..Cost::default() },
+        ..Usage::default()
     }
 }
 
@@ -44,10 +44,7 @@ pub fn assistant(text: &str, model: &str, timestamp: i64) -> AgentMessage {
         usage: usage(100, 10, 0.5),
         stop_reason: StopReason::Stop,
         timestamp,
-        response_id: None,
-        error_message: None,
-        duration: None,
-        ttft: None,
+        ..AssistantMessage::empty("", "", "")
     })
 }
 
@@ -68,10 +65,7 @@ pub fn assistant_tool_call(call_id: &str, command: &str, timestamp: i64) -> Agen
         usage: usage(1200, 30, 0.00675),
         stop_reason: StopReason::ToolUse,
         timestamp,
-        response_id: None,
-        error_message: None,
-        duration: None,
-        ttft: None,
+        ..AssistantMessage::empty("", "", "")
     })
 }
 

@@ -65,6 +65,13 @@ struct WireUsage {
     output_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
+    /// The cache writes by retention; the one-hour ones are priced apart.
+    cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct CacheCreation {
+    ephemeral_1h_input_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,6 +164,8 @@ pub(crate) async fn consume(
                 if let Some(usage) = message.usage {
                     apply_usage(emitter.usage_mut(), &usage);
                 }
+                // One-hour cache writes are counted from the start, zero when none are reported.
+                emitter.usage_mut().cache_write_1h.get_or_insert(0);
                 emitter.start().await;
             }
             Event::ContentBlockStart { index: wire, content_block } => match content_block {
@@ -219,6 +228,7 @@ pub(crate) async fn consume(
             Event::MessageDelta { delta, usage } => {
                 if let Some(reason) = delta.stop_reason {
                     stop = map_stop_reason(&reason);
+                    emitter.set_raw_stop_reason(reason);
                 }
                 if let Some(usage) = usage {
                     apply_usage(emitter.usage_mut(), &usage);
@@ -247,6 +257,9 @@ fn apply_usage(usage: &mut Usage, wire: &WireUsage) {
     }
     if let Some(n) = wire.cache_creation_input_tokens {
         usage.cache_write = n;
+    }
+    if let Some(n) = wire.cache_creation.as_ref().and_then(|c| c.ephemeral_1h_input_tokens) {
+        usage.cache_write_1h = Some(n);
     }
 }
 

@@ -10,7 +10,7 @@ use crate::event::AssistantMessageEvent as E;
 use crate::model::{Model, ThinkingLevel, api};
 use crate::providers::test_fixtures::*;
 use crate::stream::{StreamOptions, ToolChoice};
-use crate::types::{AssistantContent, Context, RedactedThinkingContent, StopReason, ThinkingContent};
+use crate::types::{AssistantContent, Context, ModelCost, RedactedThinkingContent, StopReason, ThinkingContent};
 
 fn claude(id: &str) -> Model {
     model(api::ANTHROPIC_MESSAGES, "anthropic", id, "https://api.anthropic.com")
@@ -314,4 +314,35 @@ async fn failures_are_classified() {
 
 async fn failure_of(m: &Model, body: &str) -> crate::ProviderError {
     failure(&decode(m, body).await)
+}
+
+/// One-hour cache writes are counted apart and priced at twice the input price; the stop reason
+/// is kept in the provider's words.
+#[tokio::test]
+async fn one_hour_cache_writes_and_the_raw_stop_reason() {
+    let mut m = claude("claude-sonnet-4-5");
+    m.cost = ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
+    let body = sse_body(&[
+        (
+            Some("message_start"),
+            json!({"type": "message_start", "message": {"id": "msg_1", "content": [],
+                "usage": {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 1000,
+                          "cache_creation": {"ephemeral_5m_input_tokens": 400, "ephemeral_1h_input_tokens": 600}}}}),
+        ),
+        (
+            Some("message_delta"),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+        ),
+        (Some("message_stop"), json!({"type": "message_stop"})),
+    ]);
+    let message = final_message(&decode(&m, &body).await).clone();
+    assert_eq!((message.usage.cache_write, message.usage.cache_write_1h), (1000, Some(600)));
+    let expected = (3.75 * 400.0 + 3.0 * 2.0 * 600.0) / 1_000_000.0;
+    assert!((message.usage.cost.cache_write - expected).abs() < 1e-12, "{}", message.usage.cost.cache_write);
+    assert_eq!(message.usage.cost.total_from_provider, Some(false));
+    assert_eq!(message.raw_stop_reason.as_deref(), Some("end_turn"));
+
+    // Without retention details the one-hour count is there, at zero.
+    let plain = sse_body(&[message_start(), (Some("message_stop"), json!({"type": "message_stop"}))]);
+    assert_eq!(final_message(&decode(&m, &plain).await).usage.cache_write_1h, Some(0));
 }

@@ -250,6 +250,7 @@ pub(crate) async fn consume(
             "messageStop" => {
                 let end: MessageStop = payload(&message, event)?;
                 stop = Some(map_stop_reason(&end.stop_reason));
+                emitter.set_raw_stop_reason(end.stop_reason);
             }
             "metadata" => {
                 let metadata: Metadata = payload(&message, event)?;

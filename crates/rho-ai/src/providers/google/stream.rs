@@ -133,6 +133,7 @@ pub(crate) async fn consume(
         }
         if let Some(reason) = candidate.finish_reason {
             finish = Some(map_finish_reason(&reason));
+            emitter.set_raw_stop_reason(reason);
         }
     }
     match finish {

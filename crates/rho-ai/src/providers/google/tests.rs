@@ -323,7 +323,9 @@ async fn thoughts_text_and_whole_function_calls() {
 async fn endings_and_failures() {
     let m = gemini("gemini-2.5-flash");
     let length = sse_body(&[chunk(json!([{"text": "a"}]), Some("MAX_TOKENS"), None)]);
-    assert_eq!(final_message(&decode(&m, &length).await).stop_reason, StopReason::Length);
+    let ended = decode(&m, &length).await;
+    assert_eq!(final_message(&ended).stop_reason, StopReason::Length);
+    assert_eq!(final_message(&ended).raw_stop_reason.as_deref(), Some("MAX_TOKENS"), "the provider's words kept");
     let safety = sse_body(&[chunk(json!([{"text": "Here is"}]), None, None), chunk(json!([]), Some("SAFETY"), None)]);
     let events = decode(&m, &safety).await;
     assert_eq!(final_message(&events).stop_reason, StopReason::Error);

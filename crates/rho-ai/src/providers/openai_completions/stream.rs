@@ -160,6 +160,7 @@ pub(crate) async fn consume(
         }
         if let Some(reason) = choice.finish_reason {
             state.finish = Some(map_finish_reason(&reason));
+            emitter.set_raw_stop_reason(reason);
         }
     }
     // Some servers close the body after the finish reason without `[DONE]`.

@@ -341,7 +341,9 @@ async fn endings_and_failures() {
     );
     let mut body = sse_body(&[chunk(json!({"content": "x"}), Some("length"))]);
     body.push_str(&done());
-    assert_eq!(final_message(&decode(&m, &body).await).stop_reason, StopReason::Length);
+    let ended = decode(&m, &body).await;
+    assert_eq!(final_message(&ended).stop_reason, StopReason::Length);
+    assert_eq!(final_message(&ended).raw_stop_reason.as_deref(), Some("length"), "the provider's words kept");
     // A call without an id gets one.
     let mut body = sse_body(&[chunk(
         json!({"tool_calls": [{"index": 0, "function": {"name": "ls", "arguments": "{}"}}]}),

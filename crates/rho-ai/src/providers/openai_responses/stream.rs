@@ -89,6 +89,8 @@ struct Response {
     error: Option<Value>,
     #[serde(default)]
     incomplete_details: Option<Value>,
+    #[serde(default)]
+    status: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,6 +210,7 @@ pub(crate) async fn consume(
             }
             Event::Completed { response } => {
                 apply_usage(emitter, response.usage.as_ref());
+                emitter.set_raw_stop_reason(response.status.unwrap_or_else(|| "completed".into()));
                 return Ok(StopReason::Stop);
             }
             Event::Incomplete { response } => {
@@ -217,6 +220,8 @@ pub(crate) async fn consume(
                     .as_ref()
                     .and_then(|d| d.get("reason")?.as_str())
                     .unwrap_or("max_output_tokens");
+                let status = response.status.as_deref().unwrap_or("incomplete");
+                emitter.set_raw_stop_reason(format!("{status}.{reason}"));
                 if reason == "content_filter" {
                     return Err(ProviderError::Stream {
                         error_type: reason.into(),

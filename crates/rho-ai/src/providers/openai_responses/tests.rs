@@ -244,7 +244,9 @@ async fn endings_and_failures() {
         ev(json!({"type": "response.incomplete", "response": {"status": "incomplete",
             "incomplete_details": {"reason": "max_output_tokens"}}})),
     ]);
-    assert_eq!(final_message(&decode(&m, &incomplete).await).stop_reason, StopReason::Length);
+    let ended = decode(&m, &incomplete).await;
+    assert_eq!(final_message(&ended).stop_reason, StopReason::Length);
+    assert_eq!(final_message(&ended).raw_stop_reason.as_deref(), Some("incomplete.max_output_tokens"));
     let failed = sse_body(&[
         created.clone(),
         ev(json!({"type": "response.failed", "response": {"status": "failed",
