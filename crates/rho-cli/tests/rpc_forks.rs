@@ -56,6 +56,20 @@ async fn a_run_that_stops_with_open_todos_is_reminded_up_to_the_limit() {
     assert!(env.request_bodies().len() >= 4);
 }
 
+/// A host's own list (`set_todos`) with pi's tools: the model has no `todo_write` to mark a task
+/// done, so it is not reminded; the prompt is one request.
+#[tokio::test]
+async fn no_reminder_for_a_model_without_todo_write() {
+    let env = Env::new(vec![Turn::text("Done."), Turn::text("Not expected.")]).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let phases = json!([{"name": "P", "tasks": [{"content": "still open"}]}]);
+    rho.data(json!({"type": "set_todos", "phases": phases})).await;
+    rho.send(json!({"type": "prompt", "message": "go"})).await;
+    let frames = rho.until(|f| f["type"] == "agent_settled").await;
+    assert!(!frames.iter().any(|f| f["type"] == "todo_reminder"), "{frames:?}");
+    assert_eq!(env.request_bodies().len(), 1);
+}
+
 #[tokio::test]
 async fn finished_todos_are_cleared_after_the_delay() {
     let env = Env::new(vec![]).await;

@@ -70,6 +70,34 @@ async fn agent_settled_follows_the_last_agent_end_of_a_retried_prompt() {
     assert_eq!(frames.last().unwrap(), &json!({"type": "agent_settled", "aborted": false}));
 }
 
+/// A host that acts on `agent_end` at once (pi 0.73's and omp's clients do): an `abort` then
+/// does not make the finished prompt aborted, and the next prompt is answered after the previous
+/// one's `agent_settled`, never before it. Repeated, as the host's commands race the closing.
+#[tokio::test]
+async fn commands_sent_on_agent_end_come_after_its_agent_settled() {
+    const PROMPTS: usize = 20;
+    let env = Env::new((0..=PROMPTS).map(|_| Turn::text("Done.")).collect()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"id": "p0", "type": "prompt", "message": "go"})).await;
+    rho.until(|f| f["type"] == "agent_end").await;
+    for i in 1..=PROMPTS {
+        let (abort, prompt) = (format!("a{i}"), format!("p{i}"));
+        rho.send(json!({"id": abort, "type": "abort"})).await;
+        rho.send(json!({"id": prompt, "type": "prompt", "message": "go"})).await;
+        // Both answers, in whichever order they come.
+        let mut frames = rho.until(|f| f["id"] == abort || f["id"] == prompt).await;
+        let other = if frames.last().unwrap()["id"] == abort { prompt.clone() } else { abort.clone() };
+        frames.extend(rho.until(|f| f["id"] == other).await);
+        let at = |id: &str| frames.iter().position(|f| f["id"] == id).unwrap();
+        let settled = frames.iter().position(|f| f["type"] == "agent_settled").expect("agent_settled");
+        assert!(settled < at(&abort) && settled < at(&prompt), "agent_settled first: {frames:?}");
+        assert_eq!(frames[settled], json!({"type": "agent_settled", "aborted": false}), "prompt {i}");
+        if !frames.iter().any(|f| f["type"] == "agent_end") {
+            rho.until(|f| f["type"] == "agent_end").await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn thinking_levels_are_the_models() {
     let env = Env::with_api(vec![], "anthropic-messages", true).await;

@@ -44,8 +44,7 @@ impl AgentSession {
         if self.inner.agent.prompt_within(&scope, prompt, sink.clone()).await.is_ok() && !sink.finished() {
             self.after_runs(&sink).await;
         }
-        sink.finish();
-        sink.settle();
+        sink.close();
         self.notify_idle();
     }
 

@@ -21,6 +21,9 @@ struct Lifecycle {
 
 pub(crate) struct RunControl {
     lifecycle: Mutex<Lifecycle>,
+    /// Held while a lifecycle's closing events go out (its last event, then `agent_settled`):
+    /// a prompt that begins meanwhile is answered after them.
+    closing: Mutex<()>,
     /// `running` as waiters see it: lowered once the lifecycle's last event is out.
     busy: watch::Sender<bool>,
     gate: Arc<AbortGate>,
@@ -28,7 +31,12 @@ pub(crate) struct RunControl {
 
 impl Default for RunControl {
     fn default() -> Self {
-        Self { lifecycle: Mutex::default(), busy: watch::Sender::new(false), gate: Arc::default() }
+        Self {
+            lifecycle: Mutex::default(),
+            closing: Mutex::default(),
+            busy: watch::Sender::new(false),
+            gate: Arc::default(),
+        }
     }
 }
 
@@ -40,6 +48,7 @@ impl RunControl {
     /// Starts a lifecycle; false when one is running. A prompt read before an abort starts its
     /// lifecycle cancelled.
     pub fn begin(&self, ticket: &PromptTicket) -> bool {
+        let _closed = self.closing.lock();
         let mut lifecycle = self.lock();
         if lifecycle.running {
             return false;
@@ -51,6 +60,11 @@ impl RunControl {
         }
         self.busy.send_replace(true);
         true
+    }
+
+    /// Holds back new lifecycles while the current one's closing events go out.
+    pub fn closing(&self) -> MutexGuard<'_, ()> {
+        self.closing.lock()
     }
 
     pub fn is_running(&self) -> bool {

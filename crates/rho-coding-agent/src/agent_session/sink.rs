@@ -17,13 +17,21 @@ pub(crate) struct RunSink {
     session: AgentSession,
     /// The lifecycle ended with the last `agent_end` (nothing followed it).
     finished: AtomicBool,
+    /// Whether an abort cut the lifecycle short, as it stood when it ended: a command that
+    /// cancels after the end (`compact` right after `agent_end`) does not make it aborted.
+    aborted: AtomicBool,
     /// `agent_settled` went out.
     settled: AtomicBool,
 }
 
 impl RunSink {
     pub fn new(session: AgentSession) -> Self {
-        Self { session, finished: AtomicBool::new(false), settled: AtomicBool::new(false) }
+        Self {
+            session,
+            finished: AtomicBool::new(false),
+            aborted: AtomicBool::new(false),
+            settled: AtomicBool::new(false),
+        }
     }
 
     pub fn finished(&self) -> bool {
@@ -34,24 +42,35 @@ impl RunSink {
     /// finds the session idle). Waiters are woken when the lifecycle returns.
     pub fn finish(&self) {
         if !self.finished.swap(true, Ordering::AcqRel) {
+            let aborted = self.session.lifecycle_token().is_cancelled()
+                || self.session.last_assistant().is_some_and(|m| m.stop_reason == StopReason::Aborted);
+            self.aborted.store(aborted, Ordering::Release);
             self.session.mark_idle();
         }
     }
 
     /// Ends the lifecycle with `event` as its last event: idle first, then the event, then
-    /// `agent_settled`.
+    /// `agent_settled`, with no new prompt's answer between them.
     pub fn end_with(&self, event: impl Into<super::AgentSessionEvent>) {
+        let _closing = self.session.inner.run.closing();
         self.finish();
         self.session.emit(event);
         self.settle();
     }
 
+    /// Ends the lifecycle with nothing more to say than `agent_settled` (when it was not ended
+    /// already).
+    pub fn close(&self) {
+        let _closing = self.session.inner.run.closing();
+        self.finish();
+        self.settle();
+    }
+
     /// `agent_settled`, once per lifecycle: nothing more follows on its own. `aborted` when an
     /// abort (or a command that replaced the conversation) cut the lifecycle short.
-    pub fn settle(&self) {
+    fn settle(&self) {
         if !self.settled.swap(true, Ordering::AcqRel) {
-            let aborted = self.session.lifecycle_token().is_cancelled()
-                || self.session.last_assistant().is_some_and(|m| m.stop_reason == StopReason::Aborted);
+            let aborted = self.aborted.load(Ordering::Acquire);
             self.session.emit(SessionEvent::AgentSettled { aborted });
         }
     }
@@ -70,10 +89,13 @@ impl AgentEventSink for RunSink {
 
     fn emit(&self, event: AgentEvent) {
         let mut last = false;
+        // The last agent_end and agent_settled go out before a new prompt is answered.
+        let mut closing = None;
         let event = match event {
             AgentEvent::AgentEnd { messages, .. } => {
                 last = self.session.nothing_follows();
                 if last {
+                    closing = Some(self.session.inner.run.closing());
                     // Idle before the host reads agent_end, so its next prompt is never "busy".
                     self.finish();
                 }
@@ -104,6 +126,7 @@ impl AgentEventSink for RunSink {
         if last {
             self.settle();
         }
+        drop(closing);
     }
 }
 

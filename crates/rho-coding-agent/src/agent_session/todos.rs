@@ -46,8 +46,12 @@ impl AgentSession {
 
     /// When a run would end: reminds the model of open tasks when it stopped with some (at most
     /// `todo.reminders.max` times per user prompt). True when a reminder was added and the run
-    /// should take another turn.
+    /// should take another turn. A model that is not offered `todo_write` is not reminded: it
+    /// could not mark a task done (a host's `set_todos` list is then the host's to keep).
     pub(crate) fn remind_of_open_todos(&self) -> bool {
+        if !self.inner.agent.tools().iter().any(|tool| tool.name() == "todo_write") {
+            return false;
+        }
         let settings = self.settings().todo();
         let last = self.last_assistant();
         let phases = self.inner.todos.phases();
