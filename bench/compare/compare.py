@@ -215,6 +215,7 @@ def main() -> int:
     ap.add_argument("--flood-runs", type=int, default=3, help="runs of the flood measurement (median)")
     ap.add_argument("--out", type=Path, default=HERE / "out", help="where transcripts and diffs go")
     ap.add_argument("--report", type=Path, default=HERE / "REPORT.md", help="the generated report")
+    ap.add_argument("--commit", help="the rho commit the report names (default: git HEAD, and whether the tree is dirty)")
     ap.add_argument("--pi-dir", type=Path,
                     default=Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi")))
     args = ap.parse_args()
@@ -241,6 +242,7 @@ def main() -> int:
         "pi-packages": ", ".join(f"{p.split('/')[-1]} {v}" for p, v in _installed(args.pi_dir).items()),
         "rho": subprocess.run([str(target / "rho"), "--version"], capture_output=True, text=True).stdout.strip(),
         "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip(),
+        "commit": args.commit or "",
     }
     write_report(args.report, results, perf_res, versions, args.out)
     log(f"report: {args.report}")

@@ -240,7 +240,7 @@ def write_report(path: Path, results: list[dict], perf: dict | None, versions: d
         f"- when: {now}",
         f"- host: {_host()}",
         f"- pi: {versions.get('pi')} (npm: {versions.get('pi-packages')}; Node {versions.get('node')}; `PI_OFFLINE=1`)",
-        f"- rho: {versions.get('rho')} (release build, commit {_git_rev(repo)})",
+        f"- rho: {versions.get('rho')} (release build, commit {versions.get('commit') or _git_rev(repo)})",
         "- both: `--mode rpc --no-session --model mock/<id>`, a fresh working, agent and HOME directory per run, "
         "each against its own `rho-mock-llm` on 127.0.0.1 serving the same script",
         "",

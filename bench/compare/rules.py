@@ -93,8 +93,9 @@ RULES: list[Rule] = [
               path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools"
                    r"|contextUsage|fastModeEnabled|fastModeActive|tokensPerSecond)")),
     Rule("agent-end-is-terminal", "docs/protocol.md#run-events; omp 18.2.3",
-         "agent_end carries omp 18's isTerminal: false when a retry, a continuation after compaction, a "
-         "todo reminder or injected rules follow, true on the prompt's last run; pi 0.73 has no such field.",
+         "agent_end carries omp 18's isTerminal: false when a retry, a continuation after compaction or "
+         "injected rules follow (a todo reminder is a turn of the same run, D20), true on the prompt's last "
+         "run; pi 0.73 has no such field.",
          when("extra", ftype="agent_end", path="isTerminal")),
     Rule("available-commands", "omp 18.2.3 (DIFFERENCES.md: where rho follows pi 0.73 and omp 18)",
          "rho sends omp's available_commands_update once after ready (and after a session change); "
@@ -162,6 +163,41 @@ RULES: list[Rule] = [
          "Node's AbortError text `This operation was aborted`.",
          when("value", path=r"(" + _MSG + r")\.errorMessage", pi=lambda v: v == "This operation was aborted",
               rho=lambda v: v == "Request was aborted")),
+    Rule("update-delta", "D19 (docs/protocol.md#streaming-updates)",
+         "message_update is pi 1.6's delta shape {type, usage, assistantMessageEvent}: the step alone, without "
+         "pi 0.73's `assistantMessageEvent.partial` and `message` snapshots (a pi host passes neither --no-title "
+         "nor negotiate_protocol, so it gets deltas). The deltas, block ends and their order are still compared.",
+         when("missing", sig=r"update:.*",
+              path=r"partialKeys\.\w+|partialBlock|_frameKeys\.message|_eventKeys\.partial")),
+    Rule("update-usage", "D19 (docs/protocol.md#run-events)",
+         "Every message_update carries pi 1.6's `usage`, the reply's usage so far; pi 0.73 has none.",
+         when("extra", sig=r"update:.*", path=r"_frameKeys\.usage")),
+    Rule("toolcall-start-ids", "D19 (docs/protocol.md#streaming-updates)",
+         "toolcall_start carries the call's `id` and `toolName` (pi 1.6's step), which pi 0.73 leaves to the "
+         "partial snapshot.",
+         when("extra", sig=r"update:toolcall:.*", path=r"_eventKeys\.(id|toolName)")),
+    Rule("agent-end-will-retry", "D20 (docs/protocol.md#run-events)",
+         "agent_end carries pi 1.6's willRetry: true when an automatic retry of the run's failed reply follows "
+         "(retry_429's first run), false otherwise; pi 0.73 has no such field.",
+         when("extra", ftype="agent_end", path="willRetry")),
+    Rule("agent-settled", "D20 (docs/protocol.md#run-events)",
+         "After a prompt's last agent_end rho writes pi 1.6's {type: agent_settled, aborted}: nothing more "
+         "follows on its own (aborted: true when an abort ended the prompt, as in `abort`). pi 0.73 has no such "
+         "frame and passes unknown events to its listeners.",
+         when("frame-extra", sig="agent_settled")),
+    Rule("prompt-disposition", "docs/protocol.md#refused-prompts, #commands",
+         "An accepted prompt, steer, follow_up or abort_and_prompt is answered with pi 1.6's data "
+         "{disposition: started | queued | handled}; pi 0.73 answers success without data.",
+         when("extra", sig=r"response:(prompt|steer|follow_up|abort_and_prompt):ok(:.*)?", path="data",
+              rho=lambda v: isinstance(v, dict) and v.get("disposition") in ("started", "queued", "handled"))),
+    Rule("tool-duration", "docs/protocol.md#tool-execution-events",
+         "tool_execution_end carries pi 1.6's durationMs (how long the tool ran); pi 0.73 has none.",
+         when("extra", ftype="tool_execution_end", path="durationMs")),
+    Rule("compaction-estimate", "pi 1.6.0 (CompactionResult)",
+         "A compaction's result (compact's answer and compaction_end.result) carries pi 1.6's "
+         "estimatedTokensAfter and usage (what the summary request used); pi 0.73 has neither.",
+         any_of(when("extra", sig=r"response:compact:ok(:.*)?", path=r"data\.(estimatedTokensAfter|usage)"),
+                when("extra", ftype="compaction_end", path=r"result\.(estimatedTokensAfter|usage)"))),
     Rule("auto-compaction-events", "D16",
          "Automatic compactions: rho emits the older protocol's auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",

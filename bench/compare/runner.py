@@ -142,9 +142,11 @@ class MockServer:
 
 
 # A message_update line starts with the event's type, contentIndex and (for deltas) the delta,
-# in both agents' key order; light mode keeps only these and drops the partial snapshots.
+# in both agents' key order; rho's (pi 1.6's shape, docs/decisions.md D19) has the reply's
+# `usage` object (two levels deep) before the event. Light mode keeps only these (and the usage)
+# and drops the partial snapshots and the rest of the frame.
 _UPDATE_HEAD = re.compile(
-    rb'^\{"type":"message_update","assistantMessageEvent":\{"type":"(\w+)"'
+    rb'^\{"type":"message_update",(?:"usage":(\{(?:[^{}]|\{[^{}]*\})*\}),)?"assistantMessageEvent":\{"type":"(\w+)"'
     rb'(?:,"contentIndex":(\d+))?(?:,"delta":("(?:[^"\\]|\\.)*"))?'
 )
 
@@ -193,12 +195,16 @@ class StdoutReader(threading.Thread):
         if self.light and line.startswith(b'{"type":"message_update"'):
             m = _UPDATE_HEAD.match(line)
             if m:
-                ev: dict[str, Any] = {"type": m.group(1).decode()}
-                if m.group(2) is not None:
-                    ev["contentIndex"] = int(m.group(2))
+                ev: dict[str, Any] = {"type": m.group(2).decode()}
                 if m.group(3) is not None:
-                    ev["delta"] = json.loads(m.group(3))
-                return Frame(now, {"type": "message_update", "assistantMessageEvent": ev, "_light": True}, len(line))
+                    ev["contentIndex"] = int(m.group(3))
+                if m.group(4) is not None:
+                    ev["delta"] = json.loads(m.group(4))
+                frame: dict[str, Any] = {"type": "message_update"}
+                if m.group(1) is not None:
+                    frame["usage"] = json.loads(m.group(1))
+                frame.update({"assistantMessageEvent": ev, "_light": True})
+                return Frame(now, frame, len(line))
         try:
             obj = json.loads(line)
             if not isinstance(obj, dict):

@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Runs the reference agents' own RPC client libraries against rho and against the references.
 
-    python3 bench/compare/clients/run.py [--build] [--only pi|omp] [--report FILE]
+    python3 bench/compare/clients/run.py [--build] [--only pi|omp|pi16] [--report FILE]
 
-Two clients, each over every public method of its RpcClient class:
+Three clients, each over every public method of its RpcClient class:
 
-  pi_client.mjs  pi 0.73.1's RpcClient (@mariozechner/pi-coding-agent, Node)  -> pi, then rho
-  omp_client.ts  omp 18.2.3's RpcClient (@oh-my-pi/pi-coding-agent, Bun)      -> omp, then rho
+  pi_client.mjs    pi 0.73.1's RpcClient (@mariozechner/pi-coding-agent, Node)        -> pi, then rho
+  omp_client.ts    omp 18.2.3's RpcClient (@oh-my-pi/pi-coding-agent, Bun)            -> omp, then rho
+  pi16_client.mjs  pi 1.6.0's RpcClient (@earendil-works/pi-coding-agent, Node 22)    -> pi 1.6, then rho
+
+pi 1.6 needs Node >= 22.19: its reference dir also holds the `node` npm package (Node 22), which
+runs pi16_client.mjs and, first on the client's PATH, the `node <cliPath>` its RpcClient spawns.
 
 Each run gets its own rho-mock-llm (SCRIPT below), a fresh agent dir with a models.json (omp:
 models.yml) custom provider `mock` pointing at it, a fresh HOME and working directory. The
 results (one record per step: resolved/threw, the returned value, the error, the frames the
 client's listeners got, the raw responses) are normalized (paths, ids, timestamps, ports) and
 compared step by step: outcome, error text, the returned value's shape, selected values, the
-response lines (success/error/data presence) and the event types seen.
+response lines (success/error/data presence) and the event types seen. Promise rejections no
+one handled (pi 1.6's client can leave one behind) are recorded and reported per run.
 
 Every difference must be listed in KNOWN (with its reason) for the exit status to be 0. The
 markdown table goes to stdout (and to --report). Raw results: out/ next to this file (gitignored).
@@ -45,6 +50,9 @@ PI_PINNED = {f"@mariozechner/{p}": PI_VERSION for p in ("pi-coding-agent", "pi-a
 OMP_VERSION = "18.2.3"
 BUN_VERSION = "1.4.5"
 OMP_PINNED = {"@oh-my-pi/pi-coding-agent": OMP_VERSION, "bun": BUN_VERSION}
+PI16_VERSION = "1.6.0"
+PI16_NODE = "22"  # the `node` npm package's major version; pi 1.6 needs >= 22.19
+PI16_PINNED = {"@earendil-works/pi-coding-agent": PI16_VERSION, "node": PI16_NODE}
 
 MODELS = [
     {"id": "mock-model", "name": "Mock Model", "reasoning": False, "input": ["text"], "contextWindow": 200000,
@@ -63,6 +71,8 @@ SCRIPT = {"turns": [
      "chunkSize": 4, "chunkDelayMs": 60},
     {"match": {"bodyContains": "SLOW-AP"}, "text": "A long reply that gets aborted and replaced. " * 12,
      "chunkSize": 4, "chunkDelayMs": 60},
+    {"match": {"bodyContains": "SLOW-QUEUE"}, "text": "A slow reply with messages queued behind it. " * 6,
+     "chunkSize": 4, "chunkDelayMs": 30},
     {"match": {"bodyContains": "BLANK-REPLY"}, "text": "   "},
     {"match": {"bodyContains": "HOST-TOOL"}, "text": "Calling the host tool.",
      "toolCalls": [{"name": "host_echo", "arguments": {"text": "ping"}}]},
@@ -71,8 +81,9 @@ SCRIPT = {"turns": [
 
 
 # --------------------------------------------------------------------------------------------
-# Known, documented differences. A difference is explained when client, step label, aspect and
-# detail all match (regular expressions, searched). Keep the reason precise: it is the report.
+# Known, documented differences. A difference is explained when client (one name or a list),
+# step label, aspect and detail all match (regular expressions, searched). Keep the reason
+# precise: it is the report.
 # --------------------------------------------------------------------------------------------
 
 OMP_MODEL_META = r"(isOAuth|identity|requiresGlyphTokenization|compat|supportsComputerUse|thinking)$"
@@ -81,47 +92,101 @@ OMP_MESSAGE_META = (r"(responseId|completedAt|contextSnapshot|errorId|steering|i
 OMP_FRAMES = ["ready", "available_commands_update", "model_changed"]
 
 KNOWN: list[dict[str, Any]] = [
-    # ---- both clients --------------------------------------------------------------------------
+    # ---- every client --------------------------------------------------------------------------
     {"id": "ready-frame", "label": r"^\(run\)$", "aspect": "^ready$",
      "rho": r'^\{"type": "ready", "version": "[^"]+", "protocolVersion": 1, "supportedProtocolVersions": \[1, 2\], '
             r'"maxFrameBytes": 1048576, "maxReassembledFrameBytes": 67108864\}$',
      "reason": "rho writes a `ready` frame first (DIFFERENCES.md `ready`, docs/decisions.md D2): omp 18's frame plus `version`; "
-               "pi 0.73.1 writes none. Both clients accept it (omp's client checks only "
-               "supportedProtocolVersions and the two byte limits, and negotiates protocol 2 with rho)."},
+               "pi 0.73.1 and pi 1.6.0 write none. Every client accepts it (omp's client checks only "
+               "supportedProtocolVersions and the two byte limits, and negotiates protocol 2 with rho; pi's "
+               "clients hand it to onEvent listeners)."},
 
-    # ---- pi's client ---------------------------------------------------------------------------
-    {"id": "omp-frames-to-pi", "client": "pi", "aspect": "^events$", "drop": {"rho": OMP_FRAMES},
+    # ---- pi 1.6's wire, which rho speaks (docs/decisions.md D19, D20; docs/protocol.md) -----------
+    {"id": "update-delta", "client": "pi", "label": r"^(promptAndWait|collectEvents)", "aspect": "^shape$",
+     "detail": r"^missing \[type=message_update\]\.(message|assistantMessageEvent\.partial)$",
+     "reason": "docs/decisions.md D19: message_update is pi 1.6's delta shape {type, usage, assistantMessageEvent} "
+               "unless the host asks for the cumulative one (--no-title, omp's negotiate_protocol, "
+               "--rpc-message-update cumulative): the step alone, without `message` and "
+               "`assistantMessageEvent.partial`. pi 0.73.1's client does neither, so it gets deltas; it hands "
+               "events on as they are and its own helpers (promptAndWait, waitForIdle, collectEvents) read only "
+               "`type`, so they work unchanged. A pi 0.73.1 host that reads the snapshot has to fold the deltas "
+               "(or start rho with --rpc-message-update cumulative)."},
+    {"id": "update-usage", "client": ["pi", "omp"], "label": r"^(promptAndWait|collectEvents)", "aspect": "^shape$",
+     "detail": r"^extra \[type=message_update\]\.usage$",
+     "reason": "docs/decisions.md D19 (docs/protocol.md#run-events): every message_update carries pi 1.6's `usage`, the "
+               "reply's usage so far, in the delta shape and in the cumulative shape alike. omp's client "
+               "negotiates protocol 2 (step `protocol`) and so gets the cumulative shape, with `message` and "
+               "`assistantMessageEvent.partial`: `usage` is its only extra key. pi 0.73.1 and omp 18 have none."},
+    {"id": "agent-end-willRetry", "client": ["pi", "omp"], "label": r"^(promptAndWait|collectEvents)",
+     "aspect": "^shape$", "detail": r"^extra \[type=agent_end\]\.willRetry$",
+     "reason": "docs/decisions.md D20 (docs/protocol.md#run-events): agent_end carries pi 1.6's `willRetry` (true when "
+               "an automatic retry of the failed reply follows); an extra key for pi 0.73.1 and omp 18, whose "
+               "clients ignore it."},
+    {"id": "agent-settled", "client": "pi", "aspect": "^events$", "drop": {"rho": ["agent_settled"]},
+     "reason": "docs/decisions.md D20: after a prompt's last agent_end rho writes pi 1.6's {type: \"agent_settled\", "
+               "aborted}. pi 0.73.1's client hands it to onEvent listeners as an event of an unknown type; its "
+               "waitForIdle, promptAndWait and collectEvents still resolve at the one agent_end before it, so it "
+               "only adds a frame to what a step's listener saw. omp's client passes only the event types it "
+               "knows to its listeners, so its steps never see the frame."},
+    {"id": "disposition", "client": ["pi", "omp"], "aspect": "^response$",
+     "ref": r"^(prompt|steer|follow_up|abort_and_prompt): ok$",
+     "rho": r"^(prompt|steer|follow_up|abort_and_prompt): ok \+data$",
+     "reason": "docs/protocol.md#refused-prompts and #commands: an accepted prompt, steer, follow_up or "
+               "abort_and_prompt is answered with pi 1.6's data {disposition: started | queued | handled}; "
+               "pi 0.73.1 and omp 18 answer success without data. Neither client reads data from these "
+               "responses (their methods resolve to undefined), so nothing changes for them."},
+    {"id": "compact-estimate", "client": ["pi", "omp"], "label": r"^compact(#empty)?$", "aspect": "^shape$",
+     "detail": r"^extra (estimatedTokensAfter|usage)$",
+     "reason": "a compaction's result carries pi 1.6's `estimatedTokensAfter` (the context estimate once the "
+               "summary replaces what it covers) and `usage` (what the summary request used); pi 0.73.1 and "
+               "omp 18 have neither: extra keys only."},
+    {"id": "stats-reasoning", "client": ["pi", "pi16"], "label": r"^getSessionStats", "aspect": "^shape$",
+     "detail": r"^extra tokens\.reasoning$",
+     "reason": "get_session_stats carries omp 18's `tokens.reasoning` (the reasoning tokens providers reported, "
+               "also counted in `output`; 0 here); pi 0.73.1 and 1.6.0 have no such key. omp's client sees the "
+               "same keys as from omp."},
+    {"id": "bash-stream", "client": "pi", "label": r"^bash", "aspect": "^events$",
+     "drop": {"rho": ["bash_execution_update"]},
+     "reason": "docs/protocol.md#commands: an RPC bash streams its output first as pi 1.6's "
+               "`bash_execution_update {id, delta}` events, then answers as before. pi 0.73.1's client hands "
+               "them to onEvent listeners (unknown type); omp's client drops frame types it does not know."},
+
+    # ---- pi's clients (0.73.1; the entries that hold for 1.6.0 as well name pi16 too) -------------
+    {"id": "omp-frames-to-pi", "client": ["pi", "pi16"], "aspect": "^events$", "drop": {"rho": OMP_FRAMES},
      "reason": "rho sends omp 18's frames to every host: `ready` and `available_commands_update` at start, "
                "`available_commands_update` after new_session/switch_session, `model_changed` before the "
-               "set_model/cycle_model answer. pi 0.73.1 sends none of them; pi's RpcClient hands them to "
+               "set_model/cycle_model answer. pi 0.73.1 and 1.6.0 send none of them; pi's RpcClient hands them to "
                "onEvent listeners as events of unknown types (its own helpers ignore them)."},
-    {"id": "get_state-extras", "client": "pi", "label": r"^getState", "aspect": "^shape$",
+    {"id": "get_state-extras", "client": ["pi", "pi16"], "label": r"^getState", "aspect": "^shape$",
      "detail": r"^extra (interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools|fastModeEnabled"
                r"|fastModeActive|tokensPerSecond|contextUsage)$",
      "reason": "get_state carries the union of the family's fields (DIFFERENCES.md `get_state-extras`, and "
                "omp 18's fastModeEnabled/fastModeActive/tokensPerSecond/contextUsage): extra keys only."},
-    {"id": "agent-end-is-terminal", "client": "pi", "label": r"^(promptAndWait|collectEvents)", "aspect": "^shape$",
-     "detail": r"^extra \[type=agent_end\]\.isTerminal$",
-     "reason": "agent_end carries omp 18's `isTerminal` (false when a retry, a continuation or a reminder "
-               "follows): an extra key only; pi's client ignores it."},
-    {"id": "stats-premiumRequests", "client": "pi", "label": r"^getSessionStats", "aspect": "^shape$",
+    {"id": "agent-end-is-terminal", "client": ["pi", "pi16"], "label": r"^(promptAndWait|collectEvents)",
+     "aspect": "^shape$", "detail": r"^extra \[type=agent_end\]\.isTerminal$",
+     "reason": "agent_end carries omp 18's `isTerminal` (false when a retry or a continuation after compaction "
+               "follows; a todo reminder is a turn of the same run, docs/decisions.md D20): an extra key only; "
+               "pi's clients ignore it."},
+    {"id": "stats-premiumRequests", "client": ["pi", "pi16"], "label": r"^getSessionStats", "aspect": "^shape$",
      "detail": r"^extra premiumRequests$",
      "reason": "get_session_stats adds omp 18's `premiumRequests` (0 in rho): an extra key only."},
-    {"id": "bash-omp-counters", "client": "pi", "label": r"^bash", "aspect": "^shape$",
+    {"id": "bash-omp-counters", "client": ["pi", "pi16"], "label": r"^bash", "aspect": "^shape$",
      "detail": r"^extra (totalLines|totalBytes|outputLines|outputBytes)$",
      "reason": "rho's bash result adds omp 18's totalLines/totalBytes/outputLines/outputBytes to pi's "
                "{output, exitCode, cancelled, truncated}; everything else is equal."},
-    {"id": "bash-workingDir", "client": "pi", "label": r"^bash", "aspect": "^shape$",
+    {"id": "bash-workingDir", "client": ["pi", "pi16"], "label": r"^bash", "aspect": "^shape$",
      "detail": r"^extra workingDir$",
      "reason": "a bash command that ran to its end reports omp 18's `workingDir` (where it ran); pi 0.73.1 "
-               "has no such key. A cancelled one carries none, as in omp."},
-    {"id": "busy-text", "client": "pi", "label": r"^prompt#streaming$", "aspect": "^response$",
+               "and 1.6.0 have no such key. A cancelled one carries none, as in omp."},
+    {"id": "busy-text", "client": ["pi", "pi16"], "label": r"^(prompt|promptAndWait)#streaming$",
+     "aspect": "^(response|error)$",
      "rho": r"Agent is already processing\. Use steer\(\) or followUp\(\) to queue messages, or wait for completion\.",
      "reason": "a prompt while streaming without streamingBehavior fails with the text docs/decisions.md D6"
-               " fixes (the family's older wording, which hosts match on); pi 0.73.1 words it `Specify "
-               "streamingBehavior ('steer' or 'followUp') to queue the message.`. Both are errors."},
-    {"id": "message-extras", "client": "pi", "aspect": "^shape$",
-     "label": r"^(promptAndWait|collectEvents|getMessages)",
+               " fixes (the family's older wording, which hosts match on); pi 0.73.1 and 1.6.0 word it `Specify "
+               "streamingBehavior ('steer' or 'followUp') to queue the message.`. Both are errors (pi 1.6's "
+               "client throws them)."},
+    {"id": "message-extras", "client": ["pi", "pi16"], "aspect": "^shape$",
+     "label": r"^(promptAndWait|collectEvents|getMessages|getEntries|getTree)",
      "detail": r"^(extra .*\.(attribution|duration|ttft)|missing .*\.content\[type=text\]\.index)$",
      "reason": "DIFFERENCES.md `attribution`, `duration-ttft` (extra xcsh fields) and `partial-bookkeeping` "
                "(pi's partial blocks carry `index` until they close; rho never sends it)."},
@@ -197,10 +262,6 @@ KNOWN: list[dict[str, Any]] = [
      "detail": r"^type systemPrompt: \[string\] vs string$",
      "reason": "get_state's systemPrompt is one string in rho (the prompt the model gets, as xcsh and "
                "docs/protocol.md give it); omp 18 sends its prompt as a list of sections."},
-    {"id": "no-reasoning-tokens", "client": "omp", "label": r"^getSessionStats", "aspect": "^shape$",
-     "detail": r"^missing tokens\.reasoning$",
-     "reason": "rho counts reasoning tokens inside `output`, as pi 0.73.1 does (its usage has no separate "
-               "reasoning count to report); omp 18 adds tokens.reasoning."},
     {"id": "last-text-blank", "client": "omp", "label": r"^getLastAssistantText#blank$", "aspect": "^shape$",
      "detail": r"^type \.: string vs undefined$",
      "reason": "when the last assistant reply has no text, get_last_assistant_text answers {} (text "
@@ -248,8 +309,25 @@ def _versions(root: Path, pins: dict[str, str]) -> dict[str, str | None]:
     return out
 
 
+def _pinned(got: dict[str, str | None], pins: dict[str, str]) -> bool:
+    """An exact pin (1.6.0) wants that version; a bare major (22) any release of it, and for the
+    `node` package one pi 1.6 runs on (>= 22.19)."""
+    for p, want in pins.items():
+        v = got.get(p)
+        if v is None:
+            return False
+        if "." in want:
+            if v != want:
+                return False
+            continue
+        parts = [int(x) if x.isdigit() else -1 for x in v.split(".")[:2]]
+        if parts[0] != int(want) or (p == "node" and want == PI16_NODE and parts[1:] < [19]):
+            return False
+    return True
+
+
 def ensure_npm(root: Path, pins: dict[str, str], what: str) -> None:
-    if _versions(root, pins) == pins:
+    if _pinned(_versions(root, pins), pins):
         return
     npm = shutil.which("npm")
     if not npm:
@@ -261,8 +339,13 @@ def ensure_npm(root: Path, pins: dict[str, str], what: str) -> None:
     subprocess.run([npm, "install", "--no-audit", "--no-fund", *(f"{p}@{v}" for p, v in pins.items())],
                    cwd=root, check=True, stdout=sys.stderr)
     got = _versions(root, pins)
-    if got != pins:
+    if not _pinned(got, pins):
         sys.exit(f"clients: {what}: installed {got}, wanted {pins}")
+
+
+def pi16_node(a: argparse.Namespace) -> Path:
+    """The Node 22 binary of the `node` npm package in pi 1.6's reference dir."""
+    return (a.pi16_dir / "node_modules" / ".bin" / "node").resolve()
 
 
 def build() -> None:
@@ -297,14 +380,23 @@ def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdi
         env["PI_CODING_AGENT_DIR"] = str(agent)
         env["PI_OFFLINE"] = "1"
         (agent / "models.json").write_text(json.dumps(models, indent=2))
+    elif target == "pi16":
+        # docs/environment-variables.md of pi 1.6: PI_OFFLINE stops the model catalogue refresh
+        # from pi.dev (and every other automatic network use), PI_SKIP_VERSION_CHECK the latest-
+        # version request, PI_TELEMETRY=0 the install/update telemetry.
+        env["PI_CODING_AGENT_DIR"] = str(agent)
+        env["PI_OFFLINE"] = "1"
+        env["PI_SKIP_VERSION_CHECK"] = "1"
+        env["PI_TELEMETRY"] = "0"
+        (agent / "models.json").write_text(json.dumps(models, indent=2))
     else:  # omp: models.yml (JSON is YAML); no session titles (they would take model turns)
         env["PI_CODING_AGENT_DIR"] = str(agent)
         env["PI_NO_TITLE"] = "1"
         (agent / "models.yml").write_text(json.dumps(models, indent=2))
-    if client == "omp":
-        # omp 18 compacts (and hands off) only what lies beyond keepRecentTokens (default 20000):
-        # keep almost nothing so that compact and handoff have something to summarize. pi 0.73.1
-        # and rho summarize whatever is there, so pi's runs keep the default.
+    if client in ("omp", "pi16"):
+        # omp 18 and pi 1.6 compact (omp: and hand off) only what lies beyond keepRecentTokens
+        # (default 20000): keep almost nothing so that compact and handoff have something to
+        # summarize. pi 0.73.1 and rho summarize whatever is there, so pi's runs keep the default.
         if target == "omp":
             (agent / "config.yml").write_text("compaction:\n  keepRecentTokens: 1\n")
         else:
@@ -313,7 +405,17 @@ def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdi
     cfg: dict[str, Any] = {"target": target, "cwd": str(cwd), "provider": "mock", "model": "mock-model",
                            "args": [], "out": str(result_path)}
     bun = a.omp_dir / "node_modules" / ".bin" / "bun"
-    if client == "pi":
+    if client == "pi16":
+        # pi 1.6's RpcClient spawns `node <cliPath>`: its Node 22 goes first on the client's PATH
+        node22 = pi16_node(a)
+        env["PATH"] = f"{node22.parent}{os.pathsep}{env['PATH']}"
+        cfg["pkg"] = str(a.pi16_dir / "node_modules" / "@earendil-works" / "pi-coding-agent")
+        if target == "pi16":
+            cfg["cliPath"] = str(Path(cfg["pkg"]) / "dist" / "cli.js")
+        else:
+            cfg["executable"] = str(a.rho)
+        argv = [str(node22), str(HERE / "pi16_client.mjs"), str(root / "config.json")]
+    elif client == "pi":
         cfg["pkg"] = str(a.pi_dir / "node_modules" / "@mariozechner" / "pi-coding-agent")
         if target == "pi":
             cfg["cliPath"] = str(Path(cfg["pkg"]) / "dist" / "cli.js")
@@ -635,6 +737,13 @@ def compare(ref: dict, rho: dict, client: str, refname: str) -> dict:
     hi = [response_sig(hs, {"command": {"type": f.get("command")}, "response": f}) for f in rho.get("idlessResponses", [])]
     if ri != hi:
         add("(run)", "idless", "responses without an id (no client call can match them)", json.dumps(ri), json.dumps(hi))
+    ru = [f"{u.get('createdIn')}: {u.get('name')}: {rs.text(error_text(u.get('message')) or '')}"
+          for u in ref.get("unhandledRejections", [])]
+    hu = [f"{u.get('createdIn')}: {u.get('name')}: {hs.text(error_text(u.get('message')) or '')}"
+          for u in rho.get("unhandledRejections", [])]
+    if ru != hu:
+        add("(run)", "unhandled", "promise rejections no one handled (see the list below the table)",
+            json.dumps(ru), json.dumps(hu))
     rr, hr = ref.get("ready"), rho.get("ready")
     if (rr is None) != (hr is None) or (rr and hr and shape(rr) != shape(hr)):
         add("(run)", "ready", "ready frame", json.dumps(rr), json.dumps(hr))
@@ -711,7 +820,8 @@ def explain(d: dict, raw: tuple[Any, Any] | None = None) -> dict | None:
     (substitutions on one side's joined sequence) must make the two event sequences equal.
     """
     for k in KNOWN:
-        if k.get("client", d["client"]) != d["client"]:
+        clients = k.get("client", d["client"])
+        if d["client"] not in ([clients] if isinstance(clients, str) else clients):
             continue
         if not re.search(k.get("label", ""), d["label"]):
             continue
@@ -743,6 +853,9 @@ def explain(d: dict, raw: tuple[Any, Any] | None = None) -> dict | None:
 # Report
 # --------------------------------------------------------------------------------------------
 
+REF_NAMES = {"pi": "pi", "omp": "omp", "pi16": "pi 1.6"}
+
+
 def cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
@@ -753,7 +866,7 @@ def render(results: dict[str, dict], meta: dict) -> str:
            f"{meta['clients']}. Generated by `python3 bench/compare/clients/run.py`.", ""]
     total_unexplained = 0
     for client, r in results.items():
-        ref = "pi" if client == "pi" else "omp"
+        ref = REF_NAMES[client]
         cmp = r["cmp"]
         unexplained = [d for d in cmp["diffs"] if not d["known"]]
         total_unexplained += len(unexplained)
@@ -775,6 +888,20 @@ def render(results: dict[str, dict], meta: dict) -> str:
             for d in unexplained:
                 out.append(f"| {cell(d['label'])} | {d['aspect']} | {cell(d['detail'])} | {cell(d['ref'][:400])} "
                            f"| {cell(d['rho'][:400])} |")
+            out.append("")
+        rejections = [(side, u) for side in ("ref", "rho") for u in r[side].get("unhandledRejections", [])]
+        if rejections:
+            out += [f"### Unhandled promise rejections ({client} client)", "",
+                    "Rejections of promises the client library created and no one handled (recorded with "
+                    "`process.on('unhandledRejection')`; the run goes on).", "",
+                    "| agent | promise made in step | surfaced during step | error | handled later |",
+                    "| --- | --- | --- | --- | --- |"]
+            for side, u in rejections:
+                scrub = Scrub(r[side].get("paths", {}))
+                out.append(f"| {ref if side == 'ref' else 'rho'} | {cell(u.get('createdIn', '?'))} | "
+                           f"{cell(u.get('step', '?'))} | "
+                           f"{cell(u.get('name', '?'))}: {cell(scrub.text(error_text(u.get('message')) or '')[:200])} | "
+                           f"{cell(u.get('handledLater') or 'no')} |")
             out.append("")
         known_diffs = [d for d in cmp["diffs"] if d["known"]]
         if known_diffs:
@@ -813,7 +940,7 @@ def git_commit() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", action="store_true", help="cargo build --release --locked rho and rho-mock-llm first")
-    ap.add_argument("--only", choices=["pi", "omp"], action="append", help="run one client (repeatable)")
+    ap.add_argument("--only", choices=["pi", "omp", "pi16"], action="append", help="run one client (repeatable)")
     ap.add_argument("--rho", type=Path, default=REPO / "target" / "release" / "rho")
     ap.add_argument("--mock", type=Path, default=REPO / "target" / "release" / "rho-mock-llm")
     ap.add_argument("--commit", default=None, help="the rho commit named in the report (default: git HEAD)")
@@ -821,6 +948,8 @@ def main() -> int:
                     default=Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi")))
     ap.add_argument("--omp-dir", type=Path,
                     default=Path(os.environ.get("OMP_REF_DIR", Path.home() / ".cache" / "rho-compare" / "omp")))
+    ap.add_argument("--pi16-dir", type=Path,
+                    default=Path(os.environ.get("PI16_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi16")))
     ap.add_argument("--out", type=Path, default=HERE / "out", help="raw results (default: out/ here, gitignored)")
     ap.add_argument("--report", type=Path, help="also write the markdown report here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
@@ -829,7 +958,7 @@ def main() -> int:
                     help="run nothing: compare the results already in --out again (after editing KNOWN)")
     a = ap.parse_args()
 
-    clients = a.only or ["pi", "omp"]
+    clients = a.only or ["pi", "omp", "pi16"]
     if a.rejudge:
         return judge(a, clients, {c: (json.loads((a.out / f"{c}-{c}.json").read_text()),
                                       json.loads((a.out / f"{c}-rho.json").read_text())) for c in clients})
@@ -844,6 +973,8 @@ def main() -> int:
         ensure_npm(a.pi_dir, PI_PINNED, f"pi {PI_VERSION}")
     if "omp" in clients:
         ensure_npm(a.omp_dir, OMP_PINNED, f"omp {OMP_VERSION} and bun {BUN_VERSION}")
+    if "pi16" in clients:
+        ensure_npm(a.pi16_dir, PI16_PINNED, f"pi {PI16_VERSION} and node {PI16_NODE}")
 
     tmp = Path(tempfile.mkdtemp(prefix="rho-clients-"))
     runs: dict[str, tuple[dict, dict]] = {}
@@ -866,8 +997,9 @@ def judge(a: argparse.Namespace, clients: list[str], runs: dict[str, tuple[dict,
     results: dict[str, dict] = {}
     for client in clients:
         ref, rho = runs[client]
-        title = (f"pi {PI_VERSION}'s RpcClient: pi vs rho" if client == "pi"
-                 else f"omp {OMP_VERSION}'s RpcClient (Bun {BUN_VERSION}): omp vs rho")
+        title = {"pi": f"pi {PI_VERSION}'s RpcClient: pi vs rho",
+                 "omp": f"omp {OMP_VERSION}'s RpcClient (Bun {BUN_VERSION}): omp vs rho",
+                 "pi16": f"pi {PI16_VERSION}'s RpcClient: pi 1.6 vs rho"}[client]
         results[client] = {"title": title, "ref": ref, "rho": rho, "cmp": compare(ref, rho, client, client)}
     saved = json.loads((a.out / "meta.json").read_text()) if (a.out / "meta.json").exists() else {}
     meta = {
