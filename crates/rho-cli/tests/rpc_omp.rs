@@ -286,7 +286,31 @@ async fn builtin_slash_commands_run_instead_of_reaching_the_model() {
         ("/session delete", "Usage: /session [info]".to_owned()),
     ] {
         rho.send(json!({"id": prompt, "type": "prompt", "message": prompt})).await;
-        let (texts, answer) = said(rho.until(|f| f["id"] == prompt).await);
+        let frames = rho.until(|f| f["id"] == prompt).await;
+        // omp's update frames after a change of model or title.
+        let updates: Vec<&Value> = frames
+            .iter()
+            .filter(|f| ["session_info_update", "config_update"].contains(&f["type"].as_str().unwrap()))
+            .collect();
+        let title = if prompt == "/model mock/mock-model" { None } else { Some("Parser work") };
+        let expected_updates = match prompt {
+            "/model mock/mock-model" => vec![
+                json!({"type": "session_info_update", "sessionId": session_id}),
+                json!({"type": "config_update", "model": updates[1]["model"], "thinkingLevel": "off"}),
+            ],
+            "/rename Parser work" => {
+                vec![json!({"type": "session_info_update", "title": title, "sessionId": session_id})]
+            }
+            _ => vec![],
+        };
+        assert_eq!(updates, expected_updates.iter().collect::<Vec<_>>(), "{prompt}");
+        if prompt == "/model mock/mock-model" {
+            assert_eq!(
+                (&updates[1]["model"]["provider"], &updates[1]["model"]["id"]),
+                (&json!("mock"), &json!("mock-model"))
+            );
+        }
+        let (texts, answer) = said(frames);
         assert_eq!(texts, [expected], "{prompt}");
         assert_eq!(
             answer,

@@ -157,6 +157,22 @@ pub enum SessionEvent {
     CommandOutput {
         text: String,
     },
+    /// omp: a built-in slash command changed the session's title (or its model): the title and
+    /// the session's id.
+    SessionInfoUpdate {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        session_id: String,
+    },
+    /// omp: a built-in slash command changed the model: the model and the thinking level.
+    ConfigUpdate {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<Value>")]
+        model: Option<Box<rho_types::model::Model>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<String>")]
+        thinking_level: Option<rho_types::model::ThinkingLevel>,
+    },
     /// omp: a `prompt` that ran no agent turn (a built-in slash command) is over; `id` is the
     /// prompt's.
     PromptResult {
@@ -233,6 +249,8 @@ impl SessionEvent {
             Self::AvailableCommandsUpdate { .. } => "available_commands_update",
             Self::SubagentLifecycle { .. } => "subagent_lifecycle",
             Self::CommandOutput { .. } => "command_output",
+            Self::SessionInfoUpdate { .. } => "session_info_update",
+            Self::ConfigUpdate { .. } => "config_update",
             Self::PromptResult { .. } => "prompt_result",
             Self::AgentSettled { .. } => "agent_settled",
             Self::BashExecutionUpdate { .. } => "bash_execution_update",

@@ -2,7 +2,8 @@
 //! (`/model gpt-5`, `/compact keep the API notes`) runs it instead of reaching the model. What it
 //! says comes as `{type: "command_output", text}` frames, and the prompt is answered with
 //! `{agentInvoked: false, disposition: "handled"}`; omp's `{type: "prompt_result", id,
-//! agentInvoked: false}` says when the command is over. They are listed first by
+//! agentInvoked: false}` says when the command is over; a changed title or model is also
+//! reported as omp reports it (`session_info_update`, `config_update`). They are listed first by
 //! `get_available_commands` (and shadow any other command of the same name or alias).
 //!
 //! These are the ones of omp's text-mode built-ins that rho has the feature for: `model`,
@@ -121,7 +122,11 @@ impl Dispatcher {
         };
         let mut finished = true;
         match name {
-            "model" => say(model(s, args)),
+            "model" => {
+                if let Some(text) = model(s, args) {
+                    say(text);
+                }
+            }
             "export" => {
                 let path = args.split_whitespace().find(|a| !a.starts_with("--"));
                 say(match s.export_html(path.map(std::path::Path::new)) {
@@ -161,7 +166,10 @@ impl Dispatcher {
             }
             "rename" if args.is_empty() => say("Usage: /rename <title>".into()),
             "rename" => say(match s.set_session_name(args) {
-                Ok(()) => format!("Session renamed to {args}."),
+                Ok(()) => {
+                    title_changed(s);
+                    format!("Session renamed to {args}.")
+                }
                 Err(e) => format!("Rename failed: {e}"),
             }),
             _ => return None,
@@ -170,13 +178,14 @@ impl Dispatcher {
     }
 }
 
-/// `/model`: the current model, or `/model <provider/id | id>` to change it.
-fn model(s: &AgentSession, selector: &str) -> String {
+/// `/model`: the current model, or `/model <provider/id | id>` to change it. The text to say,
+/// or `None` when the change said it already (followed by omp's update frames).
+fn model(s: &AgentSession, selector: &str) -> Option<String> {
     if selector.is_empty() {
-        return match s.model() {
+        return Some(match s.model() {
             Some(m) => format!("Current model: {}/{}", m.provider, m.id),
             None => "No model is currently selected.".into(),
-        };
+        });
     }
     let models = s.available_models();
     let found = match selector.split_once('/') {
@@ -184,12 +193,26 @@ fn model(s: &AgentSession, selector: &str) -> String {
         None => models.iter().find(|m| m.id == selector),
     };
     let Some(found) = found else {
-        return format!("Unknown model: {selector}. List available models with get_available_models.");
+        return Some(format!("Unknown model: {selector}. List available models with get_available_models."));
     };
     match s.set_model(&found.provider, &found.id) {
-        Ok(m) => format!("Model set to {}/{}.", m.provider, m.id),
-        Err(e) => format!("Failed to set model: {e}"),
+        Ok(m) => {
+            s.emit(SessionEvent::CommandOutput { text: format!("Model set to {}/{}.", m.provider, m.id) });
+            // omp reports a model change as a change of the session's info and config.
+            title_changed(s);
+            s.emit(SessionEvent::ConfigUpdate {
+                model: s.model().map(Box::new),
+                thinking_level: Some(s.thinking_level()),
+            });
+            None
+        }
+        Err(e) => Some(format!("Failed to set model: {e}")),
     }
+}
+
+/// omp's `session_info_update`: the session's title and id as they are now.
+fn title_changed(s: &AgentSession) {
+    s.emit(SessionEvent::SessionInfoUpdate { title: s.session_name(), session_id: s.session_id() });
 }
 
 /// `/tools`: every tool, `*` before the ones offered to the model now.
