@@ -80,6 +80,8 @@ async fn commands_sent_on_agent_end_come_after_its_agent_settled() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"id": "p0", "type": "prompt", "message": "go"})).await;
     rho.until(|f| f["type"] == "agent_end").await;
+    // Whether the last frame read is the previous prompt's agent_end (the race to test).
+    let mut at_agent_end = true;
     for i in 1..=PROMPTS {
         let (abort, prompt) = (format!("a{i}"), format!("p{i}"));
         rho.send(json!({"id": abort, "type": "abort"})).await;
@@ -88,11 +90,17 @@ async fn commands_sent_on_agent_end_come_after_its_agent_settled() {
         let mut frames = rho.until(|f| f["id"] == abort || f["id"] == prompt).await;
         let other = if frames.last().unwrap()["id"] == abort { prompt.clone() } else { abort.clone() };
         frames.extend(rho.until(|f| f["id"] == other).await);
-        let at = |id: &str| frames.iter().position(|f| f["id"] == id).unwrap();
-        let settled = frames.iter().position(|f| f["type"] == "agent_settled").expect("agent_settled");
-        assert!(settled < at(&abort) && settled < at(&prompt), "agent_settled first: {frames:?}");
-        assert_eq!(frames[settled], json!({"type": "agent_settled", "aborted": false}), "prompt {i}");
-        if !frames.iter().any(|f| f["type"] == "agent_end") {
+        if at_agent_end {
+            let at = |id: &str| frames.iter().position(|f| f["id"] == id).unwrap();
+            let settled = frames.iter().position(|f| f["type"] == "agent_settled").expect("agent_settled");
+            assert!(settled < at(&abort) && settled < at(&prompt), "agent_settled first: {frames:?}");
+        }
+        let settles: Vec<&Value> = frames.iter().filter(|f| f["type"] == "agent_settled").collect();
+        assert!(settles.iter().all(|f| f["aborted"] == false), "prompt {i}: {frames:?}");
+        // A late answer to the abort may come after this prompt's run: then the next prompt does
+        // not race its agent_end.
+        at_agent_end = !frames.iter().any(|f| f["type"] == "agent_end");
+        if at_agent_end {
             rho.until(|f| f["type"] == "agent_end").await;
         }
     }
@@ -104,9 +112,15 @@ async fn thinking_levels_are_the_models() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     let levels = rho.data(json!({"type": "get_available_thinking_levels"})).await;
     assert_eq!(levels, json!({"levels": ["off", "minimal", "low", "medium", "high"]}));
+    let before = rho.data(json!({"type": "get_state"})).await["thinkingLevel"].clone();
     rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
     let levels = rho.data(json!({"type": "get_available_thinking_levels"})).await;
     assert_eq!(levels, json!({"levels": ["off"]}));
+    // Back to the reasoning model: pi 1.6 keeps the session's level ("off" on the small model)
+    // when no default level is set, where pi 0.73 went back to the default.
+    rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-model"})).await;
+    let after = rho.data(json!({"type": "get_state"})).await["thinkingLevel"].clone();
+    assert_eq!((before, after), (json!("medium"), json!("off")));
 }
 
 #[tokio::test]

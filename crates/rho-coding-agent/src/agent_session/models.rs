@@ -122,13 +122,10 @@ impl AgentSession {
         let previous = self.model();
         let (model_changed, old_level, new_level) = {
             let old = self.inner.agent.thinking_level();
-            let (reasoning, changed) =
-                self.inner.agent.read_model(|m| (m.reasoning, m.provider != model.provider || m.id != model.id));
-            let wanted = level.unwrap_or(if old == ThinkingLevel::Off && !reasoning {
-                self.settings().default_thinking_level().unwrap_or(ThinkingLevel::Medium)
-            } else {
-                old
-            });
+            let changed = self.inner.agent.read_model(|m| m.provider != model.provider || m.id != model.id);
+            // pi 1.6's choice: the level asked for, else the default level of the settings, else
+            // the level the session has now (clamped to what the new model takes).
+            let wanted = level.or_else(|| self.settings().default_thinking_level()).unwrap_or(old);
             (changed || !*self.inner.has_model.lock(), old, model.clamp_thinking(wanted))
         };
         {
