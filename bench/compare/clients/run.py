@@ -190,6 +190,40 @@ KNOWN: list[dict[str, Any]] = [
      "detail": r"^(extra .*\.(attribution|duration|ttft)|missing .*\.content\[type=text\]\.index)$",
      "reason": "DIFFERENCES.md `attribution`, `duration-ttft` (extra xcsh fields) and `partial-bookkeeping` "
                "(pi's partial blocks carry `index` until they close; rho never sends it)."},
+    {"id": "compact-nothing", "client": "pi", "label": r"^compact#empty$", "aspect": "^(outcome|response)$",
+     "ref": r"^(ok \{summary,firstKeptEntryId,tokensBefore,details\}|compact: ok \+data)$",
+     "rho": r"Nothing to compact \(session too small\)",
+     "reason": "rho compacts as pi 1.6.0 does: a branch short enough to keep whole (here: empty) is "
+               "`Nothing to compact (session too small)`, with no summary request; pi 0.73.1 requested a "
+               "summary of nothing. pi 1.6.0's client sees the same error from both."},
+    {"id": "model-switch-level", "client": "pi", "label": r"^setModel", "aspect": "^events$",
+     "drop": {"ref": ["thinking_level_changed"], "rho": OMP_FRAMES},
+     "reason": "a model switch keeps the session's thinking level unless defaultThinkingLevel is set, as pi "
+               "1.6.0 does (docs/agent-behavior.md#thinking-levels): from a model without reasoning (level "
+               "off) to a reasoning one rho stays at off, pi 0.73.1 goes back to the default level and says "
+               "so with thinking_level_changed."},
+    {"id": "pi16-message-fields", "client": ["pi", "omp"], "aspect": "^shape$",
+     "detail": r"^extra .*\.(durationMs|rawStopReason|thinkingLevel|usage\.cacheWrite1h"
+               r"|usage\.cost\.totalFromProvider)$",
+     "reason": "assistant messages carry pi 1.6.0's `durationMs`, `rawStopReason`, `thinkingLevel`, "
+               "`usage.cacheWrite1h` and `usage.cost.totalFromProvider` (docs: message-types.md of pi 1.6); "
+               "pi 0.73.1 and omp 18 have none of them: extra keys only."},
+    {"id": "pi16-clone-unsaved", "client": "pi16", "label": r"^clone#empty$", "aspect": "^(outcome|response)$",
+     "ref": r"This session has not been saved yet", "rho": r"^(ok \{cancelled:bool\}|clone: ok \+data)$",
+     "reason": "pi 1.6.0 writes a session file once the first reply ends, so before it there is nothing to "
+               "clone; rho writes the file from the start (a killed process loses nothing) and clones the "
+               "empty session: {cancelled:false}. DIFFERENCES.md, pi 1.6.0 section."},
+    {"id": "pi16-builtin-extensions", "client": "pi16", "label": r"^getCommands$", "aspect": "^(value|shape)$",
+     "detail": r"^(value|missing \[\*\])$",
+     "ref": r"^(\[\{\"name\": \"llama\".*\"name\": \"mcp\".*|)$",
+     "reason": "pi 1.6.0 ships two built-in extensions with commands, `llama` (llama.cpp's model router) and "
+               "`mcp`; rho configures MCP by file and needs no command for it, and llama.cpp is one "
+               "OpenAI-compatible provider to rho. No command of the session's own resources differs."},
+    {"id": "pi16-start-early", "client": "pi16", "label": r"^(promptAndWait|collectEvents)$", "aspect": "^shape$",
+     "detail": r"^missing \[type=message_start\]\.message\.(responseId|usage\.cacheWrite1h|usage\.cost\.totalFromProvider)$",
+     "reason": "DIFFERENCES.md `start-usage`: rho writes the assistant `message_start` before the request goes "
+               "out, so it has no response id and no usage yet; pi 1.6.0 writes it once the provider answered. "
+               "`message_end` carries them all in both."},
     {"id": "pi-clone-unsaved", "client": "pi", "label": r"^clone#empty$", "aspect": "^(outcome|response)$",
      "ref": r"Entry [0-9a-f]+ not found", "rho": r"^(ok \{cancelled:bool\}|clone: ok \+data)$",
      "reason": "pi 0.73.1 bug: clone before the first assistant reply re-opens the session file, which pi "
@@ -393,10 +427,10 @@ def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdi
         env["PI_CODING_AGENT_DIR"] = str(agent)
         env["PI_NO_TITLE"] = "1"
         (agent / "models.yml").write_text(json.dumps(models, indent=2))
-    if client in ("omp", "pi16"):
-        # omp 18 and pi 1.6 compact (omp: and hand off) only what lies beyond keepRecentTokens
-        # (default 20000): keep almost nothing so that compact and handoff have something to
-        # summarize. pi 0.73.1 and rho summarize whatever is there, so pi's runs keep the default.
+    if True:
+        # omp 18, pi 1.6 and rho compact (omp: and hand off) only what lies beyond
+        # keepRecentTokens (default 20000): keep almost nothing so that compact and handoff have
+        # something to summarize. pi 0.73.1 summarizes whatever is there, with the setting or not.
         if target == "omp":
             (agent / "config.yml").write_text("compaction:\n  keepRecentTokens: 1\n")
         else:

@@ -177,8 +177,8 @@ async fn stream_assistant(
     options.thinking = if model.reasoning { model.clamp_thinking(thinking) } else { ThinkingLevel::Off };
     options.cancel = cancel.child_token();
 
-    let mut started = AssistantMessage::empty(&model.api, &model.provider, &model.id);
-    started.thinking_level = Some(options.thinking);
+    let started = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+    let thinking_level = Some(options.thinking);
     sink.emit(AgentEvent::MessageStart { message: AgentMessage::Assistant(started.clone()) });
 
     // The context is the stream's from here: the conversation is not held twice more.
@@ -213,7 +213,8 @@ async fn stream_assistant(
         m
     });
     message.timestamp = started.timestamp;
-    message.thinking_level = started.thinking_level;
+    // The finished message says which level it was asked with (pi 1.6 sets it at the end too).
+    message.thinking_level = thinking_level;
     let message = match end_message(agent, AgentMessage::Assistant(message)).await {
         AgentMessage::Assistant(ended) => ended,
         // end_message keeps the role; nothing else can come back.

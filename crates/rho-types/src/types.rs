@@ -285,6 +285,11 @@ impl Usage {
         self.cost.cache_read += other.cost.cache_read;
         self.cost.cache_write += other.cost.cache_write;
         self.cost.total += other.cost.total;
+        // The sum is the provider's own only when every part was.
+        self.cost.total_from_provider = match (self.cost.total_from_provider, other.cost.total_from_provider) {
+            (Some(a), Some(b)) => Some(a && b),
+            (a, b) => a.or(b),
+        };
     }
 }
 
