@@ -198,6 +198,11 @@ RULES: list[Rule] = [
          "estimatedTokensAfter and usage (what the summary request used); pi 0.73 has neither.",
          any_of(when("extra", sig=r"response:compact:ok(:.*)?", path=r"data\.(estimatedTokensAfter|usage)"),
                 when("extra", ftype="compaction_end", path=r"result\.(estimatedTokensAfter|usage)"))),
+    Rule("message-fields-1-6", "pi 1.6.0 (docs/message-types.md)",
+         "Assistant messages carry pi 1.6's durationMs, rawStopReason (the provider's own stop reason), "
+         "thinkingLevel, usage.cacheWrite1h and usage.cost.totalFromProvider; pi 0.73 has none of them.",
+         when("extra", path=r"(.*\.)?(durationMs|rawStopReason|thinkingLevel|(usage\.)?cacheWrite1h"
+                            r"|(usage\.)?(cost\.)?totalFromProvider)")),
     Rule("auto-compaction-events", "D16",
          "Automatic compactions: rho emits the older protocol's auto_compaction_start/auto_compaction_end as well "
          "as pi 0.73's compaction_start/compaction_end; pi 0.73 emits only the latter.",
