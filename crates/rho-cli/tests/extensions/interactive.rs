@@ -106,7 +106,12 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
     // Renderers: a custom message by its type's renderer, one without by rho; a tool's call and
     // result by the tool's, in their place in the history.
     term.submit("/notes");
-    let screen = term.wait_for("as it is").await;
+    // Both messages drawn (the screen is read as it is painted, so wait for the whole of it).
+    let screen = term
+        .wait_until("both notes drawn", |screen| {
+            ["Rendered note: hello", "[plain]", "as it is"].iter().all(|text| screen.contains(text))
+        })
+        .await;
     let rendered = screen.find("Rendered note: hello").expect("the note's renderer drew it");
     let plain = screen.find("[plain]").expect("rho draws a message without a renderer");
     assert!(rendered < plain, "{screen}");
