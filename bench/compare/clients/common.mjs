@@ -1,4 +1,5 @@
-// Shared by pi_client.mjs (Node) and omp_client.ts (Bun): the step recorder.
+// Shared by pi_client.mjs, pi16_client.mjs (Node) and omp_client.ts (Bun): the step recorder;
+// for pi's two clients also the method list and the recording client class.
 //
 // A step calls one client method (or a few, when a method only makes sense after another, e.g.
 // steer while a prompt streams) and records what the caller of the client library sees:
@@ -9,6 +10,39 @@
 import { writeFileSync } from "node:fs";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The public methods of pi's RpcClient class: its prototype's, cross-checked with the class in
+ * `dts` (rpc-client.d.ts); `dtsMismatch` names those only one of the two has. */
+export function publicMethods(RpcClient, dts) {
+  const classBody = dts.slice(dts.indexOf("export declare class RpcClient"));
+  const privateNames = new Set([...classBody.matchAll(/^ {4}private (\w+)/gm)].map((m) => m[1]));
+  const dtsPublic = [...classBody.matchAll(/^ {4}(\w+)\(/gm)].map((m) => m[1]).filter((n) => n !== "constructor");
+  const protoPublic = Object.getOwnPropertyNames(RpcClient.prototype).filter(
+    (n) => n !== "constructor" && !privateNames.has(n) && typeof RpcClient.prototype[n] === "function",
+  );
+  const methods = [...new Set([...dtsPublic, ...protoPublic])];
+  const dtsMismatch = methods.filter((m) => !dtsPublic.includes(m) || !protoPublic.includes(m));
+  return { methods, dtsMismatch };
+}
+
+/** pi's RpcClient with the raw lines recorded into `rec`: handleLine and send (TS-private, plain
+ * methods at run time) are wrapped; the client's own code handles the lines unchanged. */
+export function recordingClient(RpcClient, rec) {
+  return class extends RpcClient {
+    handleLine(line) {
+      try {
+        rec.received(JSON.parse(line));
+      } catch {
+        // not JSON: the client ignores it too
+      }
+      return super.handleLine(line);
+    }
+    send(command) {
+      rec.sent({ ...command, id: `req_${this.requestId + 1}` });
+      return super.send(command);
+    }
+  };
+}
 
 const TIMEOUT = Symbol("step timeout");
 

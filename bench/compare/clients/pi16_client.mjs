@@ -35,7 +35,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Recorder, sleep } from "./common.mjs";
+import { Recorder, publicMethods, recordingClient, sleep } from "./common.mjs";
 
 const cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const pkg = cfg.pkg;
@@ -45,14 +45,7 @@ const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).vers
 
 // ---- the methods to cover: the class's prototype, cross-checked with rpc-client.d.ts ----------
 const dts = readFileSync(join(pkg, "dist/modes/rpc/rpc-client.d.ts"), "utf8");
-const classBody = dts.slice(dts.indexOf("export declare class RpcClient"));
-const privateNames = new Set([...classBody.matchAll(/^ {4}private (\w+)/gm)].map((m) => m[1]));
-const dtsPublic = [...classBody.matchAll(/^ {4}(\w+)\(/gm)].map((m) => m[1]).filter((n) => n !== "constructor");
-const protoPublic = Object.getOwnPropertyNames(RpcClient.prototype).filter(
-  (n) => n !== "constructor" && !privateNames.has(n) && typeof RpcClient.prototype[n] === "function",
-);
-const methods = [...new Set([...dtsPublic, ...protoPublic])];
-const dtsMismatch = methods.filter((m) => !dtsPublic.includes(m) || !protoPublic.includes(m));
+const { methods, dtsMismatch } = publicMethods(RpcClient, dts);
 
 const rec = new Recorder({ client: "pi16", clientPackage: "@earendil-works/pi-coding-agent", clientVersion: version,
   target: cfg.target, node: process.version, methods, dtsMismatch });
@@ -85,19 +78,7 @@ const waitMs = (ms) => {
   return ms;
 };
 
-class RecordingClient extends RpcClient {
-  handleLine(line) {
-    try {
-      rec.received(JSON.parse(line));
-    } catch {
-      // not JSON: the client ignores it too
-    }
-    return super.handleLine(line);
-  }
-  send(command) {
-    rec.sent({ ...command, id: `req_${this.requestId + 1}` });
-    return super.send(command);
-  }
+class RecordingClient extends recordingClient(RpcClient, rec) {
   // unchanged; only the step that made each promise is noted (promptAndWait calls this.collectEvents)
   collectEvents(timeout) {
     const p = super.collectEvents(timeout);
