@@ -427,14 +427,13 @@ def run_client(client: str, target: str, a: argparse.Namespace, tmp: Path, outdi
         env["PI_CODING_AGENT_DIR"] = str(agent)
         env["PI_NO_TITLE"] = "1"
         (agent / "models.yml").write_text(json.dumps(models, indent=2))
-    if True:
-        # omp 18, pi 1.6 and rho compact (omp: and hand off) only what lies beyond
-        # keepRecentTokens (default 20000): keep almost nothing so that compact and handoff have
-        # something to summarize. pi 0.73.1 summarizes whatever is there, with the setting or not.
-        if target == "omp":
-            (agent / "config.yml").write_text("compaction:\n  keepRecentTokens: 1\n")
-        else:
-            (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}, indent=2))
+    # omp 18, pi 1.6 and rho compact (omp: and hand off) only what lies beyond keepRecentTokens
+    # (default 20000): keep almost nothing so that compact and handoff have something to
+    # summarize. pi 0.73.1 summarizes whatever is there, with the setting or not.
+    if target == "omp":
+        (agent / "config.yml").write_text("compaction:\n  keepRecentTokens: 1\n")
+    else:
+        (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}, indent=2))
     result_path = root / "result.json"
     cfg: dict[str, Any] = {"target": target, "cwd": str(cwd), "provider": "mock", "model": "mock-model",
                            "args": [], "out": str(result_path)}
