@@ -57,6 +57,16 @@ async fn bounded(env: &Env) -> Rho {
     rho
 }
 
+/// The reply's frames carry it whole: the deltas, `text_end` and `agent_end`, nothing cut.
+fn assert_arrived_whole(frames: &[Value], text: &str) {
+    assert_eq!(streamed_text(frames), text);
+    let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
+    assert_eq!(end["assistantMessageEvent"]["content"], text);
+    let agent_end = frames.last().unwrap();
+    assert_eq!(agent_end["messages"][1]["content"][0]["text"], text);
+    assert!(agent_end.get("truncated").is_none());
+}
+
 #[tokio::test]
 async fn without_a_bound_a_3_mb_reply_arrives_whole_as_pi_sends_it() {
     let text = big_text();
@@ -64,12 +74,7 @@ async fn without_a_bound_a_3_mb_reply_arrives_whole_as_pi_sends_it() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"type": "prompt", "message": "say a lot"})).await;
     let frames = frames_until_agent_end(&mut rho).await;
-    assert_eq!(streamed_text(&frames), text);
-    let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
-    assert_eq!(end["assistantMessageEvent"]["content"], text.as_str());
-    let agent_end = frames.last().unwrap();
-    assert_eq!(agent_end["messages"][1]["content"][0]["text"], text.as_str());
-    assert!(agent_end.get("truncated").is_none());
+    assert_arrived_whole(&frames, &text);
     let last = rho.data(json!({"type": "get_last_assistant_text"})).await;
     assert_eq!(last["text"], text.as_str());
     let messages = rho.data(json!({"type": "get_messages"})).await;
@@ -112,12 +117,7 @@ async fn under_protocol_2_large_frames_arrive_whole_in_chunks() {
 
     rho.send(json!({"type": "prompt", "message": "say a lot"})).await;
     let frames = frames_until_agent_end(&mut rho).await;
-    assert_eq!(streamed_text(&frames), text);
-    let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
-    assert_eq!(end["assistantMessageEvent"]["content"], text.as_str());
-    let agent_end = frames.last().unwrap();
-    assert_eq!(agent_end["messages"][1]["content"][0]["text"], text.as_str());
-    assert!(agent_end.get("truncated").is_none());
+    assert_arrived_whole(&frames, &text);
 }
 
 #[tokio::test]
