@@ -63,13 +63,6 @@ impl UserShell {
     }
 }
 
-/// Whether a command's output goes to the model with the next prompt.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Context {
-    Included,
-    Excluded,
-}
-
 impl AgentSession {
     /// How many `abort_bash` came so far: a command read before the latest one never runs.
     pub fn bash_epoch(&self) -> u64 {
@@ -93,15 +86,14 @@ impl AgentSession {
             self.record_bash(bash_message(command, &result, excluded));
             return Ok(result);
         }
-        let context = if excluded { Context::Excluded } else { Context::Included };
-        self.user_bash(command, read_at, context, id).await
+        self.user_bash(command, read_at, excluded, id).await
     }
 
     async fn user_bash(
         &self,
         command: &str,
         read_at: u64,
-        context: Context,
+        excluded: bool,
         id: Option<serde_json::Value>,
     ) -> Result<BashResult, String> {
         if read_at < self.bash_epoch() {
@@ -144,7 +136,7 @@ impl AgentSession {
             // omp reports where a command ran only when it ran to its end.
             working_dir: (!result.cancelled).then(|| self.inner.paths.cwd.to_string_lossy().into_owned()),
         };
-        self.record_bash(bash_message(command, &result, context == Context::Excluded));
+        self.record_bash(bash_message(command, &result, excluded));
         Ok(result)
     }
 
