@@ -287,3 +287,29 @@ async fn max_is_a_thinking_level_where_the_model_maps_it() {
     rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
     assert_eq!(rho.data(json!({"type": "get_state"})).await["thinkingLevel"], "off");
 }
+
+/// pi 1.6's tool selection through the binary: `defaultTools` in settings.json, `--tools` with
+/// `+name`/`-name` on top of it, an unknown name warned about and left out, and a list that mixes
+/// plain names with `+`/`-` entries refused at start with a clear error.
+#[tokio::test]
+async fn default_tools_and_tools_flags_choose_the_tools() {
+    let env = Env::new(vec![]).await;
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"defaultTools": ["+grep", "-write"]}"#).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+ls,+nope,-bash"]).await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    let tools: Vec<&str> = state["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["read", "edit", "grep", "ls"]);
+    // The warning, on stderr of a run that goes on (it ends at stdin's end, which comes at once).
+    let args = ["--mode", "rpc", "--no-session", "--model", "mock/mock-model", "--tools", "+nope"];
+    let warned = env.command(&args).output().await.unwrap();
+    assert_eq!(warned.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&warned.stderr);
+    assert!(stderr.contains("Warning: Unknown tool \"nope\". Valid tools: read, bash, edit, write, grep"), "{stderr}");
+
+    let refused = env.command(&["--mode", "rpc", "--no-session", "--tools", "read,+grep"]).output().await.unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "Error: --tools: tool names cannot be mixed with +name or -name entries\n"
+    );
+}
