@@ -14,10 +14,12 @@ import { resolveExtensions as resolveWith } from "./resolve.mjs";
 import { createSessionMirror } from "./session-mirror.mjs";
 import { createUiContext } from "./ui.mjs";
 
-const indexUrl = import.meta.resolve("@mariozechner/pi-coding-agent");
+// pi's loader resolves both scopes an extension may import: today's `@earendil-works/*` and
+// pi 0.73's `@mariozechner/*`.
+const indexUrl = import.meta.resolve("@earendil-works/pi-coding-agent");
 const pi = await import(indexUrl);
-const piAi = await import("@mariozechner/pi-ai");
-const piTui = await import("@mariozechner/pi-tui");
+const piAi = await import("@earendil-works/pi-ai");
+const piTui = await import("@earendil-works/pi-tui");
 // Not re-exported by the package index; the version is pinned, so the paths are stable.
 const loader = await import(new URL("./core/extensions/loader.js", indexUrl).href);
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
@@ -36,10 +38,12 @@ const state = {
   systemPrompt: "",
   contextUsage: undefined,
   commands: [],
+  scopedModels: [],
 };
 
 let init;
 let mirror;
+let settingsManager;
 let modelRegistry;
 let ui;
 /** Terminal components, where the mode draws them (the interactive mode), and what pi gives a
@@ -194,8 +198,12 @@ async function start(message) {
   } catch {
     // A theme that cannot be read leaves pi's default; extensions only style text with it.
   }
-  const authStorage = pi.AuthStorage.create(`${message.agentDir}/auth.json`);
-  modelRegistry = pi.ModelRegistry.create(authStorage, `${message.agentDir}/models.json`);
+  const modelRuntime = await pi.ModelRuntime.create({
+    authPath: `${message.agentDir}/auth.json`,
+    modelsPath: `${message.agentDir}/models.json`,
+    allowModelNetwork: false,
+  });
+  modelRegistry = new pi.ModelRegistry(modelRuntime);
   mirror = createSessionMirror(pi.SessionManager, message.cwd);
   mirror.apply(message.session);
   if (message.terminal) {
@@ -352,6 +360,7 @@ function bind(runner) {
       setLabel: (entryId, label) => action("setLabel", { entryId, label }),
       getActiveTools: () => [...state.activeTools],
       getAllTools: () => state.allTools.map((tool) => ({ ...tool })),
+      getSettings: () => settings().getSettings(),
       setActiveTools: (names) => {
         state.activeTools = [...names];
         action("setActiveTools", { names });
@@ -375,7 +384,13 @@ function bind(runner) {
     },
     {
       getModel: () => currentModel(),
+      getScopedModels: () =>
+        state.scopedModels.map(({ model, thinkingLevel }) => ({
+          model: modelRegistry.find(model.provider, model.id) ?? model,
+          ...(thinkingLevel ? { thinkingLevel } : {}),
+        })),
       isIdle: () => state.idle,
+      isProjectTrusted: () => init.trustedProject,
       getSignal: () => runAbort?.signal,
       abort: () => action("abort", {}),
       hasPendingMessages: () => state.pendingMessages > 0,
@@ -390,6 +405,7 @@ function bind(runner) {
           );
       },
       getSystemPrompt: () => state.systemPrompt,
+      getSystemPromptOptions: () => systemPromptOptions(),
     },
     {
       registerProvider: (name, config) => {
@@ -403,6 +419,8 @@ function bind(runner) {
         providerStreams.unregister(name);
         action("unregisterProvider", { provider: name });
       },
+      registerVirtualModel: (definition) => modelRegistry.registerVirtualModel(definition),
+      unregisterVirtualModel: (provider, id) => modelRegistry.unregisterVirtualModel(provider, id),
     },
   );
   runner.bindCommandContext({
@@ -442,7 +460,19 @@ function bind(runner) {
     },
     reload: () => channel.request({ type: "action", action: "reload" }),
   });
-  runner.setUIContext(ui);
+  runner.setUIContext(ui, init.mode);
+}
+
+/** pi's settings as the extensions read them (`pi.getSettings()`): the same files rho reads. */
+function settings() {
+  settingsManager ??= pi.SettingsManager.create(init.cwd, init.agentDir);
+  return settingsManager;
+}
+
+/** The options pi builds its system prompt from; rho builds its own, so the prompt it made is
+ *  passed as pi's `forceSystemPrompt` (what a handler that replaces the prompt sets too). */
+function systemPromptOptions() {
+  return { cwd: init.cwd, forceSystemPrompt: state.systemPrompt };
 }
 
 /** Runs a `withSession` callback against the replacement session, as pi does. */
@@ -494,9 +524,9 @@ async function emit(kind, event) {
     case "before_provider_request":
       return runner.emitBeforeProviderRequest(event.payload);
     case "before_agent_start":
-      return runner.emitBeforeAgentStart(event.prompt, event.images, event.systemPrompt, event.systemPromptOptions);
+      return beforeAgentStart(event);
     case "input":
-      return runner.emitInput(event.text, event.images, event.source);
+      return runner.emitInput(event.text, event.images, event.source, event.streamingBehavior);
     case "resources_discover":
       return runner.emitResourcesDiscover(event.cwd, event.reason);
     case "user_bash":
@@ -504,6 +534,23 @@ async function emit(kind, event) {
     default:
       return runner.emit(event);
   }
+}
+
+/** `before_agent_start`: pi's event for a run started by a user message (`messageType: "user"`)
+ *  or by a custom message with `triggerTurn` (`"custom"`). rho's prompt is the starting point;
+ *  the answer says what the handlers changed. */
+async function beforeAgentStart(event) {
+  const trigger =
+    event.messageType === "custom"
+      ? { messageType: "custom", message: event.message }
+      : { messageType: "user", prompt: event.prompt, ...(event.images ? { images: event.images } : {}) };
+  const options = { ...(event.systemPromptOptions ?? {}), cwd: init.cwd, forceSystemPrompt: event.systemPrompt };
+  const result = await current.runner.emitBeforeAgentStart(trigger, options);
+  const systemPrompt = result.systemPromptOptions.forceSystemPrompt;
+  return {
+    messages: result.messages,
+    systemPrompt: systemPrompt !== event.systemPrompt ? systemPrompt : undefined,
+  };
 }
 
 /** `user_bash`: a handler may answer with a result, or with operations this process runs. */
@@ -526,7 +573,7 @@ async function userBash(event) {
 async function runTool(message, signal) {
   const definition = current.runner.getToolDefinition(message.name);
   if (!definition) throw new Error(`Tool ${message.name} not found`);
-  const ctx = current.runner.createContext();
+  const ctx = current.runner.createToolContext(message.toolCallId, signal);
   const onUpdate = (partial) => channel.send({ type: "tool_update", id: message.id, partial });
   let params = message.params;
   if (typeof definition.prepareArguments === "function") {

@@ -4,7 +4,7 @@
 // user's packages are rho's. `config` is pi's own screen for turning a package's resources on
 // and off. Usage: node packages.mjs <command> [args]; PI_CODING_AGENT_DIR names rho's agent dir.
 
-const pi = await import("@mariozechner/pi-coding-agent");
+const pi = await import("@earendil-works/pi-coding-agent");
 
 const USAGE = {
   install: "rho install <source> [-l]",
@@ -102,9 +102,20 @@ async function main(argv) {
       return;
     case "config": {
       // pi's screen is not among its package's exports: it is imported from beside them.
-      const index = import.meta.resolve("@mariozechner/pi-coding-agent");
+      const index = import.meta.resolve("@earendil-works/pi-coding-agent");
       const { selectConfig } = await import(new URL("./cli/config-selector.js", index).href);
-      await selectConfig({ resolvedPaths: await manager.resolve(), settingsManager, cwd, agentDir });
+      // pi's screen shows the user's packages and, for a trusted project, the project's too.
+      const globalSettings = pi.SettingsManager.create(cwd, agentDir, { projectTrusted: false });
+      const global = await new pi.DefaultPackageManager({ cwd, agentDir, settingsManager: globalSettings }).resolve();
+      const trusted = settingsManager.isProjectTrusted?.() === true;
+      await selectConfig({
+        resolvedPaths: { global, project: trusted ? await manager.resolve() : global },
+        settingsManager,
+        cwd,
+        agentDir,
+        writeScope: "global",
+        projectModeAvailable: trusted,
+      });
       process.exit(0);
     }
   }

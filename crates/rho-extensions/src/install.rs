@@ -3,9 +3,9 @@
 //! one dependency, pi's published package at [`PI_VERSION`], is installed there with `npm ci`
 //! the first time an extension is used, with a line on stderr saying so. The lock file travels
 //! with rho too, so every machine gets the dependency tree rho was tested with (the registry's
-//! newest versions of pi's dependencies are not always installable together). Node.js 20 or
-//! newer must be on the machine (`RHO_NODE` names another binary); without it,
-//! [`InstallError::NoNode`] says what to install.
+//! newest versions of pi's dependencies are not always installable together). Node.js 22.19 or
+//! newer must be on the machine (`RHO_NODE` names another binary), as pi needs; without it,
+//! [`InstallError::NoNode`] or [`InstallError::OldNode`] says what to install.
 //!
 //! Moving the pin: change [`PI_VERSION`] and `host/package.json`, run `npm install` in `host/`
 //! to write `host/package-lock.json`, and run the tests; rho installs the new version into the
@@ -14,11 +14,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-/// The version of `@mariozechner/pi-coding-agent` the host loads extensions with.
-pub const PI_VERSION: &str = "0.73.1";
+/// The package the host loads extensions with: pi's, whose loader resolves both the scope
+/// extensions import today (`@earendil-works/*`) and pi 0.73's (`@mariozechner/*`).
+pub const PI_PACKAGE: &str = "@earendil-works/pi-coding-agent";
 
-/// The oldest Node.js major version the host (and pi) runs on.
-const MIN_NODE_MAJOR: u32 = 20;
+/// The version of [`PI_PACKAGE`] the host loads extensions with.
+pub const PI_VERSION: &str = "1.6.0";
+
+/// The oldest Node.js the host (and pi) runs on: major, minor.
+const MIN_NODE: (u32, u32) = (22, 19);
+/// [`MIN_NODE`] as people write it.
+const MIN_NODE_TEXT: &str = "22.19";
 
 /// The host's files, as they are written to the host folder.
 const HOST_FILES: &[(&str, &str)] = &[
@@ -38,12 +44,12 @@ const HOST_FILES: &[(&str, &str)] = &[
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InstallError {
     #[error(
-        "Extensions need Node.js {MIN_NODE_MAJOR} or newer with npm, and none was found ({0}). Install Node.js \
+        "Extensions need Node.js {MIN_NODE_TEXT} or newer with npm, and none was found ({0}). Install Node.js \
          (https://nodejs.org or your package manager), or start rho with --no-extensions."
     )]
     NoNode(String),
     #[error(
-        "Extensions need Node.js {MIN_NODE_MAJOR} or newer; {node} is {version}. Install a newer Node.js, or start rho \
+        "Extensions need Node.js {MIN_NODE_TEXT} or newer; {node} is {version}. Install a newer Node.js, or start rho \
          with --no-extensions."
     )]
     OldNode { node: String, version: String },
@@ -102,11 +108,18 @@ async fn find_node() -> Result<PathBuf, InstallError> {
         .await
         .map_err(|e| InstallError::NoNode(format!("{}: {e}", node.display())))?;
     let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    let major = version.trim_start_matches('v').split('.').next().and_then(|m| m.parse::<u32>().ok());
-    match major {
-        Some(major) if major >= MIN_NODE_MAJOR => Ok(node),
+    match node_version(&version) {
+        Some(found) if found >= MIN_NODE => Ok(node),
         _ => Err(InstallError::OldNode { node: node.display().to_string(), version }),
     }
+}
+
+/// `v22.19.0` as (22, 19).
+fn node_version(text: &str) -> Option<(u32, u32)> {
+    let mut parts = text.trim().trim_start_matches('v').split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().map_or(Some(0), |m| m.parse().ok())?;
+    Some((major, minor))
 }
 
 /// Writes each host file whose contents differ (a newer rho replaces an older host).
@@ -129,7 +142,7 @@ fn write_files(dir: &Path) -> Result<(), InstallError> {
 
 /// The version of pi's package installed in `dir`, if any.
 fn installed_version(dir: &Path) -> Option<String> {
-    let manifest = dir.join("node_modules/@mariozechner/pi-coding-agent/package.json");
+    let manifest = dir.join("node_modules").join(PI_PACKAGE).join("package.json");
     let text = std::fs::read_to_string(manifest).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("version")?.as_str().map(str::to_owned)
@@ -155,7 +168,7 @@ async fn install(dir: &Path, node: &Path, progress: &mut (dyn FnMut(&str) + Send
         return Ok(());
     }
     progress(&format!(
-        "Installing the extension host (@mariozechner/pi-coding-agent {PI_VERSION}) into {} with npm; this happens once.",
+        "Installing the extension host ({PI_PACKAGE} {PI_VERSION}) into {} with npm; this happens once.",
         dir.display()
     ));
     let npm = npm_beside(node);
@@ -198,10 +211,20 @@ mod tests {
     #[test]
     fn the_host_and_its_lock_pin_the_same_pi_as_rho() {
         let manifest: serde_json::Value = serde_json::from_str(HOST_FILES[0].1).unwrap();
-        assert_eq!(manifest["dependencies"]["@mariozechner/pi-coding-agent"], PI_VERSION);
+        assert_eq!(manifest["dependencies"][PI_PACKAGE], PI_VERSION);
         let lock: serde_json::Value = serde_json::from_str(HOST_FILES[1].1).unwrap();
         assert_eq!(lock["packages"][""]["dependencies"], manifest["dependencies"]);
-        assert_eq!(lock["packages"]["node_modules/@mariozechner/pi-coding-agent"]["version"], PI_VERSION);
+        assert_eq!(lock["packages"][format!("node_modules/{PI_PACKAGE}")]["version"], PI_VERSION);
+    }
+
+    #[test]
+    fn node_versions_compare_by_major_then_minor() {
+        assert_eq!(node_version("v22.19.0\n"), Some((22, 19)));
+        assert_eq!(node_version("v24"), Some((24, 0)));
+        assert_eq!(node_version("garbage"), None);
+        assert!(node_version("v22.18.1").unwrap() < MIN_NODE);
+        assert!(node_version("v20.20.2").unwrap() < MIN_NODE);
+        assert!(node_version("v23.0.0").unwrap() >= MIN_NODE);
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub struct Init {
     /// pi's `ctx.hasUI`: false in print and JSON mode.
     #[serde(rename = "hasUI")]
     pub has_ui: bool,
+    /// pi's `ctx.mode`: `tui`, `rpc`, `json` or `print`.
+    pub mode: &'static str,
     /// The theme setting, for `ctx.ui.theme`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,

@@ -156,6 +156,7 @@ impl Env {
             .env_remove("GEMINI_API_KEY")
             .env_remove("PI_RPC_EMIT_TITLE")
             .env_remove("RHO_EXTENSION_HOST_DIR")
+            .env("RHO_NODE", extensions::test_node())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -53,7 +53,7 @@ async fn without_node_the_start_fails_with_one_clear_error() {
     let output = command.output().await.unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("Extensions need Node.js 20 or newer with npm, and none was found"), "{stderr}");
+    assert!(stderr.contains("Extensions need Node.js 22.19 or newer with npm, and none was found"), "{stderr}");
     assert!(output.stdout.is_empty(), "nothing on the protocol channel: {:?}", output.stdout);
 }
 

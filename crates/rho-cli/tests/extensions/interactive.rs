@@ -180,7 +180,7 @@ async fn config_turns_a_package_resource_off() {
     let host = host.display().to_string();
     let mut term = Terminal::start_command(&env, &["config"], &[("RHO_EXTENSION_HOST_DIR", &host)]);
     let screen = term.wait_for("pkg-skill").await;
-    assert!(screen.contains("Resource Configuration"), "{screen}");
+    assert!(screen.contains("Global Resources"), "{screen}");
     assert!(screen.contains("[x] package-demo/ext.ts"), "{screen}");
     term.send(" ");
     term.wait_for("[ ] package-demo/ext.ts").await;

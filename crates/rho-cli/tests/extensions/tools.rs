@@ -77,8 +77,8 @@ async fn the_first_use_installs_the_host_into_the_agent_dir() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("Installing the extension host (@mariozechner/pi-coding-agent 0.73.1)"), "{stderr}");
-    let installed = env.agent_dir.join("extension-host/node_modules/@mariozechner/pi-coding-agent/package.json");
+    assert!(stderr.contains("Installing the extension host (@earendil-works/pi-coding-agent 1.6.0)"), "{stderr}");
+    let installed = env.agent_dir.join("extension-host/node_modules/@earendil-works/pi-coding-agent/package.json");
     assert!(installed.is_file());
     assert!(env.request_bodies()[1].to_string().contains("Hello, again!"));
 

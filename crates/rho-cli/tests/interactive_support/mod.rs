@@ -82,6 +82,7 @@ impl Terminal {
         cmd.env("RHO_CODING_AGENT_DIR", &env.agent_dir);
         cmd.env("HOME", env.dir.path());
         cmd.env("TERM", "xterm-256color");
+        cmd.env("RHO_NODE", crate::common::extensions::test_node());
         for key in [
             "ANTHROPIC_API_KEY",
             "OPENAI_API_KEY",

@@ -59,6 +59,8 @@ pub struct Config {
     pub flag_values: Vec<(String, FlagValue)>,
     /// `ctx.hasUI`.
     pub has_ui: bool,
+    /// `ctx.mode`: `tui`, `rpc`, `json` or `print`.
+    pub mode: &'static str,
     /// The terminal that draws the extensions' components (the interactive mode), at its size
     /// when the extensions start.
     pub terminal: Option<TerminalSize>,
@@ -208,6 +210,7 @@ impl Extensions {
             extensions: self.config.rho_only.iter().map(|p| p.display().to_string()).collect(),
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,
+            mode: self.config.mode,
             terminal: *self.terminal.lock(),
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,

@@ -86,6 +86,12 @@ fn state_of(session: &AgentSession) -> Map<String, Value> {
         .map(to_json)
         .collect();
     state.insert("commands".into(), Value::Array(commands));
+    let scoped: Vec<Value> = session
+        .scoped_models()
+        .iter()
+        .map(|s| json!({"model": to_json(&s.model), "thinkingLevel": s.thinking.map(|level| level.as_str())}))
+        .collect();
+    state.insert("scopedModels".into(), Value::Array(scoped));
     state
 }
 

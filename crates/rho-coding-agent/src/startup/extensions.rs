@@ -93,6 +93,12 @@ pub fn extension_config(
         starts_for_packages: packages.is_some(),
         flag_values: cli.extension_flags.clone(),
         has_ui: ui != ExtensionUi::None,
+        mode: match ui {
+            ExtensionUi::Interactive => "tui",
+            ExtensionUi::Rpc => "rpc",
+            ExtensionUi::None if cli.mode == Some(crate::cli::Mode::Json) => "json",
+            ExtensionUi::None => "print",
+        },
         cli: cli.extensions.clone(),
         no_extensions: cli.no_extensions,
         trusted_project: settings.project_trusted(),
