@@ -4,6 +4,9 @@
 
 import net from "node:net";
 
+/** The real `process.exit`, which the host turns into an error while extensions load. */
+const exit = process.exit.bind(process);
+
 export class Channel {
   constructor(socketPath, onMessage) {
     this.onMessage = onMessage;
@@ -26,7 +29,7 @@ export class Channel {
     // rho went away: nothing is left to serve.
     const gone = () => {
       this.closed = true;
-      process.exit(0);
+      exit(0);
     };
     this.socket.on("end", gone);
     this.socket.on("close", gone);

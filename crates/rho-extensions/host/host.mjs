@@ -113,6 +113,10 @@ function handle(message) {
     case "flush":
       enqueue(message.id, () => null);
       break;
+    case "ping":
+      // Outside the queue: rho asks whether this process still runs its event loop.
+      respond(message.id, null);
+      break;
     case "replace":
       enqueue(message.id, () => replace(message));
       break;
@@ -159,9 +163,41 @@ function handle(message) {
 }
 
 function enqueue(id, work) {
-  const done = queue.then(work);
+  const done = queue.then(() => withDeadline(work));
   queue = done.catch(() => {});
   respond(id, done);
+}
+
+/**
+ * `work`, given up on after rho's hook timeout as rho gives up on it: a handler that never
+ * settles fails with the same words rho uses, and the events after it run (the handler itself
+ * goes on in the background, as nothing can stop it). While this process waits on rho (a dialog,
+ * a session action), the time does not count.
+ */
+function withDeadline(work) {
+  const running = Promise.resolve().then(work);
+  const limit = init?.hookTimeoutMs;
+  if (!limit) return running;
+  return new Promise((resolve, reject) => {
+    let timer;
+    const arm = () => {
+      timer = setTimeout(() => {
+        if (channel.pending.size > 0) arm();
+        else reject(new Error(`no answer within ${limit / 1000} s`));
+      }, limit);
+    };
+    arm();
+    running.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Sends the outcome of `work` back as the answer to rho's request `id` (when it has one). */
@@ -223,7 +259,7 @@ async function start(message) {
 /** Loads the extensions afresh (their factories run again) and binds a new runner. */
 async function load(flagValues) {
   const previousFlags = current ? current.runner.getFlagValues() : undefined;
-  const { extensions, errors, runtime } = await loader.loadExtensions(init.extensions, init.cwd);
+  const { extensions, errors, runtime } = await withoutExit(() => loader.loadExtensions(init.extensions, init.cwd));
   if (previousFlags) {
     for (const [name, value] of previousFlags) runtime.flagValues.set(name, value);
   }
@@ -232,6 +268,20 @@ async function load(flagValues) {
   current = { runner, errors: errors.map((e) => ({ path: e.path, error: e.error })) };
   bind(runner);
   return diagnostics;
+}
+
+/** Runs `load` with `process.exit` turned into an error: an extension that exits while it loads
+ *  fails to load (and says why) instead of taking every other extension down with it. */
+async function withoutExit(load) {
+  const exit = process.exit;
+  process.exit = (code) => {
+    throw new Error(`process.exit(${code ?? ""}) was called while the extension loaded`);
+  };
+  try {
+    return await load();
+  } finally {
+    process.exit = exit;
+  }
 }
 
 /** pi's rules for `--flag value` on the command line: booleans are set, others take the value. */

@@ -265,6 +265,11 @@ impl ExtensionHost {
         self.send(&ToHost::Response { id, value, error });
     }
 
+    /// Whether `other` is this same host process (a clone of its handle).
+    pub fn same_process(&self, other: &ExtensionHost) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// False once the host has exited.
     pub fn is_alive(&self) -> bool {
         !self.shared.closed.is_cancelled()

@@ -92,6 +92,8 @@ pub enum ToHost {
     Resize(TerminalSize),
     /// Answered once the handlers of every event sent before are done.
     Flush,
+    /// Answered at once, outside the event queue: the host's event loop still runs.
+    Ping,
     /// rho is exiting: `session_shutdown` runs, then the host is closed.
     Shutdown,
 }
@@ -147,6 +149,9 @@ pub struct Init {
     pub has_ui: bool,
     /// pi's `ctx.mode`: `tui`, `rpc`, `json` or `print`.
     pub mode: &'static str,
+    /// How long a handler may run before the host goes on to the next event (rho gives up on
+    /// the answer then too).
+    pub hook_timeout_ms: u64,
     /// The theme setting, for `ctx.ui.theme`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,

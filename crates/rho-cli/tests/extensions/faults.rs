@@ -5,7 +5,7 @@
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
-use crate::common::extensions::{fixture, pi_host};
+use crate::common::extensions::{example, fixture, pi_host};
 use crate::common::{Env, Rho, tool_results};
 
 #[tokio::test]
@@ -95,4 +95,76 @@ async fn an_extension_that_does_not_load_is_an_extension_error_frame() {
             "error": format!("Failed to load extension: {} does not exist", path.display())})
     );
     assert_eq!(rho.data(json!({"type": "get_state"})).await["isStreaming"], false);
+}
+
+/// A handler that waits forever is given up on at the deadline and the host goes on with the
+/// next event; one that spins forever leaves the host deaf to a ping, so the host is killed and a
+/// fresh one runs the next call.
+#[tokio::test]
+async fn a_stuck_hook_is_given_up_on_and_a_spinning_host_replaced() {
+    let Some(host) = pi_host("a_stuck_hook_is_given_up_on_and_a_spinning_host_replaced") else { return };
+    let env = Env::new(vec![
+        Turn::tool_call("hang", json!({})),
+        Turn::tool_call("alive", json!({})),
+        Turn::tool_call("spin", json!({})),
+        Turn::tool_call("alive", json!({})),
+        Turn::text("Survived."),
+    ])
+    .await
+    .with_extension_host(host);
+    let stuck = fixture("stuck.ts");
+    let args = ["--no-session", "-e", &stuck, "--setting", "extensionHookTimeoutMs=500"];
+    let mut rho = Rho::start(&env, &args).await;
+    rho.send(json!({"type": "prompt", "id": "p", "message": "get stuck"})).await;
+    let frames = rho.until_agent_end().await;
+
+    let pids = std::fs::read_to_string(env.cwd.join("host-pids.txt")).unwrap();
+    let pids: Vec<&str> = pids.lines().collect();
+    assert_eq!(pids.len(), 2, "one host, then its replacement: {pids:?}");
+    let blocked = "Extension failed, blocking execution: no answer within 0.5 s".to_owned();
+    assert_eq!(
+        tool_results(&frames),
+        [
+            (blocked.clone(), true),
+            (format!("alive in {}", pids[0]), false),
+            (blocked, true),
+            (format!("alive in {}", pids[1]), false),
+        ],
+        "the waiting handler does not hold up the next call; the spinning host is replaced"
+    );
+    let errors: Vec<&Value> = frames.iter().filter(|f| f["type"] == "extension_error").collect();
+    let timeout = errors.iter().find(|e| e["event"] == "timeout").expect("the stuck host is reported");
+    assert!(timeout["error"].as_str().unwrap().starts_with("the extension host stopped answering"), "{timeout}");
+    let first = nix::unistd::Pid::from_raw(pids[0].parse().unwrap());
+    assert!(nix::sys::signal::kill(first, None).is_err(), "the spinning host is gone");
+}
+
+/// `process.exit()` while an extension loads fails that extension's load (an `extension_error`
+/// in RPC mode, a line on stderr in print mode); the others load and the run goes on.
+#[tokio::test]
+async fn an_extension_that_exits_as_it_loads_only_fails_its_own_load() {
+    let Some(host) = pi_host("an_extension_that_exits_as_it_loads_only_fails_its_own_load") else { return };
+    let env = Env::new(vec![Turn::tool_call("hello", json!({"name": "you"})), Turn::text("Loaded.")])
+        .await
+        .with_extension_host(host.clone());
+    let exits = fixture("exit-at-load.ts");
+    let hello = example(&host, "hello.ts");
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &exits, "-e", &hello]).await;
+    let error = rho.next().await;
+    assert_eq!(
+        error,
+        json!({"type": "extension_error", "extensionPath": exits, "event": "load",
+            "error": "Failed to load extension: process.exit(1) was called while the extension loaded"})
+    );
+    rho.send(json!({"type": "prompt", "id": "p", "message": "greet"})).await;
+    let frames = rho.until_agent_end().await;
+    assert_eq!(tool_results(&frames), [("Hello, you!".to_owned(), false)]);
+
+    let env = Env::new(vec![Turn::text("Printed.")]).await.with_extension_host(host);
+    let output =
+        env.command(&["-p", "--model", "mock/mock-model", "--no-session", "-e", &exits, "hi"]).output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Printed.\n");
+    assert!(stderr.contains("process.exit(1) was called while the extension loaded"), "{stderr}");
 }

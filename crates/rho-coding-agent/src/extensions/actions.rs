@@ -45,7 +45,13 @@ fn handle(extensions: &Arc<Extensions>, session: &AgentSession, dialogs: &Dialog
         Incoming::Fault(fault) => session.report_extension_error(&fault.extension_path, &fault.event, &fault.error),
         Incoming::Registrations(registrations) => extensions.set_registrations(session, Arc::from(registrations)),
         Incoming::Exited { reason } => {
-            *extensions.host.lock() = None;
+            {
+                // A host started since (after a stuck one was stopped) stays.
+                let mut host = extensions.host.lock();
+                if host.as_ref().is_some_and(|h| !h.is_alive()) {
+                    *host = None;
+                }
+            }
             if let Some(ui) = session.ui() {
                 ui.reset_extensions();
             }

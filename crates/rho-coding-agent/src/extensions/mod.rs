@@ -96,6 +96,9 @@ pub struct Started {
     pub load_errors: Vec<(String, String)>,
 }
 
+/// How long a host has to answer a ping before it counts as stuck.
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+
 pub(crate) struct Extensions {
     config: Config,
     runtime: Runtime,
@@ -153,7 +156,16 @@ impl Extensions {
         // Answers come through the loop (after what the host did before answering), so it runs
         // before the first request.
         actions::spawn_loop(Arc::downgrade(&this), incoming_rx);
-        let registrations = this.spawn_host(session).await?;
+        let registrations = match this.spawn_host(session).await {
+            Ok(registrations) => registrations,
+            // Extension code ended the host while it loaded: the session goes on without
+            // extensions, and says why.
+            Err(StartError::Host(HostError::Exited(reason))) => {
+                let error = format!("the extension host exited while loading the extensions ({reason})");
+                return Ok((this, Started { load_errors: vec![("<extension host>".to_owned(), error)] }));
+            }
+            Err(e) => return Err(e),
+        };
         let errors: Vec<String> =
             registrations.diagnostics.iter().filter(|d| d.kind == "error").map(|d| d.message.clone()).collect();
         if !errors.is_empty() {
@@ -211,6 +223,7 @@ impl Extensions {
             flag_values: self.config.flag_values.clone(),
             has_ui: self.config.has_ui,
             mode: self.config.mode,
+            hook_timeout_ms: u64::try_from(self.config.hook_timeout.as_millis()).unwrap_or(u64::MAX),
             terminal: *self.terminal.lock(),
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
@@ -313,6 +326,7 @@ impl Extensions {
                 result = &mut answer => return result.map_err(|_| closed())?,
                 () = tokio::time::sleep(timeout) => {
                     if self.open_dialogs.load(Ordering::Acquire) == 0 {
+                        self.stop_if_unresponsive().await;
                         return Err(HostError::Failed(format!(
                             "no answer within {} s", timeout.as_secs_f32()
                         )));
@@ -320,6 +334,36 @@ impl Extensions {
                 }
             }
         }
+    }
+
+    /// After a hook went unanswered: a host whose event loop no longer runs (extension code
+    /// stuck in a loop) does not answer a ping within [`PING_TIMEOUT`], and is killed, to be
+    /// started again when an extension is next needed; one merely waiting on a promise answers,
+    /// and goes on.
+    async fn stop_if_unresponsive(&self) {
+        let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) else {
+            return;
+        };
+        let (_, pong) = host.request(&ToHost::Ping);
+        if tokio::time::timeout(PING_TIMEOUT, pong).await.is_ok() {
+            return;
+        }
+        {
+            let mut current = self.host.lock();
+            if current.as_ref().is_some_and(|h| h.same_process(&host)) {
+                *current = None;
+            }
+        }
+        host.kill();
+        self.report(
+            "<extension host>",
+            "timeout",
+            &format!(
+                "the extension host stopped answering (extension code busy for over {} s); it was stopped, and is \
+                 started again when an extension is next needed",
+                self.config.hook_timeout.as_secs_f32()
+            ),
+        );
     }
 
     /// Sends a message that wants no answer, after a sync; nothing when the host is down
