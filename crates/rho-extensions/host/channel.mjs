@@ -4,6 +4,9 @@
 
 import net from "node:net";
 
+/** The longest line this side writes (rho reads a little more, then closes the channel). */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
 /** The real `process.exit`, which the host turns into an error while extensions load. */
 const exit = process.exit.bind(process);
 
@@ -54,9 +57,20 @@ export class Channel {
     this.onMessage(message);
   }
 
+  /** Writes `message`; false when it is larger than a line may be (an answer to rho then says
+   *  so instead, so rho is not left waiting). */
   send(message) {
-    if (this.closed) return;
-    this.socket.write(`${JSON.stringify(message, replacer)}\n`);
+    if (this.closed) return false;
+    const line = JSON.stringify(message, replacer);
+    const bytes = Buffer.byteLength(line);
+    if (bytes > MAX_LINE_BYTES) {
+      const error = `the message is too large for rho's channel (${bytes} bytes, at most ${MAX_LINE_BYTES})`;
+      if (message.type === "result") this.send({ type: "result", id: message.id, error });
+      else process.stderr.write(`rho extension host: ${message.type} not sent: ${error}\n`);
+      return false;
+    }
+    this.socket.write(`${line}\n`);
+    return true;
   }
 
   /** Sends a request; the promise resolves with rho's answer and carries the request's `id`. */
@@ -64,7 +78,10 @@ export class Channel {
     const id = `h${this.nextId++}`;
     const answer = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.send({ ...message, id });
+      if (!this.send({ ...message, id })) {
+        this.pending.delete(id);
+        reject(new Error("the request is too large for rho's channel"));
+      }
     });
     answer.id = id;
     return answer;

@@ -8,6 +8,7 @@
 
 import { Channel } from "./channel.mjs";
 import { createComponents } from "./components.mjs";
+import { capContent, removeSpillFiles } from "./output-cap.mjs";
 import { createProviderStreams } from "./provider-streams.mjs";
 import { createRenderer } from "./render.mjs";
 import { resolveExtensions as resolveWith } from "./resolve.mjs";
@@ -155,6 +156,7 @@ function handle(message) {
         if (current?.runner.hasHandlers("session_shutdown")) {
           await current.runner.emit({ type: "session_shutdown", reason: "quit" });
         }
+        removeSpillFiles();
       });
       break;
     default:
@@ -624,7 +626,8 @@ async function runTool(message, signal) {
   const definition = current.runner.getToolDefinition(message.name);
   if (!definition) throw new Error(`Tool ${message.name} not found`);
   const ctx = current.runner.createToolContext(message.toolCallId, signal);
-  const onUpdate = (partial) => channel.send({ type: "tool_update", id: message.id, partial });
+  const onUpdate = (partial) =>
+    channel.send({ type: "tool_update", id: message.id, partial: { ...partial, content: capContent(partial?.content, false) } });
   let params = message.params;
   if (typeof definition.prepareArguments === "function") {
     const prepared = definition.prepareArguments(params);
@@ -635,7 +638,7 @@ async function runTool(message, signal) {
   }
   const result = await definition.execute(message.toolCallId, params, signal, onUpdate, ctx);
   return {
-    content: result?.content ?? [],
+    content: capContent(result?.content ?? []),
     details: result?.details,
     terminate: result?.terminate === true ? true : undefined,
   };

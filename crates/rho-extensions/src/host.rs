@@ -27,7 +27,9 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::{Action, ComponentFrame, ExtensionFault, FromHost, Registrations, ToHost, encode};
 
 /// A line from the host longer than this ends the connection (it is not a message rho could use).
-const MAX_LINE: usize = 256 * 1024 * 1024;
+/// The host writes at most 32 MiB (`MAX_LINE_BYTES` in `host/channel.mjs`); this bounds what a
+/// host that does not keep to it costs.
+const MAX_LINE: usize = 40 * 1024 * 1024;
 
 /// How long the host may take to connect after it was started.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -39,6 +39,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("render.mjs", include_str!("../host/render.mjs")),
     ("resolve.mjs", include_str!("../host/resolve.mjs")),
     ("packages.mjs", include_str!("../host/packages.mjs")),
+    ("output-cap.mjs", include_str!("../host/output-cap.mjs")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

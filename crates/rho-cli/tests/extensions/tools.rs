@@ -4,8 +4,8 @@
 use rho_mock_llm::Turn;
 use serde_json::json;
 
-use crate::common::extensions::{example, pi_host};
-use crate::common::{Env, Rho, redact};
+use crate::common::extensions::{example, fixture, pi_host};
+use crate::common::{Env, Rho, redact, tool_results};
 
 /// pi's `hello.ts`: the model calls the extension's tool and gets its result back.
 #[tokio::test]
@@ -89,4 +89,49 @@ async fn the_first_use_installs_the_host_into_the_agent_dir() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("Installing"), "installed once: {stderr}");
+}
+
+/// An extension tool's output is capped as the built-in tools' is (2000 lines, 50 KiB, the rest
+/// in a spill file the notice names), and an answer larger than the channel to the host is an
+/// error of that call, not the end of the host.
+#[tokio::test]
+async fn extension_tool_output_is_capped_and_spilled() {
+    let Some(host) = pi_host("extension_tool_output_is_capped_and_spilled") else { return };
+    let env = Env::new(vec![
+        Turn::tool_call("flood", json!({})),
+        Turn::tool_call("heavy", json!({})),
+        Turn::tool_call("alive", json!({})),
+        Turn::text("Done."),
+    ])
+    .await
+    .with_extension_host(host);
+    let flood = fixture("flood.ts");
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &flood]).await;
+    rho.send(json!({"type": "prompt", "id": "p", "message": "flood"})).await;
+    let frames = rho.until_agent_end().await;
+    let results = tool_results(&frames);
+
+    let (text, is_error) = &results[0];
+    assert!(!is_error);
+    assert!(text.len() <= 50 * 1024 + 200, "{} bytes", text.len());
+    assert!(text.starts_with("line 1\nline 2\n"), "{}", &text[..40]);
+    let notice = text.lines().last().unwrap();
+    let spill = notice
+        .strip_prefix("[Output truncated: showing 2000 of 100000 lines (")
+        .and_then(|rest| rest.split("Full output: ").nth(1))
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("{notice}"));
+    let full = std::fs::read_to_string(spill).unwrap();
+    assert_eq!(full.lines().count(), 100_000);
+    assert!(full.ends_with("line 100000"));
+
+    let (text, is_error) = &results[1];
+    assert!(is_error);
+    assert!(text.starts_with("the message is too large for rho's channel ("), "{text}");
+    assert!(results[2].0.starts_with("alive in "), "the host goes on: {results:?}");
+    let request = env.request_bodies()[1].to_string();
+    assert!(request.len() < 100 * 1024, "the model got the capped text: {} bytes", request.len());
+    rho.close_stdin();
+    assert!(rho.wait().await.success());
+    assert!(!std::path::Path::new(spill).exists(), "the spill file goes with the host");
 }
