@@ -76,3 +76,41 @@ async fn hooks_shape_the_request_and_the_tool_calls() {
     assert_eq!(user[0]["message"]["content"][0]["text"], "Respond briefly: what is rust (from rpc)");
     assert_eq!(user[1]["message"]["content"][0]["text"], "FORGET this");
 }
+
+/// pi 1.6's events reach the handlers: `before_agent_start` names what started the run (a
+/// user's prompt, or a custom message with `triggerTurn`), `agent_settled` follows the run,
+/// `ui_prompt_start` / `ui_prompt_end` surround a dialog, and `ctx.mode` is `rpc`.
+#[tokio::test]
+async fn pi_1_6_events_reach_the_handlers() {
+    let Some(host) = pi_host("pi_1_6_events_reach_the_handlers") else { return };
+    let env = Env::new(vec![Turn::text("Hi."), Turn::text("Poked.")]).await.with_extension_host(host);
+    let events = fixture("pi16-events.ts");
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &events]).await;
+    let notice = |frame: &Value| frame["method"] == "notify";
+    let settled = |frame: &Value| frame["method"] == "notify" && frame["message"] == "agent_settled aborted=false";
+
+    rho.send(json!({"type": "prompt", "id": "p1", "message": "hello"})).await;
+    let mut frames = rho.until(settled).await;
+    rho.send(json!({"type": "prompt", "id": "p2", "message": "/poke"})).await;
+    frames.extend(rho.until(settled).await);
+    rho.send(json!({"type": "prompt", "id": "p3", "message": "/ask"})).await;
+    let dialog = rho.until(|f| f["method"] == "confirm").await;
+    let id = dialog.last().unwrap()["id"].clone();
+    frames.extend(dialog);
+    rho.send(json!({"type": "extension_ui_response", "id": id, "confirmed": true})).await;
+    frames.extend(rho.until(|f| f["method"] == "notify" && f["message"] == "ui_prompt_end confirm").await);
+
+    let notices: Vec<&str> = frames.iter().filter(|f| notice(f)).map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(
+        notices,
+        [
+            "before_agent_start user hello in rpc",
+            "agent_settled aborted=false",
+            "before_agent_start custom poke in rpc",
+            "agent_settled aborted=false",
+            "ui_prompt_start confirm Sure?",
+            "ui_prompt_end confirm",
+        ]
+    );
+    assert!(env.request_bodies()[1].to_string().contains("poked"), "the custom message started the run");
+}

@@ -367,6 +367,20 @@ impl AgentSession {
         messages
     }
 
+    /// [`prompt_messages`](Self::prompt_messages) for a run an extension's custom message starts:
+    /// `before_agent_start` hears of it as pi 1.6's `messageType: "custom"`.
+    pub(crate) async fn custom_prompt_messages(&self, message: AgentMessage) -> Vec<AgentMessage> {
+        let Some(extensions) = self.extensions().cloned() else {
+            return vec![message];
+        };
+        let base = self.base_system_prompt();
+        let start = extensions.before_custom_start(&message, &base, self.system_prompt_options()).await;
+        let mut messages = vec![message];
+        messages.extend(start.messages);
+        self.inner.agent.set_system_prompt(start.system_prompt.unwrap_or(base));
+        messages
+    }
+
     /// The system prompt for the tools and resources as they are (before any extension
     /// changed it for a run).
     fn base_system_prompt(&self) -> String {
@@ -406,7 +420,7 @@ impl AgentSession {
                     self.queue_steer(message);
                 }
             }
-            _ if trigger_turn => match self.run_messages(vec![message]) {
+            _ if trigger_turn => match self.run_custom_message(message) {
                 Some(run) => drop(run.start()),
                 None => tracing::warn!("an extension's message could not start a run: one is already running"),
             },

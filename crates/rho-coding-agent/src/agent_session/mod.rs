@@ -315,8 +315,12 @@ impl AgentSession {
 
     pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
         let event = event.into();
-        if let (AgentSessionEvent::Agent(agent_event), Some(extensions)) = (&event, self.extensions()) {
-            extensions.observe(agent_event);
+        match (&event, self.extensions()) {
+            (AgentSessionEvent::Agent(agent_event), Some(extensions)) => extensions.observe(agent_event),
+            (AgentSessionEvent::Session(rho_rpc::SessionEvent::AgentSettled { aborted }), Some(extensions)) => {
+                extensions.tell(serde_json::json!({"type": "agent_settled", "aborted": aborted}));
+            }
+            _ => {}
         }
         self.inner.sink.emit(event);
     }

@@ -274,9 +274,10 @@ impl AgentSession {
         Ok(PromptOutcome::Started(PendingRun { run: Some(Box::pin(run)) }))
     }
 
-    /// Starts a run with these messages as its prompt, without a user's words (an extension's
-    /// `sendMessage` with `triggerTurn`); `None` when a run is already going.
-    pub(crate) fn run_messages(&self, messages: Vec<AgentMessage>) -> Option<PendingRun> {
+    /// Starts a run with an extension's custom message as its prompt (`sendMessage` with
+    /// `triggerTurn`), after `before_agent_start` had its say; `None` when a run is already
+    /// going.
+    pub(crate) fn run_custom_message(&self, message: AgentMessage) -> Option<PendingRun> {
         let ticket = self.prompt_ticket();
         if !self.begin_streaming(&ticket) {
             return None;
@@ -284,6 +285,7 @@ impl AgentSession {
         self.sync_mcp_tools();
         let this = self.clone();
         let run = async move {
+            let messages = this.custom_prompt_messages(message).await;
             let lifecycle = AssertUnwindSafe(this.clone().run_lifecycle(messages));
             if lifecycle.catch_unwind().await.is_err() {
                 tracing::error!("the run ended with an internal error");

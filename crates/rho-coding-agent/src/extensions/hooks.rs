@@ -99,11 +99,33 @@ impl Extensions {
     ) -> AgentStart {
         let event = json!({
             "type": "before_agent_start",
+            "messageType": "user",
             "prompt": prompt,
             "images": images_or_undefined(images),
             "systemPrompt": system_prompt,
             "systemPromptOptions": options,
         });
+        self.agent_start(event).await
+    }
+
+    /// `before_agent_start` for a run an extension's custom message starts.
+    pub(crate) async fn before_custom_start(
+        self: &Arc<Self>,
+        message: &AgentMessage,
+        system_prompt: &str,
+        options: Value,
+    ) -> AgentStart {
+        let event = json!({
+            "type": "before_agent_start",
+            "messageType": "custom",
+            "message": message,
+            "systemPrompt": system_prompt,
+            "systemPromptOptions": options,
+        });
+        self.agent_start(event).await
+    }
+
+    async fn agent_start(self: &Arc<Self>, event: Value) -> AgentStart {
         let Some(answer) = self.hook("before_agent_start", event).await else {
             return AgentStart::default();
         };
