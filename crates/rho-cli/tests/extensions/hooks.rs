@@ -96,9 +96,17 @@ async fn pi_1_6_events_reach_the_handlers() {
     rho.send(json!({"type": "prompt", "id": "p3", "message": "/ask"})).await;
     let dialog = rho.until(|f| f["method"] == "confirm").await;
     let id = dialog.last().unwrap()["id"].clone();
+    assert!(!dialog.iter().any(|f| f["id"] == "p3"), "a command's prompt is answered once it finished: {dialog:?}");
     frames.extend(dialog);
     rho.send(json!({"type": "extension_ui_response", "id": id, "confirmed": true})).await;
-    frames.extend(rho.until(|f| f["method"] == "notify" && f["message"] == "ui_prompt_end confirm").await);
+    let answered = |f: &Value| f["type"] == "response" && f["id"] == "p3";
+    let ended = |f: &Value| f["method"] == "notify" && f["message"] == "ui_prompt_end confirm";
+    let mut after = rho.until(|f| answered(f) || ended(f)).await;
+    let first = after.last().unwrap().clone();
+    after.extend(rho.until(|f| if answered(&first) { ended(f) } else { answered(f) }).await);
+    let response = after.iter().find(|f| answered(f)).unwrap();
+    assert_eq!(response["data"], json!({"disposition": "handled"}));
+    frames.extend(after);
 
     let notices: Vec<&str> = frames.iter().filter(|f| notice(f)).map(|f| f["message"].as_str().unwrap()).collect();
     assert_eq!(

@@ -21,9 +21,12 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
         commands["commands"].as_array().unwrap().iter().filter(|c| c["source"] == "extension").map(redact).collect();
     insta::assert_json_snapshot!("session_commands", extension);
 
-    let response = rho.request(json!({"type": "prompt", "message": "/note first"})).await;
+    // Answered once the command finished: what it did comes first.
+    rho.send(json!({"type": "prompt", "id": "note", "message": "/note first"})).await;
+    let mut notices = rho.until(|f| f["type"] == "response" && f["id"] == "note").await;
+    let response = notices.pop().unwrap();
     assert_eq!(response["success"], true, "{response}");
-    let notices = rho.until(|f| f["method"] == "setStatus").await;
+    assert!(notices.iter().any(|f| f["method"] == "setStatus"), "{notices:?}");
     // pi 1.6: the host hears of the entry the command appended.
     let appended = notices.iter().find(|f| f["type"] == "entry_appended").expect("entry_appended");
     assert_eq!(

@@ -109,13 +109,7 @@ pub struct Dispatcher {
 
 impl Dispatcher {
     fn respond(&self, id: &Option<Value>, command: &str, reply: Reply) {
-        let response = match reply {
-            Reply::Ok => RpcResponse::ok(id.clone(), command),
-            Reply::Data(data) => RpcResponse::with_data(id.clone(), command, data),
-            Reply::Err(error) => RpcResponse::error(id.clone(), command, error),
-            Reply::ErrWithCode(error, code) => RpcResponse::error_with_code(id.clone(), command, error, code),
-        };
-        self.out.push(OutItem::Response(response));
+        self.out.push(OutItem::Response(response(id, command, reply)));
     }
 
     /// Handles one command and writes its response(s). A handler that panics (a bug) is
@@ -348,10 +342,14 @@ impl Dispatcher {
                 drop(run.start());
             }
             Ok(PromptOutcome::Command(run)) => {
-                // Acknowledged first (docs/decisions.md D4); the command runs beside the next
-                // commands.
-                self.respond(id, command, disposition(Disposition::Handled));
-                drop(run.start());
+                // Answered once the command finished, as pi answers it; the commands after it
+                // go on meanwhile (docs/decisions.md D4).
+                let (out, id, command) = (self.out.clone(), id.clone(), command.to_owned());
+                let handle = run.start();
+                tokio::spawn(async move {
+                    let _ = handle.await;
+                    out.push(OutItem::Response(response(&id, &command, disposition(Disposition::Handled))));
+                });
             }
             Ok(PromptOutcome::Queued) => self.respond(id, command, disposition(Disposition::Queued)),
             Ok(PromptOutcome::Handled) => self.respond(id, command, disposition(Disposition::Handled)),
@@ -412,5 +410,15 @@ impl Dispatcher {
             Err(SessionCommandError::InvalidBranchEntry) if fork => Reply::Err("Invalid entry ID for forking".into()),
             Err(e) => Reply::Err(e.to_string()),
         }
+    }
+}
+
+/// The response frame for `reply`.
+fn response(id: &Option<Value>, command: &str, reply: Reply) -> RpcResponse {
+    match reply {
+        Reply::Ok => RpcResponse::ok(id.clone(), command),
+        Reply::Data(data) => RpcResponse::with_data(id.clone(), command, data),
+        Reply::Err(error) => RpcResponse::error(id.clone(), command, error),
+        Reply::ErrWithCode(error, code) => RpcResponse::error_with_code(id.clone(), command, error, code),
     }
 }
