@@ -7,11 +7,14 @@ export function createProviderStreams(channel, modelRegistry) {
   /** By provider name: `{ api, streamSimple }`. */
   const registered = new Map();
   return {
+    /** A registration again merges over the earlier one, as pi's registry merges it: a
+     *  `streamSimple` or `api` it leaves out stays as it was. */
     register(name, config) {
+      const previous = registered.get(name);
+      const api = config.api ?? previous?.api;
+      const streamSimple = typeof config.streamSimple === "function" ? config.streamSimple : previous?.streamSimple;
       registered.delete(name);
-      if (typeof config.streamSimple === "function" && config.api) {
-        registered.set(name, { api: config.api, streamSimple: config.streamSimple });
-      }
+      if (streamSimple && api) registered.set(name, { api, streamSimple });
     },
     unregister(name) {
       registered.delete(name);

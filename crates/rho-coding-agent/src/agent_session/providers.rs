@@ -58,16 +58,27 @@ impl Registries {
         self.registered.lock().iter().any(|r| r.stream_api.as_deref() == Some(api))
     }
 
-    /// Registers `name` (again: its earlier registration is replaced); the registry is
-    /// unchanged when the config is refused.
+    /// Registers `name`. Registered again, the new config merges over the earlier one, as pi's
+    /// registry merges it (the keys it gives replace theirs, the others stay: `{baseUrl}` alone
+    /// moves the provider and keeps its models). The registry is unchanged when the config is
+    /// refused.
     fn register(&self, name: &str, config: Value, streams: bool) -> Result<(), String> {
-        let stream_api = if streams {
+        let mut registered = self.registered.lock();
+        let previous = registered.iter().find(|r| r.name == name);
+        let config = match (previous.map(|r| &r.config), config) {
+            (Some(Value::Object(earlier)), Value::Object(given)) => {
+                let mut merged = earlier.clone();
+                merged.extend(given.into_iter().filter(|(_, v)| !v.is_null()));
+                Value::Object(merged)
+            }
+            (_, config) => config,
+        };
+        let stream_api = if streams || previous.is_some_and(|r| r.stream_api.is_some()) {
             let api = config.get("api").and_then(Value::as_str).filter(|api| !api.trim().is_empty());
             Some(api.ok_or("\"api\" is required with \"streamSimple\"")?.to_owned())
         } else {
             None
         };
-        let mut registered = self.registered.lock();
         let mut next: Vec<Registered> = registered
             .iter()
             .filter(|r| r.name != name)
