@@ -159,7 +159,12 @@ async fn compaction_updates_the_previous_summary_with_a_focus() {
     assert_eq!(sent.system, SUMMARIZATION_SYSTEM_PROMPT);
     assert_eq!(sent.max_tokens, 13_107);
     assert_eq!(sent.thinking, None);
+    // The previous compaction kept its messages from u0 on: they are in the context, so they
+    // are summarized again (its own entry is not).
     let conversation = concat!(
+        "[User]: Read the old code\n\n",
+        r#"[Assistant tool calls]: read(path="old.rs")"#,
+        "\n\n[Tool result]: fn old() {}\n\n",
         "[User]: Fix the parser\n\n",
         "[Assistant]: Editing now.\n\n",
         r#"[Assistant tool calls]: edit(path="src/parser.rs", oldText="a", newText="b")"#,

@@ -2,9 +2,10 @@
 //! the summary request needs to know (the previous summary, the files touched, the context
 //! size before).
 //!
-//! The work starts after the latest compaction on the branch (its summary is handed on as the
-//! previous summary, to be updated rather than rewritten). Everything before the cut is
-//! summarized; for a split turn the turn's beginning is set apart for its own summary.
+//! The work starts where the context does after the latest compaction on the branch: at the
+//! first entry it kept (its summary is handed on as the previous summary, to be updated rather
+//! than rewritten, and the compaction entry itself is not summarized again). Everything before
+//! the cut is summarized; for a split turn the turn's beginning is set apart for its own summary.
 
 use rho_session::{SessionEntry, entry_message, iso_to_ms};
 use rho_types::{AgentMessage, CompactionSummaryMessage};
@@ -63,6 +64,12 @@ fn messages_in(entries: &[&SessionEntry]) -> Vec<AgentMessage> {
     entries.iter().filter_map(|e| summary_message(e)).collect()
 }
 
+/// The messages to summarize among `entries`: a compaction among them (the previous one, whose
+/// summary goes on as `previous_summary`) is not summarized again.
+fn messages_to_summarize_in(entries: &[&SessionEntry]) -> Vec<AgentMessage> {
+    entries.iter().filter(|e| !matches!(e, SessionEntry::Compaction(_))).filter_map(|e| entry_message(e)).collect()
+}
+
 /// Decides what a compaction of `branch` (root first, as `Session::branch_entries` returns it)
 /// summarizes and keeps.
 ///
@@ -82,7 +89,16 @@ pub fn prepare_compaction(
     }
 
     let previous = branch.iter().rposition(|e| matches!(e, SessionEntry::Compaction(_)));
-    let boundary_start = previous.map_or(0, |i| i + 1);
+    // The context after a compaction holds what it kept: those entries are summarized next time
+    // too, as pi does.
+    let boundary_start = match previous.map(|i| (i, branch[i])) {
+        Some((i, SessionEntry::Compaction(c))) => c
+            .first_kept_entry_id
+            .as_ref()
+            .and_then(|kept| branch[..i].iter().position(|e| e.id() == kept))
+            .unwrap_or(i + 1),
+        _ => 0,
+    };
     let end = branch.len();
 
     let tokens_before = estimate_context_tokens(&messages_in(&branch[previous.unwrap_or(0)..end])).tokens;
@@ -94,9 +110,12 @@ pub fn prepare_compaction(
         Some(turn_start) if cut.is_split_turn => turn_start,
         _ => cut.first_kept_index,
     };
-    let messages_to_summarize = messages_in(&branch[boundary_start..history_end]);
-    let turn_prefix_messages =
-        if cut.is_split_turn { messages_in(&branch[history_end..cut.first_kept_index]) } else { Vec::new() };
+    let messages_to_summarize = messages_to_summarize_in(&branch[boundary_start..history_end]);
+    let turn_prefix_messages = if cut.is_split_turn {
+        messages_to_summarize_in(&branch[history_end..cut.first_kept_index])
+    } else {
+        Vec::new()
+    };
 
     let mut file_ops = FileOperations::default();
     let mut previous_summary = None;
@@ -220,10 +239,27 @@ mod tests {
         let p = prepare_compaction(&refs(&entries), settings(100)).unwrap().unwrap();
         assert_eq!(p.first_kept_entry_id, "l");
         assert_eq!(p.previous_summary.as_deref(), Some("previous summary"));
-        // Only what follows the previous compaction is summarized.
-        assert_eq!(roles(&p.messages_to_summarize), ["user", "assistant", "toolResult"]);
+        // What the previous compaction kept (a0) and what followed it is summarized; the
+        // compaction itself is not.
+        assert_eq!(roles(&p.messages_to_summarize), ["assistant", "user", "assistant", "toolResult"]);
         assert_eq!(p.file_ops.read_files(), ["old.rs"]);
         assert_eq!(p.file_ops.modified_files(), ["both.rs", "mod.rs"]);
+    }
+
+    #[test]
+    fn what_the_previous_compaction_kept_is_summarized_by_the_next() {
+        let entries = vec![
+            message("u0", user(&filler(400))),
+            message("a0", assistant_text("a")),
+            compaction("c1", "first summary", "u0", None),
+            message("u1", user(&filler(400))),
+            message("a1", assistant_text(&filler(400))),
+        ];
+        let p = prepare_compaction(&refs(&entries), settings(100)).unwrap().unwrap();
+        assert_eq!(p.first_kept_entry_id, "a1");
+        assert_eq!(roles(&p.messages_to_summarize), ["user", "assistant"]);
+        assert_eq!(roles(&p.turn_prefix_messages), ["user"]);
+        assert_eq!(p.previous_summary.as_deref(), Some("first summary"));
     }
 
     #[test]
