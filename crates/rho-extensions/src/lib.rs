@@ -3,14 +3,16 @@
 //! loader and runner from pi's published package), started only when some extension is
 //! configured. This crate is rho's half of that: finding the extensions ([`discover`]), getting
 //! the host onto the machine ([`install`]), the process and its channel ([`host`]), the messages
-//! on it ([`protocol`]), and the extensions' tools as rho tools ([`tool`]). What the session does
-//! with the host (hooks, actions, dialogs) is rho-coding-agent's.
+//! on it ([`protocol`], described as one JSON Schema by [`schema`]), and the extensions' tools as
+//! rho tools ([`tool`]). What the session does with the host (hooks, actions, dialogs) is
+//! rho-coding-agent's.
 #![deny(clippy::print_stdout)]
 
 pub mod discover;
 pub mod host;
 pub mod install;
 pub mod protocol;
+pub mod schema;
 pub mod tool;
 
 pub use host::{Answer, ExtensionHost, HostCommand, HostError, HostOutput, Incoming, UpdateSink};

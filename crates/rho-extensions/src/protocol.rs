@@ -5,19 +5,19 @@
 //! structures (events, messages, schemas, session entries) travel as JSON values: the host hands
 //! them to pi's code as they are.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What rho sends the host.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum ToHost {
     /// Load the extensions and bind them to this session; answered with [`Registrations`].
     Init(Box<Init>),
     /// Session entries appended since the last sync (or the whole session after a `reset`).
     Sync(SessionSync),
-    /// What the extensions read synchronously (model, level, tools, idle, …), as far as it
-    /// changed.
+    /// What the extensions read synchronously: the fields of [`HostState`] that changed.
     State {
         state: Value,
     },
@@ -99,7 +99,7 @@ pub enum ToHost {
 }
 
 /// What to render (see [`ToHost::Render`]).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "target", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum RenderRequest {
     /// A custom message, by its `customType`'s renderer.
@@ -119,14 +119,14 @@ pub enum RenderRequest {
 }
 
 /// The size of the terminal that draws the extensions' components.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TerminalSize {
     pub columns: u16,
     pub rows: u16,
 }
 
 /// What the host is started with.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Init {
     pub cwd: String,
@@ -160,11 +160,50 @@ pub struct Init {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminal: Option<TerminalSize>,
     pub session: SessionSync,
+    /// [`HostState`], all of it.
     pub state: Value,
 }
 
+/// What the extensions read without awaiting (`ctx.model`, `pi.getActiveTools()`,
+/// `ctx.isIdle()`, …): rho sends the fields that changed (`state`, and `init`'s `state`), the
+/// host keeps the rest as it last heard them. pi's own structures travel as JSON values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HostState {
+    /// `ctx.model`.
+    pub model: Option<Value>,
+    /// `pi.getThinkingLevel()`.
+    pub thinking_level: String,
+    /// `ctx.isIdle()`.
+    pub idle: bool,
+    /// `ctx.hasPendingMessages()`: how many wait.
+    pub pending_messages: usize,
+    /// `pi.getSessionName()`.
+    pub session_name: Option<String>,
+    /// `pi.getActiveTools()`.
+    pub active_tools: Vec<String>,
+    /// `pi.getAllTools()`: pi's tool info objects.
+    pub all_tools: Vec<Value>,
+    /// `ctx.getSystemPrompt()`.
+    pub system_prompt: String,
+    /// `ctx.getContextUsage()`.
+    pub context_usage: Option<Value>,
+    /// rho's own slash commands, for `pi.getCommands()` (the extensions' are the host's).
+    pub commands: Vec<Value>,
+    /// `ctx.scopedModels`: the models Ctrl+P cycles.
+    pub scoped_models: Vec<ScopedModelState>,
+}
+
+/// One of [`HostState::scoped_models`] (pi's `ScopedModel`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopedModelState {
+    pub model: Value,
+    pub thinking_level: Option<String>,
+}
+
 /// The skills, prompt templates and themes packages (and `-e` folders) bring.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageResources {
     #[serde(default)]
@@ -177,7 +216,7 @@ pub struct PackageResources {
 }
 
 /// A command-line flag's value: `--name` alone, or `--name value`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum FlagValue {
     Set(bool),
@@ -185,7 +224,7 @@ pub enum FlagValue {
 }
 
 /// Session entries for the host's copy of the session.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSync {
     /// Start over with this header (a new or switched session); the entries follow.
@@ -196,7 +235,7 @@ pub struct SessionSync {
     pub leaf_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SessionReset {
     pub header: Value,
     pub file: Option<String>,
@@ -204,7 +243,7 @@ pub struct SessionReset {
 }
 
 /// What the host sends rho.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum FromHost {
     /// The host is up (its first line).
@@ -258,7 +297,7 @@ pub enum FromHost {
 
 /// One render of a terminal component: the lines pi-tui's `render(width)` gave, with their
 /// ANSI styles.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentFrame {
     pub id: String,
@@ -272,7 +311,7 @@ pub struct ComponentFrame {
 }
 
 /// Where a component is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ComponentKind {
     /// `ctx.ui.custom()`: in the editor's place, with the keys.
@@ -291,7 +330,7 @@ pub enum ComponentKind {
 }
 
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Action {
     SendMessage {
@@ -373,7 +412,7 @@ pub enum Action {
 }
 
 /// `sendMessage` / `sendUserMessage` options.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SendOptions {
     /// `steer` (the default), `followUp` or `nextTurn`.
@@ -384,7 +423,7 @@ pub struct SendOptions {
 }
 
 /// A failure inside extension code.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtensionFault {
     pub extension_path: String,
@@ -395,7 +434,7 @@ pub struct ExtensionFault {
 }
 
 /// What the loaded extensions registered.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Registrations {
     #[serde(default)]
@@ -425,7 +464,7 @@ pub struct Registrations {
     pub package_resources: Option<PackageResources>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadedExtension {
     pub path: String,
@@ -433,7 +472,7 @@ pub struct LoadedExtension {
 }
 
 /// A tool an extension registered (`pi.registerTool`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRegistration {
     pub name: String,
@@ -460,7 +499,7 @@ pub struct ToolRegistration {
 
 /// A command an extension registered (`pi.registerCommand`); `name` is its invocation name
 /// (`review:2` when two extensions register `review`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandRegistration {
     pub name: String,
@@ -470,7 +509,7 @@ pub struct CommandRegistration {
     pub source_info: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ShortcutRegistration {
     pub shortcut: String,
@@ -479,7 +518,7 @@ pub struct ShortcutRegistration {
     pub extension_path: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlagRegistration {
     pub name: String,
@@ -492,7 +531,7 @@ pub struct FlagRegistration {
     pub default: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 pub struct Diagnostic {
     /// `error` or `warning`.
     #[serde(rename = "type")]
@@ -500,7 +539,7 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 pub struct LoadError {
     pub path: String,
     pub error: String,
@@ -508,7 +547,7 @@ pub struct LoadError {
 
 /// One line for the host: the message, with `id` when it is a request.
 pub(crate) fn encode(id: Option<&str>, message: &ToHost) -> Vec<u8> {
-    #[derive(Serialize)]
+    #[derive(Serialize, JsonSchema)]
     struct Envelope<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         id: Option<&'a str>,

@@ -3,8 +3,8 @@
 //! (`ctx.model`, `pi.getActiveTools()`, `ctx.isIdle()`, …, which extensions read without
 //! awaiting). Only what changed is sent.
 
-use rho_extensions::protocol::{SessionReset, SessionSync};
-use serde_json::{Map, Value, json};
+use rho_extensions::protocol::{HostState, ScopedModelState, SessionReset, SessionSync};
+use serde_json::{Map, Value};
 
 use crate::agent_session::AgentSession;
 
@@ -69,30 +69,37 @@ impl Synced {
 
 /// What the host's synchronous getters answer from.
 fn state_of(session: &AgentSession) -> Map<String, Value> {
-    let mut state = Map::new();
-    state.insert("model".into(), session.model().map_or(Value::Null, |m| to_json(&m)));
-    state.insert("thinkingLevel".into(), json!(session.thinking_level().as_str()));
-    state.insert("idle".into(), json!(!session.is_streaming()));
-    state.insert("pendingMessages".into(), json!(session.queued_count()));
-    state.insert("sessionName".into(), session.session_name().map_or(Value::Null, Value::String));
-    state.insert("activeTools".into(), json!(session.active_tool_names()));
-    state.insert("allTools".into(), Value::Array(session.all_tools_info()));
-    state.insert("systemPrompt".into(), Value::String(session.system_prompt()));
-    state.insert("contextUsage".into(), session.context_usage().map_or(Value::Null, |u| to_json(&u)));
-    let commands: Vec<Value> = session
+    let commands = session
         .slash_commands()
         .iter()
         .filter(|c| !matches!(c.source, rho_rpc::SlashCommandSource::Extension))
         .map(to_json)
         .collect();
-    state.insert("commands".into(), Value::Array(commands));
-    let scoped: Vec<Value> = session
+    let scoped_models = session
         .scoped_models()
         .iter()
-        .map(|s| json!({"model": to_json(&s.model), "thinkingLevel": s.thinking.map(|level| level.as_str())}))
+        .map(|s| ScopedModelState {
+            model: to_json(&s.model),
+            thinking_level: s.thinking.map(|level| level.as_str().to_owned()),
+        })
         .collect();
-    state.insert("scopedModels".into(), Value::Array(scoped));
-    state
+    let state = HostState {
+        model: session.model().map(|m| to_json(&m)),
+        thinking_level: session.thinking_level().as_str().to_owned(),
+        idle: !session.is_streaming(),
+        pending_messages: session.queued_count(),
+        session_name: session.session_name(),
+        active_tools: session.active_tool_names(),
+        all_tools: session.all_tools_info(),
+        system_prompt: session.system_prompt(),
+        context_usage: session.context_usage().map(|u| to_json(&u)),
+        commands,
+        scoped_models,
+    };
+    match to_json(&state) {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {
