@@ -112,6 +112,10 @@ pub trait CustomProvider: Send + Sync + std::fmt::Debug {
 /// `before_provider_request`).
 pub type PayloadHook = Arc<dyn Fn(serde_json::Value) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
 
+/// Sees a request's headers just before it is sent and returns the headers to send (pi 1.6's
+/// `before_provider_headers`); a header left out is not sent.
+pub type HeadersHook = Arc<dyn Fn(Vec<(String, String)>) -> BoxFuture<'static, Vec<(String, String)>> + Send + Sync>;
+
 /// Told a response's status and headers before its body is read (pi's
 /// `after_provider_response`).
 pub type ResponseHook = Arc<dyn Fn(u16, Vec<(String, String)>) + Send + Sync>;
@@ -120,6 +124,7 @@ pub type ResponseHook = Arc<dyn Fn(u16, Vec<(String, String)>) + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct RequestHooks {
     pub payload: Option<PayloadHook>,
+    pub headers: Option<HeadersHook>,
     pub response: Option<ResponseHook>,
 }
 
@@ -127,6 +132,7 @@ impl std::fmt::Debug for RequestHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestHooks")
             .field("payload", &self.payload.is_some())
+            .field("headers", &self.headers.is_some())
             .field("response", &self.response.is_some())
             .finish()
     }

@@ -575,6 +575,8 @@ async function emit(kind, event) {
       return runner.emitContext(event.messages);
     case "before_provider_request":
       return runner.emitBeforeProviderRequest(event.payload);
+    case "before_provider_headers":
+      return runner.emitBeforeProviderHeaders(event.headers);
     case "before_agent_start":
       return beforeAgentStart(event);
     case "input":

@@ -144,7 +144,10 @@ async fn post_sse_body(
     body: body::JsonBody,
     options: &StreamOptions,
 ) -> Result<SseStream, Interrupted> {
-    let mut headers = headers;
+    let mut headers = match &options.hooks.headers {
+        Some(hook) => hooked_headers(hook, headers).await,
+        None => headers,
+    };
     // Unless the API's or the caller's headers say otherwise (once: a second value would be
     // sent beside theirs).
     headers.entry(reqwest::header::CONTENT_TYPE).or_insert(HeaderValue::from_static("application/json"));
@@ -161,6 +164,21 @@ async fn post_sse_body(
 async fn body_bytes(body: Value, options: &StreamOptions) -> Result<Vec<u8>, ProviderError> {
     let body = hooked(body, options).await;
     serde_json::to_vec(&body).map_err(|e| ProviderError::Request(e.to_string()))
+}
+
+/// The headers the headers hook gives back for `headers` (one it makes unusable is dropped).
+async fn hooked_headers(hook: &crate::stream::HeadersHook, headers: HeaderMap) -> HeaderMap {
+    let pairs =
+        headers.iter().filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned()))).collect();
+    let mut out = HeaderMap::new();
+    for (name, value) in hook(pairs).await {
+        if let (Ok(name), Ok(value)) =
+            (HeaderName::from_bytes(name.trim().as_bytes()), HeaderValue::from_str(value.trim()))
+        {
+            out.append(name, value);
+        }
+    }
+    out
 }
 
 /// `body`, or what the payload hook made of it.

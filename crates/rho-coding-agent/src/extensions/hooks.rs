@@ -149,6 +149,24 @@ impl Extensions {
         let _ = self.hook("emit", event).await;
     }
 
+    /// `before_provider_headers`: the request's headers, as the handlers left them (a header
+    /// set to null or removed is not sent).
+    async fn provider_headers(self: Arc<Self>, headers: Vec<(String, String)>) -> Vec<(String, String)> {
+        let map: Map<String, Value> = headers.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        let event = json!({"type": "before_provider_headers", "headers": map});
+        match self.hook("before_provider_headers", event).await {
+            Some(Value::Object(changed)) => changed
+                .into_iter()
+                .filter_map(|(name, value)| match value {
+                    Value::String(value) => Some((name, value)),
+                    Value::Null => None,
+                    other => Some((name, other.to_string())),
+                })
+                .collect(),
+            _ => headers,
+        }
+    }
+
     /// `before_provider_request`: the request body, possibly replaced.
     async fn provider_request(self: Arc<Self>, payload: Value) -> Value {
         // The handlers always answer with the payload (changed or not); the copy is kept for
@@ -321,5 +339,10 @@ pub(crate) fn request_hooks(extensions: &Arc<Extensions>) -> rho_ai::RequestHook
         });
         hook
     });
-    rho_ai::RequestHooks { payload, response }
+    let headers = extensions.listens("before_provider_headers").then(|| {
+        let extensions = extensions.clone();
+        let hook: rho_ai::HeadersHook = Arc::new(move |headers| Box::pin(extensions.clone().provider_headers(headers)));
+        hook
+    });
+    rho_ai::RequestHooks { payload, headers, response }
 }
