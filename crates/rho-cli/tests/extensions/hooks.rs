@@ -79,8 +79,8 @@ async fn hooks_shape_the_request_and_the_tool_calls() {
 
 /// pi 1.6's events reach the handlers: `before_agent_start` names what started the run (a
 /// user's prompt, or a custom message with `triggerTurn`), `agent_settled` follows the run,
-/// `ui_prompt_start` / `ui_prompt_end` surround a dialog, `ctx.mode` is `rpc`, and a header
-/// `before_provider_headers` adds is sent.
+/// `ui_prompt_start` / `ui_prompt_end` surround a dialog, `ctx.mode` is `rpc`, a header
+/// `before_provider_headers` adds is sent, and `context_with_system` changes the request.
 #[tokio::test]
 async fn pi_1_6_events_reach_the_handlers() {
     let Some(host) = pi_host("pi_1_6_events_reach_the_handlers") else { return };
@@ -122,6 +122,7 @@ async fn pi_1_6_events_reach_the_handlers() {
         ]
     );
     assert!(env.request_bodies()[1].to_string().contains("poked"), "the custom message started the run");
+    assert!(env.request_bodies()[0].to_string().contains("(noted)"), "context_with_system changed the request");
     let request = env.server.last_request().unwrap();
     assert_eq!(request.headers.get("x-extension").map(String::as_str), Some("pi16-events"));
 }

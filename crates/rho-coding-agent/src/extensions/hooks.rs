@@ -40,7 +40,9 @@ impl Extensions {
     /// the answer failed (which is reported).
     pub(crate) async fn hook(self: &Arc<Self>, kind: &str, event: Value) -> Option<Value> {
         let event_type = event.get("type").and_then(Value::as_str).unwrap_or(kind).to_owned();
-        if !self.listens(&event_type) {
+        // pi 1.6 runs `context_with_system` handlers in the same pass as `context`'s.
+        let listened = self.listens(&event_type) || (event_type == "context" && self.listens("context_with_system"));
+        if !listened {
             return None;
         }
         match self.call(ToHost::Event { kind: kind.to_owned(), event }, true).await {
@@ -213,7 +215,7 @@ pub(crate) struct LoopHooks(pub Arc<Extensions>);
 impl AgentHooks for LoopHooks {
     fn wants(&self, point: HookPoint) -> bool {
         let event = match point {
-            HookPoint::Context => "context",
+            HookPoint::Context => return self.0.listens("context") || self.0.listens("context_with_system"),
             HookPoint::ToolCall => "tool_call",
             HookPoint::ToolResult => "tool_result",
             // Also a barrier: the message is recorded once the handlers of the events before
