@@ -34,6 +34,6 @@ pub use registry::ModelRegistry;
 pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
 pub use stream::{
     AssistantMessageStream, CustomProvider, Emitter, HeadersHook, PayloadHook, RequestHooks, ResponseHook,
-    StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
+    StreamEventHook, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
 };
 pub use transport::Transport;

@@ -120,12 +120,17 @@ pub type HeadersHook = Arc<dyn Fn(Vec<(String, String)>) -> BoxFuture<'static, V
 /// `after_provider_response`).
 pub type ResponseHook = Arc<dyn Fn(u16, Vec<(String, String)>) + Send + Sync>;
 
+/// Told each event's data as the provider sent it, before rho reads it (pi 1.6's
+/// `provider_stream_event`).
+pub type StreamEventHook = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The hooks around one request; none by default.
 #[derive(Clone, Default)]
 pub struct RequestHooks {
     pub payload: Option<PayloadHook>,
     pub headers: Option<HeadersHook>,
     pub response: Option<ResponseHook>,
+    pub stream_event: Option<StreamEventHook>,
 }
 
 impl std::fmt::Debug for RequestHooks {
@@ -134,6 +139,7 @@ impl std::fmt::Debug for RequestHooks {
             .field("payload", &self.payload.is_some())
             .field("headers", &self.headers.is_some())
             .field("response", &self.response.is_some())
+            .field("stream_event", &self.stream_event.is_some())
             .finish()
     }
 }

@@ -156,7 +156,7 @@ async fn post_sse_body(
     headers.insert(reqwest::header::CONTENT_LENGTH, HeaderValue::from(body.len));
     let request = sse::client()?.post(url).headers(headers).body(body.body);
     let response = sse::send_observed(request, &options.cancel, options.hooks.response.as_ref()).await?;
-    Ok(SseStream::new(response, options.idle_timeout))
+    Ok(SseStream::new(response, options.idle_timeout).observed(options.hooks.stream_event.clone()))
 }
 
 /// The JSON body to send: `body`, or what the payload hook made of it. The body is consumed:

@@ -189,6 +189,7 @@ type EventResult = Result<Event, DecodeError<reqwest::Error>>;
 pub struct SseStream {
     inner: Pin<Box<dyn Stream<Item = EventResult> + Send>>,
     idle: Duration,
+    observer: Option<crate::stream::StreamEventHook>,
 }
 
 impl std::fmt::Debug for SseStream {
@@ -207,7 +208,13 @@ impl SseStream {
     where
         S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + 'static,
     {
-        Self { inner: Box::pin(Events::new(Lines::new(Box::pin(bytes)))), idle }
+        Self { inner: Box::pin(Events::new(Lines::new(Box::pin(bytes)))), idle, observer: None }
+    }
+
+    /// Tells `observer` each event's data before it is handed on.
+    pub fn observed(mut self, observer: Option<crate::stream::StreamEventHook>) -> Self {
+        self.observer = observer;
+        self
     }
 
     /// The next event; `Ok(None)` when the body ended.
@@ -220,7 +227,12 @@ impl SseStream {
         match next {
             Err(_) => Err(ProviderError::Idle(self.idle.as_millis() as u64).into()),
             Ok(None) => Ok(None),
-            Ok(Some(Ok(event))) => Ok(Some(event)),
+            Ok(Some(Ok(event))) => {
+                if let Some(observer) = &self.observer {
+                    observer(&event.data);
+                }
+                Ok(Some(event))
+            }
             Ok(Some(Err(DecodeError::Transport(e)))) => {
                 Err(ProviderError::StreamEnded(format!(": {}", crate::redact::reqwest_error(&e))).into())
             }

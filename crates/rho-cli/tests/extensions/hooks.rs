@@ -80,7 +80,8 @@ async fn hooks_shape_the_request_and_the_tool_calls() {
 /// pi 1.6's events reach the handlers: `before_agent_start` names what started the run (a
 /// user's prompt, or a custom message with `triggerTurn`), `agent_settled` follows the run,
 /// `ui_prompt_start` / `ui_prompt_end` surround a dialog, `ctx.mode` is `rpc`, a header
-/// `before_provider_headers` adds is sent, and `context_with_system` changes the request.
+/// `before_provider_headers` adds is sent, `context_with_system` changes the request, and `provider_stream_event` sees the provider's own
+/// events.
 #[tokio::test]
 async fn pi_1_6_events_reach_the_handlers() {
     let Some(host) = pi_host("pi_1_6_events_reach_the_handlers") else { return };
@@ -109,6 +110,8 @@ async fn pi_1_6_events_reach_the_handlers() {
     assert_eq!(response["data"], json!({"disposition": "handled"}));
     frames.extend(after);
 
+    let raw = frames.iter().find(|f| f["method"] == "setStatus").expect("the agent_end status");
+    assert_eq!(raw["statusText"], "raw events: true", "provider_stream_event saw the provider's events");
     let notices: Vec<&str> = frames.iter().filter(|f| notice(f)).map(|f| f["message"].as_str().unwrap()).collect();
     assert_eq!(
         notices,

@@ -456,7 +456,7 @@ fn request_options(
             transport,
             thinking_budgets,
             headers: registry.headers_for(model).into_iter().collect(),
-            hooks: extensions.get().map(crate::extensions::request_hooks).unwrap_or_default(),
+            hooks: extensions.get().map(|e| crate::extensions::request_hooks(e, model)).unwrap_or_default(),
             custom: registries
                 .streams_itself(&model.api)
                 .then(|| extensions.get().map(crate::extensions::provider_stream))

@@ -323,9 +323,11 @@ impl AgentHooks for LoopHooks {
     }
 }
 
-/// The request hooks for a session with extensions: the payload hook when some handler listens
-/// to `before_provider_request`, the response hook for `after_provider_response`.
-pub(crate) fn request_hooks(extensions: &Arc<Extensions>) -> rho_ai::RequestHooks {
+/// The request hooks for a request to `model` in a session with extensions, each only when some
+/// handler listens: the payload hook (`before_provider_request`), the headers hook
+/// (`before_provider_headers`), the response hook (`after_provider_response`) and the stream
+/// event hook (`provider_stream_event`, each event's data parsed, told without waiting).
+pub(crate) fn request_hooks(extensions: &Arc<Extensions>, model: &rho_types::Model) -> rho_ai::RequestHooks {
     let payload = extensions.listens("before_provider_request").then(|| {
         let extensions = extensions.clone();
         let hook: rho_ai::PayloadHook = Arc::new(move |payload| Box::pin(extensions.clone().provider_request(payload)));
@@ -346,5 +348,16 @@ pub(crate) fn request_hooks(extensions: &Arc<Extensions>) -> rho_ai::RequestHook
         let hook: rho_ai::HeadersHook = Arc::new(move |headers| Box::pin(extensions.clone().provider_headers(headers)));
         hook
     });
-    rho_ai::RequestHooks { payload, headers, response }
+    let stream_event = extensions.listens("provider_stream_event").then(|| {
+        let extensions = extensions.clone();
+        let (provider, api, id) = (model.provider.clone(), model.api.clone(), model.id.clone());
+        let hook: rho_ai::StreamEventHook = Arc::new(move |data: &str| {
+            let data = serde_json::from_str::<Value>(data).unwrap_or_else(|_| Value::String(data.to_owned()));
+            let event =
+                json!({"type": "provider_stream_event", "provider": provider, "api": api, "model": id, "data": data});
+            extensions.notify(&ToHost::Event { kind: "emit".into(), event }, false);
+        });
+        hook
+    });
+    rho_ai::RequestHooks { payload, headers, response, stream_event }
 }
