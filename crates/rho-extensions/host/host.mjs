@@ -6,6 +6,7 @@
 // crates/rho-coding-agent/src/extensions/ for the other side.
 
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Channel } from "./channel.mjs";
 import { createComponents } from "./components.mjs";
 import { capContent, removeSpillFiles } from "./output-cap.mjs";
@@ -57,6 +58,8 @@ let current;
 let runAbort;
 /** Aborts for the tool calls, commands and handlers in progress, by rho's request id. */
 const aborts = new Map();
+/** The event whose handlers are running (through their awaits): what an action was asked in. */
+const handling = new AsyncLocalStorage();
 /** Events are handled one at a time, in the order rho sent them, as pi's session queues them. */
 let queue = Promise.resolve();
 
@@ -401,7 +404,7 @@ function bind(runner) {
   runner.onError((err) => channel.send({ type: "error", ...err }));
   runner.bindCore(
     {
-      sendMessage: (message, options) => action("sendMessage", { message, options }),
+      sendMessage: (message, options) => action("sendMessage", { message, options, during: handling.getStore() }),
       sendUserMessage: (content, options) => action("sendUserMessage", { content, options }),
       appendEntry: (customType, data) => action("appendEntry", { customType, data }),
       setSessionName: (name) => {
@@ -586,7 +589,7 @@ async function emit(kind, event) {
     case "user_bash":
       return userBash(event);
     default:
-      return runner.emit(event);
+      return handling.run(event.type, () => runner.emit(event));
   }
 }
 

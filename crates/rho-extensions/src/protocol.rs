@@ -337,6 +337,9 @@ pub enum Action {
         message: Value,
         #[serde(default)]
         options: Option<SendOptions>,
+        /// The event whose handler sent it, when one did (`agent_end`: the run is ending).
+        #[serde(default)]
+        during: Option<String>,
     },
     SendUserMessage {
         content: Value,

@@ -129,3 +129,22 @@ async fn pi_1_6_events_reach_the_handlers() {
     let request = env.server.last_request().unwrap();
     assert_eq!(request.headers.get("x-extension").map(String::as_str), Some("pi16-events"));
 }
+
+/// A message an `agent_end` handler sends goes to the model next, as in pi 1.6 (where the run
+/// is still active then and goes on with it): the reply, then the message, in the next request.
+#[tokio::test]
+async fn a_message_sent_at_agent_end_goes_to_the_model_next() {
+    let Some(host) = pi_host("a_message_sent_at_agent_end_goes_to_the_model_next") else { return };
+    let env = Env::new(vec![Turn::text("First."), Turn::text("Going on.")]).await.with_extension_host(host);
+    let nudge = fixture("agent-end-nudge.ts");
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &nudge]).await;
+    rho.send(json!({"type": "prompt", "id": "p", "message": "hello"})).await;
+    rho.until_agent_end().await;
+    let frames = rho.until_agent_end().await;
+    let last = frames.iter().rfind(|f| f["type"] == "message_end").unwrap();
+    assert_eq!(last["message"]["content"][0]["text"], "Going on.");
+    let second = &env.request_bodies()[1]["messages"];
+    let texts: Vec<String> = second.as_array().unwrap().iter().map(|m| m["content"].to_string()).collect();
+    assert_eq!(texts.len(), 3, "{second}");
+    assert!(texts[0].contains("hello") && texts[1].contains("First.") && texts[2].contains("Keep going."), "{texts:?}");
+}

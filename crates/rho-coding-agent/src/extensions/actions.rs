@@ -153,11 +153,24 @@ fn answer(extensions: &Extensions, id: Option<String>, result: Result<Value, Str
 fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>, action: Action) {
     let failed = |event: &str, error: String| session.report_extension_error("<runtime>", event, &error);
     match action {
-        Action::SendMessage { message, options } => match custom_message(message) {
+        Action::SendMessage { message, options, during } => match custom_message(message) {
             Ok(message) => {
                 let options = options.unwrap_or_default();
-                let trigger = options.trigger_turn == Some(true);
-                session.send_custom_message(message, options.deliver_as.as_deref(), trigger);
+                // In pi 1.6 the run is still active while `agent_end` handlers run: a message
+                // they send (without `triggerTurn: false`) is queued and the run goes on with it.
+                // rho's run has ended by then, so the message starts the next one.
+                // It starts once the `agent_end` handlers are done (pi goes on once they return).
+                let run_ending = during.as_deref() == Some("agent_end") && options.trigger_turn != Some(false);
+                if run_ending && options.deliver_as.as_deref() != Some("nextTurn") {
+                    let (extensions, session) = (extensions.clone(), session.clone());
+                    tokio::spawn(async move {
+                        extensions.flush().await;
+                        session.send_custom_message(message, options.deliver_as.as_deref(), true);
+                    });
+                } else {
+                    let trigger = options.trigger_turn == Some(true);
+                    session.send_custom_message(message, options.deliver_as.as_deref(), trigger);
+                }
             }
             Err(e) => failed("send_message", e),
         },
