@@ -4,11 +4,16 @@
     python3 bench/compare/extensions.py                    # every case of extension_cases.json
     python3 bench/compare/extensions.py --case hello.ts    # one (repeatable)
     python3 bench/compare/extensions.py --skip-build --bin-dir target/debug
+    python3 bench/compare/extensions.py --pi 1.6           # pi 1.6.0's examples, in pi 1.6.0 and rho
 
 Each case of `extension_cases.json` loads one of the examples pi 0.73.1 ships
 (`examples/extensions/`) with `-e` into `pi --mode rpc` and `rho --mode rpc`, each against its own
 rho-mock-llm serving the case's script, in fresh directories, with the same stdin steps and the
-same answers to dialogs. Then it compares what a host and a user would see:
+same answers to dialogs. With `--pi 1.6` the reference is pi 1.6.0 (`@earendil-works/pi-coding-agent`,
+from $PI16_REF_DIR, default ~/.cache/rho-compare/pi16, installed there with Node 22 when missing:
+pi 1.6 needs Node >= 22.19), the examples are the ones it ships, the cases
+`extension_cases_pi16.json` and the report EXTENSIONS_PI16.md. Then it compares what a host and a
+user would see:
 
   - the dialogs and notices (`extension_ui_request` frames, ids left out),
   - the tool results (`tool_execution_end`), and extension errors,
@@ -18,10 +23,19 @@ same answers to dialogs. Then it compares what a host and a user would see:
     extensions: the two agents' own prompts differ by design),
   - the session file's entries, and the files the case names.
 
-Differences are matched against KNOWN (each with its reason, see DIFFERENCES.md, "Extensions");
-the report (EXTENSIONS.md) counts the examples that compare equal, equal but for explained
-differences, differ unexplained, and are skipped (with why). Exit status 0 when nothing
-unexplained remains. Needs Node >= 20.6 with npm, Python 3.11 (standard library), cargo.
+Besides `example`, `note`, `steps`, `script` (the mock's), `ui` (dialog answers), `files`,
+`checkFiles`, `git`, `args` and `skip`, a case may give `setup` (a shell script run in the working
+directory first), `settings` (both agents' settings.json), `providers` (more models.json providers,
+a `baseUrl` path put after the mock's address: for an extension that calls a model itself),
+`wholeRequests` (such a request is compared whole, not only by API, path and model) and `model`
+(instead of mock/mock-model).
+
+Differences are matched against KNOWN (KNOWN_PI16 for pi 1.6.0; each with its reason, see
+DIFFERENCES.md, "Extensions"); the report (EXTENSIONS.md) counts the examples that compare equal,
+equal but for explained differences, differ unexplained, and are skipped (with why). Exit status 0
+when nothing unexplained remains. Needs Node >= 20.6 with npm, Python 3.11 (standard library),
+cargo. rho's extension host runs on pi 1.6.0 and so needs Node >= 22.19: RHO_NODE, when set, is
+passed on to rho.
 """
 
 from __future__ import annotations
@@ -76,6 +90,18 @@ KNOWN: dict[tuple[str, str], str] = {
     ("session", "plan-mode"): "the same order of the two messages, in the session file",
 }
 
+# The same for pi 1.6.0 and its examples (--pi 1.6).
+KNOWN_PI16: dict[tuple[str, str], str] = {
+    ("ui", "commands.ts"):
+        "pi.getCommands() in pi 1.6.0 also lists its built-in `llama` and `mcp` extension commands, which rho does "
+        "not have (DIFFERENCES.md, pi 1.6.0: get_commands)",
+    ("ui", "system-prompt-header.ts"):
+        "the extension shows the system prompt's length, and rho's own prompt is shorter than pi's by design",
+    ("requests", "ssh.ts"):
+        "the extension rewrites the prompt line `Current working directory: <cwd>`: rho's own prompt has that line "
+        "(as pi 0.73.1's had), pi 1.6.0's puts the directory in a <cwd> block, so only rho's prompt is rewritten",
+}
+
 # Each agent's own system prompt lines (tool lines, guidelines, the skills preamble), worded
 # differently by design (DIFFERENCES.md, "Request differences"), as one tag per meaning: what an
 # extension changes is then compared, not the two agents' wording.
@@ -84,24 +110,32 @@ OWN_LINES = [
     ("guide:bash", ("- Use bash for file operations like ls, rg, find", "- Use bash for file operations such as ls, rg and find.")),
     ("guide:explore", ("- Prefer grep/find/ls tools over bash", "- To explore files, prefer the grep, find and ls tools")),
     ("guide:read", ("- Use read to examine files instead of cat or sed.", "- Use read to look at files, rather than cat or sed.")),
-    ("guide:edit", ("- Use edit for precise changes", "- When changing multiple separate locations in one file",
-                    "- Each edits[].oldText is matched", "- Keep edits[].oldText as small as possible")),
+    ("guide:edit", ("- Use edit for precise changes", "- Use edit for targeted changes",
+                    "- When changing multiple separate locations in one file",
+                    "- Each edits[].oldText is matched", "- Each edits[].oldText must exactly",
+                    "- Keep edits[].oldText as small as possible")),
     ("guide:write", ("- Use write only for new files", "- Use write only to create new files")),
     ("skills", ("The following skills provide specialized instructions", "Use the read tool to load a skill's file",
                 "When a skill file references a relative path", "Skills are specialized instructions for particular",
-                "When a task matches a skill's description", "A relative path in a skill file is relative")),
+                "When a task matches a skill's description", "A relative path in a skill file is relative",
+                "Resolve relative paths against the skill's directory", "<skills>", "</skills>")),
 ]
-# rho's own lines with no counterpart in pi (its own tools, one guideline), and pi's "(none)" for
-# an empty tool list (rho's never is: its own tools stay).
+# rho's own lines with no counterpart in pi (its own tools, one guideline), pi's "(none)" for an
+# empty tool list (rho's never is: its own tools stay), and pi 1.6.0's guideline of its own bash
+# tool, which rho's bash does not have (an extension that registers pi's bash brings it to rho's
+# prompt too).
 OWN_ONLY = ("- todo_write:", "- ask:", "- task:", "- When you summarize what you did",
-            "- Read a file with the read tool before you edit it.", "(none)")
+            "- Read a file with the read tool before you edit it.", "(none)",
+            "- You can inspect PI_* environment variables")
 OWN_TOOLS = {"todo_write", "ask", "task"}
+# rho's guideline for find/grep/ls, as pi 0.73.1 worded it; pi 1.6.0 has none (--pi 1.6).
+OWN_ONLY_PI16 = ("- To explore files, prefer the grep, find and ls tools",)
 
 
-def tag_line(line: str) -> str | None:
+def tag_line(line: str, own_only: tuple[str, ...] = ()) -> str | None:
     """A prompt-delta line (`+text` / `-text`) with the agents' own wording made one tag."""
     sign, text = line[:1], line[1:]
-    if text.startswith(OWN_ONLY):
+    if text.startswith(OWN_ONLY + own_only):
         return None
     for tag, starts in OWN_LINES:
         if text.startswith(starts):
@@ -165,12 +199,25 @@ def run_case(agent: str, argv: list[str], case: dict[str, Any], example: Path | 
         subprocess.run([*git, "init", "-q"], cwd=cwd, check=True)
         subprocess.run([*git, "add", "-A"], cwd=cwd, check=True)
         subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], cwd=cwd, check=True)
+    if case.get("setup"):
+        # A shell script run in the working directory first (a git history, say).
+        subprocess.run(["sh", "-ec", case["setup"]], cwd=cwd, check=True, capture_output=True,
+                       env={**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"})
     run.paths = {"cwd": str(cwd), "agent": str(agent_dir), "home": str(home), "root": str(root)}
     mock = MockServer(mock_bin, case.get("script", DEFAULT_SCRIPT), mockdir)
     models = {"providers": {"mock": {"baseUrl": mock.url, "api": "anthropic-messages", "apiKey": "test-key",
                                      "models": [DEFAULT_MODEL, {**DEFAULT_MODEL, "id": "mock-small", "name": "Mock Small"}]}}}
+    # Built-in providers pointed at the mock too (a `baseUrl` path is put after the mock's
+    # address), for extensions that call a model of their own (ctx.modelRegistry.complete).
+    for provider, config in case.get("providers", {}).items():
+        config = dict(config)
+        if str(config.get("baseUrl", "")).startswith("/"):
+            config["baseUrl"] = mock.url + config["baseUrl"]
+        models["providers"][provider] = config
     (agent_dir / "models.json").write_text(json.dumps(models))
-    args = [*argv, "--mode", "rpc", "--model", "mock/mock-model"]
+    if "settings" in case:
+        (agent_dir / "settings.json").write_text(json.dumps(case["settings"]))
+    args = [*argv, "--mode", "rpc", "--model", case.get("model", "mock/mock-model")]
     if example is not None:
         args += ["-e", str(example)]
     args += case.get("args", [])
@@ -298,6 +345,7 @@ def play(step: dict[str, Any], write, reader: StdoutReader, cursor: int, timeout
 # ------------------------------------------------------------------------------------------------
 
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 HEX_ID = re.compile(r"\b[0-9a-f]{8}\b")
 
 
@@ -312,7 +360,7 @@ class Scrub:
     def text(self, s: str) -> str:
         for a, b in self.repl:
             s = s.replace(a, b)
-        return ISO.sub("<time>", s)
+        return UUID.sub("<uuid>", ISO.sub("<time>", s))
 
     def value(self, v: Any, drop: set[str] = frozenset()) -> Any:
         if isinstance(v, dict):
@@ -341,17 +389,21 @@ def system_text(request: dict[str, Any]) -> str:
     return system or ""
 
 
-def prompt_delta(text: str, baseline: str) -> list[str]:
+def prompt_delta(text: str, baseline: str, own_only: tuple[str, ...] = ()) -> list[str]:
     """The lines an extension added to (+) or removed from (-) the agent's own system prompt,
-    the agents' own wording made tags (once each)."""
+    the agents' own wording made tags (once each). A tag both removed and added is one of the
+    agent's own lines put in other words (an extension that registers pi's own tool brings pi's
+    wording of its description and guidelines): no change of meaning, left out."""
     a = [line for line in baseline.splitlines() if not line.startswith("Current date")]
     b = [line for line in text.splitlines() if not line.startswith("Current date")]
     out: list[str] = []
     for d in difflib.ndiff(a, b):
         if d[:1] in "+-" and d[2:].strip():
-            tagged = tag_line(d[:1] + d[2:])
+            tagged = tag_line(d[:1] + d[2:], own_only)
             if tagged is not None and tagged not in out:
                 out.append(tagged)
+    reworded = {t[1:] for t in out if t.startswith("+<")} & {t[1:] for t in out if t.startswith("-<")}
+    out = [t for t in out if t[1:] not in reworded]
     # Where a line sits depends on each agent's own lines around it: compared as a set.
     return sorted(out)
 
@@ -362,7 +414,8 @@ def is_summary_request(request: dict[str, Any]) -> bool:
     return "summarization assistant" in system or "context-summarization assistant" in system
 
 
-def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str]) -> dict[str, Any]:
+def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str],
+            own_only: tuple[str, ...] = (), whole_requests: bool = False) -> dict[str, Any]:
     frames = run.frames
     ui = [scrub.value(f, {"id"}) for f in frames if f.get("type") == "extension_ui_request"]
     tools = [
@@ -374,8 +427,11 @@ def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str]) -> 
     commands = []
     for f in frames:
         if f.get("type") == "response" and f.get("command") == "get_commands" and f.get("success"):
+            # pi 1.6.0's own built-in extensions (`llama`, `mcp`: sourceInfo.source "builtin") are
+            # not the example's (DIFFERENCES.md, pi 1.6.0).
             commands.append(sorted((c["name"], c.get("description")) for c in f["data"]["commands"]
-                                   if c.get("source") == "extension"))
+                                   if c.get("source") == "extension"
+                                   and (c.get("sourceInfo") or {}).get("source") != "builtin"))
     responses = [scrub.value({k: f.get(k) for k in ("command", "success", "error")})
                  for f in frames if f.get("type") == "response" and f.get("command") != "get_commands"]
     requests: list[Any] = []
@@ -385,12 +441,24 @@ def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str]) -> 
             # Worded by each agent (DIFFERENCES.md): that a summary was asked for is compared.
             requests.append("<summary request>")
             continue
+        if r.get("api", "anthropic-messages") != "anthropic-messages":
+            # Another provider's API: which one, where, for which model; whole where the case says
+            # the request is one an extension makes itself (ctx.modelRegistry.complete: pi-ai's
+            # in both agents).
+            other = {"api": r.get("api"), "path": r.get("path"), "model": body.get("model")}
+            if whole_requests:
+                other["body"] = scrub.value(body)
+            requests.append(other)
+            continue
         requests.append({
-            "messages": scrub.value(strip_cache(body.get("messages", []))),
+            "messages": scrub.value(strip_cache(strip_system(body.get("messages", [])))),
             "tools": tool_delta({t.get("name") for t in body.get("tools", []) or []}, baseline_tools),
-            "system": prompt_delta(scrub.text(system_text(r)), baseline),
+            "system": prompt_delta(scrub.text(system_text(r)), baseline, own_only),
         })
-    entries = [scrub.value(entry_view(e)) for e in run.entries if e.get("type") not in ("session",)]
+    # pi 1.6.0 records the system prompt as a `system` message (DIFFERENCES.md, pi 1.6.0: not yet in
+    # rho's sessions); what an extension does to the prompt is compared in the requests.
+    entries = [scrub.value(entry_view(e)) for e in run.entries
+               if e.get("type") not in ("session",) and not is_system_entry(e)]
     return {
         "ui": ui,
         "tools": tools,
@@ -407,6 +475,18 @@ def tool_delta(tools: set[str], baseline: set[str]) -> list[str]:
     """The tools an extension added (+) or took away (-): each agent's own set differs by design
     (rho's own tools are left out)."""
     return sorted(f"+{t}" for t in tools - baseline - OWN_TOOLS) + sorted(f"-{t}" for t in baseline - tools - OWN_TOOLS)
+
+
+def strip_system(messages: list[Any]) -> list[Any]:
+    """pi 1.6.0's leading `system` message, where a wire carries one in `messages`: the system
+    prompt is compared as a delta."""
+    if messages and isinstance(messages[0], dict) and messages[0].get("role") == "system":
+        return messages[1:]
+    return messages
+
+
+def is_system_entry(e: dict[str, Any]) -> bool:
+    return e.get("type") == "message" and (e.get("message") or {}).get("role") == "system"
 
 
 def strip_cache(messages: list[Any]) -> list[Any]:
@@ -456,36 +536,81 @@ def differences(pi: dict[str, Any], rho: dict[str, Any]) -> list[tuple[str, str]
 # ------------------------------------------------------------------------------------------------
 
 
+class Reference:
+    """The pi release the examples come from and run in."""
+
+    def __init__(self, version: str, ref_dir: Path, scope: str, cases: Path, report: Path, out: Path,
+                 known: dict[tuple[str, str], str]):
+        self.version, self.dir, self.scope = version, ref_dir, scope
+        self.cases, self.report, self.out, self.known = cases, report, out, known
+        self.argv: list[str] = []
+        self.env: dict[str, str] = {}
+        self.own_only: tuple[str, ...] = ()
+
+    @property
+    def examples(self) -> Path:
+        return self.dir / "node_modules" / self.scope / "pi-coding-agent" / "examples" / "extensions"
+
+
+def reference(which: str) -> Reference:
+    if which == "1.6":
+        ref = Reference("1.6.0", Path(os.environ.get("PI16_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi16")),
+                        "@earendil-works", HERE / "extension_cases_pi16.json", HERE / "EXTENSIONS_PI16.md",
+                        HERE / "out" / "extensions-pi16", KNOWN_PI16)
+        from clients.run import PI16_PINNED, ensure_npm  # noqa: PLC0415
+        ensure_npm(ref.dir, PI16_PINNED, "pi 1.6.0 and node 22")
+        # pi 1.6 needs Node >= 22.19: the `node` package installed beside it. Its launcher is a
+        # `#!/usr/bin/env node` script, and what the extensions spawn (`node`) is the same Node.
+        node22 = (ref.dir / "node_modules" / ".bin" / "node").resolve()
+        ref.argv = [str(node22), str(ref.examples.parent.parent / "dist" / "cli.js")]
+        # docs/environment-variables.md of pi 1.6: no model catalogue refresh, version check or
+        # telemetry (as clients/run.py).
+        ref.env = {"PATH": f"{node22.parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+                   "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
+        ref.own_only = OWN_ONLY_PI16
+        return ref
+    ref = Reference("0.73.1", Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi")),
+                    "@mariozechner", HERE / "extension_cases.json", HERE / "EXTENSIONS.md",
+                    HERE / "out" / "extensions", KNOWN)
+    ref.argv = [str(ensure_pi(ref.dir))]
+    return ref
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pi", choices=["0.73", "1.6"], default="0.73",
+                    help="the reference: pi 0.73.1 (default) or pi 1.6.0, with the examples each ships")
     ap.add_argument("--case", action="append", help="only this example (repeatable)")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--bin-dir", type=Path, help="where rho and rho-mock-llm are (default: target/release)")
-    ap.add_argument("--report", type=Path, default=HERE / "EXTENSIONS.md")
-    ap.add_argument("--out", type=Path, default=HERE / "out" / "extensions")
-    ap.add_argument("--cases", type=Path, default=HERE / "extension_cases.json")
+    ap.add_argument("--report", type=Path, help="default: EXTENSIONS.md (--pi 1.6: EXTENSIONS_PI16.md)")
+    ap.add_argument("--out", type=Path, help="default: out/extensions (--pi 1.6: out/extensions-pi16)")
+    ap.add_argument("--cases", type=Path, help="default: extension_cases.json (--pi 1.6: extension_cases_pi16.json)")
     a = ap.parse_args()
 
-    pi_dir = Path(os.environ.get("PI_REF_DIR", Path.home() / ".cache" / "rho-compare" / "pi"))
-    pi_launcher = ensure_pi(pi_dir)
+    ref = reference(a.pi)
+    report, out, cases_path = a.report or ref.report, a.out or ref.out, a.cases or ref.cases
     bins = a.bin_dir.resolve() if a.bin_dir else build_rho(a.skip_build)
     rho_bin, mock_bin = bins / "rho", bins / "rho-mock-llm"
-    examples = pi_dir / "node_modules" / "@mariozechner" / "pi-coding-agent" / "examples" / "extensions"
+    examples = ref.examples
     host_dir = Path(os.environ.get("RHO_EXTENSION_HOST_DIR", REPO / "target" / "extension-host"))
     # pi's RPC mode writes setTitle frames; rho's only with PI_RPC_EMIT_TITLE (docs/protocol.md#window-title).
     rho_env = {"RHO_EXTENSION_HOST_DIR": str(host_dir), "PI_RPC_EMIT_TITLE": "1"}
+    if os.environ.get("RHO_NODE"):
+        rho_env["RHO_NODE"] = os.environ["RHO_NODE"]
+    agents = (("pi", ref.argv, ref.env), ("rho", [str(rho_bin)], rho_env))
 
-    cases = json.loads(a.cases.read_text())
+    cases = json.loads(cases_path.read_text())
     if a.case:
         cases = [c for c in cases if c["example"] in a.case]
-    a.out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
 
     # The agents' own system prompts, without extensions: what an extension changes is measured
     # against these.
     baseline_case = {"example": "<none>", "steps": [
         {"send": {"type": "prompt", "id": "p1", "message": "Hello"}}, {"wait": {"type": "agent_end"}}]}
     baselines, baseline_tools = {}, {}
-    for name, argv, env in (("pi", [str(pi_launcher)], {}), ("rho", [str(rho_bin)], rho_env)):
+    for name, argv, env in agents:
         base = run_case(name, argv, baseline_case, None, mock_bin, env)
         first = base.requests[0] if base.requests else {}
         baselines[name] = Scrub(base, examples).text(system_text(first))
@@ -496,26 +621,31 @@ def main() -> int:
         name = case["example"]
         if case.get("skip"):
             results.append({"example": name, "status": "skipped", "why": case["skip"], "note": case.get("note", "")})
+            shutil.rmtree(out / name.replace("/", "_"), ignore_errors=True)
             continue
         path = examples / name
         log(f"{name}")
         runs = {}
-        for agent, argv, env in (("pi", [str(pi_launcher)], {}), ("rho", [str(rho_bin)], rho_env)):
+        for agent, argv, env in agents:
             runs[agent] = run_case(agent, argv, case, path, mock_bin, env)
-        seen = {agent: aspects(run, Scrub(run, examples), baselines[agent], baseline_tools[agent])
+        seen = {agent: aspects(run, Scrub(run, examples), baselines[agent], baseline_tools[agent], ref.own_only,
+                               bool(case.get("wholeRequests")))
                 for agent, run in runs.items()}
         diffs = differences(seen["pi"], seen["rho"])
         explained, unexplained = [], []
         for aspect, diff in diffs:
-            why = KNOWN.get((aspect, name)) or KNOWN.get((aspect, "*"))
+            why = ref.known.get((aspect, name)) or ref.known.get((aspect, "*"))
             (explained if why else unexplained).append((aspect, diff, why))
         failures = [f"{agent}: {run.error}" for agent, run in runs.items() if run.error]
         status = "equal" if not diffs and not failures else ("differs" if unexplained or failures else "explained")
-        case_dir = a.out / name.replace("/", "_")
+        case_dir = out / name.replace("/", "_")
         case_dir.mkdir(parents=True, exist_ok=True)
         for agent, run in runs.items():
             (case_dir / f"{agent}.aspects.json").write_text(json.dumps(seen[agent], indent=1, ensure_ascii=False))
             (case_dir / f"{agent}.stderr.txt").write_text(run.stderr)
+            with open(case_dir / f"{agent}.requests.jsonl", "w") as fh:
+                for r in run.requests:
+                    fh.write(json.dumps(r.get("body", {}), ensure_ascii=False) + "\n")
             with open(case_dir / f"{agent}.frames.jsonl", "w") as fh:
                 for f in run.frames:
                     fh.write(json.dumps(f, ensure_ascii=False) + "\n")
@@ -525,19 +655,20 @@ def main() -> int:
                         "failures": failures})
         log(f"  {status}" + (f": {', '.join(x for x, _, _ in unexplained)}" if unexplained else ""))
 
-    write_report(a.report, results)
+    write_report(report, results, ref, a.pi)
     bad = [r for r in results if r["status"] == "differs"]
     return 1 if bad else 0
 
 
-def write_report(path: Path, results: list[dict[str, Any]]) -> None:
+def write_report(path: Path, results: list[dict[str, Any]], ref: Reference, which: str) -> None:
     counts: dict[str, int] = {}
     for r in results:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
+    command = "python3 bench/compare/extensions.py" + ("" if which == "0.73" else f" --pi {which}")
     lines = [
-        "# pi's example extensions in pi 0.73.1 and in rho",
+        f"# pi's example extensions in pi {ref.version} and in rho",
         "",
-        "Written by `python3 bench/compare/extensions.py` (see its docstring and README.md): each example",
+        f"Written by `{command}` (see its docstring and README.md): each example",
         "loaded with `-e` into both agents' RPC mode against the same scripted model, with the same",
         "answers to dialogs. Compared: dialogs and notices, tool results, extension errors, extension",
         "commands, what the model was sent (messages, tools, the extension's change to the system",
