@@ -583,7 +583,7 @@ async function emit(kind, event) {
     case "before_agent_start":
       return beforeAgentStart(event);
     case "input":
-      return runner.emitInput(event.text, event.images, event.source, event.streamingBehavior);
+      return runner.emitInput(event.text, event.images, event.source, event.streamingBehavior ?? undefined);
     case "resources_discover":
       return runner.emitResourcesDiscover(event.cwd, event.reason);
     case "user_bash":

@@ -110,6 +110,16 @@ async fn pi_1_6_events_reach_the_handlers() {
     assert_eq!(response["data"], json!({"disposition": "handled"}));
     frames.extend(after);
 
+    // An extension's command of a built-in's name runs instead of the built-in.
+    rho.send(json!({"type": "prompt", "id": "t", "message": "/tools"})).await;
+    let tools = rho.until(|f| f["type"] == "response" && f["id"] == "t").await;
+    assert!(tools.iter().any(|f| f["message"] == "the extension's /tools"), "{tools:?}");
+    assert!(!tools.iter().any(|f| f["type"] == "command_output"), "{tools:?}");
+    let listed = rho.data(json!({"type": "get_available_commands"})).await;
+    let tools: Vec<&Value> = listed["commands"].as_array().unwrap().iter().filter(|c| c["name"] == "tools").collect();
+    assert_eq!(tools.len(), 1, "{listed}");
+    assert_eq!(tools[0]["description"], "Takes the name of a built-in");
+
     let raw = frames.iter().find(|f| f["method"] == "setStatus").expect("the agent_end status");
     assert_eq!(raw["statusText"], "raw events: true", "provider_stream_event saw the provider's events");
     let notices: Vec<&str> = frames.iter().filter(|f| notice(f)).map(|f| f["message"].as_str().unwrap()).collect();

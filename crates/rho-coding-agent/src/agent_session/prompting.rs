@@ -200,7 +200,9 @@ impl AgentSession {
             let run = Box::pin(async move { extensions.run_command(&name, &args).await });
             return Ok(PromptOutcome::Command(PendingCommand { run }));
         }
-        let text = match extensions.input(&text, &options.images, options.source.as_str()).await {
+        // pi 1.6 tells the handlers how a message sent mid-run is queued.
+        let behavior = options.streaming_behavior.filter(|_| self.is_streaming());
+        let text = match extensions.input(&text, &options.images, options.source.as_str(), behavior).await {
             HookOutcome::Handled => return Ok(PromptOutcome::Handled),
             HookOutcome::Continue { text, images } => {
                 options.images = images;
@@ -372,20 +374,29 @@ impl AgentSession {
     }
 
     /// omp's `get_available_commands`: the same commands in omp's shape, after the built-ins
-    /// the mode runs itself, which shadow any other command of the same name or alias.
+    /// the mode runs itself, which shadow any other command of the same name or alias, except
+    /// an extension's (which runs instead of the built-in, as in pi).
     pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
-        let mut others = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
+        let extensions = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
+        let mut others = extensions.clone();
         others.extend(available_commands(&resources.templates, &resources.skills, enable_skills));
         others.extend(self.mcp_available_commands());
         let Some(builtins) = self.inner.builtin_commands.get() else { return others };
+        let builtins: Vec<_> = builtins.iter().filter(|b| !extensions.iter().any(|e| e.name == b.name)).collect();
         let taken = |name: &str| {
             builtins.iter().any(|b| b.name == name || b.aliases.iter().flatten().any(|alias| alias == name))
         };
-        let mut commands = builtins.clone();
+        let mut commands: Vec<rho_rpc::AvailableCommand> = builtins.iter().map(|b| (*b).clone()).collect();
         commands.extend(others.into_iter().filter(|c| !taken(&c.name)));
         commands
+    }
+
+    /// Whether `text` names an extension's command (which runs before any built-in of the
+    /// mode's with that name).
+    pub(crate) fn names_extension_command(&self, text: &str) -> bool {
+        self.extensions().is_some_and(|e| e.command_in(text).is_some())
     }
 
     /// Lists `commands` first in [`available_commands`](Self::available_commands): the mode

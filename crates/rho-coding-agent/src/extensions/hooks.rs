@@ -69,10 +69,23 @@ impl Extensions {
         self.report("<extension host>", event, &error.to_string());
     }
 
-    /// `input`: handlers may transform the prompt or handle it.
-    pub(crate) async fn input(self: &Arc<Self>, text: &str, images: &[ImageContent], source: &str) -> HookOutcome {
+    /// `input`: handlers may transform the prompt or handle it. `behavior`: how it is queued when
+    /// a run is streaming (pi 1.6's `streamingBehavior`).
+    pub(crate) async fn input(
+        self: &Arc<Self>,
+        text: &str,
+        images: &[ImageContent],
+        source: &str,
+        behavior: Option<rho_rpc::StreamingBehavior>,
+    ) -> HookOutcome {
         let unchanged = || HookOutcome::Continue { text: text.to_owned(), images: images.to_vec() };
-        let event = json!({"type": "input", "text": text, "images": images_or_undefined(images), "source": source});
+        let event = json!({
+            "type": "input",
+            "text": text,
+            "images": images_or_undefined(images),
+            "source": source,
+            "streamingBehavior": behavior,
+        });
         let Some(answer) = self.hook("input", event).await else {
             return unchanged();
         };

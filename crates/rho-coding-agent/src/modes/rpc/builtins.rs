@@ -4,7 +4,8 @@
 //! `{agentInvoked: false, disposition: "handled"}`; omp's `{type: "prompt_result", id,
 //! agentInvoked: false}` says when the command is over; a changed title or model is also
 //! reported as omp reports it (`session_info_update`, `config_update`). They are listed first by
-//! `get_available_commands` (and shadow any other command of the same name or alias).
+//! `get_available_commands` (and shadow any other command of the same name or alias, except an
+//! extension's: as in pi, an extension's `/tools` runs instead of the built-in).
 //!
 //! These are the ones of omp's text-mode built-ins that rho has the feature for: `model`,
 //! `export`, `session`, `tools`, `compact`, `handoff` and `rename`, with omp's wording.

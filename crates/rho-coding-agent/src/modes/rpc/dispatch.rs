@@ -134,7 +134,8 @@ impl Dispatcher {
         let s = &self.session;
         Some(match command {
             RpcCommand::Prompt { message, images, streaming_behavior, locale: _ } => {
-                if let Some((reply, finished)) = self.builtin(id, &message).await {
+                let builtin = if s.names_extension_command(&message) { None } else { self.builtin(id, &message).await };
+                if let Some((reply, finished)) = builtin {
                     self.respond(id, "prompt", reply);
                     if finished {
                         s.emit(rho_rpc::SessionEvent::PromptResult { id: id.clone(), agent_invoked: false });
