@@ -96,7 +96,7 @@ async fn workspace_write_keeps_commands_and_writes_in_the_project() {
         "{write}"
     );
     assert!(!home.join("written.txt").exists());
-    assert_eq!(results[2], (false, "Successfully wrote 4 bytes to sub/ok.txt".to_owned()));
+    assert_eq!(results[2], (false, "Successfully wrote to sub/ok.txt".to_owned()));
     assert_eq!(std::fs::read_to_string(env.cwd.join("sub/ok.txt")).unwrap(), "fine");
 
     let state = rho.data(json!({"type": "get_state"})).await;

@@ -645,6 +645,7 @@ async function runTool(message, signal) {
   return {
     content: capContent(result?.content ?? []),
     details: result?.details,
+    structuredContent: result?.structuredContent,
     terminate: result?.terminate === true ? true : undefined,
   };
 }

@@ -47,7 +47,7 @@ pub(crate) fn to_agent_result(result: CallToolResult, server: &str, tool: &str) 
         content.push(UserContent::text("(no output)"));
     }
     crate::cap::cap(&mut content, &mut details);
-    Ok(AgentToolResult { content, details: Some(Value::Object(details)), terminate: None })
+    Ok(AgentToolResult { content, details: Some(Value::Object(details)), ..AgentToolResult::default() })
 }
 
 fn block(block: ContentBlock) -> Option<UserContent> {

@@ -29,6 +29,9 @@ const DESCRIPTION: &str = "Run a bash command in the current working directory a
 /// The least time between two partial results.
 pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
 
+/// How much of the output `structuredContent.output` holds (pi 1.6's limit).
+const STRUCTURED_OUTPUT_MAX_BYTES: usize = 1024 * 1024;
+
 pub struct BashTool {
     options: ToolOptions,
 }
@@ -159,6 +162,8 @@ impl BashTool {
         }
         let full_command = with_prefix(&self.options, command);
         let limit = timeout.and_then(|t| Duration::try_from_secs_f64(t).ok());
+        let started = std::time::Instant::now();
+        let mut full_output = None;
         let (snapshot, ending, terminal_id) = match &self.options.terminals {
             Some(terminals) => self.run_in_terminal(terminals.as_ref(), &shell, full_command, ctx, limit).await?,
             None => {
@@ -179,7 +184,9 @@ impl BashTool {
                 )
                 .await
                 .map_err(|e| ToolError::new(e.to_string()))?;
-                (sink.output.finish(), ending, None)
+                let snapshot = sink.output.finish();
+                full_output = Some(sink.output.full_output(STRUCTURED_OUTPUT_MAX_BYTES));
+                (snapshot, ending, None)
             }
         };
 
@@ -208,7 +215,22 @@ impl BashTool {
                                 Some(details)
                             }
                         };
-                        Ok(AgentToolResult { details, ..AgentToolResult::text(text) })
+                        let result = AgentToolResult { details, ..AgentToolResult::text(text) };
+                        Ok(match full_output {
+                            Some((output, truncated)) => {
+                                let mut structured = json!({"output": output, "truncated": truncated});
+                                if let (true, Some(path)) = (truncated, &snapshot.full_output_path) {
+                                    structured["full_output_path"] = json!(path.display().to_string());
+                                }
+                                structured["exit_code"] = json!(code.unwrap_or(0));
+                                // Tenths of a second, as pi rounds it.
+                                let tenths = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+                                structured["wall_time_seconds"] =
+                                    if tenths.fract() == 0.0 { json!(tenths as u64) } else { json!(tenths) };
+                                result.with_structured_content(structured)
+                            }
+                            None => result,
+                        })
                     }
                 }
             }

@@ -157,6 +157,35 @@ impl OutputBuffer {
         Snapshot { truncation, full_output_path: self.spill.as_ref().map(|(p, _)| p.clone()), last_line_bytes }
     }
 
+    /// All of the output, for programs (bash's `structuredContent.output`): whole when it is at
+    /// most `max` bytes, else its first and last halves of `max` with the bytes left out named
+    /// between them (`true` then). Read from the spill file when there is one.
+    pub fn full_output(&self, max: usize) -> (String, bool) {
+        let Some((path, _)) = &self.spill else {
+            return (self.text(), false);
+        };
+        let Ok(bytes) = std::fs::read(path) else {
+            return (self.text(), self.buffered < self.total_bytes);
+        };
+        if bytes.len() <= max {
+            return (String::from_utf8_lossy(&bytes).into_owned(), false);
+        }
+        let head_len = max / 2;
+        let tail_len = max - head_len;
+        let head = &bytes[..head_len];
+        let mut tail = &bytes[bytes.len() - tail_len..];
+        // The tail starts on a character: continuation bytes are skipped.
+        while tail.first().is_some_and(|b| b & 0xc0 == 0x80) {
+            tail = &tail[1..];
+        }
+        let head = match std::str::from_utf8(head) {
+            Ok(text) => text.to_owned(),
+            Err(e) => String::from_utf8_lossy(&head[..e.valid_up_to()]).into_owned(),
+        };
+        let omitted = bytes.len() - head_len - tail_len;
+        (format!("{head}\n\n[... {omitted} bytes omitted ...]\n\n{}", String::from_utf8_lossy(tail)), true)
+    }
+
     /// Final snapshot; the spill file is flushed and closed.
     pub fn finish(&mut self) -> Snapshot {
         let snapshot = self.snapshot();

@@ -59,40 +59,54 @@ impl Tool for ReadTool {
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
-        Box::pin(async move {
-            let ReadParams { path, offset, limit } = params::parse(&args)?;
-            let request = ReadRequest {
-                path,
-                offset,
-                limit,
-                auto_resize: self.options.auto_resize_images,
-                block_images: self.options.block_images,
-            };
-            if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&request.path))
-                && let Some(host) = self.options.host_uris.clone()
-            {
-                let text = host.read(target.url, ctx.cancel.clone()).await.map_err(ToolError::new)?;
+        Box::pin(async move { self.read(args, ctx).await.map(with_read_output) })
+    }
+}
+
+/// pi 1.6's `structuredContent` of a read: the text, or the image with the text as its note.
+fn with_read_output(result: AgentToolResult) -> AgentToolResult {
+    let text = result.content.iter().find_map(UserContent::as_text).unwrap_or_default().to_owned();
+    let structured = match result.content.iter().find_map(|c| match c {
+        UserContent::Image(image) => Some(image),
+        _ => None,
+    }) {
+        Some(image) => json!({"type": "image", "data": image.data, "mimeType": image.mime_type, "note": text}),
+        None => Value::String(text),
+    };
+    result.with_structured_content(structured)
+}
+
+impl ReadTool {
+    async fn read(&self, args: Args, ctx: ToolContext) -> Result<AgentToolResult, ToolError> {
+        let ReadParams { path, offset, limit } = params::parse(&args)?;
+        let request = ReadRequest {
+            path,
+            offset,
+            limit,
+            auto_resize: self.options.auto_resize_images,
+            block_images: self.options.block_images,
+        };
+        if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&request.path))
+            && let Some(host) = self.options.host_uris.clone()
+        {
+            let text = host.read(target.url, ctx.cancel.clone()).await.map_err(ToolError::new)?;
+            let window = request.window(text.as_bytes()).map_err(|e| ToolError::new(e.to_string()))?;
+            return request.text_result(&window);
+        }
+        let cwd = self.options.cwd.clone();
+        if let Some(files) = self.options.file_access.clone() {
+            let abs = resolve_read_path(&request.path, &cwd);
+            let probe = abs.clone();
+            if blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
+                let text = abortable(&ctx.cancel, async move {
+                    files.read_text(abs.clone()).await.map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
+                })
+                .await?;
                 let window = request.window(text.as_bytes()).map_err(|e| ToolError::new(e.to_string()))?;
                 return request.text_result(&window);
             }
-            let cwd = self.options.cwd.clone();
-            if let Some(files) = self.options.file_access.clone() {
-                let abs = resolve_read_path(&request.path, &cwd);
-                let probe = abs.clone();
-                if blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
-                    let text = abortable(&ctx.cancel, async move {
-                        files
-                            .read_text(abs.clone())
-                            .await
-                            .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
-                    })
-                    .await?;
-                    let window = request.window(text.as_bytes()).map_err(|e| ToolError::new(e.to_string()))?;
-                    return request.text_result(&window);
-                }
-            }
-            blocking(&ctx.cancel, move || request.run(&cwd)).await
-        })
+        }
+        blocking(&ctx.cancel, move || request.run(&cwd)).await
     }
 }
 
@@ -216,8 +230,7 @@ impl ReadRequest {
                     mime_type,
                 }),
             ],
-            details: None,
-            terminate: None,
+            ..AgentToolResult::default()
         }
     }
 

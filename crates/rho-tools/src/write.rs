@@ -1,6 +1,6 @@
 //! The `write` tool: creates or overwrites a file with the given content as UTF-8, creating
-//! missing parent directories. The reported size is the real number of bytes written (the
-//! reference reports UTF-16 code units). Its write target is the resolved path with symlinks
+//! missing parent directories, and says `Successfully wrote to <path>` (pi 1.6's words; pi 0.73
+//! also gave a size). Its write target is the resolved path with symlinks
 //! followed, so the agent loop never runs two writes to one file at once, however it is named. With a
 //! [`crate::FileAccess`] the content goes through it (the parent directories are still made here).
 
@@ -66,13 +66,11 @@ impl Tool for WriteTool {
                 if !target.writable {
                     return Err(ToolError::new(crate::host_uri::read_only(&target.scheme)));
                 }
-                let bytes = content.len();
                 host.write(target.url, content, ctx.cancel.clone()).await.map_err(ToolError::new)?;
-                return Ok(AgentToolResult::text(format!("Successfully wrote {bytes} bytes to {path}")));
+                return Ok(AgentToolResult::text(format!("Successfully wrote to {path}")));
             }
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             crate::sandbox_check::check_write(&self.options, &abs)?;
-            let bytes = content.len();
             match self.options.file_access.clone() {
                 Some(files) => {
                     let parent = abs.parent().map(Path::to_path_buf);
@@ -93,7 +91,7 @@ impl Tool for WriteTool {
                 }
                 None => blocking(&ctx.cancel, move || write_file(&abs, &content)).await?,
             }
-            Ok(AgentToolResult::text(format!("Successfully wrote {bytes} bytes to {path}")))
+            Ok(AgentToolResult::text(format!("Successfully wrote to {path}")))
         })
     }
 }

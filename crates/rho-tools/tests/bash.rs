@@ -30,6 +30,32 @@ async fn returns_stdout_and_stderr_merged() {
     assert_eq!(text(&r), "(no output)");
 }
 
+/// pi 1.6's `structuredContent`: the whole output for programs, its exit code and wall time;
+/// past 1 MiB the output's two ends with the bytes between them counted, and the spill file.
+#[tokio::test]
+async fn structured_content_holds_the_whole_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = call("bash", dir.path(), json!({"command": "echo hello"})).await.unwrap();
+    let mut structured = r.structured_content.clone().unwrap();
+    assert!(structured["wall_time_seconds"].as_f64().unwrap() < 30.0, "{structured}");
+    structured["wall_time_seconds"] = json!(0);
+    assert_eq!(structured, json!({"output": "hello\n", "truncated": false, "exit_code": 0, "wall_time_seconds": 0}));
+
+    // 3000 lines: more than the model sees (2000), all of it for programs.
+    let r = call("bash", dir.path(), json!({"command": "seq 1 3000"})).await.unwrap();
+    let structured = r.structured_content.unwrap();
+    assert_eq!(structured["output"].as_str().unwrap().lines().count(), 3000);
+    assert_eq!(structured["truncated"], false);
+
+    let r = call("bash", dir.path(), json!({"command": "head -c 1200000 /dev/zero | tr '\\0' a"})).await.unwrap();
+    let structured = r.structured_content.unwrap();
+    let output = structured["output"].as_str().unwrap();
+    assert_eq!(structured["truncated"], true);
+    assert!(output.contains("\n\n[... 151424 bytes omitted ...]\n\n"), "{}", &output[524_270..524_330]);
+    assert_eq!(output.len(), 1024 * 1024 + "\n\n[... 151424 bytes omitted ...]\n\n".len());
+    assert_eq!(structured["full_output_path"], r.details.unwrap()["fullOutputPath"]);
+}
+
 #[tokio::test]
 async fn nonzero_exit_is_an_error_with_the_output() {
     let dir = tempfile::tempdir().unwrap();

@@ -17,15 +17,25 @@ pub struct AgentToolResult {
     /// every result of the batch asks the same (pi's `terminate`, set by extension tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminate: Option<bool>,
+    /// The result as data for programs rather than the model (pi 1.6's `structuredContent`:
+    /// bash's `{output, truncated, exit_code, wall_time_seconds}`, read's text). Hosts see it in
+    /// `tool_execution_end`; the model and the session file do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
 }
 
 impl AgentToolResult {
     pub fn text(text: impl Into<crate::Text>) -> Self {
-        Self { content: vec![UserContent::text(text)], details: None, terminate: None }
+        Self { content: vec![UserContent::text(text)], ..Self::default() }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
+        self
+    }
+
+    pub fn with_structured_content(mut self, structured: Value) -> Self {
+        self.structured_content = Some(structured);
         self
     }
 

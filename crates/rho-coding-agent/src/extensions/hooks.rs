@@ -302,6 +302,7 @@ impl AgentHooks for LoopHooks {
                 "input": args,
                 "content": outcome.result.content,
                 "details": outcome.result.details,
+                "structuredContent": outcome.result.structured_content,
                 "isError": outcome.is_error,
             });
             let Some(answer) = self.0.hook("tool_result", event).await.filter(|v| !v.is_null()) else {
@@ -310,6 +311,11 @@ impl AgentHooks for LoopHooks {
             let mut changed = outcome;
             if let Some(content) = answer.get("content").and_then(|c| serde_json::from_value(c.clone()).ok()) {
                 changed.result.content = content;
+                // Structured content not replaced along with the content may no longer match it.
+                changed.result.structured_content = None;
+            }
+            if let Some(structured) = answer.get("structuredContent").filter(|s| !s.is_null()) {
+                changed.result.structured_content = Some(structured.clone());
             }
             if let Some(details) = answer.get("details").filter(|d| !d.is_null()) {
                 changed.result.details = Some(details.clone());

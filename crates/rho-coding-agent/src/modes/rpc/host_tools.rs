@@ -220,5 +220,5 @@ fn tool_result_of(object: &Map<String, Value>) -> AgentToolResult {
         })
         .unwrap_or_default();
     let details = object.get("details").cloned().or_else(|| Some(json!({})));
-    AgentToolResult { content, details, terminate: None }
+    AgentToolResult { content, details, ..AgentToolResult::default() }
 }
