@@ -125,11 +125,19 @@ impl EditRequest {
         }
         output.push_str(&new_body);
 
-        let diff = generate_diff_string(&normalize_line_endings(body), &normalize_line_endings(&new_body), 4);
+        let (old, new) = (normalize_line_endings(body), normalize_line_endings(&new_body));
+        let diff = generate_diff_string(&old, &new, 4);
         let mut details = json!({"diff": diff.diff});
         if let Some(line) = diff.first_changed_line {
             details["firstChangedLine"] = json!(line);
         }
+        // pi 1.6's standard unified patch of the edit, beside the display diff.
+        let patch = similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(4)
+            .header(&self.path, &self.path)
+            .to_string();
+        details["patch"] = json!(patch);
         let text = format!("Successfully replaced {} block(s) in {}.", self.edits.len(), self.path);
         Ok((output, AgentToolResult::text(text).with_details(details)))
     }

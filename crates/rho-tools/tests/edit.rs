@@ -45,7 +45,11 @@ async fn two_edits_in_one_call() {
     assert_eq!(read_text(dir.path(), "f.txt"), "ALPHA\nbeta\ngamma\nDELTA\n");
     assert_eq!(
         r.details.unwrap(),
-        json!({"diff": "-1 alpha\n+1 ALPHA\n 2 beta\n 3 gamma\n-4 delta\n+4 DELTA", "firstChangedLine": 1})
+        json!({
+            "diff": "-1 alpha\n+1 ALPHA\n 2 beta\n 3 gamma\n-4 delta\n+4 DELTA",
+            "firstChangedLine": 1,
+            "patch": "--- f.txt\n+++ f.txt\n@@ -1,4 +1,4 @@\n-alpha\n+ALPHA\n beta\n gamma\n-delta\n+DELTA\n",
+        })
     );
 }
 
@@ -56,7 +60,14 @@ async fn the_single_form_is_still_accepted() {
     let r =
         call("edit", dir.path(), json!({"path": "f.txt", "oldText": "line2", "newText": "replaced"})).await.unwrap();
     assert_eq!(text(&r), "Successfully replaced 1 block(s) in f.txt.");
-    assert_eq!(r.details.unwrap(), json!({"diff": " 1 line1\n-2 line2\n+2 replaced\n 3 line3", "firstChangedLine": 2}));
+    assert_eq!(
+        r.details.unwrap(),
+        json!({
+            "diff": " 1 line1\n-2 line2\n+2 replaced\n 3 line3",
+            "firstChangedLine": 2,
+            "patch": "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n line1\n-line2\n+replaced\n line3\n\\ No newline at end of file\n",
+        })
+    );
     assert_eq!(read(dir.path(), "f.txt"), b"line1\nreplaced\nline3");
 }
 
