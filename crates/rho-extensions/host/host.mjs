@@ -603,7 +603,12 @@ async function beforeAgentStart(event) {
       : { messageType: "user", prompt: event.prompt, ...(event.images ? { images: event.images } : {}) };
   const options = { ...(event.systemPromptOptions ?? {}), cwd: init.cwd, forceSystemPrompt: event.systemPrompt };
   const result = await current.runner.emitBeforeAgentStart(trigger, options);
-  const systemPrompt = result.systemPromptOptions.forceSystemPrompt;
+  let systemPrompt = result.systemPromptOptions.forceSystemPrompt;
+  // Sections a handler added (`systemPromptOptions.sections.<name>`) follow the prompt as pi
+  // renders its own sections.
+  for (const [name, content] of Object.entries(result.systemPromptOptions.sections ?? {})) {
+    if (content) systemPrompt = `${systemPrompt}\n\n<${name}>\n${content}\n</${name}>`;
+  }
   return {
     messages: result.messages,
     systemPrompt: systemPrompt !== event.systemPrompt ? systemPrompt : undefined,

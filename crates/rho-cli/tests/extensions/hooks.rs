@@ -136,6 +136,8 @@ async fn pi_1_6_events_reach_the_handlers() {
     );
     assert!(env.request_bodies()[1].to_string().contains("poked"), "the custom message started the run");
     assert!(env.request_bodies()[0].to_string().contains("(noted)"), "context_with_system changed the request");
+    let system = env.request_bodies()[0]["system"].to_string();
+    assert!(system.contains("\\n\\n<house_rules>\\nBe brief.\\n</house_rules>"), "a section follows the prompt: {system}");
     let request = env.server.last_request().unwrap();
     assert_eq!(request.headers.get("x-extension").map(String::as_str), Some("pi16-events"));
 }
