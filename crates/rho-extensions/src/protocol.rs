@@ -423,6 +423,10 @@ pub struct SendOptions {
     pub deliver_as: Option<String>,
     #[serde(default)]
     pub trigger_turn: Option<bool>,
+    /// `sendUserMessage`: the text is read as a typed prompt (an extension command, a prompt
+    /// template, a skill) rather than sent as it is.
+    #[serde(default)]
+    pub expand_prompt_templates: Option<bool>,
 }
 
 /// A failure inside extension code.

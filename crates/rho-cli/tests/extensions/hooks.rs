@@ -115,6 +115,9 @@ async fn pi_1_6_events_reach_the_handlers() {
     let tools = rho.until(|f| f["type"] == "response" && f["id"] == "t").await;
     assert!(tools.iter().any(|f| f["message"] == "the extension's /tools"), "{tools:?}");
     assert!(!tools.iter().any(|f| f["type"] == "command_output"), "{tools:?}");
+    // sendUserMessage with expandPromptTemplates reads the text as a typed prompt: the command runs.
+    rho.send(json!({"type": "prompt", "id": "r", "message": "/relay"})).await;
+    rho.until(|f| f["message"] == "the extension's /tools").await;
     let listed = rho.data(json!({"type": "get_available_commands"})).await;
     let tools: Vec<&Value> = listed["commands"].as_array().unwrap().iter().filter(|c| c["name"] == "tools").collect();
     assert_eq!(tools.len(), 1, "{listed}");
@@ -137,26 +140,37 @@ async fn pi_1_6_events_reach_the_handlers() {
     assert!(env.request_bodies()[1].to_string().contains("poked"), "the custom message started the run");
     assert!(env.request_bodies()[0].to_string().contains("(noted)"), "context_with_system changed the request");
     let system = env.request_bodies()[0]["system"].to_string();
-    assert!(system.contains("\\n\\n<house_rules>\\nBe brief.\\n</house_rules>"), "a section follows the prompt: {system}");
+    assert!(
+        system.contains("\\n\\n<house_rules>\\nBe brief.\\n</house_rules>"),
+        "a section follows the prompt: {system}"
+    );
     let request = env.server.last_request().unwrap();
     assert_eq!(request.headers.get("x-extension").map(String::as_str), Some("pi16-events"));
 }
 
-/// A message an `agent_end` handler sends goes to the model next, as in pi 1.6 (where the run
-/// is still active then and goes on with it): the reply, then the message, in the next request.
+/// Messages an `agent_end` handler sends go to the model next, in their order, one at a time, as
+/// in pi 1.6 (where the run is still active then and goes on with them).
 #[tokio::test]
 async fn a_message_sent_at_agent_end_goes_to_the_model_next() {
     let Some(host) = pi_host("a_message_sent_at_agent_end_goes_to_the_model_next") else { return };
-    let env = Env::new(vec![Turn::text("First."), Turn::text("Going on.")]).await.with_extension_host(host);
+    let env = Env::new(vec![Turn::text("First."), Turn::text("Going on."), Turn::text("Done.")])
+        .await
+        .with_extension_host(host);
     let nudge = fixture("agent-end-nudge.ts");
     let mut rho = Rho::start(&env, &["--no-session", "-e", &nudge]).await;
     rho.send(json!({"type": "prompt", "id": "p", "message": "hello"})).await;
     rho.until_agent_end().await;
     let frames = rho.until_agent_end().await;
     let last = frames.iter().rfind(|f| f["type"] == "message_end").unwrap();
-    assert_eq!(last["message"]["content"][0]["text"], "Going on.");
-    let second = &env.request_bodies()[1]["messages"];
-    let texts: Vec<String> = second.as_array().unwrap().iter().map(|m| m["content"].to_string()).collect();
-    assert_eq!(texts.len(), 3, "{second}");
-    assert!(texts[0].contains("hello") && texts[1].contains("First.") && texts[2].contains("Keep going."), "{texts:?}");
+    assert_eq!(last["message"]["content"][0]["text"], "Done.");
+    let texts = |request: &Value| -> Vec<String> {
+        request["messages"].as_array().unwrap().iter().map(|m| m["content"].to_string()).collect()
+    };
+    let bodies = env.request_bodies();
+    let second = texts(&bodies[1]);
+    assert_eq!(second.len(), 3, "{second:?}");
+    assert!(second[0].contains("hello") && second[1].contains("First.") && second[2].contains("Keep going."));
+    let third = texts(&bodies[2]);
+    assert_eq!(third.len(), 5, "{third:?}");
+    assert!(third[3].contains("Going on.") && third[4].contains("And then this."), "{third:?}");
 }

@@ -162,11 +162,23 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
                 // It starts once the `agent_end` handlers are done (pi goes on once they return).
                 let run_ending = during.as_deref() == Some("agent_end") && options.trigger_turn != Some(false);
                 if run_ending && options.deliver_as.as_deref() != Some("nextTurn") {
-                    let (extensions, session) = (extensions.clone(), session.clone());
-                    tokio::spawn(async move {
-                        extensions.flush().await;
-                        session.send_custom_message(message, options.deliver_as.as_deref(), true);
-                    });
+                    // In the order they were sent: the first starts the run, the others queue
+                    // on it as they asked (pi delivers them one at a time).
+                    let first = {
+                        let mut pending = extensions.after_agent_end.lock();
+                        pending.push((message, options.deliver_as));
+                        pending.len() == 1
+                    };
+                    if first {
+                        let (extensions, session) = (extensions.clone(), session.clone());
+                        tokio::spawn(async move {
+                            extensions.flush().await;
+                            let pending = std::mem::take(&mut *extensions.after_agent_end.lock());
+                            for (message, deliver_as) in pending {
+                                session.send_custom_message(message, deliver_as.as_deref(), true);
+                            }
+                        });
+                    }
                 } else {
                     let trigger = options.trigger_turn == Some(true);
                     session.send_custom_message(message, options.deliver_as.as_deref(), trigger);
@@ -345,8 +357,8 @@ async fn send_user_message(session: &AgentSession, content: Value, options: Send
         Some("steer") => Some(StreamingBehavior::Steer),
         _ => None,
     };
-    let options =
-        PromptOptions { images, streaming_behavior, source: PromptSource::Extension, raw: true, ticket: None };
+    let raw = options.expand_prompt_templates != Some(true);
+    let options = PromptOptions { images, streaming_behavior, source: PromptSource::Extension, raw, ticket: None };
     match session.submit(&text, options).await {
         Ok(PromptOutcome::Started(run)) => {
             drop(run.start());

@@ -371,7 +371,12 @@ pub(crate) fn request_hooks(extensions: &Arc<Extensions>, model: &rho_types::Mod
         let extensions = extensions.clone();
         let (provider, api, id) = (model.provider.clone(), model.api.clone(), model.id.clone());
         let hook: rho_ai::StreamEventHook = Arc::new(move |data: &str| {
-            let data = serde_json::from_str::<Value>(data).unwrap_or_else(|_| Value::String(data.to_owned()));
+            // The API's own events, as pi parses them: not a stream's end marker (`[DONE]`) or
+            // Anthropic's keep-alive `ping`.
+            let Ok(data) = serde_json::from_str::<Value>(data) else { return };
+            if data.get("type").and_then(Value::as_str) == Some("ping") {
+                return;
+            }
             let event =
                 json!({"type": "provider_stream_event", "provider": provider, "api": api, "model": id, "data": data});
             extensions.notify(&ToHost::Event { kind: "emit".into(), event }, false);

@@ -119,6 +119,9 @@ pub(crate) struct Extensions {
     shutdown_notify: tokio::sync::Notify,
     /// `sendMessage(…, {deliverAs: "nextTurn"})`: sent with the next prompt.
     next_turn: Mutex<Vec<rho_types::AgentMessage>>,
+    /// Messages `agent_end` handlers sent (with how to deliver them), waiting for those handlers
+    /// to be done.
+    after_agent_end: Mutex<Vec<(rho_types::AgentMessage, Option<String>)>>,
     /// The terminal's size now, where components are drawn.
     terminal: Mutex<Option<TerminalSize>>,
     /// Theme files and folders from packages and `resources_discover`.
@@ -149,6 +152,7 @@ impl Extensions {
             shutdown_requested: AtomicBool::new(false),
             shutdown_notify: tokio::sync::Notify::new(),
             next_turn: Mutex::default(),
+            after_agent_end: Mutex::default(),
             terminal: Mutex::new(config.terminal),
             themes: Mutex::default(),
             config,
@@ -336,10 +340,10 @@ impl Extensions {
         }
     }
 
-    /// After a hook went unanswered: a host whose event loop no longer runs (extension code
-    /// stuck in a loop) does not answer a ping within [`PING_TIMEOUT`], and is killed, to be
-    /// started again when an extension is next needed; one merely waiting on a promise answers,
-    /// and goes on.
+    /// After a hook went unanswered (or an aborted tool did not end): a host whose event loop no
+    /// longer runs (extension code stuck in a loop) does not answer a ping within
+    /// [`PING_TIMEOUT`], and is killed, to be started again when an extension is next needed;
+    /// one merely waiting on a promise answers, and goes on.
     async fn stop_if_unresponsive(&self) {
         let Some(host) = self.host.lock().clone().filter(ExtensionHost::is_alive) else {
             return;

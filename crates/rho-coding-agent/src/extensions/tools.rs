@@ -64,7 +64,12 @@ impl ToolHost for Runner {
                     host.send(&ToHost::Cancel { target: id });
                     match tokio::time::timeout(ABORT_GRACE, answer).await {
                         Ok(answer) => answer,
-                        Err(_) => return Err(ToolError::new(OPERATION_ABORTED)),
+                        Err(_) => {
+                            // A tool that ignores its signal may be one that never yields: such a
+                            // host is replaced rather than left to hang every later call.
+                            extensions.stop_if_unresponsive().await;
+                            return Err(ToolError::new(OPERATION_ABORTED));
+                        }
                     }
                 }
             };
