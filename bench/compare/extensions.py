@@ -30,8 +30,9 @@ a `baseUrl` path put after the mock's address: for an extension that calls a mod
 `wholeRequests` (such a request is compared whole, not only by API, path and model) and `model`
 (instead of mock/mock-model).
 
-Differences are matched against KNOWN (KNOWN_PI16 for pi 1.6.0; each with its reason, see
-DIFFERENCES.md, "Extensions"); the report (EXTENSIONS.md) counts the examples that compare equal,
+What is compared is `extension_aspects.py`'s. Differences are matched against KNOWN (KNOWN_PI16
+for pi 1.6.0; `extension_known.py`, each with its reason, see DIFFERENCES.md, "Extensions"); the
+report (EXTENSIONS.md) counts the examples that compare equal,
 equal but for explained differences, differ unexplained, and are skipped (with why). Exit status 0
 when nothing unexplained remains. Needs Node >= 20.6 with npm, Python 3.11 (standard library),
 cargo. rho's extension host runs on pi 1.6.0 and so needs Node >= 22.19: RHO_NODE, when set, is
@@ -41,10 +42,8 @@ passed on to rho.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -60,6 +59,8 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 from compare import build_rho, ensure_pi  # noqa: E402
+from extension_aspects import OWN_ONLY_PI16, Run, Scrub, aspects, differences, system_text  # noqa: E402
+from extension_known import KNOWN, KNOWN_PI16  # noqa: E402
 from runner import DEFAULT_MODEL, MockServer, StdoutReader, matches  # noqa: E402
 
 DEFAULT_STEPS = [
@@ -72,119 +73,8 @@ DEFAULT_STEPS = [
 DEFAULT_SCRIPT = {"turns": [{"text": "Hi there."}]}
 DIALOGS = {"select", "confirm", "input", "editor"}
 
-# Differences that are understood, by (aspect, example or "*"): why each one is not a defect.
-KNOWN: dict[tuple[str, str], str] = {
-    ("responses", "shutdown-command.ts"):
-        "after ctx.shutdown() rho exits once idle; pi answers one more command first (DIFFERENCES.md, Extensions)",
-    ("ui", "system-prompt-header.ts"):
-        "the extension shows the system prompt's length, and rho's own prompt is shorter than pi's by design",
-    ("ui", "qna.ts"):
-        "setEditorText(undefined): pi writes set_editor_text without `text`, rho with `text: \"\"` (the field is a string)",
-    ("ui", "rpc-demo.ts"):
-        "pi's RPC mode runs session_start twice after new_session (once for the new session, again when it rebinds "
-        "the UI); rho once (DIFFERENCES.md, Extensions)",
-}
-
-# rho follows pi 1.6.0 where it and pi 0.73.1 differ, and its extension host runs pi 1.6.0's code
-# (DIFFERENCES.md, pi 1.6.0): what that changes in pi 0.73.1's examples.
-PI16_TOOLS = ("rho's built-in tools give pi 1.6.0's results: `structuredContent` (bash, read), write's "
-              "'Successfully wrote to <path>', edit's `patch`")
-PI16_THEME = "the host draws with pi 1.6.0's theme, whose colours differ from pi 0.73.1's"
-PI16_LIBRARY = ("the extension builds its tools with pi's createBashTool & co., which in rho's host are pi "
-                "1.6.0's (their prompt lines and results are pi 1.6.0's)")
-PI16_NOTHING_TO_COMPACT = ("rho refuses a compaction with nothing to summarize, as pi 1.6.0 does ('Nothing to "
-                           "compact (session too small)'); pi 0.73.1 summarizes the empty history")
-for example in ("auto-commit-on-exit.ts", "dirty-repo-guard.ts", "git-checkpoint.ts", "protected-paths.ts",
-                "built-in-tool-renderer.ts", "claude-rules.ts", "minimal-mode.ts", "rpc-demo.ts",
-                "status-line.ts", "plan-mode", "bash-spawn-hook.ts"):
-    for aspect in ("tools", "requests", "session"):
-        KNOWN.setdefault((aspect, example), PI16_TOOLS)
-for example in ("preset.ts", "ssh.ts", "status-line.ts", "working-indicator.ts", "plan-mode"):
-    KNOWN[("ui", example)] = PI16_THEME
-for example in ("bash-spawn-hook.ts", "built-in-tool-renderer.ts", "ssh.ts"):
-    KNOWN[("requests", example)] = PI16_LIBRARY
-for aspect in ("ui", "responses", "requests", "session"):
-    KNOWN[(aspect, "custom-compaction.ts")] = PI16_NOTHING_TO_COMPACT
-    KNOWN[(aspect, "trigger-compact.ts")] = PI16_NOTHING_TO_COMPACT
-KNOWN[("responses", "handoff.ts")] = ("a prompt naming an extension command is answered once the command has "
-                                      "finished, as pi 1.6.0 answers it; pi 0.73.1 answered it first")
-KNOWN[("requests", "interactive-shell.ts")] = ("its user_bash handler runs `git add -p` through pi's exec, which in "
-                                               "rho's host is pi 1.6.0's")
-
-# The same for pi 1.6.0 and its examples (--pi 1.6).
-KNOWN_PI16: dict[tuple[str, str], str] = {
-    ("ui", "commands.ts"):
-        "pi.getCommands() in pi 1.6.0 also lists its built-in `llama` and `mcp` extension commands, which rho does "
-        "not have (DIFFERENCES.md, pi 1.6.0: get_commands)",
-    ("ui", "system-prompt-header.ts"):
-        "the extension shows the system prompt's length, and rho's own prompt is shorter than pi's by design",
-    ("requests", "ssh.ts"):
-        "the extension rewrites the prompt line `Current working directory: <cwd>`: rho's own prompt has that line "
-        "(as pi 0.73.1's had), pi 1.6.0's puts the directory in a <cwd> block, so only rho's prompt is rewritten",
-    ("requests", "plan-mode"):
-        "after 'Execute the plan' its agent_end handler restores the normal tools and sends a message: pi 1.6.0 goes "
-        "on within the same run, whose system prompt was built at its start (plan mode's read-only tools); rho's "
-        "run has ended, and the message starts the next one, whose prompt names the tools active now (the tools "
-        "sent are the same on both sides; DIFFERENCES.md, Extensions)",
-}
-
-# Each agent's own system prompt lines (tool lines, guidelines, the skills preamble), worded
-# differently by design (DIFFERENCES.md, "Request differences"), as one tag per meaning: what an
-# extension changes is then compared, not the two agents' wording.
-OWN_LINES = [
-    ("tool:edit", ("- edit: Make precise file edits", "- edit: Make surgical edits")),
-    ("guide:bash", ("- Use bash for file operations like ls, rg, find", "- Use bash for file operations such as ls, rg and find.")),
-    ("guide:explore", ("- Prefer grep/find/ls tools over bash", "- To explore files, prefer the grep, find and ls tools")),
-    ("guide:read", ("- Use read to examine files instead of cat or sed.", "- Use read to look at files, rather than cat or sed.")),
-    ("guide:edit", ("- Use edit for precise changes", "- Use edit for targeted changes",
-                    "- When changing multiple separate locations in one file",
-                    "- Each edits[].oldText is matched", "- Each edits[].oldText must exactly",
-                    "- Keep edits[].oldText as small as possible")),
-    ("guide:write", ("- Use write only for new files", "- Use write only to create new files")),
-    ("skills", ("The following skills provide specialized instructions", "Use the read tool to load a skill's file",
-                "When a skill file references a relative path", "Skills are specialized instructions for particular",
-                "When a task matches a skill's description", "A relative path in a skill file is relative",
-                "Resolve relative paths against the skill's directory", "<skills>", "</skills>")),
-]
-# rho's own lines with no counterpart in pi (its own tools, one guideline), pi's "(none)" for an
-# empty tool list (rho's never is: its own tools stay), and pi 1.6.0's guideline of its own bash
-# tool, which rho's bash does not have (an extension that registers pi's bash brings it to rho's
-# prompt too).
-OWN_ONLY = ("- todo_write:", "- ask:", "- task:", "- When you summarize what you did",
-            "- Read a file with the read tool before you edit it.", "(none)",
-            "- You can inspect PI_* environment variables")
-OWN_TOOLS = {"todo_write", "ask", "task"}
-# rho's guideline for find/grep/ls, as pi 0.73.1 worded it; pi 1.6.0 has none (--pi 1.6).
-OWN_ONLY_PI16 = ("- To explore files, prefer the grep, find and ls tools",)
-
-
-def tag_line(line: str, own_only: tuple[str, ...] = ()) -> str | None:
-    """A prompt-delta line (`+text` / `-text`) with the agents' own wording made one tag."""
-    sign, text = line[:1], line[1:]
-    if text.startswith(OWN_ONLY + own_only):
-        return None
-    for tag, starts in OWN_LINES:
-        if text.startswith(starts):
-            return f"{sign}<{tag}>"
-    return line
-
-
 def log(msg: str) -> None:
     print(f"[extensions] {msg}", file=sys.stderr, flush=True)
-
-
-class Run:
-    """One agent on one case: its frames, the model requests, its session entries and files."""
-
-    def __init__(self) -> None:
-        self.frames: list[dict[str, Any]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.entries: list[dict[str, Any]] = []
-        self.files: dict[str, str | None] = {}
-        self.stderr = ""
-        self.exit_code: int | None = None
-        self.error: str | None = None
-        self.paths: dict[str, str] = {}
 
 
 def answer_for(frame: dict[str, Any], policy: dict[str, Any]) -> dict[str, Any]:
@@ -369,198 +259,6 @@ def play(step: dict[str, Any], write, reader: StdoutReader, cursor: int, timeout
 # ------------------------------------------------------------------------------------------------
 # What is compared
 # ------------------------------------------------------------------------------------------------
-
-ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
-UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-HEX_ID = re.compile(r"\b[0-9a-f]{8}\b")
-
-
-class Scrub:
-    def __init__(self, run: Run, example_dir: Path):
-        self.repl = sorted(
-            [(run.paths["cwd"], "<cwd>"), (run.paths["agent"], "<agent>"), (run.paths["home"], "<home>"),
-             (run.paths["root"], "<root>"), (str(example_dir), "<examples>")],
-            key=lambda kv: -len(kv[0]),
-        )
-
-    def text(self, s: str) -> str:
-        for a, b in self.repl:
-            s = s.replace(a, b)
-        return UUID.sub("<uuid>", ISO.sub("<time>", s))
-
-    def value(self, v: Any, drop: set[str] = frozenset()) -> Any:
-        if isinstance(v, dict):
-            out = {}
-            for k, x in v.items():
-                if k in drop:
-                    continue
-                if k in ("timestamp", "id", "parentId", "toolCallId", "targetId", "responseId", "duration", "ttft"):
-                    out[k] = "<x>"
-                else:
-                    out[k] = self.value(x, drop)
-            return out
-        if isinstance(v, list):
-            return [self.value(x, drop) for x in v]
-        if isinstance(v, str):
-            return self.text(v)
-        if isinstance(v, float):
-            return round(v, 9)
-        return v
-
-
-def system_text(request: dict[str, Any]) -> str:
-    system = request.get("body", {}).get("system")
-    if isinstance(system, list):
-        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
-    return system or ""
-
-
-def prompt_delta(text: str, baseline: str, own_only: tuple[str, ...] = ()) -> list[str]:
-    """The lines an extension added to (+) or removed from (-) the agent's own system prompt,
-    the agents' own wording made tags (once each). A tag both removed and added is one of the
-    agent's own lines put in other words (an extension that registers pi's own tool brings pi's
-    wording of its description and guidelines): no change of meaning, left out."""
-    a = [line for line in baseline.splitlines() if not line.startswith("Current date")]
-    b = [line for line in text.splitlines() if not line.startswith("Current date")]
-    out: list[str] = []
-    for d in difflib.ndiff(a, b):
-        if d[:1] in "+-" and d[2:].strip():
-            tagged = tag_line(d[:1] + d[2:], own_only)
-            if tagged is not None and tagged not in out:
-                out.append(tagged)
-    reworded = {t[1:] for t in out if t.startswith("+<")} & {t[1:] for t in out if t.startswith("-<")}
-    out = [t for t in out if t[1:] not in reworded]
-    # Where a line sits depends on each agent's own lines around it: compared as a set.
-    return sorted(out)
-
-
-def is_summary_request(request: dict[str, Any]) -> bool:
-    """A compaction or branch-summary request: each agent's own summarization prompt."""
-    system = system_text(request)
-    return "summarization assistant" in system or "context-summarization assistant" in system
-
-
-def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str],
-            own_only: tuple[str, ...] = (), whole_requests: bool = False) -> dict[str, Any]:
-    frames = run.frames
-    ui = [scrub.value(f, {"id"}) for f in frames if f.get("type") == "extension_ui_request"]
-    tools = [
-        scrub.value({k: f.get(k) for k in ("toolName", "result", "isError")})
-        for f in frames if f.get("type") == "tool_execution_end"
-    ]
-    errors = [scrub.value({k: f.get(k) for k in ("extensionPath", "event", "error")})
-              for f in frames if f.get("type") == "extension_error"]
-    commands = []
-    for f in frames:
-        if f.get("type") == "response" and f.get("command") == "get_commands" and f.get("success"):
-            # pi 1.6.0's own built-in extensions (`llama`, `mcp`: sourceInfo.source "builtin") are
-            # not the example's (DIFFERENCES.md, pi 1.6.0).
-            commands.append(sorted((c["name"], c.get("description")) for c in f["data"]["commands"]
-                                   if c.get("source") == "extension"
-                                   and (c.get("sourceInfo") or {}).get("source") != "builtin"))
-    responses = [scrub.value({k: f.get(k) for k in ("command", "success", "error")})
-                 for f in frames if f.get("type") == "response" and f.get("command") != "get_commands"]
-    requests: list[Any] = []
-    for r in run.requests:
-        body = r.get("body", {})
-        if is_summary_request(r):
-            # Worded by each agent (DIFFERENCES.md): that a summary was asked for is compared.
-            requests.append("<summary request>")
-            continue
-        if r.get("api", "anthropic-messages") != "anthropic-messages":
-            # Another provider's API: which one, where, for which model; whole where the case says
-            # the request is one an extension makes itself (ctx.modelRegistry.complete: pi-ai's
-            # in both agents).
-            other = {"api": r.get("api"), "path": r.get("path"), "model": body.get("model")}
-            if whole_requests:
-                other["body"] = scrub.value(body)
-            requests.append(other)
-            continue
-        requests.append({
-            "messages": scrub.value(strip_cache(strip_system(body.get("messages", [])))),
-            "tools": tool_delta({t.get("name") for t in body.get("tools", []) or []}, baseline_tools),
-            "system": prompt_delta(scrub.text(system_text(r)), baseline, own_only),
-        })
-    # pi 1.6.0 records the system prompt as a `system` message (DIFFERENCES.md, pi 1.6.0: not yet in
-    # rho's sessions); what an extension does to the prompt is compared in the requests.
-    entries = [scrub.value(entry_view(e)) for e in run.entries
-               if e.get("type") not in ("session",) and not is_system_entry(e)]
-    return {
-        "ui": ui,
-        "tools": tools,
-        "errors": errors,
-        "commands": commands,
-        "responses": responses,
-        "requests": requests,
-        "session": entries,
-        "files": {k: scrub.text(v) if v is not None else None for k, v in run.files.items()},
-    }
-
-
-def tool_delta(tools: set[str], baseline: set[str]) -> list[str]:
-    """The tools an extension added (+) or took away (-): each agent's own set differs by design
-    (rho's own tools are left out)."""
-    return sorted(f"+{t}" for t in tools - baseline - OWN_TOOLS) + sorted(f"-{t}" for t in baseline - tools - OWN_TOOLS)
-
-
-def strip_system(messages: list[Any]) -> list[Any]:
-    """pi 1.6.0's leading `system` message, where a wire carries one in `messages`: the system
-    prompt is compared as a delta."""
-    if messages and isinstance(messages[0], dict) and messages[0].get("role") == "system":
-        return messages[1:]
-    return messages
-
-
-def is_system_entry(e: dict[str, Any]) -> bool:
-    return e.get("type") == "message" and (e.get("message") or {}).get("role") == "system"
-
-
-def strip_cache(messages: list[Any]) -> list[Any]:
-    """Anthropic cache markers are where each agent puts them: not an extension's doing."""
-    out = []
-    for m in messages:
-        m = dict(m)
-        if isinstance(m.get("content"), list):
-            m["content"] = [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
-                            for b in m["content"]]
-        out.append(m)
-    return out
-
-
-def entry_view(e: dict[str, Any]) -> dict[str, Any]:
-    """A session entry as the extension left it: what it says, not its bookkeeping."""
-    kind = e.get("type")
-    if kind == "message":
-        m = e.get("message", {})
-        view = {"type": kind, "role": m.get("role")}
-        if m.get("role") in ("user", "toolResult", "custom"):
-            view["content"] = m.get("content")
-        if m.get("role") == "assistant":
-            view["content"] = [c for c in m.get("content", []) if c.get("type") in ("text", "toolCall")]
-        if m.get("role") == "toolResult":
-            view["details"] = m.get("details")
-            view["isError"] = m.get("isError")
-        return view
-    keep = {"custom": ("customType", "data"), "custom_message": ("customType", "content", "display", "details"),
-            "session_info": ("name",), "label": ("label",), "compaction": ("summary",),
-            "branch_summary": ("summary",), "model_change": ("provider", "modelId"),
-            "thinking_level_change": ("thinkingLevel",)}.get(kind, ())
-    return {"type": kind, **{k: e.get(k) for k in keep}}
-
-
-def differences(pi: dict[str, Any], rho: dict[str, Any]) -> list[tuple[str, str]]:
-    out = []
-    for aspect in pi:
-        if pi[aspect] != rho[aspect]:
-            a = json.dumps(pi[aspect], indent=1, ensure_ascii=False, sort_keys=True).splitlines()
-            b = json.dumps(rho[aspect], indent=1, ensure_ascii=False, sort_keys=True).splitlines()
-            diff = "\n".join(difflib.unified_diff(a, b, "pi", "rho", lineterm="", n=2))
-            out.append((aspect, diff))
-    return out
-
-
-# ------------------------------------------------------------------------------------------------
-
 
 class Reference:
     """The pi release the examples come from and run in."""

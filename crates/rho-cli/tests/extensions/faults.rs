@@ -57,6 +57,28 @@ async fn without_node_the_start_fails_with_one_clear_error() {
     assert!(output.stdout.is_empty(), "nothing on the protocol channel: {:?}", output.stdout);
 }
 
+/// pi 1.6 needs Node.js 22.19: an older one is named, with what to do.
+#[tokio::test]
+async fn an_older_node_is_one_clear_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new(vec![]).await;
+    let node = env.dir.path().join("node");
+    std::fs::write(&node, "#!/bin/sh\necho v20.20.2\n").unwrap();
+    std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut command = env.command(&["--mode", "rpc", "-e", &fixture("hooks.ts")]);
+    command.env("RHO_NODE", &node);
+    let output = command.output().await.unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let expected = format!(
+        "Extensions need Node.js 22.19 or newer; {} is v20.20.2. Install a newer Node.js, or start rho with \
+         --no-extensions.",
+        node.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing on the protocol channel: {:?}", output.stdout);
+}
+
 #[tokio::test]
 async fn an_unknown_option_is_an_error_when_no_extension_takes_it() {
     let env = Env::new(vec![]).await;
