@@ -9,6 +9,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Channel } from "./channel.mjs";
 import { createComponents } from "./components.mjs";
+import { applyFlagValues, registered, withoutExit } from "./loading.mjs";
 import { capContent, removeSpillFiles } from "./output-cap.mjs";
 import { createProviderStreams } from "./provider-streams.mjs";
 import { createRenderer } from "./render.mjs";
@@ -258,7 +259,7 @@ async function start(message) {
   const resolved = await resolveWith(pi, message);
   init.extensions = resolved.extensions;
   const diagnostics = await load(message.flagValues ?? []);
-  return { ...registrations(), diagnostics, errors: current.errors, packageResources: resolved.resources };
+  return { ...registered(current.runner), diagnostics, errors: current.errors, packageResources: resolved.resources };
 }
 
 /** Loads the extensions afresh (their factories run again) and binds a new runner. */
@@ -272,47 +273,6 @@ async function load(flagValues) {
   const runner = new pi.ExtensionRunner(extensions, runtime, init.cwd, mirror.manager, modelRegistry);
   current = { runner, errors: errors.map((e) => ({ path: e.path, error: e.error })) };
   bind(runner);
-  return diagnostics;
-}
-
-/** Runs `load` with `process.exit` turned into an error: an extension that exits while it loads
- *  fails to load (and says why) instead of taking every other extension down with it. */
-async function withoutExit(load) {
-  const exit = process.exit;
-  process.exit = (code) => {
-    throw new Error(`process.exit(${code ?? ""}) was called while the extension loaded`);
-  };
-  try {
-    return await load();
-  } finally {
-    process.exit = exit;
-  }
-}
-
-/** pi's rules for `--flag value` on the command line: booleans are set, others take the value. */
-function applyFlagValues(extensions, runtime, flagValues) {
-  const registered = new Map();
-  for (const extension of extensions) {
-    for (const [name, flag] of extension.flags) registered.set(name, flag);
-  }
-  const diagnostics = [];
-  const unknown = [];
-  for (const [name, value] of flagValues) {
-    const flag = registered.get(name);
-    if (!flag) {
-      unknown.push(name);
-    } else if (flag.type === "boolean") {
-      runtime.flagValues.set(name, true);
-    } else if (typeof value === "string") {
-      runtime.flagValues.set(name, value);
-    } else {
-      diagnostics.push({ type: "error", message: `Extension flag "--${name}" requires a value` });
-    }
-  }
-  if (unknown.length > 0) {
-    const names = unknown.map((name) => `--${name}`).join(", ");
-    diagnostics.push({ type: "error", message: `Unknown option${unknown.length === 1 ? "" : "s"}: ${names}` });
-  }
   return diagnostics;
 }
 
@@ -346,58 +306,7 @@ async function replace(message) {
   const event = { type: "session_start", reason };
   if (reason !== "reload" && previousSessionFile !== undefined) event.previousSessionFile = previousSessionFile;
   await current.runner.emit(event);
-  return { ...registrations(), errors: current.errors };
-}
-
-/** What the extensions registered, as rho needs it. */
-function registrations() {
-  const runner = current.runner;
-  const tools = runner.getAllRegisteredTools().map(({ definition, sourceInfo }) => ({
-    name: definition.name,
-    label: definition.label,
-    description: definition.description ?? "",
-    parameters: definition.parameters ?? { type: "object", properties: {} },
-    promptSnippet: definition.promptSnippet,
-    promptGuidelines: definition.promptGuidelines,
-    executionMode: definition.executionMode,
-    renderCall: typeof definition.renderCall === "function",
-    renderResult: typeof definition.renderResult === "function",
-    // Arguments then go through prepareArguments and are validated here, as pi does.
-    prepareArguments: typeof definition.prepareArguments === "function",
-    sourceInfo,
-  }));
-  const commands = runner.getRegisteredCommands().map((command) => ({
-    name: command.invocationName,
-    description: command.description,
-    sourceInfo: command.sourceInfo,
-  }));
-  const shortcuts = [];
-  const flags = [];
-  const renderers = [];
-  for (const extension of runner.extensions) {
-    for (const [shortcut, entry] of extension.shortcuts) {
-      shortcuts.push({ shortcut, description: entry.description, extensionPath: extension.path });
-    }
-    for (const [name, flag] of extension.flags) {
-      flags.push({ name, type: flag.type, description: flag.description, default: flag.default });
-    }
-    renderers.push(...extension.messageRenderers.keys());
-  }
-  const handlers = new Set();
-  for (const extension of runner.extensions) {
-    for (const [event, list] of extension.handlers) {
-      if (list.length > 0) handlers.add(event);
-    }
-  }
-  return {
-    extensions: runner.extensions.map((e) => ({ path: e.path, resolvedPath: e.resolvedPath })),
-    tools,
-    commands,
-    shortcuts,
-    flags,
-    renderers,
-    handlers: [...handlers],
-  };
+  return { ...registered(current.runner), errors: current.errors };
 }
 
 function bind(runner) {
@@ -420,7 +329,7 @@ function bind(runner) {
         state.activeTools = [...names];
         action("setActiveTools", { names });
       },
-      refreshTools: () => channel.send({ type: "registrations", ...registrations() }),
+      refreshTools: () => channel.send({ type: "registrations", ...registered(current.runner) }),
       getCommands: () => [
         ...runner.getRegisteredCommands().map((command) => ({
           name: command.invocationName,

@@ -40,6 +40,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("resolve.mjs", include_str!("../host/resolve.mjs")),
     ("packages.mjs", include_str!("../host/packages.mjs")),
     ("output-cap.mjs", include_str!("../host/output-cap.mjs")),
+    ("loading.mjs", include_str!("../host/loading.mjs")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -156,29 +156,9 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
         Action::SendMessage { message, options, during } => match custom_message(message) {
             Ok(message) => {
                 let options = options.unwrap_or_default();
-                // In pi 1.6 the run is still active while `agent_end` handlers run: a message
-                // they send (without `triggerTurn: false`) is queued and the run goes on with it.
-                // rho's run has ended by then, so the message starts the next one.
-                // It starts once the `agent_end` handlers are done (pi goes on once they return).
                 let run_ending = during.as_deref() == Some("agent_end") && options.trigger_turn != Some(false);
                 if run_ending && options.deliver_as.as_deref() != Some("nextTurn") {
-                    // In the order they were sent: the first starts the run, the others queue
-                    // on it as they asked (pi delivers them one at a time).
-                    let first = {
-                        let mut pending = extensions.after_agent_end.lock();
-                        pending.push((message, options.deliver_as));
-                        pending.len() == 1
-                    };
-                    if first {
-                        let (extensions, session) = (extensions.clone(), session.clone());
-                        tokio::spawn(async move {
-                            extensions.flush().await;
-                            let pending = std::mem::take(&mut *extensions.after_agent_end.lock());
-                            for (message, deliver_as) in pending {
-                                session.send_custom_message(message, deliver_as.as_deref(), true);
-                            }
-                        });
-                    }
+                    after_agent_end(extensions, session, message, options.deliver_as);
                 } else {
                     let trigger = options.trigger_turn == Some(true);
                     session.send_custom_message(message, options.deliver_as.as_deref(), trigger);
@@ -261,6 +241,35 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
             });
         }
     }
+}
+
+/// A message an `agent_end` handler sent. In pi 1.6 the run is still active while those
+/// handlers run, so the message is queued and the run goes on with it; rho's run has ended by
+/// then, so the message starts the next one once the handlers are done (pi goes on once they
+/// return). Messages keep the order they were sent in: the first starts the run, the others
+/// queue on it as they asked (pi delivers them one at a time).
+fn after_agent_end(
+    extensions: &Arc<Extensions>,
+    session: &AgentSession,
+    message: AgentMessage,
+    deliver_as: Option<String>,
+) {
+    let first = {
+        let mut pending = extensions.after_agent_end.lock();
+        pending.push((message, deliver_as));
+        pending.len() == 1
+    };
+    if !first {
+        return;
+    }
+    let (extensions, session) = (extensions.clone(), session.clone());
+    tokio::spawn(async move {
+        extensions.flush().await;
+        let pending = std::mem::take(&mut *extensions.after_agent_end.lock());
+        for (message, deliver_as) in pending {
+            session.send_custom_message(message, deliver_as.as_deref(), true);
+        }
+    });
 }
 
 /// The command context's session actions: `{cancelled}` as pi answers them.
