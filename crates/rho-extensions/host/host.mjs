@@ -123,7 +123,9 @@ function handle(message) {
       respond(message.id, null);
       break;
     case "replace":
-      enqueue(message.id, () => replace(message));
+      // Not given up on: the events after it need the extensions it loads (a reload may install
+      // packages first).
+      enqueue(message.id, () => replace(message), { deadline: false });
       break;
     case "tool":
       respond(message.id, withAbort(message.id, (signal) => runTool(message, signal)));
@@ -168,8 +170,8 @@ function handle(message) {
   }
 }
 
-function enqueue(id, work) {
-  const done = queue.then(() => withDeadline(work));
+function enqueue(id, work, { deadline = true } = {}) {
+  const done = queue.then(() => (deadline ? withDeadline(work) : work()));
   queue = done.catch(() => {});
   respond(id, done);
 }
