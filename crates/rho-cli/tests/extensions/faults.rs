@@ -126,7 +126,7 @@ async fn an_extension_that_does_not_load_is_an_extension_error_frame() {
 async fn a_stuck_hook_is_given_up_on_and_a_spinning_host_replaced() {
     let Some(host) = pi_host("a_stuck_hook_is_given_up_on_and_a_spinning_host_replaced") else { return };
     let env = Env::new(vec![
-        Turn::tool_call("hang", json!({})),
+        Turn::tool_call("read", json!({"path": "x"})),
         Turn::tool_call("alive", json!({})),
         Turn::tool_call("spin", json!({})),
         Turn::tool_call("alive", json!({})),
@@ -134,8 +134,8 @@ async fn a_stuck_hook_is_given_up_on_and_a_spinning_host_replaced() {
     ])
     .await
     .with_extension_host(host);
-    let stuck = fixture("stuck.ts");
-    let args = ["--no-session", "-e", &stuck, "--setting", "extensionHookTimeoutMs=500"];
+    let faults = fixture("faults.ts");
+    let args = ["--no-session", "-e", &faults, "--setting", "extensionHookTimeoutMs=500"];
     let mut rho = Rho::start(&env, &args).await;
     rho.send(json!({"type": "prompt", "id": "p", "message": "get stuck"})).await;
     let frames = rho.until_agent_end().await;

@@ -105,8 +105,8 @@ async fn extension_tool_output_is_capped_and_spilled() {
     ])
     .await
     .with_extension_host(host);
-    let flood = fixture("flood.ts");
-    let mut rho = Rho::start(&env, &["--no-session", "-e", &flood]).await;
+    let faults = fixture("faults.ts");
+    let mut rho = Rho::start(&env, &["--no-session", "-e", &faults]).await;
     rho.send(json!({"type": "prompt", "id": "p", "message": "flood"})).await;
     let frames = rho.until_agent_end().await;
     let results = tool_results(&frames);
