@@ -1,6 +1,7 @@
 //! Extension code that fails, through the fixture `faults.ts`: each failure is reported with
 //! the extension and the event, and the agent goes on; a crashed host is started again; a hook
-//! that never answers is given up on; and a machine without Node.js gets one clear error.
+//! that never answers is given up on, and a host that spins is replaced; an extension that exits
+//! as it loads fails only its own load; and a machine without Node.js 22.19 gets one clear error.
 
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
