@@ -7,9 +7,22 @@
 // frames the client's listeners delivered meanwhile and the raw command/response lines on the
 // wire. Nothing is normalized here: run.py normalizes and compares both sides the same way.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** pi's RpcClient from its package folder `pkg`, with the package's JSONL reader, its version and
+ * the methods to cover (see publicMethods). */
+export async function loadRpcClient(pkg) {
+  const rpc = (file) => import(pathToFileURL(join(pkg, "dist/modes/rpc", file)).href);
+  const { RpcClient } = await rpc("rpc-client.js");
+  const { attachJsonlLineReader } = await rpc("jsonl.js");
+  const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
+  const dts = readFileSync(join(pkg, "dist/modes/rpc/rpc-client.d.ts"), "utf8");
+  return { RpcClient, attachJsonlLineReader, version, ...publicMethods(RpcClient, dts) };
+}
 
 /** The public methods of pi's RpcClient class: its prototype's, cross-checked with the class in
  * `dts` (rpc-client.d.ts); `dtsMismatch` names those only one of the two has. */

@@ -34,18 +34,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Recorder, publicMethods, recordingClient, sleep } from "./common.mjs";
+import { Recorder, loadRpcClient, recordingClient, sleep } from "./common.mjs";
 
 const cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const pkg = cfg.pkg;
-const { RpcClient } = await import(pathToFileURL(join(pkg, "dist/modes/rpc/rpc-client.js")).href);
-const { attachJsonlLineReader } = await import(pathToFileURL(join(pkg, "dist/modes/rpc/jsonl.js")).href);
-const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
-
-// ---- the methods to cover: the class's prototype, cross-checked with rpc-client.d.ts ----------
-const dts = readFileSync(join(pkg, "dist/modes/rpc/rpc-client.d.ts"), "utf8");
-const { methods, dtsMismatch } = publicMethods(RpcClient, dts);
+// The methods to cover: the class's prototype, cross-checked with rpc-client.d.ts.
+const { RpcClient, attachJsonlLineReader, version, methods, dtsMismatch } = await loadRpcClient(pkg);
 
 const rec = new Recorder({ client: "pi16", clientPackage: "@earendil-works/pi-coding-agent", clientVersion: version,
   target: cfg.target, node: process.version, methods, dtsMismatch });
