@@ -9,7 +9,7 @@ use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 
 use rho_ai::{ProviderError, StreamOptions};
-use rho_types::{Model, ThinkingLevel};
+use rho_types::{Model, SystemPrompt, ThinkingLevel};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -57,7 +57,11 @@ pub enum AgentError {
 /// Everything a run reads, guarded by the agent's lock. Private to the loop: the application
 /// reads and changes it through [`Agent`]'s methods.
 pub(crate) struct AgentState {
+    /// What requests send as the system prompt.
     pub(crate) system_prompt: String,
+    /// The prompt the transcript declares, as sections: when set, each turn records what changed
+    /// in it or in the tools as a `system` message before its request.
+    pub(crate) declared_prompt: Option<SystemPrompt>,
     pub(crate) model: Model,
     pub(crate) thinking_level: ThinkingLevel,
     pub(crate) tools: Vec<Arc<dyn Tool>>,
@@ -99,6 +103,8 @@ impl std::fmt::Debug for AgentState {
 /// How to build an agent.
 pub struct AgentConfig {
     pub system_prompt: String,
+    /// See [`Agent::set_prompt`]; `None` records no `system` messages.
+    pub declared_prompt: Option<SystemPrompt>,
     pub model: Model,
     pub thinking_level: ThinkingLevel,
     pub tools: Vec<Arc<dyn Tool>>,
@@ -132,6 +138,7 @@ impl Agent {
     pub fn new(config: AgentConfig) -> Self {
         let state = AgentState {
             system_prompt: config.system_prompt,
+            declared_prompt: config.declared_prompt,
             model: config.model,
             thinking_level: config.thinking_level,
             tools: config.tools,
@@ -256,6 +263,15 @@ impl Agent {
         let mut s = self.state();
         s.tools = tools;
         s.system_prompt = system_prompt;
+    }
+
+    /// Sets the tools and the prompt made of sections: requests send the prompt rendered, and
+    /// each turn declares what changed in either to the transcript (a `system` message).
+    pub fn set_prompt(&self, tools: Vec<Arc<dyn Tool>>, prompt: SystemPrompt) {
+        let mut s = self.state();
+        s.tools = tools;
+        s.system_prompt = prompt.render();
+        s.declared_prompt = Some(prompt);
     }
 
     pub fn queue_modes(&self) -> QueueModes {

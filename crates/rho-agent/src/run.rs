@@ -30,6 +30,9 @@ pub(crate) async fn run(
     sink.emit(AgentEvent::AgentStart);
     sink.emit(AgentEvent::TurnStart);
     let had_prompts = !prompts.is_empty();
+    if had_prompts {
+        declare_system(agent, &*sink, &mut new_messages).await;
+    }
     for message in prompts {
         add_message(agent, &*sink, message, &mut new_messages).await;
     }
@@ -47,6 +50,7 @@ pub(crate) async fn run(
             if let Some(update) = delivery.update {
                 sink.emit(update);
             }
+            declare_system(agent, &*sink, &mut new_messages).await;
             for message in delivery.messages {
                 add_message(agent, &*sink, message, &mut new_messages).await;
             }
@@ -117,6 +121,21 @@ async fn add_message(
     agent.state().messages.push(message.clone());
     sink.emit(AgentEvent::MessageEnd { message: message.clone() });
     new_messages.push(message);
+}
+
+/// Records what changed in the declared prompt or tools since the transcript last said, as a
+/// `system` message before the messages of the turn (pi 1.6's declarations); nothing when the
+/// agent declares no prompt or nothing changed.
+async fn declare_system(agent: &Agent, sink: &dyn AgentEventSink, new_messages: &mut Vec<AgentMessage>) {
+    let declaration = {
+        let s = agent.state();
+        let Some(prompt) = &s.declared_prompt else { return };
+        let tools: Vec<_> = s.tools.iter().map(|t| t.spec()).collect();
+        rho_types::declare_changes(&s.messages, prompt, &tools, rho_types::types::now_ms())
+    };
+    if let Some(system) = declaration {
+        add_message(agent, sink, AgentMessage::System(system), new_messages).await;
+    }
 }
 
 /// A message that ended, as the `message_end` hook leaves it: a replacement of another role is

@@ -96,6 +96,7 @@ async fn agent(turns: Value, started: Arc<Notify>) -> (MockServer, Agent) {
     };
     let tool = UntilCancelled { schema: json!({"type": "object", "properties": {}}), started };
     let agent = Agent::new(AgentConfig {
+        declared_prompt: None,
         system_prompt: String::new(),
         model,
         thinking_level: ThinkingLevel::Off,

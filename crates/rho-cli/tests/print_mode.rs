@@ -71,6 +71,8 @@ async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
             "message_start",
             "message_end",
             "message_start",
+            "message_end",
+            "message_start",
             "message_update",
             "message_update",
             "message_update",
@@ -81,7 +83,7 @@ async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
         ]
     );
     // pi 1.6's JSON stream: each update is the step and the usage, no snapshot of the message.
-    let update = &lines[7];
+    let update = &lines[9];
     let keys: Vec<&str> = update.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
     assert_eq!(update["assistantMessageEvent"]["type"], "text_delta");

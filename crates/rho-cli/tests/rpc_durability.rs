@@ -78,13 +78,14 @@ async fn continue_session(env: &Env) -> (Rho, JoinHandle<String>) {
 async fn resume_and_prompt(rho: &mut Rho, file: &Path) {
     let state = rho.data(json!({"type": "get_state"})).await;
     assert_eq!(state["sessionFile"], json!(file));
-    assert_eq!(state["messageCount"], 1);
+    assert_eq!(state["messageCount"], 2);
     assert_eq!(state["isStreaming"], false);
     let messages = rho.data(json!({"type": "get_messages"})).await;
     let messages = messages["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 1, "{messages:?}");
-    assert_eq!(messages[0]["role"], "user");
-    assert_eq!(messages[0]["content"][0]["text"], "remember this");
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0]["role"], "system");
+    assert_eq!(messages[1]["role"], "user");
+    assert_eq!(messages[1]["content"][0]["text"], "remember this");
 
     rho.send(json!({"type": "prompt", "message": "and now?"})).await;
     let frames = rho.until_agent_end().await;
@@ -93,7 +94,7 @@ async fn resume_and_prompt(rho: &mut Rho, file: &Path) {
         end["messages"].as_array().unwrap().iter().filter_map(|m| m["content"][0]["text"].as_str()).collect();
     assert_eq!(texts.last(), Some(&"Resumed."), "{end}");
     let messages = rho.data(json!({"type": "get_messages"})).await;
-    assert_eq!(messages["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(messages["messages"].as_array().unwrap().len(), 4);
 }
 
 /// Closes the resumed process and returns what it wrote on stderr.
@@ -116,7 +117,7 @@ async fn a_sigkill_mid_stream_keeps_the_conversation_and_continue_resumes_it() {
     let (lines, torn) = whole_lines(&file);
     assert!(!torn);
     assert_eq!(lines[0]["type"], "session");
-    assert_eq!(roles(&lines), ["user"]);
+    assert_eq!(roles(&lines), ["system", "user"]);
     let user_line = lines.iter().find(|l| l["message"]["role"] == "user").unwrap();
     assert_eq!(user_line["message"]["content"][0]["text"], "remember this");
     let size_after_kill = std::fs::metadata(&file).unwrap().len();
@@ -130,7 +131,7 @@ async fn a_sigkill_mid_stream_keeps_the_conversation_and_continue_resumes_it() {
     let (lines, torn) = whole_lines(&file);
     assert!(!torn);
     assert!(std::fs::metadata(&file).unwrap().len() > size_after_kill);
-    assert_eq!(roles(&lines), ["user", "user", "assistant"]);
+    assert_eq!(roles(&lines), ["system", "user", "user", "assistant"]);
     assert_eq!(env.session_files(), std::slice::from_ref(&file));
     let second_request = &env.request_bodies()[1];
     let sent: Vec<&str> = second_request["messages"]
@@ -145,7 +146,7 @@ async fn a_sigkill_mid_stream_keeps_the_conversation_and_continue_resumes_it() {
     assert!(warnings.is_empty(), "{warnings:?}");
     let context = session.build_context();
     let context_roles: Vec<&str> = context.messages.iter().map(|m| m.role()).collect();
-    assert_eq!(context_roles, ["user", "user", "assistant"]);
+    assert_eq!(context_roles, ["system", "user", "user", "assistant"]);
 }
 
 #[tokio::test]
@@ -185,5 +186,5 @@ async fn a_torn_last_line_is_reported_and_the_next_prompt_appends_after_it() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].line, torn_at + 1);
     let context_roles: Vec<&str> = session.build_context().messages.iter().map(|m| m.role()).collect();
-    assert_eq!(context_roles, ["user", "user", "assistant"]);
+    assert_eq!(context_roles, ["system", "user", "user", "assistant"]);
 }

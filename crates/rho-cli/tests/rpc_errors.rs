@@ -61,7 +61,7 @@ async fn a_ten_megabyte_prompt_line_is_accepted() {
     assert_eq!((request.header("content-length"), request.header("transfer-encoding")), (Some(length.as_str()), None));
     // Echoed whole, as pi echoes it.
     let agent_end = frames.last().unwrap();
-    assert_eq!(agent_end["messages"][0]["content"][0]["text"].as_str().unwrap().len(), 10 * 1024 * 1024);
+    assert_eq!(agent_end["messages"][1]["content"][0]["text"].as_str().unwrap().len(), 10 * 1024 * 1024);
 }
 
 #[tokio::test]

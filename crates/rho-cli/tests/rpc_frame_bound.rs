@@ -63,7 +63,7 @@ fn assert_arrived_whole(frames: &[Value], text: &str) {
     let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
     assert_eq!(end["assistantMessageEvent"]["content"], text);
     let agent_end = frames.last().unwrap();
-    assert_eq!(agent_end["messages"][1]["content"][0]["text"], text);
+    assert_eq!(agent_end["messages"][2]["content"][0]["text"], text);
     assert!(agent_end.get("truncated").is_none());
 }
 
@@ -78,7 +78,7 @@ async fn without_a_bound_a_3_mb_reply_arrives_whole_as_pi_sends_it() {
     let last = rho.data(json!({"type": "get_last_assistant_text"})).await;
     assert_eq!(last["text"], text.as_str());
     let messages = rho.data(json!({"type": "get_messages"})).await;
-    assert_eq!(messages["messages"][1]["content"][0]["text"], text.as_str());
+    assert_eq!(messages["messages"][2]["content"][0]["text"], text.as_str());
 }
 
 #[tokio::test]

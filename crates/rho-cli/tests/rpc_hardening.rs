@@ -56,18 +56,18 @@ async fn an_agent_end_over_the_bound_keeps_the_newest_messages_that_fit() {
             break frame;
         }
     };
-    assert_eq!(streamed, 1 + 1 + 100 + 1, "every message was streamed on its own");
+    assert_eq!(streamed, 1 + 1 + 1 + 100 + 1, "every message was streamed on its own");
     assert_eq!(agent_end["truncated"], true);
-    assert_eq!(agent_end["messageCount"], 103);
+    assert_eq!(agent_end["messageCount"], 104);
     let kept = agent_end["messages"].as_array().unwrap();
-    assert!(!kept.is_empty() && kept.len() < 103);
+    assert!(!kept.is_empty() && kept.len() < 104);
     assert_eq!(kept.last().unwrap()["content"][0]["text"], "Done reading.");
     // get_messages too answers with the newest messages, marked, each of them whole.
     let response = rho.request(json!({"type": "get_messages"})).await;
     assert_eq!(response["success"], true);
-    assert_eq!((&response["data"]["truncated"], &response["data"]["messageCount"]), (&json!(true), &json!(103)));
+    assert_eq!((&response["data"]["truncated"], &response["data"]["messageCount"]), (&json!(true), &json!(104)));
     let messages = response["data"]["messages"].as_array().unwrap();
-    assert!(!messages.is_empty() && messages.len() < 103);
+    assert!(!messages.is_empty() && messages.len() < 104);
     assert!(!response.to_string().contains("bytes omitted"), "no message was cut");
     assert_eq!(messages.last().unwrap()["content"][0]["text"], "Done reading.");
 }
@@ -80,7 +80,7 @@ async fn without_a_bound_agent_end_and_get_messages_carry_every_message_whole() 
     let agent_end = rho.until_agent_end().await.pop().unwrap();
     assert!(agent_end.get("truncated").is_none());
     let messages = agent_end["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 103);
+    assert_eq!(messages.len(), 104);
     let results = messages.iter().filter(|m| m["role"] == "toolResult");
     assert!(results.clone().count() == 100 && results.clone().all(|m| !m.to_string().contains("bytes omitted")));
     let all = rho.data(json!({"type": "get_messages"})).await;
@@ -109,7 +109,7 @@ async fn line_separators_are_escaped_and_a_node_readline_reader_parses_every_fra
         const rl = require('readline').createInterface({input: require('fs').createReadStream(process.argv[1])});
         let n = 0, last;
         rl.on('line', (l) => { last = JSON.parse(l); n++; });
-        rl.on('close', () => console.log(JSON.stringify({n, text: last.messages[1].content[0].text})));
+        rl.on('close', () => console.log(JSON.stringify({n, text: last.messages[2].content[0].text})));
     "#;
     let out = std::process::Command::new("node").arg("-e").arg(script).arg(&file).output().expect("node runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -133,7 +133,7 @@ async fn stdin_closed_mid_stream_exits_zero_with_the_session_saved() {
     assert!(rest.iter().any(|l| l.contains("\"type\":\"agent_end\"")), "the run ended with agent_end");
     let lines = read_jsonl(&env.session_files()[0]);
     let roles: Vec<&str> = lines.iter().filter_map(|l| l["message"]["role"].as_str()).collect();
-    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(roles, ["system", "user", "assistant"]);
     assert_eq!(lines.last().unwrap()["message"]["stopReason"], "aborted");
 }
 
@@ -159,7 +159,7 @@ async fn sigterm_during_a_long_bash_call_exits_and_leaves_no_child() {
     // The aborted call has its result, and the run ended with an aborted reply.
     let lines = read_jsonl(&env.session_files()[0]);
     let roles: Vec<&str> = lines.iter().filter_map(|l| l["message"]["role"].as_str()).collect();
-    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(roles, ["system", "user", "assistant", "toolResult", "assistant"]);
     assert_eq!(lines.last().unwrap()["message"]["stopReason"], "aborted");
 }
 

@@ -38,7 +38,7 @@ async fn a_retry_after_too_long_to_wait_ends_no_chain_that_never_started() {
         frames.iter().filter_map(|f| f["type"].as_str()).filter(|t| t.starts_with("auto_retry")).collect();
     assert!(retry_frames.is_empty(), "{retry_frames:?}");
     let end = frames.last().unwrap();
-    assert_eq!(end["messages"][1]["errorMessage"], "429 Rate limited");
+    assert_eq!(end["messages"][2]["errorMessage"], "429 Rate limited");
 }
 
 #[tokio::test]
@@ -92,7 +92,7 @@ async fn a_full_disk_is_reported_and_leaves_no_torn_line() {
     assert_eq!(notices[0]["level"], "error");
     assert_eq!(notices[0]["source"], "session-persistence");
     assert!(notices[0]["message"].as_str().unwrap().starts_with("Session file not saved: "), "{}", notices[0]);
-    assert_eq!(frames.last().unwrap()["messages"][1]["content"][0]["text"], "Short answer.");
+    assert_eq!(frames.last().unwrap()["messages"][2]["content"][0]["text"], "Short answer.");
 
     // A change the host asks for is not reported as done while the file lags.
     let named = rho.request(json!({"type": "set_session_name", "name": "x"})).await;
@@ -107,7 +107,7 @@ async fn a_full_disk_is_reported_and_leaves_no_torn_line() {
     assert!(!stderr.contains('\u{1b}'), "{stderr}");
     // Every line of the file is whole JSON: the failed writes left nothing behind.
     let lines = read_jsonl(&session);
-    assert!(lines.iter().all(|l| l["type"] != "message"), "the 20 KB prompt cannot have fit");
+    assert!(lines.iter().all(|l| l["message"]["role"] != "user"), "the 20 KB prompt cannot have fit");
 }
 
 #[tokio::test]

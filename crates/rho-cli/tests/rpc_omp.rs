@@ -31,14 +31,14 @@ async fn messages_come_a_page_at_a_time_and_a_stale_cursor_is_refused() {
             command["cursor"] = cursor.clone();
         }
         let page = rho.data(command).await;
-        assert_eq!(page["totalMessages"], 6);
+        assert_eq!(page["totalMessages"], 7);
         seen.extend(page["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap().to_owned()));
         match page.get("nextCursor") {
             Some(next) => cursor = next.clone(),
             None => break,
         }
     }
-    assert_eq!(seen, ["user", "assistant", "user", "assistant", "user", "assistant"]);
+    assert_eq!(seen, ["system", "user", "assistant", "user", "assistant", "user", "assistant"]);
 
     let first = rho.data(json!({"type": "get_messages_page", "limit": 2})).await;
     converse(&mut rho, &["four"]).await;
@@ -353,7 +353,7 @@ async fn session_stats_count_the_reasoning_tokens_providers_report() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"type": "prompt", "message": "think"})).await;
     let end = rho.until_agent_end().await.pop().unwrap();
-    assert_eq!(end["messages"][1]["usage"]["reasoning"], 12);
+    assert_eq!(end["messages"][2]["usage"]["reasoning"], 12);
     let stats = rho.data(json!({"type": "get_session_stats"})).await;
     assert_eq!(stats["tokens"]["reasoning"], 12);
 }

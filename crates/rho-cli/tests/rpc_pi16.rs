@@ -133,8 +133,9 @@ async fn entries_and_the_tree_read_the_session_file() {
     let all = rho.data(json!({"type": "get_entries"})).await;
     let entries = all["entries"].as_array().unwrap();
     let kinds: Vec<&str> = entries.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["model_change", "thinking_level_change", "message", "message"]);
-    assert_eq!(all["leafId"], entries[3]["id"]);
+    assert_eq!(kinds, ["model_change", "thinking_level_change", "message", "message", "message"]);
+    assert_eq!(entries[2]["message"]["role"], "system");
+    assert_eq!(all["leafId"], entries[4]["id"]);
     // The entries are the file's lines, header left out.
     let file = std::fs::read_to_string(&env.session_files()[0]).unwrap();
     let lines: Vec<Value> = file.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -142,7 +143,7 @@ async fn entries_and_the_tree_read_the_session_file() {
 
     let after = rho.data(json!({"type": "get_entries", "since": entries[1]["id"]})).await;
     assert_eq!(after["entries"], json!(entries[2..]));
-    let none = rho.data(json!({"type": "get_entries", "since": entries[3]["id"]})).await;
+    let none = rho.data(json!({"type": "get_entries", "since": entries[4]["id"]})).await;
     assert_eq!(none["entries"], json!([]));
     let bogus = rho.request(json!({"type": "get_entries", "since": "nope"})).await;
     assert_eq!((&bogus["success"], &bogus["error"]), (&json!(false), &json!("Entry not found: nope")));

@@ -180,7 +180,7 @@ async fn crossing_the_threshold_compacts_with_both_generations_of_events() {
     // The lifecycle ended before compaction_end went out.
     let state = rho.data(json!({"type": "get_state"})).await;
     assert_eq!((state["isCompacting"].clone(), state["isStreaming"].clone()), (json!(false), json!(false)));
-    assert_eq!(state["messageCount"], 3, "summary, second, Two.");
+    assert_eq!(state["messageCount"], 4, "declared prompt, summary, second, Two.");
 }
 
 /// A conversation short enough to keep whole is not compacted: no summary request, and the
@@ -219,7 +219,8 @@ async fn manual_compaction_with_a_focus_and_a_reload_to_the_same_context() {
     let prompt = env.request_bodies()[2]["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
     assert!(prompt.ends_with("Additional focus: the parser"), "{prompt}");
     let before = rho.data(json!({"type": "get_messages"})).await;
-    assert_eq!(before["messages"][0]["role"], "compactionSummary");
+    assert_eq!(before["messages"][0]["role"], "system", "the compaction keeps the declared prompt");
+    assert_eq!(before["messages"][1]["role"], "compactionSummary");
 
     let again = rho.request(json!({"type": "compact"})).await;
     assert_eq!(again["error"], "Already compacted");
@@ -294,7 +295,7 @@ async fn get_state_reports_compaction_and_abort_cancels_it() {
     assert!(end.get("result").is_none());
     let state = rho.data(json!({"type": "get_state"})).await;
     assert_eq!((state["isCompacting"].clone(), state["isStreaming"].clone()), (json!(false), json!(false)));
-    assert_eq!(state["messageCount"], 4, "nothing was compacted");
+    assert_eq!(state["messageCount"], 5, "nothing was compacted");
 }
 
 #[tokio::test]

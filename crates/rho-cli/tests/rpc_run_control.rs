@@ -104,7 +104,7 @@ async fn abort_and_prompt_replaces_the_running_task() {
     rho.send(json!({"id": "ap", "type": "abort_and_prompt", "message": "new"})).await;
     let frames = rho.until(|f| f["id"] == "ap").await;
     let aborted = frames.iter().rev().find(|f| f["type"] == "agent_end").unwrap();
-    assert_eq!(aborted["messages"][1]["stopReason"], "aborted");
+    assert_eq!(aborted["messages"][2]["stopReason"], "aborted");
     let frames = rho.until_agent_end().await;
     assert_eq!(frames.last().unwrap()["messages"][1]["content"][0]["text"], "New task done.");
 }
@@ -158,7 +158,7 @@ async fn prompt_images_follow_the_text_to_the_model() {
     rho.send(json!({"type": "prompt", "message": "what is this?", "images": [{"type": "image", "data": png, "mimeType": "image/png"}]}))
         .await;
     let frames = rho.until_agent_end().await;
-    let user = &frames.last().unwrap()["messages"][0];
+    let user = &frames.last().unwrap()["messages"][1];
     assert_eq!(user["content"][1], json!({"type": "image", "data": png, "mimeType": "image/png"}));
     let sent = &env.request_bodies()[0]["messages"][0]["content"];
     assert_eq!(sent[0]["text"], "what is this?");

@@ -46,7 +46,7 @@ async fn the_four_compact_flows() {
         .collect();
     assert_eq!(
         texts,
-        ["Summarize this repo", "This repo is a coding agent.", "Also include risks", "Risks: none found."]
+        ["", "Summarize this repo", "This repo is a coding agent.", "Also include risks", "Risks: none found."]
     );
 
     // 3) Inspect and tune queue behaviour.

@@ -32,7 +32,10 @@ async fn the_session_file_records_every_message_as_it_ends() {
             other => other.to_owned(),
         })
         .collect();
-    assert_eq!(kinds, ["session", "model_change", "thinking_level_change", "message:user", "message:assistant"]);
+    assert_eq!(
+        kinds,
+        ["session", "model_change", "thinking_level_change", "message:system", "message:user", "message:assistant"]
+    );
 }
 
 #[tokio::test]
@@ -56,7 +59,7 @@ async fn new_session_switch_session_and_a_missing_path() {
     assert_eq!(switched, json!({"cancelled": false}));
     let state = rho.data(json!({"type": "get_state"})).await;
     assert_eq!(state["sessionFile"], json!(first_file));
-    assert_eq!(state["messageCount"], 2);
+    assert_eq!(state["messageCount"], 3);
 
     // A path with no file starts an empty session there (pi 0.73), its directories created.
     let fresh = env.dir.path().join("elsewhere/deep/s.jsonl");
@@ -118,7 +121,7 @@ async fn branch_continues_from_before_a_user_message_in_a_new_file() {
     let branched = rho.data(json!({"type": "branch", "entryId": second_id})).await;
     assert_eq!(branched, json!({"text": "second question", "cancelled": false}));
     let after = rho.data(json!({"type": "get_state"})).await;
-    assert_eq!(after["messageCount"], 2);
+    assert_eq!(after["messageCount"], 3);
     assert_ne!(after["sessionFile"], before["sessionFile"]);
     rho.send(json!({"type": "prompt", "message": "another way"})).await;
     rho.until_agent_end().await;
@@ -152,16 +155,20 @@ async fn fork_continues_in_a_new_file_that_names_its_parent() {
     let after = rho.data(json!({"type": "get_state"})).await;
     assert_ne!(after["sessionFile"], before["sessionFile"]);
     assert_ne!(after["sessionId"], before["sessionId"]);
-    assert_eq!(after["messageCount"], 2, "the messages before the forked one");
+    assert_eq!(after["messageCount"], 3, "the messages before the forked one (the declared prompt first)");
     let new_file = read_jsonl(std::path::Path::new(after["sessionFile"].as_str().unwrap()));
     assert_eq!(new_file[0]["parentSession"], json!(original));
     assert_eq!(read_jsonl(std::path::Path::new(&original)).len(), lines_before, "the original is untouched");
-    // Forking the first message starts over, with the lineage kept.
+    // Forking the first message starts over from the declared prompt (the entry before it), with
+    // the lineage kept.
     let first_id = listed["messages"][0]["entryId"].clone();
     rho.send(json!({"type": "switch_session", "sessionPath": original})).await;
     rho.until(|f| f["type"] == "response").await;
     rho.data(json!({"type": "fork", "entryId": first_id})).await;
-    assert_eq!(rho.data(json!({"type": "get_state"})).await["messageCount"], 0);
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!(state["messageCount"], 1);
+    let messages = rho.data(json!({"type": "get_messages"})).await;
+    assert_eq!(messages["messages"][0]["role"], "system");
 }
 
 #[tokio::test]
@@ -174,7 +181,7 @@ async fn clone_copies_the_branch_into_a_new_session() {
     assert_eq!(rho.data(json!({"type": "clone"})).await, json!({"cancelled": false}));
     let after = rho.data(json!({"type": "get_state"})).await;
     assert_ne!(after["sessionFile"], before["sessionFile"]);
-    assert_eq!(after["messageCount"], 2);
+    assert_eq!(after["messageCount"], 3);
     assert_eq!(env.session_files().len(), 2);
 }
 
@@ -226,7 +233,7 @@ async fn a_restart_with_continue_resumes_where_the_user_was() {
 
     let mut again = Rho::start(&env, &["--continue"]).await;
     let state = again.data(json!({"type": "get_state"})).await;
-    assert_eq!(state["messageCount"], 2);
+    assert_eq!(state["messageCount"], 3);
     again.send(json!({"type": "prompt", "message": "and now?"})).await;
     again.until_agent_end().await;
     let second_request = &env.request_bodies()[1];

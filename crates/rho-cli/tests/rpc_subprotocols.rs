@@ -38,7 +38,7 @@ async fn the_ask_tool_opens_a_dialog_and_the_answer_reaches_the_model() {
     let frames = rho.until_agent_end().await;
     let result = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
     assert_eq!(result["result"]["content"][0]["text"], "User answered: dev");
-    assert_eq!(frames.last().unwrap()["messages"][3]["content"][0]["text"], "Using dev.");
+    assert_eq!(frames.last().unwrap()["messages"][4]["content"][0]["text"], "Using dev.");
 }
 
 #[tokio::test]

@@ -439,6 +439,7 @@ async fn a_cost_budget_warns_then_is_exceeded_and_refuses_the_next_prompt() {
         [
             "message_end",
             "message_end",
+            "message_end",
             "subagent_start",
             "budget_warning",
             "subagent_end",

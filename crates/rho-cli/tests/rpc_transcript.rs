@@ -89,7 +89,7 @@ async fn the_last_answer_and_messages_are_readable_after_the_run() {
     let messages = rho.data(json!({"type": "get_messages"})).await;
     let roles: Vec<&str> =
         messages["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(roles, ["system", "user", "assistant", "toolResult", "assistant"]);
     let stats = rho.data(json!({"type": "get_session_stats"})).await;
     insta::assert_json_snapshot!(redact(&stats));
 }

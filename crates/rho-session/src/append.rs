@@ -104,6 +104,8 @@ impl Session {
 
     /// Appends a compaction at the end of the branch (after the kept messages).
     pub fn append_compaction(&mut self, compaction: NewCompaction) -> Result<EntryId> {
+        // The prompt and tools declared so far, kept whole: the compacted context starts with them.
+        let system_message = rho_types::current_system_message(&self.build_context().messages);
         let entry = SessionEntry::Compaction(CompactionEntry {
             id: self.new_entry_id(),
             parent_id: self.parent(),
@@ -111,6 +113,7 @@ impl Session {
             summary: compaction.summary,
             first_kept_entry_id: Some(EntryId::from(compaction.first_kept_entry_id)),
             tokens_before: compaction.tokens_before,
+            system_message,
             details: compaction.details,
             from_hook: compaction.from_hook,
             short_summary: compaction.short_summary,

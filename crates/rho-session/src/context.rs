@@ -4,13 +4,20 @@
 //!
 //! Only `message`, `custom_message`, `branch_summary` and `compaction` entries produce messages;
 //! `model_change`, `thinking_level_change` and assistant messages set the model and level;
-//! every other entry type, known or not, is ignored.
+//! `context_edit` entries (pi 1.6) leave out or replace the content of an earlier message on the
+//! branch, the latest edit of a target winning; every other entry type, known or not, is ignored.
+//!
+//! After a compaction the context starts with the prompt and tools it declared (its
+//! `systemMessage`) and its summary; `system` messages in the part it kept are not replayed again.
+
+use std::collections::HashMap;
 
 use rho_types::ThinkingLevel;
+use rho_types::types::{AssistantContent, TextContent, UserMessageContent};
 use rho_types::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
 use serde_json::Value;
 
-use crate::entry::{CompactionEntry, SessionEntry};
+use crate::entry::{CompactionEntry, ContextEditEntry, SessionEntry};
 use crate::id::iso_to_ms;
 
 /// A model named by provider and id.
@@ -92,13 +99,18 @@ pub fn build_context(path: &[&SessionEntry]) -> SessionContext {
         }
     }
 
+    let edits = context_edits(path);
+    let message = |e: &&SessionEntry| edited_message(e, &edits);
     let Some(at) = compaction_at else {
-        context.messages = path.iter().filter_map(|e| entry_message(e)).collect();
+        context.messages = path.iter().filter_map(message).collect();
         return context;
     };
     let SessionEntry::Compaction(compaction) = path[at] else {
         return context;
     };
+    if let Some(system) = &compaction.system_message {
+        context.messages.push(AgentMessage::System(system.clone()));
+    }
     context.messages.push(AgentMessage::CompactionSummary(CompactionSummaryMessage {
         summary: compaction.summary.clone(),
         short_summary: compaction.short_summary.clone(),
@@ -107,9 +119,70 @@ pub fn build_context(path: &[&SessionEntry]) -> SessionContext {
     }));
     let first_kept = compaction.first_kept_entry_id.as_ref();
     let kept_from = path[..at].iter().position(|e| Some(e.id()) == first_kept).unwrap_or(at);
-    context.messages.extend(path[kept_from..at].iter().chain(&path[at + 1..]).filter_map(|e| entry_message(e)));
+    let kept = path[kept_from..at].iter().filter_map(message).filter(|m| !matches!(m, AgentMessage::System(_)));
+    context.messages.extend(kept);
+    context.messages.extend(path[at + 1..].iter().filter_map(message));
     context.compaction = Some(compaction.clone());
     context
+}
+
+/// The latest `context_edit` of each target on the branch.
+fn context_edits<'a>(path: &[&'a SessionEntry]) -> HashMap<&'a str, &'a ContextEditEntry> {
+    let mut edits = HashMap::new();
+    for entry in path {
+        if let SessionEntry::ContextEdit(edit) = entry {
+            edits.insert(edit.target_id.as_str(), edit);
+        }
+    }
+    edits
+}
+
+/// An entry's message with the branch's edit of it applied: none when the edit leaves it out.
+fn edited_message(entry: &SessionEntry, edits: &HashMap<&str, &ContextEditEntry>) -> Option<AgentMessage> {
+    let message = entry_message(entry)?;
+    let Some(edit) = edits.get(entry.id().as_str()) else {
+        return Some(message);
+    };
+    let replacement = edit.replacement.clone()?;
+    Some(replace_content(message, replacement))
+}
+
+/// `message` with its content replaced (pi's rule: the replacement keeps the message's role and
+/// metadata; a string for an assistant or tool-result message becomes one text block). A
+/// replacement that is not content of the message's role leaves the message as it was.
+fn replace_content(message: AgentMessage, content: Value) -> AgentMessage {
+    let as_text = |content: &Value| content.as_str().map(|s| s.to_owned());
+    let user_content = || serde_json::from_value::<UserMessageContent>(content.clone()).ok();
+    match message {
+        AgentMessage::User(mut u) => {
+            u.content = user_content().unwrap_or(u.content);
+            AgentMessage::User(u)
+        }
+        AgentMessage::Developer(mut u) => {
+            u.content = user_content().unwrap_or(u.content);
+            AgentMessage::Developer(u)
+        }
+        AgentMessage::Custom(mut c) => {
+            c.content = user_content().unwrap_or(c.content);
+            AgentMessage::Custom(c)
+        }
+        AgentMessage::HookMessage(mut c) => {
+            c.content = user_content().unwrap_or(c.content);
+            AgentMessage::HookMessage(c)
+        }
+        AgentMessage::Assistant(mut a) => {
+            a.content = match as_text(&content) {
+                Some(text) => vec![AssistantContent::Text(TextContent::new(text))],
+                None => serde_json::from_value::<Vec<AssistantContent>>(content).unwrap_or(a.content),
+            };
+            AgentMessage::Assistant(a)
+        }
+        AgentMessage::ToolResult(mut t) => {
+            t.content = user_content().map_or(t.content, UserMessageContent::into_blocks);
+            AgentMessage::ToolResult(t)
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 //! [`OtherEntry`], so a line is never lost and is written back verbatim.
 
 use rho_types::AgentMessage;
-use rho_types::ThinkingLevel;
-use rho_types::types::{Attribution, UserMessageContent};
+use rho_types::types::{Attribution, Usage, UserMessageContent};
+use rho_types::{SystemMessage, ThinkingLevel};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -70,6 +70,10 @@ pub struct CompactionEntry {
     pub first_kept_entry_id: Option<EntryId>,
     #[serde(default)]
     pub tokens_before: u64,
+    /// pi 1.6: the prompt and tools declared up to the compaction, replayed into one message;
+    /// the compacted context starts with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<SystemMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +166,44 @@ pub struct SessionInfoEntry {
     pub name: Option<String>,
 }
 
+/// pi 1.6: an append-only edit of an earlier message in future context (`context_edit`): a
+/// `null` replacement leaves the target out, any other replaces its content. The target stays
+/// as it was in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextEditEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    pub target_id: EntryId,
+    /// `None` (`null` in the file): the target is left out. Otherwise the target's new content:
+    /// a string or content blocks of the target's role.
+    #[serde(default)]
+    pub replacement: Option<Value>,
+}
+
+/// pi 1.6: model usage that is not an assistant message (`usage`, e.g. cache warming); counted
+/// in the session's totals, never part of the context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageEntry {
+    pub id: EntryId,
+    #[serde(default)]
+    pub parent_id: Option<EntryId>,
+    #[serde(default)]
+    pub timestamp: String,
+    /// What the usage was for (`cache_warm`, …); any value is usage all the same.
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub provider: String,
+    #[serde(default)]
+    pub model: String,
+    pub usage: Usage,
+}
+
 /// An entry rho does not model, kept whole. Its tree fields are read from the line; the line
 /// itself is written back unchanged.
 #[derive(Debug, Clone, PartialEq)]
@@ -224,6 +266,10 @@ pub enum SessionEntry {
     Label(LabelEntry),
     #[serde(rename = "session_info")]
     SessionInfo(SessionInfoEntry),
+    #[serde(rename = "context_edit")]
+    ContextEdit(ContextEditEntry),
+    #[serde(rename = "usage")]
+    Usage(UsageEntry),
     /// Any other entry type, or a known type in a shape rho does not read; kept verbatim.
     #[serde(untagged)]
     Other(OtherEntry),
@@ -231,7 +277,7 @@ pub enum SessionEntry {
 
 /// The entry types pi defines; a line of one of these types that does not parse is worth a
 /// warning, while the forks' own types are expected to be kept as [`OtherEntry`].
-pub(crate) const PI_ENTRY_TYPES: [&str; 9] = [
+pub(crate) const PI_ENTRY_TYPES: [&str; 11] = [
     "message",
     "model_change",
     "thinking_level_change",
@@ -241,6 +287,8 @@ pub(crate) const PI_ENTRY_TYPES: [&str; 9] = [
     "custom_message",
     "label",
     "session_info",
+    "context_edit",
+    "usage",
 ];
 
 macro_rules! each_variant {
@@ -255,6 +303,8 @@ macro_rules! each_variant {
             SessionEntry::CustomMessage($e) => $body,
             SessionEntry::Label($e) => $body,
             SessionEntry::SessionInfo($e) => $body,
+            SessionEntry::ContextEdit($e) => $body,
+            SessionEntry::Usage($e) => $body,
             SessionEntry::Other($e) => $body,
         }
     };
@@ -286,6 +336,8 @@ impl SessionEntry {
             Self::CustomMessage(_) => "custom_message",
             Self::Label(_) => "label",
             Self::SessionInfo(_) => "session_info",
+            Self::ContextEdit(_) => "context_edit",
+            Self::Usage(_) => "usage",
             Self::Other(o) => o.entry_type(),
         }
     }

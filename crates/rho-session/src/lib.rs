@@ -33,8 +33,9 @@ mod writer;
 pub use append::{NewBranchSummary, NewCompaction, NewCustomMessage};
 pub use context::{ModelRef, SessionContext, build_context, entry_message};
 pub use entry::{
-    BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LEAF_MARKER_TYPE, LabelEntry, MessageEntry,
-    ModelChangeEntry, OtherEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+    BranchSummaryEntry, CompactionEntry, ContextEditEntry, CustomEntry, CustomMessageEntry, LEAF_MARKER_TYPE,
+    LabelEntry, MessageEntry, ModelChangeEntry, OtherEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+    UsageEntry,
 };
 pub use error::{Result, SessionError};
 pub use header::{CURRENT_VERSION, SessionHeader};

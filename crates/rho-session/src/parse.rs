@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::entry::{
-    BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry, ModelChangeEntry,
-    OtherEntry, PI_ENTRY_TYPES, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+    BranchSummaryEntry, CompactionEntry, ContextEditEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
+    ModelChangeEntry, OtherEntry, PI_ENTRY_TYPES, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry, UsageEntry,
 };
 
 /// What a line turned out to be.
@@ -38,6 +38,8 @@ fn typed<'de, D: serde::Deserializer<'de>>(kind: &str, d: D) -> Option<Result<Se
         "custom_message" => CustomMessageEntry::deserialize(d).map(SessionEntry::CustomMessage),
         "label" => LabelEntry::deserialize(d).map(SessionEntry::Label),
         "session_info" => SessionInfoEntry::deserialize(d).map(SessionEntry::SessionInfo),
+        "context_edit" => ContextEditEntry::deserialize(d).map(SessionEntry::ContextEdit),
+        "usage" => UsageEntry::deserialize(d).map(SessionEntry::Usage),
         _ => return None,
     })
 }

@@ -229,7 +229,10 @@ pub fn message_after(
         AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],
         AgentMessage::BranchSummary(_) => vec![notice("(branch summary)")],
         AgentMessage::Custom(c) if c.display => custom(c),
-        AgentMessage::Custom(_) | AgentMessage::HookMessage(_) | AgentMessage::Developer(_) => Vec::new(),
+        AgentMessage::Custom(_)
+        | AgentMessage::HookMessage(_)
+        | AgentMessage::Developer(_)
+        | AgentMessage::System(_) => Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod json;
 pub mod message;
 pub mod model;
 pub mod queue;
+pub mod system;
 pub mod text;
 pub mod tool_result;
 pub mod types;
@@ -19,6 +20,7 @@ pub use message::{
 };
 pub use model::{InputKind, Model, ThinkingLevel};
 pub use queue::{InterruptMode, MessageQueue, QueueMode};
+pub use system::{SystemMessage, SystemPrompt, ToolDeclaration, current_system_message, declare_changes};
 pub use text::Text;
 pub use tool_result::AgentToolResult;
 pub use wire_event::{WireAssistantMessageEvent, WireToolCall};

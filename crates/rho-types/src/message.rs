@@ -1,8 +1,9 @@
 //! The messages of a conversation as the agent keeps them: what the model sees (user,
 //! assistant, tool results) plus the application roles (bash executions run by the user,
-//! custom and developer messages, branch and compaction summaries), and their conversion to
-//! what a provider is sent.
+//! custom and developer messages, branch and compaction summaries, the declared system prompt),
+//! and their conversion to what a provider is sent.
 
+use crate::system::SystemMessage;
 use crate::types::{
     AssistantMessage, Attribution, Message, ToolResultMessage, UserContent, UserMessage, UserMessageContent,
 };
@@ -85,6 +86,9 @@ pub enum AgentMessage {
     /// A system-injected instruction (e.g. a todo reminder), sent to the model as user text.
     #[serde(rename = "developer")]
     Developer(UserMessage),
+    /// The prompt and tools declared to the model (pi 1.6); never sent as a message.
+    #[serde(rename = "system")]
+    System(SystemMessage),
 }
 
 impl AgentMessage {
@@ -99,6 +103,7 @@ impl AgentMessage {
             Self::BranchSummary(_) => "branchSummary",
             Self::CompactionSummary(_) => "compactionSummary",
             Self::Developer(_) => "developer",
+            Self::System(_) => "system",
         }
     }
 
@@ -111,6 +116,7 @@ impl AgentMessage {
             Self::Custom(m) | Self::HookMessage(m) => m.timestamp,
             Self::BranchSummary(m) => m.timestamp,
             Self::CompactionSummary(m) => m.timestamp,
+            Self::System(m) => m.timestamp,
         }
     }
 
@@ -175,6 +181,7 @@ impl AgentMessage {
                 attribution: None,
                 timestamp: m.timestamp,
             })),
+            Self::System(_) => None,
         }
     }
 }

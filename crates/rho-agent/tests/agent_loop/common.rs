@@ -103,6 +103,7 @@ impl Harness {
         let dir = tempfile::tempdir().unwrap();
         let tools = create_tools(builtin_tool_names(), &ToolOptions::new(dir.path()));
         let agent = Agent::new(AgentConfig {
+            declared_prompt: None,
             system_prompt: "You are a test agent.".into(),
             model: model(wire, &server),
             thinking_level: ThinkingLevel::Off,

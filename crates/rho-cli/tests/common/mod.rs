@@ -340,8 +340,8 @@ pub fn check_outbound(frame: &Value) {
     }
 }
 
-/// Replaces run-dependent values: timestamps and durations by 0, ids by `[id]`, paths and URLs
-/// by placeholders.
+/// Replaces run-dependent values: timestamps and durations by 0, ids by `[id]`, paths, URLs and
+/// the prompt's date by placeholders.
 pub fn redact(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
@@ -367,6 +367,8 @@ pub fn redact(value: &Value) -> Value {
                             json!("[path]")
                         }
                         ("systemPrompt", Value::String(_)) => json!("[system prompt]"),
+                        // The date section of a declared system prompt.
+                        ("date", Value::String(_)) => json!("[date]"),
                         _ => redact(v),
                     };
                     (k.clone(), v)

@@ -47,8 +47,8 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
     assert_eq!(info["hasUI"], true);
     assert_eq!(info["idle"], false);
     assert!(info["activeTools"].as_array().unwrap().contains(&json!("session_info")), "{info}");
-    // The user message of this run was recorded before the tool ran.
-    assert_eq!(info["messages"], 2, "{info}");
+    // The declared prompt and the user message of this run were recorded before the tool ran.
+    assert_eq!(info["messages"], 3, "{info}");
     let system = env.request_bodies()[0]["system"].to_string();
     assert!(system.contains("- session_info: Report what the extension sees of the session"), "{system}");
     assert!(system.contains("Use session_info when asked about the session."), "{system}");

@@ -384,7 +384,7 @@ impl AgentSession {
     /// The system prompt for the tools and resources as they are (before any extension
     /// changed it for a run).
     fn base_system_prompt(&self) -> String {
-        self.inner.tools.lock().system_prompt(&self.inner.paths, &self.resources())
+        self.inner.tools.lock().system_prompt(&self.inner.paths, &self.resources()).render()
     }
 
     /// pi's `systemPromptOptions`: what the system prompt was built from.

@@ -195,7 +195,8 @@ impl AgentSession {
         let extensions: Arc<OnceLock<Arc<Extensions>>> = Arc::default();
         let request_options = request_options(registry.clone(), &settings, cache_key.clone(), extensions.clone());
         let agent = Agent::new(AgentConfig {
-            system_prompt,
+            system_prompt: system_prompt.render(),
+            declared_prompt: Some(system_prompt),
             model,
             thinking_level,
             tools: tool_set.active_tools(),

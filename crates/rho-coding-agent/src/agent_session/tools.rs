@@ -14,10 +14,11 @@ use std::sync::{Arc, Weak};
 use rho_agent::Tool;
 use rho_rpc::DumpTool;
 use rho_tools::ToolOptions;
+use rho_types::SystemPrompt;
 
 use super::{AgentSession, Inner, Resources};
 use crate::config::{ConfigPaths, Settings};
-use crate::prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
+use crate::prompt::{PromptTool, SystemPromptInput, system_prompt_sections, today_utc};
 use crate::task::{ParentModel, TaskEnv, TaskHost, TaskTool};
 use crate::todo::{TodoStore, TodoWriteTool};
 use crate::tools::AskTool;
@@ -200,7 +201,7 @@ impl ToolSet {
         self.own.push(tool);
     }
 
-    pub fn system_prompt(&self, paths: &ConfigPaths, resources: &Resources) -> String {
+    pub fn system_prompt(&self, paths: &ConfigPaths, resources: &Resources) -> SystemPrompt {
         let tools: Vec<PromptTool> = self
             .listed_tools()
             .iter()
@@ -214,7 +215,7 @@ impl ToolSet {
                 PromptTool::new(t.name(), blurb)
             })
             .collect();
-        build_system_prompt(&SystemPromptInput {
+        system_prompt_sections(&SystemPromptInput {
             cwd: &paths.cwd,
             tools: &tools,
             custom_prompt: resources.prompt_texts.custom.as_deref(),
@@ -399,7 +400,7 @@ impl AgentSession {
             let set = self.inner.tools.lock();
             (set.active_tools(), set.system_prompt(&self.inner.paths, &self.resources()))
         };
-        self.inner.agent.set_tools(tools, prompt);
+        self.inner.agent.set_prompt(tools, prompt);
     }
 
     /// The active tools as `get_state.dumpTools` lists them.

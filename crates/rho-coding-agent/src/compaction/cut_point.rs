@@ -23,10 +23,11 @@ pub struct CutPoint {
     pub is_split_turn: bool,
 }
 
-/// Whether the kept part of a branch may start at `entry`.
+/// Whether the kept part of a branch may start at `entry`. Not at a tool result (its call would
+/// be cut off) nor at a `system` message (the compaction keeps the declared prompt whole).
 pub fn is_valid_cut_point(entry: &SessionEntry) -> bool {
     match entry {
-        SessionEntry::Message(m) => !matches!(m.message, AgentMessage::ToolResult(_)),
+        SessionEntry::Message(m) => !matches!(m.message, AgentMessage::ToolResult(_) | AgentMessage::System(_)),
         SessionEntry::BranchSummary(_) | SessionEntry::CustomMessage(_) => true,
         _ => false,
     }

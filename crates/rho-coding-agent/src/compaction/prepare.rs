@@ -65,9 +65,15 @@ fn messages_in(entries: &[&SessionEntry]) -> Vec<AgentMessage> {
 }
 
 /// The messages to summarize among `entries`: a compaction among them (the previous one, whose
-/// summary goes on as `previous_summary`) is not summarized again.
+/// summary goes on as `previous_summary`) is not summarized again, and the declared prompt
+/// (`system` messages) is kept with the compaction, not summarized.
 fn messages_to_summarize_in(entries: &[&SessionEntry]) -> Vec<AgentMessage> {
-    entries.iter().filter(|e| !matches!(e, SessionEntry::Compaction(_))).filter_map(|e| entry_message(e)).collect()
+    entries
+        .iter()
+        .filter(|e| !matches!(e, SessionEntry::Compaction(_)))
+        .filter_map(|e| entry_message(e))
+        .filter(|m| !matches!(m, AgentMessage::System(_)))
+        .collect()
 }
 
 /// Decides what a compaction of `branch` (root first, as `Session::branch_entries` returns it)

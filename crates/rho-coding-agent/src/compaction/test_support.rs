@@ -108,6 +108,7 @@ pub(crate) fn compaction(id: &str, summary: &str, first_kept: &str, details: Opt
         summary: summary.into(),
         first_kept_entry_id: Some(EntryId::new(first_kept)),
         tokens_before: 1234,
+        system_message: None,
         details,
         from_hook: None,
         short_summary: None,

@@ -77,6 +77,8 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
         AgentMessage::BashExecution(b) => js_len(&b.command) + js_len(&b.output),
         AgentMessage::BranchSummary(s) => js_len(&s.summary),
         AgentMessage::CompactionSummary(s) => js_len(&s.summary),
+        // The declared prompt and tools are counted with the system prompt, not the messages.
+        AgentMessage::System(_) => 0,
     };
     chars_to_tokens(chars)
 }

@@ -28,6 +28,8 @@ pub fn entry_kind(entry: &SessionEntry) -> &'static str {
         SessionEntry::CustomMessage(_) => "custom",
         SessionEntry::Label(_) => "label",
         SessionEntry::SessionInfo(_) => "session-info",
+        SessionEntry::ContextEdit(_) => "context-edit",
+        SessionEntry::Usage(_) => "usage",
         SessionEntry::Other(_) => "other",
     }
 }
@@ -43,6 +45,7 @@ fn role_name(entry: &SessionEntry) -> &'static str {
             AgentMessage::Custom(_) | AgentMessage::HookMessage(_) => "Custom",
             AgentMessage::BranchSummary(_) => "Branch summary",
             AgentMessage::CompactionSummary(_) => "Compaction",
+            AgentMessage::System(_) => "System",
         },
         SessionEntry::CustomMessage(_) => "Custom",
         SessionEntry::Compaction(_) => "Compaction",
@@ -78,6 +81,7 @@ pub fn entry_preview(entry: &SessionEntry) -> String {
             }
             AgentMessage::BranchSummary(b) => line(&format!("Branch summary: {}", b.summary)),
             AgentMessage::CompactionSummary(c) => line(&format!("Compaction: {}", c.summary)),
+            AgentMessage::System(s) => line(&format!("System: {}", s.summary())),
         },
         SessionEntry::ModelChange(m) => format!("Model: {}/{}", m.provider, m.model_id),
         SessionEntry::ThinkingLevelChange(t) => {
@@ -94,6 +98,11 @@ pub fn entry_preview(entry: &SessionEntry) -> String {
             None => format!("Label cleared on {}", l.target_id),
         },
         SessionEntry::SessionInfo(i) => line(&format!("Name: {}", i.name.as_deref().unwrap_or_default())),
+        SessionEntry::ContextEdit(e) => match e.replacement {
+            None => format!("Context edit: {} left out", e.target_id),
+            Some(_) => format!("Context edit: {} replaced", e.target_id),
+        },
+        SessionEntry::Usage(u) => format!("Usage ({}): {} tokens", u.kind, format_tokens(u.usage.total_tokens)),
         SessionEntry::Other(o) => format!("[{}]", o.entry_type()),
     }
 }

@@ -22,6 +22,7 @@ pub fn message_class(message: &AgentMessage) -> &'static str {
         AgentMessage::Custom(_) | AgentMessage::HookMessage(_) => "custom",
         AgentMessage::BranchSummary(_) => "branch-summary",
         AgentMessage::CompactionSummary(_) => "compaction",
+        AgentMessage::System(_) => "system",
     }
 }
 
@@ -42,6 +43,11 @@ pub fn push_message(html: &mut Html, message: &AgentMessage) {
         AgentMessage::BranchSummary(b) => push_summary(html, "Branch summary", &b.summary),
         AgentMessage::CompactionSummary(c) => {
             push_summary(html, &format!("Compaction of {} tokens", format_tokens(c.tokens_before)), &c.summary);
+        }
+        AgentMessage::System(s) => {
+            html.push("<div class=\"role-note\">");
+            html.text(&format!("system {}", s.summary()));
+            html.push("</div>");
         }
     }
 }

@@ -57,6 +57,7 @@ impl SessionFigures {
                     }
                     AgentMessage::BranchSummary(_) => figures.branch_summaries += 1,
                     AgentMessage::CompactionSummary(_) => figures.compactions += 1,
+                    AgentMessage::System(_) => {}
                 },
                 SessionEntry::CustomMessage(_) => figures.custom_messages += 1,
                 SessionEntry::Compaction(_) => figures.compactions += 1,

@@ -17,5 +17,5 @@ pub use context_files::{ContextFile, load_context_files};
 pub use prompt_files::{PromptTexts, resolve_prompt_texts};
 pub use resource::{Location, PromptError, ResourceDiagnostic, ResourcePaths};
 pub use skills::{Skill, expand_skill_command, load_skills, skills_prompt_block};
-pub use system_prompt::{PromptTool, SystemPromptInput, build_system_prompt, today_utc};
+pub use system_prompt::{PromptTool, SystemPromptInput, build_system_prompt, system_prompt_sections, today_utc};
 pub use templates::{PromptTemplate, expand_template, load_prompt_templates};

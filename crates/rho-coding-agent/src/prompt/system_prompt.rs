@@ -4,10 +4,12 @@
 //! Layout (docs/agent-behavior.md, "System prompt"): rho's base text — identity, the active tools,
 //! guidelines derived from which tools are active — or a custom prompt in its place; then the
 //! appended prompt, the project context files, the skills block (only with `read` active), the date
-//! and the working directory.
+//! and the working directory. Each part is a named section (what the transcript's `system`
+//! messages record); the text is the sections separated by blank lines.
 
 use std::path::Path;
 
+use rho_types::SystemPrompt;
 use time::Date;
 
 use super::context_files::ContextFile;
@@ -54,29 +56,44 @@ pub fn today_utc() -> Date {
     time::OffsetDateTime::now_utc().date()
 }
 
-/// Composes the system prompt.
+/// Composes the system prompt as text.
 pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
-    let mut prompt = match input.custom_prompt.filter(|p| !p.is_empty()) {
-        Some(custom) => custom.to_owned(),
-        None => base_prompt(input.tools, input.readme_path),
-    };
+    system_prompt_sections(input).render()
+}
+
+/// Composes the system prompt as the named sections the transcript declares (pi 1.6's names
+/// where pi has the same part): `preamble` (rho's base text or the custom prompt), `addendum`,
+/// `project_context`, `skills`, `date` and `cwd`.
+pub fn system_prompt_sections(input: &SystemPromptInput<'_>) -> SystemPrompt {
+    let mut sections: Vec<(String, String)> = Vec::new();
+    let mut add = |name: &str, text: String| sections.push((name.to_owned(), text));
+    add(
+        "preamble",
+        match input.custom_prompt.filter(|p| !p.is_empty()) {
+            Some(custom) => custom.to_owned(),
+            None => base_prompt(input.tools, input.readme_path),
+        },
+    );
     if let Some(append) = input.append_prompt.filter(|p| !p.is_empty()) {
-        prompt.push_str("\n\n");
-        prompt.push_str(append);
+        add("addendum", append.to_owned());
     }
     if !input.context_files.is_empty() {
-        prompt.push_str("\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n");
+        let mut context = "# Project Context\n\nProject-specific instructions and guidelines:".to_owned();
         for file in input.context_files {
-            prompt.push_str(&format!("## {}\n\n{}\n\n", file.path.display(), file.content));
+            context.push_str(&format!("\n\n## {}\n\n{}", file.path.display(), file.content.trim_end()));
         }
+        add("project_context", context);
     }
     if has_tool(input.tools, "read") {
-        prompt.push_str(&skills_prompt_block(input.skills));
+        let skills = skills_prompt_block(input.skills);
+        if !skills.trim().is_empty() {
+            add("skills", skills.trim().to_owned());
+        }
     }
     let date = input.date;
-    prompt.push_str(&format!("\nCurrent date: {:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day()));
-    prompt.push_str(&format!("\nCurrent working directory: {}", input.cwd.to_string_lossy().replace('\\', "/")));
-    prompt
+    add("date", format!("Current date: {:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day()));
+    add("cwd", format!("Current working directory: {}", input.cwd.to_string_lossy().replace('\\', "/")));
+    SystemPrompt { sections }
 }
 
 fn has_tool(tools: &[PromptTool], name: &str) -> bool {
@@ -243,7 +260,7 @@ mod tests {
     fn tail_is_date_and_cwd() {
         let t = tools(&["read"]);
         let p = build_system_prompt(&input(&t));
-        assert!(p.ends_with("\nCurrent date: 2026-03-05\nCurrent working directory: /work/proj"), "{p}");
+        assert!(p.ends_with("\n\nCurrent date: 2026-03-05\n\nCurrent working directory: /work/proj"), "{p}");
     }
 
     #[test]
@@ -259,7 +276,7 @@ mod tests {
         let p = build_system_prompt(&i);
         assert_eq!(
             p,
-            "You are a pirate.\n\nArr.\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n## /work/proj/AGENTS.md\n\nUse tabs.\n\n\nCurrent date: 2026-03-05\nCurrent working directory: /work/proj"
+            "You are a pirate.\n\nArr.\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n## /work/proj/AGENTS.md\n\nUse tabs.\n\nCurrent date: 2026-03-05\n\nCurrent working directory: /work/proj"
         );
     }
 

@@ -193,6 +193,7 @@ pub fn text_of(message: &AgentMessage) -> String {
         AgentMessage::BashExecution(b) => b.command.clone(),
         AgentMessage::BranchSummary(b) => b.summary.clone(),
         AgentMessage::CompactionSummary(c) => c.summary.clone(),
+        AgentMessage::System(s) => s.summary(),
     }
 }
 
