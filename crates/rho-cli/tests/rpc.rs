@@ -29,6 +29,7 @@ mod rpc_mcp;
 mod rpc_models;
 mod rpc_omp;
 mod rpc_pi16;
+mod rpc_pi16_sessions;
 mod rpc_prompts;
 mod rpc_retry_compaction;
 mod rpc_run_control;

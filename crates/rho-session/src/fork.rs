@@ -34,7 +34,7 @@ impl Session {
             .unwrap_or_else(|_| dir.to_path_buf())
             .join(session_file_name(&header.timestamp, &header.id));
         let file = AppendFile::create_new(path, &content, Durability::default())?;
-        Ok(Session::from_parts(header, entries, Some(Store::new(file, None))))
+        Ok(Session::from_parts(header, entries, Some(Store::created(file))))
     }
 
     /// pi's `/fork`: a new session (new id; header `parentSession` = this file) holding the branch

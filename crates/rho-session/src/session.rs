@@ -45,11 +45,18 @@ pub(crate) struct Store {
     pub unsaved: Vec<Vec<u8>>,
     /// Held while this session is the one writing the file (see [`Session::lock`]).
     pub lock: Option<FileLock>,
+    /// This process made the file (it did not exist before): only such a file may be removed.
+    pub created: bool,
 }
 
 impl Store {
     pub fn new(file: AppendFile, pending_migration: Option<u32>) -> Self {
-        Self { file, pending_migration, unsaved: Vec::new(), lock: None }
+        Self { file, pending_migration, unsaved: Vec::new(), lock: None, created: false }
+    }
+
+    /// The store of a file this process just made.
+    pub fn created(file: AppendFile) -> Self {
+        Self { created: true, ..Self::new(file, None) }
     }
 
     /// Writes what waits, oldest first, then `line`. On failure what was written is off the
@@ -118,7 +125,7 @@ impl Session {
             parent_session.map(|p| p.to_string_lossy().into_owned()),
         );
         let file = AppendFile::create_new(path, &header.to_line()?, Durability::default())?;
-        Ok(Self::from_parts(header, Vec::new(), Some(Store::new(file, None))))
+        Ok(Self::from_parts(header, Vec::new(), Some(Store::created(file))))
     }
 
     /// A session that is never written (`--no-session`).
@@ -191,6 +198,12 @@ impl Session {
     /// The directory of the session file, where new and forked sessions go by default.
     pub fn session_dir(&self) -> Option<&Path> {
         self.session_file().and_then(Path::parent)
+    }
+
+    /// Whether this process made the session's file (a new, forked or cloned session), as opposed
+    /// to opening one that existed: a file rho did not make is never removed, whatever it holds.
+    pub fn created_here(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.created)
     }
 
     pub fn is_persisted(&self) -> bool {

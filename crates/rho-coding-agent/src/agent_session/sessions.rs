@@ -245,9 +245,14 @@ impl AgentSession {
         line
     }
 
-    /// Removes the session file when nothing was said in it (a run that failed to start).
+    /// Removes the session file this process made when nothing was said in it (a run that
+    /// failed to start). A file that existed before is never removed, whatever rho could read
+    /// of it.
     pub(super) fn discard_if_unused(&self) {
         let session = self.session();
+        if !session.created_here() {
+            return;
+        }
         let said_anything = session.entries().iter().any(|e| matches!(e, SessionEntry::Message(_)));
         if let (false, Some(path)) = (said_anything, session.session_file()) {
             let _ = std::fs::remove_file(path);

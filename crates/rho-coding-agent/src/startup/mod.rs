@@ -113,6 +113,7 @@ pub fn session_options(
         Err(e) => {
             // Nothing was said in a session made for this run: leave no file behind.
             if session.entries().is_empty()
+                && session.created_here()
                 && let Some(file) = session.session_file()
             {
                 let _ = std::fs::remove_file(file);
