@@ -31,6 +31,19 @@ fn main() -> ExitCode {
     if let Some(args) = rho_coding_agent::packages::command(&raw) {
         return run_packages(args);
     }
+    if let Some(args) = rho_coding_agent::login::auth_command::command(&raw) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
+        return match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(runtime) => ExitCode::from(
+                u8::try_from(runtime.block_on(rho_coding_agent::login::auth_command::run(args, &paths))).unwrap_or(1),
+            ),
+            Err(e) => {
+                eprintln!("Error: cannot start the runtime: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let cli = match rho_coding_agent::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {

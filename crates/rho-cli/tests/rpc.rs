@@ -10,6 +10,7 @@ mod compaction_summary;
 mod export_html;
 mod logins;
 mod permissions;
+mod pi16_cli;
 mod pi_user;
 mod print_mode;
 mod process_lifetime;

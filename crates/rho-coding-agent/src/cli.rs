@@ -74,8 +74,13 @@ pub struct Cli {
 
     /// The tools to offer (comma-separated: read, bash, edit, write, grep, find, ls, and rho's
     /// todo_write, ask, task); only +name/-name entries change the default selection instead
-    #[arg(short = 't', long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(short = 't', long, value_name = "LIST", value_delimiter = ',', allow_hyphen_values = true)]
     pub tools: Option<Vec<String>>,
+
+    /// Tools to keep out, whatever their source (comma-separated names or patterns with *, MCP
+    /// tools included; pi: -xt)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', allow_hyphen_values = true)]
+    pub exclude_tools: Option<Vec<String>>,
 
     /// No built-in tools
     #[arg(long)]
@@ -141,6 +146,27 @@ pub struct Cli {
     #[arg(long)]
     pub no_session: bool,
 
+    /// Name the session (its display name in /resume and the session list)
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Use this directory's session with this id, or start one with it
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+
+    /// Start no MCP server and offer no MCP tool
+    #[arg(long)]
+    pub no_mcp: bool,
+
+    /// The interactive screen: regular (rho's scrollback screen) or fullscreen (pi 1.6's
+    /// default, which rho draws as the regular one)
+    #[arg(long, value_name = "MODE", value_parser = ["fullscreen", "regular"])]
+    pub tui_mode: Option<String>,
+
+    /// The theme of the interactive mode for this run (a name, or dark/light names as name/name)
+    #[arg(long, value_name = "NAME")]
+    pub use_theme: Option<String>,
+
     /// Confine the model's commands and writes: read-only, workspace-write (the project and the
     /// temp dir; no network unless sandbox.network) or danger-full-access (the default)
     #[arg(long, value_name = "MODE", value_parser = rho_sandbox::SandboxMode::NAMES)]
@@ -152,9 +178,13 @@ pub struct Cli {
     pub approval: Option<String>,
 
     /// Run this project's own MCP servers, extensions and command settings for this run without
-    /// approving it (`rho trust` approves a folder from now on)
-    #[arg(long)]
+    /// approving it (`rho trust` approves a folder from now on; pi: --approve, -a)
+    #[arg(short = 'a', long, visible_alias = "approve")]
     pub trust_project: bool,
+
+    /// Ignore the project's own files for this run, even when it is trusted (pi: -na)
+    #[arg(long, conflicts_with = "trust_project")]
+    pub no_approve: bool,
 
     /// Override a setting for this run (repeatable): --setting retry.maxRetries=5
     #[arg(long = "setting", value_name = "KEY=VALUE", action = ArgAction::Append)]
@@ -324,6 +354,8 @@ pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec
             Some("-ns") => Some("--no-skills"),
             Some("-np") => Some("--no-prompt-templates"),
             Some("-ne") => Some("--no-extensions"),
+            Some("-xt") => Some("--exclude-tools"),
+            Some("-na") => Some("--no-approve"),
             _ => None,
         };
         out.push(long.map_or(arg, Into::into));

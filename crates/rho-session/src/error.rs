@@ -20,6 +20,10 @@ pub enum SessionError {
     #[error("Not a session file: {} ({reason})", path.display())]
     InvalidHeader { path: PathBuf, reason: String },
 
+    /// A session id that cannot name a file (`--session-id`).
+    #[error("Invalid session id \"{0}\": use letters, digits, '.', '_' and '-'")]
+    InvalidId(String),
+
     /// An entry id that is not in the session (branch, label, fork targets).
     #[error("Entry {0} not found")]
     EntryNotFound(String),

@@ -105,6 +105,21 @@ impl Session {
         Self::create_file(path, id, timestamp, cwd, parent_session)
     }
 
+    /// Starts a new session with the id `id` in `dir` (pi's `--session-id`). The id names the
+    /// file, so it is letters, digits, `.`, `_` and `-` only.
+    pub fn create_with_id(dir: &Path, cwd: &Path, id: &str) -> Result<Self> {
+        let valid = !id.is_empty()
+            && !id.starts_with('.')
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !valid {
+            return Err(SessionError::InvalidId(id.to_owned()));
+        }
+        let timestamp = now_iso();
+        let path =
+            std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()).join(session_file_name(&timestamp, id));
+        Self::create_file(path, id.to_owned(), timestamp, cwd, None)
+    }
+
     /// Starts a new session in the file `path`, which must not exist yet.
     pub fn create_at(path: &Path, cwd: &Path, parent_session: Option<&Path>) -> Result<Self> {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());

@@ -190,6 +190,14 @@ pub fn save_login(path: &Path, provider: &str, creds: &OAuthCredentials) -> Resu
     })
 }
 
+/// Stores an API key for `provider` in `path` (`{"type":"api_key","key":…}`, pi's shape),
+/// replacing what the provider had there and keeping every other entry.
+pub fn save_api_key(path: &Path, provider: &str, key: &str) -> Result<(), LoginError> {
+    change_entry(path, |entries| {
+        entries.insert(provider.to_owned(), serde_json::json!({"type": "api_key", "key": key}));
+    })
+}
+
 /// What [`remove_login`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Removed {
@@ -218,6 +226,22 @@ pub fn remove_login(path: &Path, provider: &str) -> Result<Removed, LoginError> 
             removed = Removed::Login;
         }
         None => {}
+    })?;
+    Ok(removed)
+}
+
+/// Removes whatever `path` holds for `provider` (a login or an API key), keeping every other
+/// entry; [`Removed::Nothing`] when there was nothing.
+pub fn remove_credentials(path: &Path, provider: &str) -> Result<Removed, LoginError> {
+    if !path.exists() {
+        return Ok(Removed::Nothing);
+    }
+    let mut removed = Removed::Nothing;
+    change_entry(path, |entries| {
+        if let Some(entry) = entries.shift_remove(provider) {
+            let key = entry.get("type").and_then(Value::as_str) == Some("api_key");
+            removed = if key { Removed::ApiKey } else { Removed::Login };
+        }
     })?;
     Ok(removed)
 }

@@ -59,7 +59,7 @@ pub use prompting::{
 };
 pub use reload::{Reloaded, ResourceSources, load_resources};
 pub(crate) use sessions::Seed;
-pub use tools::{HostToolEntry, ToolSelection, Ui};
+pub use tools::{HostToolEntry, ToolFilter, ToolSelection, Ui, tool_pattern_matches};
 
 /// The files rho read before the first prompt: context files, skills, templates and the
 /// custom / appended system prompt texts.
@@ -89,6 +89,8 @@ pub struct SessionOptions {
     /// Where the resources came from, for `reload`.
     pub resource_sources: ResourceSources,
     pub tools: ToolSelection,
+    /// `--exclude-tools` and the MCP tools `--tools` names.
+    pub tool_filter: tools::ToolFilter,
     pub sink: Arc<dyn SessionEventSink>,
     /// The dialogs tools may open; `None` answers every dialog with its default.
     pub ui: Option<Arc<dyn Ui>>,
@@ -173,6 +175,7 @@ impl AgentSession {
             mut resources,
             resource_sources,
             tools: selection,
+            tool_filter,
             sink,
             ui,
             file_access,
@@ -188,7 +191,8 @@ impl AgentSession {
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
         let hooks = tools::ToolHooks { file_access, terminals, host_uris };
-        let tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
+        let mut tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
+        tool_set.set_filter(tool_filter);
         let ui_service = ui;
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));

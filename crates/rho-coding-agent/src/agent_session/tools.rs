@@ -47,6 +47,39 @@ impl ToolSelection {
     }
 }
 
+/// What the command line keeps out beyond the selection (pi 1.6): `--exclude-tools` patterns,
+/// applied to every tool whatever its source, and the MCP tools `--tools` names (an entry
+/// starting with `mcp__`; without one every MCP tool stays).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolFilter {
+    pub exclude: Vec<String>,
+    pub mcp: Option<Vec<String>>,
+}
+
+impl ToolFilter {
+    /// Whether a tool of this name may be offered.
+    pub fn allows(&self, name: &str, is_mcp: bool) -> bool {
+        if self.exclude.iter().any(|p| tool_pattern_matches(p, name)) {
+            return false;
+        }
+        match (&self.mcp, is_mcp) {
+            (Some(allowed), true) => allowed.iter().any(|p| tool_pattern_matches(p, name)),
+            _ => true,
+        }
+    }
+}
+
+/// Whether `name` matches a tool name or pattern (`*` for any run of characters).
+pub fn tool_pattern_matches(pattern: &str, name: &str) -> bool {
+    if !pattern.contains('*') {
+        return pattern == name;
+    }
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .build()
+        .is_ok_and(|glob| glob.compile_matcher().is_match(name))
+}
+
 /// A host tool as the session keeps it.
 pub struct HostToolEntry {
     pub tool: Arc<dyn Tool>,
@@ -75,6 +108,8 @@ pub(crate) struct ToolSet {
     mcp: Vec<Arc<dyn Tool>>,
     /// The tools an extension made active (`setActiveTools`), by name; `None`: all of them.
     chosen: Option<Vec<String>>,
+    /// What the command line keeps out.
+    filter: ToolFilter,
 }
 
 /// Where a tool comes from, as pi's `getAllTools` says it (`sourceInfo`).
@@ -116,7 +151,21 @@ impl ToolSet {
         {
             own.push(Arc::new(AskTool::new(ui)));
         }
-        Self { builtin, spare, own, host: Vec::new(), extension: Vec::new(), mcp: Vec::new(), chosen: None }
+        Self {
+            builtin,
+            spare,
+            own,
+            host: Vec::new(),
+            extension: Vec::new(),
+            mcp: Vec::new(),
+            chosen: None,
+            filter: ToolFilter::default(),
+        }
+    }
+
+    /// Keeps out what `filter` excludes, from now on.
+    pub fn set_filter(&mut self, filter: ToolFilter) {
+        self.filter = filter;
     }
 
     /// Every tool the model is offered, in order: built-ins, rho's own, the host's, the MCP
@@ -124,7 +173,7 @@ impl ToolSet {
     pub fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.listed_tools();
         for tool in &self.mcp {
-            if !tools.iter().any(|t| t.name() == tool.name()) {
+            if self.filter.allows(tool.name(), true) && !tools.iter().any(|t| t.name() == tool.name()) {
                 tools.push(tool.clone());
             }
         }
@@ -146,6 +195,7 @@ impl ToolSet {
         if let Some(chosen) = &self.chosen {
             tools.retain(|t| chosen.iter().any(|n| n == t.name()));
         }
+        tools.retain(|t| self.filter.allows(t.name(), false));
         tools
     }
 

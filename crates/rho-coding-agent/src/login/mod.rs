@@ -9,6 +9,7 @@
 //! `RHO_OAUTH_TOKEN_URL_OPENAI_CODEX` move them, for tests and proxies). The login rho cannot use
 //! yet (GitHub Copilot) is refused with the reason, before any browser is involved.
 
+pub mod auth_command;
 mod callback;
 pub mod flow;
 pub mod pkce;
@@ -27,9 +28,14 @@ pub enum AccountCommand {
 /// Runs `command` against `auth_file`; the process's exit code.
 pub async fn run(command: AccountCommand, auth_file: &Path) -> i32 {
     let result = match command {
-        AccountCommand::Login(provider) => login(provider.as_deref(), auth_file).await,
+        AccountCommand::Login(provider) => login(provider.as_deref(), auth_file, true).await,
         AccountCommand::Logout(provider) => logout(provider.as_deref(), auth_file),
     };
+    report(result)
+}
+
+/// Prints what a command did (stdout) or why it failed (stderr); the exit code.
+fn report(result: Outcome) -> i32 {
     match result {
         Ok(message) => {
             use std::io::Write;
@@ -58,7 +64,7 @@ fn usage(verb: &str) -> String {
     text
 }
 
-async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
+async fn login(provider: Option<&str>, auth_file: &Path, browser: bool) -> Outcome {
     let Some(provider) = provider else {
         return Err((2, usage("login")));
     };
@@ -79,14 +85,17 @@ async fn login(provider: Option<&str>, auth_file: &Path) -> Outcome {
         }
         Err(_) => return Err((2, format!("unknown login provider {provider:?}\n\n{}", usage("login")))),
     };
-    let creds = login_at_terminal(spec).await?;
+    let creds = login_at_terminal(spec, browser).await?;
     oauth::save_login(auth_file, spec.id, &creds).map_err(|e| (1, e.to_string()))?;
     Ok(format!("Logged in to {}. Credentials saved in {}", spec.name, auth_file.display()))
 }
 
 /// The CLI's login: what to open on stderr (the browser opened when a person is at the
 /// terminal), a paste read from stdin.
-async fn login_at_terminal(provider: &'static oauth::OAuthProvider) -> Result<oauth::OAuthCredentials, (i32, String)> {
+async fn login_at_terminal(
+    provider: &'static oauth::OAuthProvider,
+    browser: bool,
+) -> Result<oauth::OAuthCredentials, (i32, String)> {
     let show = |prompt: flow::Prompt| {
         if let Some(code) = &prompt.user_code {
             eprintln!("To log in to {}, open {} and enter the code {code}", prompt.provider, prompt.url);
@@ -94,7 +103,7 @@ async fn login_at_terminal(provider: &'static oauth::OAuthProvider) -> Result<oa
             return;
         }
         eprintln!("Open this URL in a browser to log in to {}:\n\n{}\n", prompt.provider, prompt.url);
-        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        if browser && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             flow::open_browser(&prompt.url);
         }
         match (&prompt.callback, &prompt.problem) {

@@ -79,15 +79,21 @@ pub fn prepare_in(cli: &Cli, cwd: PathBuf, rpc_mode: bool) -> Result<Prepared, S
     Ok(Prepared { paths, settings, registry })
 }
 
-/// The `--setting` overrides, `--sandbox` as the `sandbox.mode` one and `--approval` as the
-/// `approval` one.
+/// The `--setting` overrides, `--sandbox` as the `sandbox.mode` one, `--approval` as the
+/// `approval` one and `--use-theme` as the `theme` one.
 fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
     let sandbox = cli.sandbox.as_ref().map(|mode| format!("sandbox.mode={mode}"));
     let approval = cli.approval.as_ref().map(|mode| format!("approval={mode}"));
+    // `dark/light`: rho draws with the first.
+    let theme = cli.use_theme.as_ref().map(|name| {
+        let name = name.split('/').next().unwrap_or_default();
+        format!("theme={}", serde_json::Value::from(name))
+    });
     cli.settings
         .iter()
         .chain(sandbox.as_ref())
         .chain(approval.as_ref())
+        .chain(theme.as_ref())
         .map(|raw| raw.parse().map_err(|e| format!("Error: {e}")))
         .collect()
 }
@@ -105,8 +111,14 @@ pub fn session_options(
     ui: Option<Arc<dyn Ui>>,
 ) -> Result<SessionOptions, StartupError> {
     let Prepared { paths, settings, mut registry } = prepared;
-    let tools = tools::select(cli, &settings)?;
-    let session = select_session(cli, &paths, &settings)?;
+    let (tools, tool_filter) = tools::select(cli, &settings)?;
+    let mut session = select_session(cli, &paths, &settings)?;
+    if let Some(name) = cli.name.as_deref().map(str::trim).filter(|n| !n.is_empty())
+        && session.name() != Some(name)
+        && let Err(e) = session.append_session_info(name)
+    {
+        eprintln!("Warning: the session name was not saved: {e}");
+    }
     let restored = session.build_context();
     let choice = match select_model(cli, &settings, &mut registry, &restored) {
         Ok(choice) => choice,
@@ -129,8 +141,9 @@ pub fn session_options(
         (None, level) => level.unwrap_or(ThinkingLevel::Off),
     };
     let (resources, resource_sources) = load_resources(cli, &paths, &settings);
-    let mcp = load_mcp(&paths, settings.project_trusted());
+    let mcp = if cli.no_mcp { rho_mcp::McpConfig::default() } else { load_mcp(&paths, settings.project_trusted()) };
     Ok(SessionOptions {
+        tool_filter,
         paths,
         settings,
         registry,

@@ -65,6 +65,9 @@ fn choose(cli: &Cli, paths: &ConfigPaths, settings: &Settings) -> Result<Session
     if let Some(arg) = &cli.fork {
         return fork_named(arg, &dir, paths);
     }
+    if let Some(id) = &cli.session_id {
+        return with_id(id, &dir, paths);
+    }
     if (cli.continue_session || cli.resume)
         && let Some(path) = most_recent_session(&dir)
     {
@@ -94,6 +97,20 @@ fn open_named(arg: &str, dir: &Path, paths: &ConfigPaths) -> Result<Session, Sta
         return Ok(session);
     }
     open(&found.info.path)
+}
+
+/// `--session-id`: this directory's session with exactly this id, or a new one with it.
+fn with_id(id: &str, dir: &Path, paths: &ConfigPaths) -> Result<Session, StartupError> {
+    if let Some(found) = find_session_by_id_prefix(&paths.agent_dir, dir, id)
+        && !found.in_other_project
+        && found.info.id == id
+    {
+        return open(&found.info.path);
+    }
+    Session::create_with_id(dir, &paths.cwd, id).map_err(|e| match e {
+        rho_session::SessionError::InvalidId(_) => StartupError::new(format!("Error: {e}"), 1),
+        e => failed(dir, e),
+    })
 }
 
 /// `--fork`: a session (a path, or an id prefix of any project's) copied into a new file of

@@ -5,8 +5,10 @@
 //! and `--no-tools` everything. rho's own tools (`todo_write`, `ask`, `task`) are named the same
 //! way: they are one setting away (`"defaultTools": ["+todo_write"]`, `--tools +task`). An ACP
 //! session also starts with `todo_write`: its todos are the editor's plan, a surface of ACP's own.
+//! Plain `--tools` entries may be patterns (`*`); entries starting with `mcp__` choose the MCP
+//! tools (all of them stay otherwise); `--exclude-tools` patterns keep tools of any source out.
 
-use crate::agent_session::ToolSelection;
+use crate::agent_session::{ToolFilter, ToolSelection, tool_pattern_matches};
 use crate::cli::{Cli, Mode};
 use crate::config::Settings;
 
@@ -18,12 +20,21 @@ const DEFAULT_TOOLS: &[&str] = &["read", "bash", "edit", "write"];
 /// rho's own tools, which a selection may name beside the built-ins.
 pub const OWN_TOOL_NAMES: &[&str] = &["todo_write", "ask", "task"];
 
-/// The session's tools from the command line and the settings.
-pub fn select(cli: &Cli, settings: &Settings) -> Result<ToolSelection, StartupError> {
-    if cli.no_tools {
-        return Ok(ToolSelection::None);
-    }
+/// The session's tools from the command line and the settings, and what the command line keeps
+/// out of the tools that come later (extensions, MCP servers).
+pub fn select(cli: &Cli, settings: &Settings) -> Result<(ToolSelection, ToolFilter), StartupError> {
     let fail = |what: &str, e: String| StartupError::new(format!("Error: {what}: {e}"), 1);
+    let trimmed = |entries: &[String]| -> Vec<String> {
+        entries.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).map(str::to_owned).collect()
+    };
+    let exclude = cli.exclude_tools.as_deref().map(trimmed).unwrap_or_default();
+    let entries = cli.tools.as_deref().map(trimmed);
+    // `--tools` entries naming MCP tools (`mcp__…`) choose among them; the others stay out of it.
+    let mcp: Vec<String> = entries.iter().flatten().filter(|e| e.starts_with("mcp__")).cloned().collect();
+    let filter = ToolFilter { exclude: exclude.clone(), mcp: (!mcp.is_empty()).then_some(mcp) };
+    if cli.no_tools {
+        return Ok((ToolSelection::None, filter));
+    }
     let defaults = match settings.default_tools() {
         Some(entries) => default_tools(&entries).map_err(|e| fail("defaultTools", e))?,
         None => {
@@ -34,10 +45,12 @@ pub fn select(cli: &Cli, settings: &Settings) -> Result<ToolSelection, StartupEr
             names
         }
     };
-    let mut names = match &cli.tools {
+    let mut names = match entries {
+        // Only MCP tools named: an allowlist with no other tool in it.
+        Some(entries) if !entries.is_empty() && entries.iter().all(|e| e.starts_with("mcp__")) => Vec::new(),
         Some(entries) => {
-            let entries: Vec<String> =
-                entries.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).map(str::to_owned).collect();
+            let entries: Vec<String> = entries.into_iter().filter(|e| !e.starts_with("mcp__")).collect();
+            let entries = expand_patterns(&entries);
             resolve(defaults, &entries).map_err(|e| fail("--tools", e))?
         }
         None => defaults,
@@ -52,7 +65,31 @@ pub fn select(cli: &Cli, settings: &Settings) -> Result<ToolSelection, StartupEr
     if cli.no_builtin_tools {
         names.retain(|name| !rho_tools::builtin_tool_names().contains(&name.as_str()));
     }
-    Ok(ToolSelection::Names(names))
+    names.retain(|name| !exclude.iter().any(|p| tool_pattern_matches(p, name)));
+    Ok((ToolSelection::Names(names), filter))
+}
+
+/// Plain entries with `*` become the built-in and rho tools they match (a pattern that matches
+/// none is kept, to be warned about as an unknown tool).
+fn expand_patterns(entries: &[String]) -> Vec<String> {
+    let known: Vec<&str> = rho_tools::builtin_tool_names().iter().chain(OWN_TOOL_NAMES).copied().collect();
+    let mut out: Vec<String> = Vec::new();
+    for entry in entries {
+        if is_modifier(entry) || !entry.contains('*') {
+            out.push(entry.clone());
+            continue;
+        }
+        let matched: Vec<&str> = known.iter().copied().filter(|n| tool_pattern_matches(entry, n)).collect();
+        if matched.is_empty() {
+            out.push(entry.clone());
+        }
+        for name in matched {
+            if !out.iter().any(|o| o == name) {
+                out.push(name.to_owned());
+            }
+        }
+    }
+    out
 }
 
 fn is_modifier(entry: &str) -> bool {
@@ -132,5 +169,17 @@ mod tests {
             resolve(base, &names(&["+mcp__*"])),
             Err("+name and -name entries take exact tool names, not patterns: +mcp__*".into())
         );
+    }
+
+    #[test]
+    fn patterns_expand_to_the_tools_they_match() {
+        assert_eq!(expand_patterns(&names(&["read", "gr*", "*_write"])), names(&["read", "grep", "todo_write"]));
+        assert_eq!(expand_patterns(&names(&["zz*", "+ls"])), names(&["zz*", "+ls"]));
+        let filter = ToolFilter { exclude: names(&["b*"]), mcp: Some(names(&["mcp__docs__*"])) };
+        assert!(!filter.allows("bash", false));
+        assert!(filter.allows("read", false));
+        assert!(filter.allows("mcp__docs__search", true));
+        assert!(!filter.allows("mcp__other__search", true));
+        assert!(ToolFilter::default().allows("mcp__other__search", true));
     }
 }

@@ -10,7 +10,7 @@ use crate::config::trust;
 
 /// Whether the project's own code may run in this run.
 pub fn project_trusted(cli: &Cli, paths: &ConfigPaths) -> bool {
-    cli.trust_project || trust::is_trusted(&paths.agent_dir, &paths.cwd)
+    !cli.no_approve && (cli.trust_project || trust::is_trusted(&paths.agent_dir, &paths.cwd))
 }
 
 /// The one notice of a run in a project not trusted that has code of its own; `None` when
@@ -31,7 +31,7 @@ pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
 /// that has code of its own, lists it and asks. "y" trusts it from now on, "o" for this run
 /// (sets `cli.trust_project`), anything else starts none of it.
 pub fn ask_on_terminal(cli: &mut Cli, paths: &ConfigPaths) {
-    if project_trusted(cli, paths) || !std::io::stdin().is_terminal() {
+    if cli.no_approve || project_trusted(cli, paths) || !std::io::stdin().is_terminal() {
         return;
     }
     let found = trust::project_code(&paths.cwd);
