@@ -50,6 +50,8 @@ fn server_config(server: &McpServer) -> Result<ServerConfig, String> {
         transport: Some(transport),
         enabled: true,
         timeout: None,
+        exposure: None,
+        tool_exposure: Default::default(),
         source: PathBuf::from(SOURCE),
     })
 }
@@ -79,6 +81,8 @@ mod tests {
             })),
             enabled: true,
             timeout: None,
+            exposure: None,
+            tool_exposure: Default::default(),
             source: PathBuf::from("/p/.mcp.json"),
         }
     }

@@ -31,18 +31,12 @@ fn main() -> ExitCode {
     if let Some(args) = rho_coding_agent::packages::command(&raw) {
         return run_packages(args);
     }
+    // `rho auth …` and `rho mcp …` too (pi 1.6's commands), without a session.
     if let Some(args) = rho_coding_agent::login::auth_command::command(&raw) {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
-        return match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-            Ok(runtime) => ExitCode::from(
-                u8::try_from(runtime.block_on(rho_coding_agent::login::auth_command::run(args, &paths))).unwrap_or(1),
-            ),
-            Err(e) => {
-                eprintln!("Error: cannot start the runtime: {e}");
-                ExitCode::from(1)
-            }
-        };
+        return run_command(|paths| async move { rho_coding_agent::login::auth_command::run(args, &paths).await });
+    }
+    if let Some(args) = rho_coding_agent::mcp_command::command(&raw) {
+        return run_command(|paths| async move { rho_coding_agent::mcp_command::run(args, &paths).await });
     }
     let cli = match rho_coding_agent::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
@@ -66,6 +60,21 @@ fn main() -> ExitCode {
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     rho_tools::remove_spill_files();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// Runs a command that needs the agent's paths and a runtime, not a session.
+fn run_command<F: std::future::Future<Output = i32>>(
+    command: impl FnOnce(rho_coding_agent::config::paths::ConfigPaths) -> F,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let paths = rho_coding_agent::config::paths::ConfigPaths::from_env(cwd);
+    match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => ExitCode::from(u8::try_from(runtime.block_on(command(paths))).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("Error: cannot start the runtime: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 async fn run(cli: Cli) -> i32 {

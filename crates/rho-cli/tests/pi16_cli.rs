@@ -124,3 +124,55 @@ async fn auth_saves_prints_checks_and_removes_a_key() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown auth command \"frobnicate\""));
     assert_eq!(env.request_bodies().len(), 0, "nothing reached a model");
 }
+
+#[tokio::test]
+async fn a_server_added_with_rho_mcp_add_starts_and_is_listed() {
+    let env = Env::new(vec![]).await;
+    let server = crate::common::mcp::fixture_server();
+    let fixture_dir = format!("FIXTURE_DIR={}", crate::common::mcp::marker_dir(&env).display());
+    let server = server.to_string_lossy();
+    let added = output(&env, &["mcp", "add", "fixture", "--env", &fixture_dir, "--", &server], "").await;
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    // What was there stays: another key and another server.
+    let file = env.agent_dir.join("mcp.json");
+    let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    config["$comment"] = json!("mine");
+    config["mcpServers"]["off"] = json!({"command": "x", "enabled": false});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let again = output(&env, &["mcp", "add", "other", "--url", "https://mcp.example/mcp"], "").await;
+    assert!(again.status.success());
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(config["$comment"], "mine");
+    assert_eq!(config["mcpServers"]["fixture"]["command"], json!(server));
+    assert_eq!(config["mcpServers"]["other"], json!({"url": "https://mcp.example/mcp"}));
+    let removed = output(&env, &["mcp", "remove", "other"], "").await;
+    assert!(removed.status.success());
+
+    let listed = output(&env, &["mcp", "list", "--json"], "").await;
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let states: Vec<(&str, &str)> = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(states, [("fixture", "ready"), ("off", "disabled")]);
+    assert!(listed["servers"][0]["tools"].as_array().unwrap().contains(&json!("mcp__fixture__echo")), "{listed}");
+
+    // A session starts it too: its prompt is a command once it is ready, its tools offered.
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.until(|f| {
+        f["type"] == "available_commands_update"
+            && f["commands"].as_array().is_some_and(|c| c.iter().any(|c| c["name"] == "mcp__fixture__greet"))
+    })
+    .await;
+    let state = rho.data(json!({"type": "get_state"})).await;
+    let tools: Vec<String> =
+        state["dumpTools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    assert!(tools.contains(&"mcp__fixture__echo".to_owned()), "{tools:?}");
+
+    let unknown = output(&env, &["mcp", "connect"], "").await;
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown mcp command \"connect\""));
+}

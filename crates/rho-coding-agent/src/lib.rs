@@ -11,6 +11,7 @@ pub mod export_html;
 pub mod extensions;
 pub mod list_models;
 pub mod login;
+pub mod mcp_command;
 pub mod modes;
 pub mod packages;
 pub mod permissions;

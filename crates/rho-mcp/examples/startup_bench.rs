@@ -42,6 +42,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 })),
                 enabled: true,
                 timeout: None,
+                exposure: None,
+                tool_exposure: Default::default(),
                 source: cwd.join("bench"),
             })
             .collect();

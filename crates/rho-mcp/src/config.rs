@@ -1,16 +1,19 @@
-//! Which MCP servers to run: the `mcpServers` maps of three files, in Claude Code's format.
+//! Which MCP servers to run: the `mcpServers` maps of four files, in the format pi 1.6 and
+//! Claude Code share.
 //!
 //! Files, from lowest to highest precedence:
 //!
 //! 1. `<agent dir>/mcp.json`: the user's servers, for every project;
 //! 2. `<cwd>/.mcp.json`: the project's servers, the file Claude Code reads (usually committed);
-//! 3. `<cwd>/.rho/mcp.json`: the project's servers for rho only (usually not committed).
+//! 3. `<cwd>/.pi/mcp.json`: the project's servers, the file pi 1.6 reads;
+//! 4. `<cwd>/.rho/mcp.json`: the project's servers for rho only (usually not committed).
 //!
 //! A server name defined in several files takes the **whole** entry of the highest-precedence one
-//! (the project overrides the user, rho's own project file overrides the shared one); fields are
-//! never merged across files. So `{"mcpServers": {"github": {"enabled": false}}}` in a project
-//! file turns a user's `github` server off there: an entry with `enabled: false` needs no
-//! `command` or `url`.
+//! (the project overrides the user, rho's own project file overrides the shared ones). An entry
+//! without `command`, `url` or `type` only overrides `enabled`, `exposure` and `toolExposure` of
+//! the entry of that name below it and keeps the rest (pi 1.6's rule): so
+//! `{"mcpServers": {"github": {"enabled": false}}}` in a project file turns a user's `github`
+//! server off there. `timeout` is in seconds (pi 1.6's unit).
 //!
 //! A bad file (unreadable, not JSON, no object) or a bad entry yields a [`Diagnostic`] naming the
 //! file and field; the rest still loads. An entry that fails does not override a valid one of the
@@ -38,11 +41,47 @@ pub struct ServerConfig {
     pub transport: Option<Transport>,
     /// `enabled: false` keeps the server listed (state `disabled`) without starting it.
     pub enabled: bool,
-    /// `timeout` (milliseconds): this server's per-call timeout, instead of
+    /// `timeout` (seconds in the file): this server's per-call timeout, instead of
     /// [`McpOptions::call_timeout`](crate::McpOptions::call_timeout).
     pub timeout: Option<Duration>,
+    /// `exposure`: how the server's tools reach the model (`None`: not said).
+    pub exposure: Option<Exposure>,
+    /// `toolExposure`: the exposure of single tools, by the server's tool name.
+    pub tool_exposure: BTreeMap<String, Exposure>,
     /// The file the entry came from.
     pub source: PathBuf,
+}
+
+/// How a server's tools reach the model (pi 1.6's `exposure`). rho has neither codemode nor
+/// tool search yet: every exposure but `hidden` declares the tools to the model directly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exposure {
+    Codemode,
+    Deferred,
+    Direct,
+    /// Registered but never offered.
+    Hidden,
+}
+
+impl Exposure {
+    pub const NAMES: [&'static str; 4] = ["codemode", "deferred", "direct", "hidden"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "codemode" => Self::Codemode,
+            "deferred" => Self::Deferred,
+            "direct" => Self::Direct,
+            "hidden" => Self::Hidden,
+            _ => return None,
+        })
+    }
+}
+
+impl ServerConfig {
+    /// Whether the server's tool `tool` (its own name) is offered to the model.
+    pub fn offers(&self, tool: &str) -> bool {
+        self.tool_exposure.get(tool).copied().or(self.exposure) != Some(Exposure::Hidden)
+    }
 }
 
 /// How a server is reached.
@@ -79,8 +118,13 @@ pub struct RemoteServer {
 
 impl McpConfig {
     /// The config files rho reads, lowest precedence first.
-    pub fn paths(cwd: &Path, agent_dir: &Path) -> [PathBuf; 3] {
-        [agent_dir.join("mcp.json"), cwd.join(".mcp.json"), cwd.join(".rho").join("mcp.json")]
+    pub fn paths(cwd: &Path, agent_dir: &Path) -> [PathBuf; 4] {
+        [
+            agent_dir.join("mcp.json"),
+            cwd.join(".mcp.json"),
+            cwd.join(".pi").join("mcp.json"),
+            cwd.join(".rho").join("mcp.json"),
+        ]
     }
 
     /// Loads [`paths`](Self::paths), expanding `${VAR}` from the process environment. Missing
@@ -115,9 +159,36 @@ impl McpConfig {
             let (servers, problems) = parse_file(&text, path, cwd, env);
             diagnostics.extend(problems);
             for server in servers {
+                let server = match (server.transport.is_none(), by_name.remove(&server.name)) {
+                    // Only `enabled` and the exposures: over the entry below, which keeps the rest.
+                    (true, Some(below)) => ServerConfig {
+                        enabled: server.enabled,
+                        exposure: server.exposure.or(below.exposure),
+                        tool_exposure: below.tool_exposure.into_iter().chain(server.tool_exposure).collect(),
+                        source: server.source,
+                        ..below
+                    },
+                    _ => server,
+                };
                 by_name.insert(server.name.clone(), server);
             }
         }
+        // An override with nothing below it to override: an enabled one has nothing to start.
+        by_name.retain(|name, server| {
+            let orphan = server.enabled && server.transport.is_none();
+            if orphan {
+                diagnostics.push(Diagnostic::field(
+                    &server.source,
+                    name,
+                    format!("mcpServers.{name}"),
+                    format!(
+                        "needs command (a stdio server) or url (an http or sse server), or a server of that name in a \
+                         file below it to override; server \"{name}\" is not loaded"
+                    ),
+                ));
+            }
+            !orphan
+        });
         (Self { servers: by_name.into_values().collect() }, diagnostics)
     }
 

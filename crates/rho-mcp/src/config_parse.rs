@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::config::{RemoteServer, ServerConfig, StdioServer, Transport};
+use crate::config::{Exposure, RemoteServer, ServerConfig, StdioServer, Transport};
+
+/// The fields an entry without a transport may have: it overrides the entry below it.
+const OVERRIDE_KEYS: [&str; 4] = ["enabled", "exposure", "toolExposure", "description"];
 use crate::diagnostic::Diagnostic;
 use crate::expand::{MissingVar, expand};
 
@@ -85,16 +88,48 @@ impl Entry<'_> {
         let timeout = match entry.get("timeout") {
             None => None,
             Some(Value::Number(n)) => match n.as_f64() {
-                Some(ms) if ms > 0.0 && ms.is_finite() => Some(Duration::from_secs_f64(ms / 1000.0)),
-                _ => return Err(self.fail("timeout", format!("must be a positive number of milliseconds, found {n}"))),
+                Some(s) if s > 0.0 && s.is_finite() && s < 1e9 => Some(Duration::from_secs_f64(s)),
+                _ => return Err(self.fail("timeout", format!("must be a positive number of seconds, found {n}"))),
             },
             Some(other) => {
-                return Err(self.fail("timeout", format!("must be a number of milliseconds, found {}", kind(other))));
+                return Err(self.fail("timeout", format!("must be a number of seconds, found {}", kind(other))));
+            }
+        };
+        let exposure = match entry.get("exposure") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(self.exposure("exposure", value)?),
+        };
+        let tool_exposure = match entry.get("toolExposure") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(tool, value)| Ok((tool.clone(), self.exposure(&format!("toolExposure.{tool}"), value)?)))
+                .collect::<Result<_, Diagnostic>>()?,
+            Some(other) => {
+                return Err(self.fail("toolExposure", format!("must be an object of exposures, found {}", kind(other))));
             }
         };
         let has_transport = entry.contains_key("command") || entry.contains_key("url") || entry.contains_key("type");
-        let transport = if !enabled && !has_transport { None } else { Some(self.transport(entry)?) };
-        Ok(ServerConfig { name: self.name.to_owned(), transport, enabled, timeout, source: self.path.to_path_buf() })
+        // Without a transport the entry only overrides the one below it (checked when the files
+        // are merged; alone, an enabled one is a server with nothing to start).
+        let overrides_only = !has_transport && entry.keys().all(|k| OVERRIDE_KEYS.contains(&k.as_str()));
+        let transport = if overrides_only { None } else { Some(self.transport(entry)?) };
+        Ok(ServerConfig {
+            name: self.name.to_owned(),
+            transport,
+            enabled,
+            timeout,
+            exposure,
+            tool_exposure,
+            source: self.path.to_path_buf(),
+        })
+    }
+
+    fn exposure(&self, field: &str, value: &Value) -> Result<Exposure, Diagnostic> {
+        value
+            .as_str()
+            .and_then(Exposure::parse)
+            .ok_or_else(|| self.fail(field, format!("must be one of {}, found {value}", Exposure::NAMES.join(", "))))
     }
 
     fn transport(&self, entry: &Map<String, Value>) -> Result<Transport, Diagnostic> {

@@ -44,7 +44,7 @@ mod sse;
 mod status;
 mod tool;
 
-pub use config::{McpConfig, RemoteServer, ServerConfig, StdioServer, Transport};
+pub use config::{Exposure, McpConfig, RemoteServer, ServerConfig, StdioServer, Transport};
 pub use diagnostic::Diagnostic;
 pub use error::McpError;
 pub use manager::McpManager;

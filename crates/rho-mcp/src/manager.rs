@@ -58,14 +58,14 @@ impl McpManager {
     }
 
     /// The tools of every server, as known now (a server still starting contributes none yet;
-    /// one that exited keeps its tools, which restart it when called). Names are
-    /// `mcp__<server>__<tool>`, unique across servers.
+    /// one that exited keeps its tools, which restart it when called), but those its `exposure`
+    /// hides. Names are `mcp__<server>__<tool>`, unique across servers.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut taken = HashSet::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for server in &self.servers {
             let defs = server.tools();
-            for def in defs.iter() {
+            for def in defs.iter().filter(|def| server.config.offers(&def.name)) {
                 let name = unique(crate::name::tool_name(server.name(), &def.name), &|n| taken.contains(n));
                 taken.insert(name.clone());
                 tools.push(Arc::new(McpTool::new(name, def.clone(), server.clone())));

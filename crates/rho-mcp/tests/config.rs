@@ -19,6 +19,7 @@ fn dirs() -> Dirs {
     let cwd = guard.path().join("project");
     let agent = guard.path().join("agent");
     std::fs::create_dir_all(cwd.join(".rho")).unwrap();
+    std::fs::create_dir_all(cwd.join(".pi")).unwrap();
     std::fs::create_dir_all(&agent).unwrap();
     Dirs { _guard: guard, cwd, agent }
 }
@@ -80,10 +81,38 @@ fn project_files_override_the_user_file_entry_by_entry() {
     );
     assert_eq!(config.server("b").unwrap().source, d.cwd.join(".mcp.json"));
     assert_eq!(stdio(&config, "c").command, "rho-c");
-    // A bare `enabled: false` turns the user's server off.
+    // An entry of `enabled` alone turns the user's server off there, and keeps the rest of it.
     let gh = config.server("gh").unwrap();
     assert!(!gh.enabled);
-    assert_eq!(gh.transport, None);
+    assert_eq!(stdio(&config, "gh").command, "gh-mcp");
+    assert_eq!(gh.source, d.cwd.join(".rho/mcp.json"));
+}
+
+#[test]
+fn pi_project_files_exposures_and_overrides_with_nothing_below() {
+    let d = dirs();
+    write(
+        &d.agent.join("mcp.json"),
+        r#"{"mcpServers": {"docs": {"url": "https://docs.example/mcp", "timeout": 90, "toolExposure": {"a": "direct"}}}}"#,
+    );
+    write(
+        &d.cwd.join(".pi/mcp.json"),
+        r#"{"mcpServers": {"docs": {"exposure": "hidden", "toolExposure": {"search": "direct"}},
+            "lone": {"exposure": "direct"}, "off": {"enabled": false},
+            "odd": {"command": "x", "exposure": "sideways"}}}"#,
+    );
+    let (config, diagnostics) = load(&d);
+    let docs = config.server("docs").unwrap();
+    assert!(matches!(&docs.transport, Some(Transport::Http(r)) if r.url == "https://docs.example/mcp"));
+    assert_eq!(docs.timeout, Some(Duration::from_secs(90)), "seconds, as pi 1.6 reads them");
+    assert_eq!(docs.source, d.cwd.join(".pi/mcp.json"));
+    assert!(docs.offers("search") && docs.offers("a"), "single tools keep their own exposure");
+    assert!(!docs.offers("fetch"), "the server's other tools are hidden");
+    let names: Vec<&str> = config.servers().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["docs", "off"]);
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:#?}");
+    assert!(diagnostics[0].contains("mcpServers.odd.exposure: must be one of codemode, deferred, direct, hidden"));
+    assert!(diagnostics[1].contains("mcpServers.lone: needs command"), "{}", diagnostics[1]);
 }
 
 #[test]
@@ -93,7 +122,7 @@ fn variables_are_expanded_in_every_string_field() {
         &d.cwd.join(".mcp.json"),
         r#"{"mcpServers": {
             "local": {"command": "${BIN}/server", "args": ["--token", "${TOKEN}", "${MODE:-fast}"],
-                      "env": {"API_KEY": "${TOKEN}", "PORT": 8080}, "cwd": "sub/${MODE:-dir}", "timeout": 5000},
+                      "env": {"API_KEY": "${TOKEN}", "PORT": 8080}, "cwd": "sub/${MODE:-dir}", "timeout": 5},
             "remote": {"type": "http", "url": "https://mcp.example.com/${MODE:-v1}", "headers": {"Authorization": "Bearer ${TOKEN}"}},
             "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
             "inferred": {"url": "http://127.0.0.1:9/mcp"}
@@ -180,7 +209,7 @@ fn bad_files_and_entries_are_named_and_the_rest_loads() {
         "mcpServers.kind.type: must be \"stdio\", \"http\" or \"sse\", found \"websocket\"; server \"kind\" is not loaded",
         "mcpServers.scheme.url: must be an http:// or https:// URL, found \"ftp://a\"; server \"scheme\" is not loaded",
         "mcpServers.flag.enabled: must be true or false, found a string; server \"flag\" is not loaded",
-        "mcpServers.slow.timeout: must be a positive number of milliseconds, found -1; server \"slow\" is not loaded",
+        "mcpServers.slow.timeout: must be a positive number of seconds, found -1; server \"slow\" is not loaded",
         "mcpServers.env.env.A: must be a string, found an array; server \"env\" is not loaded",
         "mcpServers.scalar: must be an object, found a string; server \"scalar\" is not loaded",
     ];

@@ -40,6 +40,8 @@ fn server(name: &str, dir: &Path, transport: Transport) -> ServerConfig {
         transport: Some(transport),
         enabled: true,
         timeout: None,
+        exposure: None,
+        tool_exposure: Default::default(),
         source: dir.join("mcp.json"),
     }
 }

@@ -67,6 +67,8 @@ async fn the_filesystem_server_over_stdio() {
         transport: Some(Transport::Stdio(stdio)),
         enabled: true,
         timeout: None,
+        exposure: None,
+        tool_exposure: Default::default(),
         source: dir.join("mcp.json"),
     };
     let manager = McpManager::start(

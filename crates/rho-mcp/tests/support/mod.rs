@@ -32,6 +32,8 @@ pub fn fixture(name: &str, dir: &Path, args: &[&str]) -> ServerConfig {
         })),
         enabled: true,
         timeout: None,
+        exposure: None,
+        tool_exposure: Default::default(),
         source: dir.join("mcp.json"),
     }
 }
