@@ -122,6 +122,27 @@ KNOWN: list[dict[str, Any]] = [
      "reason": "docs/decisions.md D20 (docs/protocol.md#run-events): agent_end carries pi 1.6's `willRetry` (true when "
                "an automatic retry of the failed reply follows); an extra key for pi 0.73.1 and omp 18, whose "
                "clients ignore it."},
+    {"id": "system-message", "client": "pi", "aspect": "^events$",
+     "drop": {"rho": ["agent_settled", "message_start:system", "message_end:system"]},
+     "reason": "pi 1.6's transcript (docs/protocol.md, \"The declared prompt\"): a run whose prompt or tools changed "
+               "since the transcript last said starts with a role:system message (its message_start/message_end) "
+               "declaring them, as pi 1.6 does for every client, pi 0.73.1's included. The client hands it to "
+               "listeners like any message; its helpers read only `type`."},
+    {"id": "system-message", "client": "pi", "label": r"^(getMessages|getState)",
+     "aspect": "^(shape|len|value)$", "detail": r"^(extra \[role=system\]|array length|value\.messageCount|value)$",
+     "reason": "pi 1.6's transcript: the declared prompt is a message (role system) of get_messages and of "
+               "messageCount, as in pi 1.6, which pi 0.73.1 did not have. The conversation's other messages are "
+               "the same, in the same order."},
+    {"id": "abort-race", "client": ["pi", "pi16"], "label": r"^getLastAssistantText#after-abort$", "aspect": "^value$",
+     "ref": r'^"A long reply that gets aborted\.', "rho": r'^"A long reply that gets aborted\.',
+     "reason": "the abort lands while the reply streams: how many of its chunks arrived before it is a race on "
+               "either side (the text is the same reply, cut at another chunk)."},
+    {"id": "rho-prompt-sections", "client": "pi16", "label": r"^(getMessages|getEntries|getTree)",
+     "aspect": "^shape$", "detail": r"(sections\.(tools|rules|docs|date)|toolsAdded\[\*\]\.(parameters|constrainedSampling))",
+     "reason": "the declared prompt is rho's own (docs/protocol.md, \"The declared prompt\"): rho's sections are "
+               "preamble (its base text, tools and guidelines in it), addendum, project_context, skills, date and "
+               "cwd, where pi 1.6 splits its text into preamble, tools, rules and docs and states no date; the "
+               "declared tools are rho's own definitions (additionalProperties: false, no constrainedSampling)."},
     {"id": "agent-settled", "client": "pi", "aspect": "^events$", "drop": {"rho": ["agent_settled"]},
      "reason": "docs/decisions.md D20: after a prompt's last agent_end rho writes pi 1.6's {type: \"agent_settled\", "
                "aborted}. pi 0.73.1's client hands it to onEvent listeners as an event of an unknown type; its "

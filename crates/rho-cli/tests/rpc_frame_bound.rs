@@ -63,7 +63,7 @@ fn assert_arrived_whole(frames: &[Value], text: &str) {
     let end = frames.iter().find(|f| f["assistantMessageEvent"]["type"] == "text_end").unwrap();
     assert_eq!(end["assistantMessageEvent"]["content"], text);
     let agent_end = frames.last().unwrap();
-    assert_eq!(agent_end["messages"][2]["content"][0]["text"], text);
+    assert_eq!(agent_end["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"], text);
     assert!(agent_end.get("truncated").is_none());
 }
 

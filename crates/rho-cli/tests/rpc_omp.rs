@@ -370,3 +370,42 @@ async fn the_system_prompt_is_a_list_for_a_host_of_protocol_2() {
     let sections = rho.data(json!({"type": "get_state"})).await["systemPrompt"].clone();
     assert_eq!(sections, json!([prompt]));
 }
+
+/// The seed protocol's hosts know no `system` message (xcsh's client refuses a role it does not
+/// know): pi 1.6's declared prompt is recorded in the session file and kept off their wire.
+#[tokio::test]
+async fn seed_protocol_hosts_never_see_the_declared_prompt() {
+    let env = Env::new(vec![Turn::text("One."), Turn::text("Two.")]).await;
+    // xcsh's client starts rho with --no-title; omp's negotiates protocol 2.
+    let mut xcsh = Rho::start(&env, &["--no-title"]).await;
+    xcsh.send(json!({"type": "prompt", "message": "first"})).await;
+    let frames = xcsh.until_agent_end().await;
+    let roles: Vec<&str> = frames
+        .iter()
+        .filter(|f| f["type"] == "message_start" || f["type"] == "message_end")
+        .filter_map(|f| f["message"]["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["user", "user", "assistant", "assistant"]);
+    let end_roles: Vec<&str> =
+        frames.last().unwrap()["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(end_roles, ["user", "assistant"]);
+    let messages = xcsh.data(json!({"type": "get_messages"})).await;
+    assert_eq!(messages["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(xcsh.data(json!({"type": "get_state"})).await["messageCount"], 2);
+    let file = xcsh.data(json!({"type": "get_state"})).await["sessionFile"].as_str().unwrap().to_owned();
+    xcsh.close_stdin();
+    assert!(xcsh.wait().await.success());
+    let recorded: Vec<String> = read_jsonl(std::path::Path::new(&file))
+        .iter()
+        .filter_map(|l| l["message"]["role"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(recorded, ["system", "user", "assistant"], "the session file records it all the same");
+
+    let mut omp = Rho::start(&env, &["--no-session"]).await;
+    omp.data(json!({"type": "negotiate_protocol", "protocolVersion": 2})).await;
+    omp.send(json!({"type": "prompt", "message": "second"})).await;
+    let frames = omp.until_agent_end().await;
+    assert!(!frames.iter().any(|f| f["message"]["role"] == "system"), "a declared prompt reached omp's host");
+    let page = omp.data(json!({"type": "get_messages_page", "limit": 10})).await;
+    assert_eq!(page["totalMessages"], 2);
+}

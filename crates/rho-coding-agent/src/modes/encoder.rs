@@ -69,6 +69,14 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
         OutItem::Event(AgentSessionEvent::Agent(AgentEvent::MessageEnd { message: AgentMessage::Assistant(_) }))
     );
     let mut bytes = Vec::new();
+    if limits.updates.hides_system_messages()
+        && let OutItem::Event(AgentSessionEvent::Agent(
+            AgentEvent::MessageStart { message: AgentMessage::System(_) }
+            | AgentEvent::MessageEnd { message: AgentMessage::System(_) },
+        )) = &item
+    {
+        return OutItem::Lines { bytes, ends_message: false };
+    }
     match &item {
         OutItem::Raw(raw) => {
             bytes.extend_from_slice(raw);
@@ -77,7 +85,12 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
         OutItem::Lines { .. } => return item,
         OutItem::Response(response) => limits.write_response(&mut bytes, response),
         OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages, will_retry, is_terminal })) => {
-            limits.write_agent_end(&mut bytes, messages, *will_retry, *is_terminal);
+            if limits.updates.hides_system_messages() {
+                let shown = super::frames::wire_messages(limits.updates, messages.clone());
+                limits.write_agent_end(&mut bytes, &shown, *will_retry, *is_terminal);
+            } else {
+                limits.write_agent_end(&mut bytes, messages, *will_retry, *is_terminal);
+            }
         }
         OutItem::Event(AgentSessionEvent::Agent(event)) => limits.write_frame(&mut bytes, event),
         OutItem::Event(other) => limits.write_frame(&mut bytes, &SessionFrame(other)),

@@ -46,6 +46,24 @@ pub enum UpdateShape {
     Cumulative,
 }
 
+impl UpdateShape {
+    /// Whether the host speaks the seed protocol (omp, xcsh): its hosts know no `system` message
+    /// (xcsh's client refuses a role it does not know), so pi 1.6's declared prompt stays in the
+    /// transcript and off their wire: no `message_start`/`message_end` for it, and none in
+    /// `agent_end`, `get_messages`, `messageCount` or `get_messages_page`.
+    pub fn hides_system_messages(self) -> bool {
+        self == Self::Cumulative
+    }
+}
+
+/// The messages a host of this shape is shown (see [`UpdateShape::hides_system_messages`]).
+pub fn wire_messages(shape: UpdateShape, messages: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if !shape.hides_system_messages() {
+        return messages;
+    }
+    messages.into_iter().filter(|m| !matches!(m, AgentMessage::System(_))).collect()
+}
+
 /// How frames are written: the line limit, the negotiated protocol and the shape of streaming
 /// updates.
 #[derive(Debug, Clone, Copy)]

@@ -213,6 +213,10 @@ impl TaskRun<'_, '_> {
             return;
         }
         let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else { return };
+        // omp's hosts read these; pi 1.6's declared prompt is not a message of theirs.
+        if event["message"]["role"] == "system" {
+            return;
+        }
         let mut payload = serde_json::Map::new();
         payload.insert("id".into(), self.slot.item.id.clone().into());
         payload.extend(self.payload_base());

@@ -12,7 +12,7 @@ use rho_rpc::{
     DispositionData, IntegrationModel, IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData,
     PathData, ProtocolData, RpcCommand, RpcResponse, ThinkingLevelsData, TodoPhasesData, ToolNamesData,
 };
-use rho_types::ThinkingLevel;
+use rho_types::{AgentMessage, ThinkingLevel};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ use super::host_tools::HostToolBridge;
 use super::subagents::SubagentTracker;
 use crate::agent_session::{AgentSession, PromptOptions, PromptOutcome, SessionCommandError};
 use crate::modes::encoder::OutItem;
-use crate::modes::frames::UpdateShape;
+use crate::modes::frames::{UpdateShape, wire_messages};
 use crate::modes::out_queue::OutQueue;
 
 /// What a handler answers.
@@ -290,7 +290,9 @@ impl Dispatcher {
             }
             RpcCommand::GetLastAssistantText => data(&LastAssistantTextData { text: s.last_assistant_text() }),
             RpcCommand::SetSessionName { name } => done(s.set_session_name(&name)),
-            RpcCommand::GetMessages => data(&MessagesData { messages: s.messages() }),
+            RpcCommand::GetMessages => {
+                data(&MessagesData { messages: wire_messages(self.out.limits().updates, s.messages()) })
+            }
             RpcCommand::GetCommands => data(&CommandsData { commands: s.slash_commands() }),
             RpcCommand::SetLocale { locale: _ } => Reply::Ok,
             RpcCommand::NegotiateProtocol { protocol_version } => {
@@ -361,7 +363,12 @@ impl Dispatcher {
     /// `get_state`. `systemPrompt` is one string, as xcsh's client reads it; a host that
     /// negotiated omp's protocol 2 reads omp's list of sections, and gets the prompt as one.
     fn state(&self) -> Reply {
-        let reply = data(&self.session.state());
+        let mut state = self.session.state();
+        if self.out.limits().updates.hides_system_messages() {
+            let declared = self.session.messages().iter().filter(|m| matches!(m, AgentMessage::System(_))).count();
+            state.message_count = state.message_count.saturating_sub(declared);
+        }
+        let reply = data(&state);
         match reply {
             Reply::Data(mut state) if self.out.limits().chunked => {
                 if let Some(prompt) = state.get_mut("systemPrompt").filter(|p| p.is_string()) {

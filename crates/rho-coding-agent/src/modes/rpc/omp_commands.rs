@@ -11,6 +11,7 @@ use rho_rpc::{
 use super::dispatch::{Dispatcher, Reply, data, js_text};
 use super::messages_page::{Snapshot, page};
 use super::subagents::Subscription;
+use crate::modes::frames::wire_messages;
 
 impl Dispatcher {
     pub(super) async fn omp_command(&self, command: RpcCommand) -> Reply {
@@ -18,7 +19,7 @@ impl Dispatcher {
         match command {
             RpcCommand::GetAvailableCommands => data(&AvailableCommandsData { commands: s.available_commands() }),
             RpcCommand::GetMessagesPage { cursor, limit } => {
-                let messages = s.messages();
+                let messages = wire_messages(self.out.limits().updates, s.messages());
                 let session_id = s.session_id();
                 let leaf_id = s.leaf_id();
                 let snapshot = Snapshot {
