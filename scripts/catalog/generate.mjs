@@ -62,9 +62,19 @@ const MODEL_KEYS = new Set([
 	"headers",
 	"compat",
 	"thinkingLevelMap",
+	// pi 1.6's fields rho does not use: image limits per request, prompt-cache lifetimes, and
+	// a gateway's own metadata (the lab behind a model, its upstream providers, free models).
+	"inputLimits",
+	"promptCache",
+	"lab",
+	"providers",
+	"free",
+	// `type` (only "chat" models are taken) and `enabled` (false leaves a model out).
+	"type",
+	"enabled",
 ]);
 const COST_KEYS = ["input", "output", "cacheRead", "cacheWrite"];
-const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 function fail(message) {
 	console.error(`generate.mjs: ${message}`);
@@ -90,7 +100,9 @@ function parseArgs(argv) {
 
 function packageDirs(args) {
 	const pi = args.pi ?? process.env.PI_DIR;
-	const inPi = (name) => (pi ? join(pi, "node_modules", "@mariozechner", name) : undefined);
+	// pi 1.x is published as @earendil-works/*, pi 0.73 as @mariozechner/*.
+	const scope = pi && existsSync(join(pi, "node_modules", "@earendil-works", "pi-ai")) ? "@earendil-works" : "@mariozechner";
+	const inPi = (name) => (pi ? join(pi, "node_modules", scope, name) : undefined);
 	const piAi = args.piAi ?? process.env.PI_AI_DIR ?? inPi("pi-ai");
 	if (!piAi)
 		fail(
@@ -174,6 +186,13 @@ function rustInt(n, what) {
 	return String(n);
 }
 
+/** Providers with models priced higher above an input size (pi 1.6's `cost.tiers`), which rho
+ * prices at their base rates. */
+const tiered = new Set();
+
+/** Structured compat keys left out (see `convert`). */
+const droppedCompat = new Set();
+
 /** The Rust names of the API constants data.rs imports (`use crate::model::api::*`). */
 let apiConstants = new Set();
 
@@ -211,11 +230,19 @@ function convert(model, provider, apis, notes) {
 	});
 	if (negative.length > 0)
 		notes.push(`${where}: ${negative.join(", ")} (placeholders: the price varies) recorded as 0, not as a negative cost`);
-	for (const key of Object.keys(model.cost)) if (!COST_KEYS.includes(key)) throw new Error(`${where}: cost.${key}`);
+	for (const key of Object.keys(model.cost))
+		if (!COST_KEYS.includes(key) && key !== "tiers") throw new Error(`${where}: cost.${key}`);
+	if (model.cost.tiers?.length > 0) tiered.add(provider);
 	const headers = Object.entries(model.headers ?? {});
 	for (const [name, value] of headers)
 		if (typeof value !== "string") throw new Error(`${where}: header ${name} is not a string`);
-	const compat = Object.entries({ ...(model.compat ?? {}), ...extraCompat });
+	// pi 1.6's structured compat values (a model's allowed fallbacks, a chat template's
+	// arguments) are for features rho does not have: left out, and said so once per key.
+	const compat = Object.entries({ ...(model.compat ?? {}), ...extraCompat }).filter(([key, value]) => {
+		if (value === null || typeof value !== "object") return true;
+		droppedCompat.add(key);
+		return false;
+	});
 	for (const [key, value] of compat)
 		if (typeof value !== "boolean" && typeof value !== "string")
 			throw new Error(`${where}: compat.${key} is ${JSON.stringify(value)} (only booleans and strings are generated)`);
@@ -291,7 +318,12 @@ async function generate(args) {
 	const skipped = []; // [provider, reason]
 	const notes = [];
 	for (const [provider, table] of Object.entries(MODELS)) {
-		const models = Object.values(table);
+		const all = Object.values(table);
+		// Chat models that are on: pi's table may also hold classifiers, image models and models
+		// its gateway has turned off.
+		const models = all.filter((m) => (m.type ?? "chat") === "chat" && m.enabled !== false);
+		if (models.length < all.length)
+			notes.push(`${provider}: ${all.length - models.length} models that are not chat models or are turned off left out`);
 		const reason = (() => {
 			if (SKIP_PROVIDERS[provider]) return SKIP_PROVIDERS[provider];
 			const spoken = models.filter((m) => apis.has(m.api) || API_REWRITES[m.api]);
@@ -355,6 +387,12 @@ async function generate(args) {
 		body.push("];");
 	}
 
+	if (droppedCompat.size > 0)
+		notes.push(`compat keys with structured values left out (rho has no such feature): ${[...droppedCompat].sort().join(", ")}`);
+	for (const provider of tiered)
+		notes.push(
+			`${provider}: models priced higher above an input size (cost.tiers) are priced at their base rates`,
+		);
 	const counts = [...included]
 		.map(([p, ms]) => {
 			const all = Object.keys(MODELS[p]).length;

@@ -53,6 +53,8 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     // A subscription token first, as pi: its requests get Claude Code's OAuth headers.
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     ("openai", &["OPENAI_API_KEY"]),
+    // pi 1.6's name; pi 0.73's `azure-openai-responses` is kept for the settings that name it.
+    ("azure", &["AZURE_OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
@@ -82,7 +84,23 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
     ("cloudflare-workers-ai", &["CLOUDFLARE_API_KEY"]),
     ("cloudflare-ai-gateway", &["CLOUDFLARE_API_KEY"]),
+    // The providers pi 1.6 added.
+    ("ant-ling", &["ANT_LING_API_KEY"]),
+    ("qwen-token-plan", &["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]),
+    ("qwen-token-plan-cn", &["QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]),
+    ("qwen-token-plan-individual", &["QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]),
+    ("qwen-token-plan-individual-cn", &["QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]),
+    ("nvidia", &["NVIDIA_API_KEY"]),
+    ("typesafe", &["TYPESAFE_API_KEY"]),
+    ("radius", &["RADIUS_API_KEY"]),
+    ("zai-coding-cn", &["ZAI_CODING_CN_API_KEY"]),
+    ("together", &["TOGETHER_API_KEY"]),
+    ("baseten", &["BASETEN_API_KEY"]),
+    ("meta", &["META_API_KEY"]),
 ];
+
+/// Providers pi renamed since the catalogue rho follows: (the catalogue's name, pi 1.6's name).
+pub const RENAMED_PROVIDERS: &[(&str, &str)] = &[("azure-openai-responses", "azure")];
 
 /// The environment variables `provider`'s key is read from, in lookup order (empty for a
 /// provider rho has no variable for, such as a custom one).
@@ -363,7 +381,7 @@ impl ApiKeys {
         if let Some(key) = self.runtime.get(provider).filter(|k| !k.is_empty()) {
             return Some(key.clone());
         }
-        if let Some(key) = self.auth_file.get(provider).and_then(|raw| resolve_config_value(raw, env)) {
+        if let Some(key) = self.auth_file_entry(provider).and_then(|raw| resolve_config_value(raw, env)) {
             return Some(key);
         }
         if let Some(logins) = self.logins.as_ref().filter(|l| l.has(provider)) {
@@ -385,12 +403,21 @@ impl ApiKeys {
         ambient_credentials(provider, env).then(|| crate::providers::vertex::ADC_MARKER.to_owned())
     }
 
+    /// `provider`'s auth.json key, or the one pi 1.6 files under the provider's new name (pi
+    /// renamed `azure-openai-responses` to `azure`).
+    fn auth_file_entry(&self, provider: &str) -> Option<&String> {
+        self.auth_file.get(provider).or_else(|| {
+            let renamed = RENAMED_PROVIDERS.iter().find(|(old, _)| *old == provider).map(|(_, new)| *new)?;
+            self.auth_file.get(renamed)
+        })
+    }
+
     /// Whether any source has a key for `provider`, without running commands: a configured
     /// `!command` counts even if it would fail; a `$NAME` whose variable is unset does not.
     pub fn is_configured(&self, provider: &str) -> bool {
         let env = self.env.as_ref();
         self.runtime.get(provider).is_some_and(|k| !k.is_empty())
-            || self.auth_file.get(provider).is_some_and(|raw| is_set(raw, env))
+            || self.auth_file_entry(provider).is_some_and(|raw| is_set(raw, env))
             || self.logins.as_ref().is_some_and(|l| l.has(provider))
             || env_vars_for(provider).iter().any(|var| env(var).is_some_and(|v| !v.is_empty()))
             || self.configured.get(provider).is_some_and(|raw| is_set(raw, env))

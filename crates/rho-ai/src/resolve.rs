@@ -51,7 +51,13 @@ pub fn resolve_model(
 ) -> Result<ResolvedModel, ResolveError> {
     let all: Vec<&Model> = registry.all().iter().collect();
     let providers = registry.providers();
-    let canonical = |name: &str| providers.iter().copied().find(|p| p.eq_ignore_ascii_case(name));
+    // A provider pi 1.6 renamed is also found by its new name (`azure` for the catalogue's
+    // `azure-openai-responses`).
+    let canonical = |name: &str| {
+        let renamed = crate::auth::RENAMED_PROVIDERS.iter().find(|(_, new)| new.eq_ignore_ascii_case(name));
+        let name = renamed.map_or(name, |(old, _)| *old);
+        providers.iter().copied().find(|p| p.eq_ignore_ascii_case(name))
+    };
     let found = |model: &Model, thinking| ResolvedModel { model: model.clone(), thinking, warning: None };
 
     let mut rest = pattern;
@@ -62,7 +68,7 @@ pub fn resolve_model(
                 return Err(ResolveError::UnknownProvider { provider: name.to_owned() });
             };
             if let Some((prefix, tail)) = pattern.split_once('/')
-                && prefix.eq_ignore_ascii_case(p)
+                && canonical(prefix) == Some(p)
             {
                 rest = tail;
             }

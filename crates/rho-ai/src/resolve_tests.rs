@@ -338,3 +338,18 @@ fn aliases_and_distances() {
     assert_eq!(edit_distance("", "abc"), 3);
     assert_eq!(edit_distance("same", "same"), 0);
 }
+
+#[test]
+fn pi_1_6s_azure_names_the_azure_openai_responses_provider() {
+    let r = builtin();
+    assert_eq!(resolve(&r, "azure/gpt-5.4", None), sel("azure-openai-responses/gpt-5.4"));
+    assert_eq!(resolve(&r, "gpt-5.4", Some("azure")), sel("azure-openai-responses/gpt-5.4"));
+    assert_eq!(resolve(&r, "azure/gpt-5.4", Some("AZURE")), sel("azure-openai-responses/gpt-5.4"));
+    // pi 1.6 files the key under its new name.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("auth.json"), r#"{"azure": {"type": "api_key", "key": "az-key"}}"#).unwrap();
+    let (keyed, errors) = ModelRegistry::load_with_env(dir.path(), env_from::<[(&str, &str); 0], &str, &str>([]));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(keyed.api_key("azure-openai-responses").as_deref(), Some("az-key"));
+    assert!(keyed.has_key("azure-openai-responses"));
+}
