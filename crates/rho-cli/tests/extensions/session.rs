@@ -77,7 +77,8 @@ async fn commands_entries_flags_and_the_session_as_extensions_see_it() {
         .collect();
     assert_eq!(
         order,
-        ["mark 0", "user", "assistant", "toolResult", "mark 1", "assistant", "mark 0", "user", "assistant"],
+        // The declared prompt opens the first run's messages, after its turn started.
+        ["mark 0", "system", "user", "assistant", "toolResult", "mark 1", "assistant", "mark 0", "user", "assistant"],
         "{entries:?}"
     );
     let custom: Vec<Value> = entries
