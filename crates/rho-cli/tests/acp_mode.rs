@@ -529,7 +529,7 @@ async fn the_editor_is_asked_to_trust_a_project_before_its_first_prompt() {
     let touch = format!("touch '{}'", marker.display());
     let server = json!({"mcpServers": {"proj": {"command": "sh", "args": ["-c", touch]}}});
     std::fs::write(env.cwd.join(".mcp.json"), server.to_string()).unwrap();
-    let trusted = env.agent_dir.join("trusted-projects.json");
+    let trusted = env.agent_dir.join("trust.json");
     let mut acp = Acp::start(&env, &[]).await;
     acp.initialize_with(ClientCapabilities::new()).await;
     let asked = |acp: &Acp| acp.editor.permission_requests.lock().unwrap().clone();

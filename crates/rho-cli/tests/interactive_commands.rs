@@ -571,7 +571,7 @@ async fn an_untrusted_project_is_asked_about_once_and_y_remembers() {
     term.send("y\r");
     term.wait_for("/hotkeys").await;
     assert!(common::eventually(|| marker.exists()).await, "the trusted project's server did not start");
-    assert!(std::fs::read_to_string(env.agent_dir.join("trusted-projects.json")).unwrap().contains("work"));
+    assert!(std::fs::read_to_string(env.agent_dir.join("trust.json")).unwrap().contains("work"));
 }
 
 /// An ask rule opens a dialog in the interactive mode; the first choice runs the call.

@@ -124,5 +124,5 @@ async fn trust_names_a_folder_that_exists() {
         String::from_utf8_lossy(&output.stderr),
         format!("Error: {} is not a folder\n", env.cwd.join("no-such-folder").display())
     );
-    assert!(!env.agent_dir.join("trusted-projects.json").exists());
+    assert!(!env.agent_dir.join("trust.json").exists());
 }

@@ -1,7 +1,14 @@
 //! Project trust: a project's own code (its MCP servers, its extensions and packages, its
-//! settings that choose what commands run) is used only in a folder the user approved. The
-//! approvals are `<agent dir>/trusted-projects.json` (`rho trust`, `rho untrust`), private to the
-//! user; `--trust-project` approves for one run.
+//! settings that choose what commands run) is used only in a folder the user approved.
+//!
+//! The decisions are pi 1.6's, in its file, so one decision serves both agents:
+//! `<agent dir>/trust.json` maps canonical folders to `true` (trusted), `false` (declined) or
+//! `null` (no decision), and the nearest folder with a decision, the project's own or one above
+//! it, decides. `rho trust` and `rho untrust` write it (pi's `/trust`); rho's older
+//! `<agent dir>/trusted-projects.json` is still read for folders with no decision there. Without
+//! any decision, the agent directory's `defaultProjectTrust` setting applies (`"always"` trusts;
+//! `"ask"`, the default, and `"never"` do not). `--trust-project` (`--approve`) trusts and
+//! `--no-approve` declines for one run.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -26,9 +33,43 @@ struct TrustFile {
     projects: BTreeMap<String, String>,
 }
 
-/// The approvals file of `agent_dir`.
+/// The decisions file of `agent_dir` (pi 1.6's `trust.json`).
 pub fn trust_file(agent_dir: &Path) -> PathBuf {
+    agent_dir.join("trust.json")
+}
+
+/// rho's older approvals file, read for folders `trust.json` has no decision for.
+fn legacy_file(agent_dir: &Path) -> PathBuf {
     agent_dir.join("trusted-projects.json")
+}
+
+/// `trust.json` as a map of folder to decision (`None` for `null`); empty when missing or
+/// unreadable (an unreadable file decides nothing, and is never overwritten by `trust`).
+fn read_decisions(agent_dir: &Path) -> std::io::Result<serde_json::Map<String, serde_json::Value>> {
+    match std::fs::read_to_string(trust_file(agent_dir)) {
+        Ok(text) => match serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}')) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            _ => Err(std::io::Error::other(format!("{} is not a JSON object", trust_file(agent_dir).display()))),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(serde_json::Map::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The nearest decision for `dir` or a folder above it.
+fn decision(agent_dir: &Path, dir: &Path) -> Option<bool> {
+    let decisions = read_decisions(agent_dir).ok()?;
+    let dir = PathBuf::from(key(dir));
+    dir.ancestors().find_map(|folder| decisions.get(folder.to_string_lossy().as_ref())?.as_bool())
+}
+
+/// The agent directory's `defaultProjectTrust` (`ask` when unset or unreadable).
+pub fn default_project_trust(agent_dir: &Path) -> String {
+    std::fs::read_to_string(agent_dir.join("settings.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|v| v.get("defaultProjectTrust")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "ask".to_owned())
 }
 
 /// The folder's key: its canonical path (a symlinked path is the folder it names).
@@ -36,46 +77,63 @@ fn key(dir: &Path) -> String {
     dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()).to_string_lossy().into_owned()
 }
 
-fn read(agent_dir: &Path) -> TrustFile {
-    std::fs::read_to_string(trust_file(agent_dir))
+fn read_legacy(agent_dir: &Path) -> TrustFile {
+    std::fs::read_to_string(legacy_file(agent_dir))
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default()
 }
 
-/// Whether the user approved `dir`.
+/// Whether `dir` is trusted: the nearest decision in `trust.json`, else rho's older approval,
+/// else `defaultProjectTrust: "always"`.
 pub fn is_trusted(agent_dir: &Path, dir: &Path) -> bool {
-    read(agent_dir).projects.contains_key(&key(dir))
-}
-
-/// Approves `dir`; `false` when it already was.
-pub fn trust(agent_dir: &Path, dir: &Path) -> std::io::Result<bool> {
-    let mut file = read(agent_dir);
-    let now =
-        time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
-    let added = file.projects.insert(key(dir), now).is_none();
-    write(agent_dir, &file)?;
-    Ok(added)
-}
-
-/// Withdraws the approval of `dir`; `false` when there was none.
-pub fn untrust(agent_dir: &Path, dir: &Path) -> std::io::Result<bool> {
-    let mut file = read(agent_dir);
-    let removed = file.projects.remove(&key(dir)).is_some();
-    if removed {
-        write(agent_dir, &file)?;
+    match decision(agent_dir, dir) {
+        Some(trusted) => trusted,
+        None => read_legacy(agent_dir).projects.contains_key(&key(dir)) || default_project_trust(agent_dir) == "always",
     }
-    Ok(removed)
+}
+
+/// Whether a decision (not the default) says `dir` is declined: nothing asks about it then.
+pub fn is_declined(agent_dir: &Path, dir: &Path) -> bool {
+    decision(agent_dir, dir) == Some(false)
+}
+
+/// Trusts `dir` from now on; `false` when it already was.
+pub fn trust(agent_dir: &Path, dir: &Path) -> std::io::Result<bool> {
+    let was = is_trusted(agent_dir, dir);
+    set_decision(agent_dir, dir, true)?;
+    Ok(!was)
+}
+
+/// Declines `dir` from now on (pi's "Do not trust"); `false` when it was not trusted.
+pub fn untrust(agent_dir: &Path, dir: &Path) -> std::io::Result<bool> {
+    let was = is_trusted(agent_dir, dir);
+    set_decision(agent_dir, dir, false)?;
+    let mut legacy = read_legacy(agent_dir);
+    if legacy.projects.remove(&key(dir)).is_some() {
+        let text = serde_json::to_string_pretty(&legacy).map_err(std::io::Error::other)?;
+        write_private(agent_dir, &legacy_file(agent_dir), text)?;
+    }
+    Ok(was)
+}
+
+/// Records `dir`'s decision in `trust.json`, keeping the others, keys sorted as pi writes them.
+fn set_decision(agent_dir: &Path, dir: &Path, trusted: bool) -> std::io::Result<()> {
+    let mut decisions = read_decisions(agent_dir)?;
+    decisions.insert(key(dir), serde_json::Value::Bool(trusted));
+    let sorted: BTreeMap<String, serde_json::Value> = decisions.into_iter().collect();
+    let mut text = serde_json::to_string_pretty(&sorted).map_err(std::io::Error::other)?;
+    text.push('\n');
+    write_private(agent_dir, &trust_file(agent_dir), text)
 }
 
 /// Written whole to a private temporary file and renamed over the old one.
-fn write(agent_dir: &Path, file: &TrustFile) -> std::io::Result<()> {
+fn write_private(agent_dir: &Path, path: &Path, text: String) -> std::io::Result<()> {
     std::fs::create_dir_all(agent_dir)?;
     let mut temp = tempfile::NamedTempFile::new_in(agent_dir)?;
-    let text = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
     temp.write_all(text.as_bytes())?;
     temp.as_file().sync_all()?;
-    temp.persist(trust_file(agent_dir)).map_err(|e| e.error)?;
+    temp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -84,7 +142,7 @@ fn write(agent_dir: &Path, file: &TrustFile) -> std::io::Result<()> {
 /// that set [`CODE_SETTINGS`].
 pub fn project_code(cwd: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    for file in [".mcp.json", ".rho/mcp.json"] {
+    for file in [".mcp.json", ".pi/mcp.json", ".rho/mcp.json"] {
         if let Some(servers) = mcp_servers(&cwd.join(file)) {
             found.push(format!("{file} (MCP servers: {servers})"));
         }
@@ -137,6 +195,59 @@ mod tests {
         assert!(untrust(&agent, &project).unwrap());
         assert!(!is_trusted(&agent, &project));
         assert!(!untrust(&agent, &project).unwrap());
+    }
+
+    #[test]
+    fn pi_1_6s_decisions_are_shared_nearest_folder_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let (agent, parent) = (dir.path().join("agent"), dir.path().join("work"));
+        let (child, declined) = (parent.join("app"), parent.join("vendor"));
+        for d in [&child, &declined] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::create_dir_all(&agent).unwrap();
+        let canonical = |p: &Path| p.canonicalize().unwrap().to_string_lossy().into_owned();
+        let decisions = serde_json::json!({canonical(&parent): true, canonical(&declined): false, "/elsewhere": null});
+        std::fs::write(trust_file(&agent), decisions.to_string()).unwrap();
+        assert!(is_trusted(&agent, &child), "a trusted parent folder trusts what is in it");
+        assert!(!is_trusted(&agent, &declined) && is_declined(&agent, &declined), "the nearest decision wins");
+        assert!(!is_trusted(&agent, dir.path()), "not the folder above");
+
+        // rho's older approvals still count where pi's file says nothing.
+        let legacy = serde_json::json!({"projects": {canonical(dir.path()): "2026-01-01T00:00:00Z"}});
+        std::fs::write(agent.join("trusted-projects.json"), legacy.to_string()).unwrap();
+        assert!(is_trusted(&agent, dir.path()));
+        assert!(untrust(&agent, dir.path()).unwrap());
+        assert!(!is_trusted(&agent, dir.path()) && is_declined(&agent, dir.path()));
+
+        // `rho trust` writes pi's file, keeping its other decisions, keys sorted.
+        assert!(trust(&agent, &declined).unwrap());
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(trust_file(&agent)).unwrap()).unwrap();
+        assert_eq!(written[canonical(&declined)], true);
+        assert_eq!(written[canonical(&parent)], true);
+        assert_eq!(written["/elsewhere"], serde_json::Value::Null);
+        let keys: Vec<&String> = written.as_object().unwrap().keys().collect();
+        assert!(keys.is_sorted(), "{keys:?}");
+
+        // With no decision, the agent directory's defaultProjectTrust; a decision still wins.
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert!(!is_trusted(&agent, elsewhere.path()));
+        std::fs::write(agent.join("settings.json"), r#"{"defaultProjectTrust": "always"}"#).unwrap();
+        assert!(is_trusted(&agent, elsewhere.path()));
+        assert!(!is_trusted(&agent, dir.path()), "declined above, whatever the default");
+    }
+
+    #[test]
+    fn an_unreadable_decisions_file_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let (agent, project) = (dir.path().join("agent"), dir.path().join("project"));
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(trust_file(&agent), "{not json").unwrap();
+        assert!(!is_trusted(&agent, &project));
+        assert!(trust(&agent, &project).is_err());
+        assert_eq!(std::fs::read_to_string(trust_file(&agent)).unwrap(), "{not json");
     }
 
     #[test]

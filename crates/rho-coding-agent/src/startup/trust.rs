@@ -34,6 +34,10 @@ pub fn ask_on_terminal(cli: &mut Cli, paths: &ConfigPaths) {
     if cli.no_approve || project_trusted(cli, paths) || !std::io::stdin().is_terminal() {
         return;
     }
+    // Declined before, or never to be asked about (pi 1.6's `defaultProjectTrust: "never"`).
+    if trust::is_declined(&paths.agent_dir, &paths.cwd) || trust::default_project_trust(&paths.agent_dir) == "never" {
+        return;
+    }
     let found = trust::project_code(&paths.cwd);
     if found.is_empty() {
         return;

@@ -83,6 +83,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("modelThinkingLevels", StrRecord, D::EmptyRecord),
     k("modelRoles", StrRecord, D::EmptyRecord),
     k("enabledModels", StrList, D::None),
+    // pi 1.6: trust for a project with no saved decision (read from the agent directory's file).
+    k("defaultProjectTrust", Enum(&["ask", "always", "never"]), D::Str("ask")),
     // pi 1.6: the tools a session starts with (`+name` / `-name` change pi's four).
     k("defaultTools", StrList, D::None),
     k("transport", Enum(&["sse", "websocket", "websocket-cached", "auto"]), D::Str("auto")),
