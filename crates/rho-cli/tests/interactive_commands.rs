@@ -79,7 +79,7 @@ async fn settings_change_live_and_are_saved_to_the_global_settings() {
         true,
     )
     .await;
-    std::fs::write(env.agent_dir.join("settings.json"), r#"{"myOwnKey": {"kept": [1, 2]}}"#).unwrap();
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"extensionChangelogVersions": {"kept": [1, 2]}}"#).unwrap();
     let term = Terminal::start(&env, &["--thinking", "low"]);
     term.ready().await;
 
@@ -118,7 +118,7 @@ async fn settings_change_live_and_are_saved_to_the_global_settings() {
     assert_eq!(saved["compaction"]["enabled"], json!(false), "{saved}");
     assert_eq!(saved["hideThinkingBlock"], json!(true), "{saved}");
     assert_eq!(saved["defaultThinkingLevel"], json!("high"), "{saved}");
-    assert_eq!(saved["myOwnKey"], json!({"kept": [1, 2]}), "other keys stay: {saved}");
+    assert_eq!(saved["extensionChangelogVersions"], json!({"kept": [1, 2]}), "other keys stay: {saved}");
 
     // Hidden thinking applies to the next answer.
     term.submit("think quietly");

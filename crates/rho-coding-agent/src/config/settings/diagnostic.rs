@@ -26,6 +26,9 @@ pub enum SettingsProblem {
     InvalidValue { key: String, expected: String, found: String },
     /// A key only the global file and the command line may set was found in a project file.
     GlobalOnly { key: String },
+    /// Keys of a file that rho does not read (pi 1.6's settings for features rho does not
+    /// have, or misspellings): said once per file, so no setting is ignored silently.
+    NotSupported { keys: Vec<String> },
 }
 
 /// One problem found while loading settings. `Display` gives the line to print on stderr.
@@ -61,6 +64,14 @@ impl fmt::Display for SettingsDiagnostic {
                 "Warning: settings file {}: \"{key}\" is ignored in a project's settings (set it in the global \
                  settings file or on the command line)",
                 path.display()
+            ),
+            (SettingsSource::File(path), SettingsProblem::NotSupported { keys }) => write!(
+                f,
+                "Warning: settings file {}: rho does not support {}, which {} no effect: {}",
+                path.display(),
+                if keys.len() == 1 { "this setting" } else { "these settings" },
+                if keys.len() == 1 { "has" } else { "have" },
+                keys.join(", ")
             ),
             (SettingsSource::CommandLine, SettingsProblem::InvalidValue { key, expected, found }) => {
                 write!(f, "Warning: --setting {key}: must be {expected}, found {found}; the value is ignored")

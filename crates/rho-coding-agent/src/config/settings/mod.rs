@@ -277,10 +277,31 @@ fn read_layer(path: &Path, diagnostics: &mut Vec<SettingsDiagnostic>) -> Layer {
         }
     };
     validate(&mut layer, &source, diagnostics);
+    let unknown: Vec<String> =
+        layer.keys().filter(|k| schema::lookup(k).is_none() && !is_bookkeeping(k)).cloned().collect();
+    if !unknown.is_empty() {
+        diagnostics.push(SettingsDiagnostic { source, problem: SettingsProblem::NotSupported { keys: unknown } });
+    }
     layer
 }
 
 /// Drops (and reports) values of known keys that do not have the key's type.
+/// Keys pi keeps in its settings file for itself (what it last showed, telemetry ids), which
+/// are no setting of the user's.
+fn is_bookkeeping(key: &str) -> bool {
+    const KEYS: [&str; 8] = [
+        "$schema",
+        "lastChangelogVersion",
+        "extensionChangelogVersions",
+        "deviceId",
+        "trackingId",
+        "enableInstallTelemetry",
+        "enableAnalytics",
+        "collapseChangelog",
+    ];
+    is_key_under(key, &KEYS)
+}
+
 fn validate(layer: &mut Layer, source: &SettingsSource, diagnostics: &mut Vec<SettingsDiagnostic>) {
     layer.retain(|key, value| {
         let Some(def) = schema::lookup(key) else {

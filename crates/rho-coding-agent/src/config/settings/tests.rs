@@ -342,6 +342,25 @@ fn invalid_verification_profiles_are_reported() {
 }
 
 #[test]
+fn keys_rho_does_not_read_are_named_once_per_file() {
+    let f = fixture();
+    write(
+        &f.paths.global_settings_file(),
+        r#"{"lastChangelogVersion": "1.6.0", "tuiMode": "fullscreen", "markdown": {"codeBlockIndent": "  "}, "theme": "dark"}"#,
+    );
+    let (_, diags) = load(&f, &LoadOptions::default());
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        diags[0].to_string(),
+        format!(
+            "Warning: settings file {}: rho does not support these settings, which have no effect: markdown.codeBlockIndent, tuiMode",
+            f.paths.global_settings_file().display()
+        ),
+        "pi's own bookkeeping (lastChangelogVersion) is no setting to warn about"
+    );
+}
+
+#[test]
 fn set_global_changes_one_key_and_keeps_the_rest() {
     let f = fixture();
     let global = f.paths.global_settings_file();
@@ -368,7 +387,9 @@ fn set_global_changes_one_key_and_keeps_the_rest() {
     assert_eq!(s.steering_mode(), rho_types::QueueMode::OneAtATime);
     // A fresh load sees the same.
     let (again, diags) = load(&f, &LoadOptions::default());
-    assert!(diags.is_empty());
+    // The key rho does not know is kept in the file and named once.
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(matches!(&diags[0].problem, SettingsProblem::NotSupported { keys } if keys == &["custom.a"]));
     assert_eq!(again.default_model().as_deref(), Some("claude-opus-4-6"));
     assert!(!again.compaction().enabled);
     assert_eq!(again.compaction().reserve_tokens, 1000);
