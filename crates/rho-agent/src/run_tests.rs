@@ -93,6 +93,7 @@ async fn agent(turns: Value, started: Arc<Notify>) -> (MockServer, Agent) {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     };
     let tool = UntilCancelled { schema: json!({"type": "object", "properties": {}}), started };
     let agent = Agent::new(AgentConfig {

@@ -188,6 +188,7 @@ fn model(api: &str) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     }
 }
 

@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use crate::auth::ApiKeys;
 use crate::catalog;
 use crate::config_error::{ConfigError, parse_json, read_optional, redact_strings};
-use crate::model::{InputKind, Model, ModelCost, ThinkingLevel};
+use crate::model::{InputKind, Model, ModelCost, SamplingParams, ThinkingLevel};
 
 /// Defaults for fields a custom model leaves out.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -86,6 +86,9 @@ pub struct ModelDefinition {
     pub compat: Option<Map<String, Value>>,
     /// pi 1.6's `thinkingLevelMap`, read leniently ([`thinking_level_map`]).
     pub thinking_level_map: Option<Map<String, Value>>,
+    /// pi 1.6's sampling defaults and their overrides per thinking level.
+    pub sampling_params: Option<Map<String, Value>>,
+    pub sampling_params_by_thinking_level: Option<Map<String, Value>>,
 }
 
 #[derive(Clone, Default, Deserialize)]
@@ -100,6 +103,8 @@ pub struct ModelOverride {
     pub headers: Option<BTreeMap<String, String>>,
     pub compat: Option<Map<String, Value>>,
     pub thinking_level_map: Option<Map<String, Value>>,
+    pub sampling_params: Option<Map<String, Value>>,
+    pub sampling_params_by_thinking_level: Option<Map<String, Value>>,
 }
 
 /// A `thinkingLevelMap` as rho keeps it: the levels it knows, each with the provider's value
@@ -424,6 +429,27 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
     if let Some(map) = &o.thinking_level_map {
         model.thinking_level_map = Some(thinking_level_map(map));
     }
+    model.sampling =
+        merge_sampling(model.sampling.take(), o.sampling_params.as_ref(), o.sampling_params_by_thinking_level.as_ref());
+}
+
+/// `base` with `params` and `by_level` merged in, key by key (a level's entries too); `None`
+/// when nothing is set.
+fn merge_sampling(
+    base: Option<SamplingParams>,
+    params: Option<&Map<String, Value>>,
+    by_level: Option<&Map<String, Value>>,
+) -> Option<SamplingParams> {
+    let mut sampling = base.unwrap_or_default();
+    if let Some(params) = params {
+        sampling.sampling_params.extend(params.clone());
+    }
+    for (key, value) in by_level.into_iter().flatten() {
+        let (Some(level), Some(fields)) = (ThinkingLevel::parse(key), value.as_object()) else { continue };
+        sampling.sampling_params_by_thinking_level.entry(level).or_default().extend(fields.clone());
+    }
+    let empty = sampling.sampling_params.is_empty() && sampling.sampling_params_by_thinking_level.is_empty();
+    (!empty).then_some(sampling)
 }
 
 fn custom_model(
@@ -450,6 +476,7 @@ fn custom_model(
         headers: BTreeMap::new(),
         compat,
         thinking_level_map: d.thinking_level_map.as_ref().map(thinking_level_map),
+        sampling: merge_sampling(None, d.sampling_params.as_ref(), d.sampling_params_by_thinking_level.as_ref()),
     }
 }
 

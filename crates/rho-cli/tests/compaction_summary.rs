@@ -36,6 +36,7 @@ fn model(server: &MockServer, reasoning: bool) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     }
 }
 

@@ -339,3 +339,28 @@ async fn bedrock_exchanges_a_web_identity_token_with_sts() {
     assert!(auth.contains(&credential) && auth.contains("/us-west-2/bedrock/"), "{auth}");
     assert_eq!(request.header("x-amz-security-token"), Some(rho_mock_llm::WEB_IDENTITY_SESSION_TOKEN));
 }
+
+/// pi 1.6's models.json `samplingParams`: the model's defaults in every request, the thinking
+/// level's overrides on top (an OpenAI-style API; others ignore them, as pi does).
+#[tokio::test]
+async fn sampling_params_of_models_json_reach_the_request() {
+    let turns = vec![rho_mock_llm::Turn::text("One."), rho_mock_llm::Turn::text("Two.")];
+    let env = Env::with_api(turns, "openai-completions", true).await;
+    let file = env.agent_dir.join("models.json");
+    let mut models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    models["providers"]["mock"]["models"][0]["samplingParams"] = json!({"temperature": 0.2, "top_p": 0.9});
+    models["providers"]["mock"]["models"][0]["samplingParamsByThinkingLevel"] =
+        json!({"high": {"temperature": 0.6, "top_k": 20}, "sideways": {"top_k": 1}});
+    std::fs::write(&file, models.to_string()).unwrap();
+
+    let mut rho = Rho::start(&env, &["--no-session", "--thinking", "low"]).await;
+    rho.send(json!({"type": "prompt", "message": "one"})).await;
+    rho.until_agent_end().await;
+    rho.data(json!({"type": "set_thinking_level", "level": "high"})).await;
+    rho.send(json!({"type": "prompt", "message": "two"})).await;
+    rho.until_agent_end().await;
+    let bodies = env.request_bodies();
+    let fields = |i: usize| (bodies[i]["temperature"].clone(), bodies[i]["top_p"].clone(), bodies[i]["top_k"].clone());
+    assert_eq!(fields(0), (json!(0.2), json!(0.9), serde_json::Value::Null));
+    assert_eq!(fields(1), (json!(0.6), json!(0.9), json!(20)), "the level's overrides win, key by key");
+}

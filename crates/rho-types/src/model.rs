@@ -93,6 +93,32 @@ pub struct Model {
     /// level the model does not take. `xhigh` and `max` exist only where it names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level_map: Option<BTreeMap<ThinkingLevel, Option<String>>>,
+    /// pi 1.6's `samplingParams` and `samplingParamsByThinkingLevel` (models.json): body fields
+    /// an OpenAI-style request carries (`temperature`, `top_p`, …). Configuration, not shown to
+    /// hosts.
+    #[serde(skip)]
+    pub sampling: Option<SamplingParams>,
+}
+
+/// A model's sampling defaults and their overrides per thinking level (pi 1.6's models.json).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingParams {
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub sampling_params: serde_json::Map<String, Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sampling_params_by_thinking_level: BTreeMap<ThinkingLevel, serde_json::Map<String, Value>>,
+}
+
+impl SamplingParams {
+    /// The fields a request at `level` carries: the defaults, then the level's overrides.
+    pub fn for_level(&self, level: ThinkingLevel) -> serde_json::Map<String, Value> {
+        let mut fields = self.sampling_params.clone();
+        if let Some(overrides) = self.sampling_params_by_thinking_level.get(&level) {
+            fields.extend(overrides.clone());
+        }
+        fields
+    }
 }
 
 impl Model {
@@ -183,6 +209,7 @@ mod tests {
             headers: BTreeMap::from([("x-secret".into(), "s".into())]),
             compat: None,
             thinking_level_map: None,
+            sampling: None,
         }
     }
 

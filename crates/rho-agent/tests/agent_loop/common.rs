@@ -198,6 +198,7 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     }
 }
 

@@ -150,6 +150,7 @@ impl CatalogModel {
             thinking_level_map: (!self.thinking_level_map.is_empty()).then(|| {
                 self.thinking_level_map.iter().map(|(level, value)| (*level, value.map(str::to_owned))).collect()
             }),
+            sampling: None,
         }
     }
 

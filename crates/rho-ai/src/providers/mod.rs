@@ -284,6 +284,7 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            sampling: None,
         }
     }
 

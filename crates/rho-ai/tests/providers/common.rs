@@ -51,6 +51,7 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         headers: [("x-model-header".to_owned(), "from-model".to_owned())].into(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     }
 }
 

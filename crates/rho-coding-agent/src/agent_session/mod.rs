@@ -488,5 +488,6 @@ fn placeholder_model() -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        sampling: None,
     }
 }

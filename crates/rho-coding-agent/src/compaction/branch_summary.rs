@@ -297,6 +297,7 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            sampling: None,
         };
         let entries = vec![model_change("mc"), message("r", tool_result("only a result"))];
         let request = SummaryRequest {

@@ -330,6 +330,7 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            sampling: None,
         };
         let options = StreamOptions::default();
         options.cancel.cancel();

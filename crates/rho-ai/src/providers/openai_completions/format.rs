@@ -46,6 +46,11 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
         body.insert("store".into(), json!(false));
     }
     body.insert(compat.max_tokens_field.as_str().into(), json!(options.max_tokens_for(model)));
+    // models.json's sampling defaults and the level's overrides (pi 1.6); a request's own
+    // temperature wins.
+    if let Some(sampling) = &model.sampling {
+        body.extend(sampling.for_level(options.thinking));
+    }
     if let Some(t) = options.temperature {
         body.insert("temperature".into(), json!(t));
     }

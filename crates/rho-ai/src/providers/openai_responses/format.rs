@@ -42,6 +42,11 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
         body.insert("prompt_cache_key".into(), json!(session));
     }
     body.insert("max_output_tokens".into(), json!(options.max_tokens_for(model)));
+    // models.json's sampling defaults and the level's overrides (pi 1.6); a request's own
+    // temperature wins.
+    if let Some(sampling) = &model.sampling {
+        body.extend(sampling.for_level(options.thinking));
+    }
     if let Some(t) = options.temperature {
         body.insert("temperature".into(), json!(t));
     }
