@@ -6,6 +6,7 @@
 //! to `dark` with a warning. [`set`] switches while running; [`preview`] shows a theme for now
 //! and [`end_preview`] puts back the one in effect before.
 
+mod oklab;
 mod palette;
 mod parse;
 

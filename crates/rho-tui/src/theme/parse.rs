@@ -153,6 +153,11 @@ fn resolve(value: &Value, vars: &Map<String, Value>, mode: ColorMode) -> Result<
                 let (r, g, b) = palette::hex(s).ok_or_else(|| format!("{s:?} is not a #rrggbb colour"))?;
                 return Ok(Some(palette::rgb(r, g, b, mode)));
             }
+            Value::String(s) if s.to_ascii_lowercase().starts_with("ok") && s.contains('(') => {
+                let (r, g, b) = super::oklab::parse(s)
+                    .ok_or_else(|| format!("{s:?} is not an okhsl(h s% l%) or oklch(l% c h) colour"))?;
+                return Ok(Some(palette::rgb(r, g, b, mode)));
+            }
             Value::String(var) => {
                 if seen.contains(&var.as_str()) {
                     return Err(format!("var {var:?} refers to itself"));
@@ -160,7 +165,11 @@ fn resolve(value: &Value, vars: &Map<String, Value>, mode: ColorMode) -> Result<
                 seen.push(var);
                 value = vars.get(var).ok_or_else(|| format!("unknown var {var:?}"))?;
             }
-            other => return Err(format!("{other} is not a colour (a \"#rrggbb\", 0-255, a var or \"\")")),
+            other => {
+                return Err(format!(
+                    "{other} is not a colour (a \"#rrggbb\", okhsl(…), oklch(…), 0-255, a var or \"\")"
+                ));
+            }
         }
     }
 }
@@ -181,6 +190,23 @@ mod tests {
 
     fn parse_ok(text: &str) -> Theme {
         parse("t.json", text, ColorMode::TrueColor).unwrap()
+    }
+
+    #[test]
+    fn pi_1_6s_perceptual_colours_resolve() {
+        let vars = serde_json::json!({"text": "okhsl(234 3% 89%)", "red": "oklch(62.8% 0.2577 29.23deg)"});
+        let text =
+            theme_json(vars, &[("text", "text".into()), ("error", "red".into()), ("dim", "okhsl(20 72% 67%)".into())]);
+        let theme = parse_ok(&text);
+        assert_eq!(theme.color(Token::Text), Some(Color::Rgb(222, 224, 225)));
+        assert_eq!(theme.color(Token::Error), Some(Color::Rgb(255, 0, 0)));
+        assert_eq!(theme.color(Token::Dim), Some(Color::Rgb(234, 127, 129)));
+        let bad = theme_json(serde_json::json!({}), &[("dim", "okhsl(20 72%)".into())]);
+        let error = parse("t.json", &bad, ColorMode::TrueColor).unwrap_err();
+        assert!(
+            error.contains("colors.dim: \"okhsl(20 72%)\" is not an okhsl(h s% l%) or oklch(l% c h) colour"),
+            "{error}"
+        );
     }
 
     #[test]
