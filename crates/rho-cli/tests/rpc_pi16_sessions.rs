@@ -94,6 +94,9 @@ async fn a_pi16_session_continues_with_what_pi_sends_and_its_file_is_only_append
     // The kept prompt, the summary, the edited answer (its question left out), the third exchange.
     assert_eq!(roles, ["system", "compactionSummary", "assistant", "user", "assistant"]);
     assert_eq!(messages["messages"][2]["content"], json!([{"type": "text", "text": "second answer, shortened"}]));
+    // The kept answers' usage, and the cache warming's usage entry (never a message).
+    let stats = rho.data(json!({"type": "get_session_stats"})).await;
+    assert_eq!((&stats["tokens"]["input"], &stats["tokens"]["cacheRead"]), (&json!(20), &json!(50)), "{stats}");
 
     rho.send(json!({"type": "prompt", "message": "fourth question"})).await;
     let frames = rho.until_agent_end().await;

@@ -40,6 +40,9 @@ pub enum LoadWarningKind {
     /// The lines with problems past the first [`MAX_WARNINGS`], counted rather than listed (a
     /// file of 100,000 bad lines says so in one line); `line` is the last of them.
     More(usize),
+    /// Entries of types rho does not read (a newer pi's, a fork's), by type with how many: kept
+    /// as they are and written back unchanged. Said once per file; `line` is the first of them.
+    UnknownTypes(Vec<(String, usize)>),
 }
 
 /// Problems listed one by one; the rest are counted in one [`LoadWarningKind::More`].
@@ -62,6 +65,10 @@ impl fmt::Display for LoadWarning {
                 let noun = if *n == 1 { "line" } else { "lines" };
                 write!(f, "{n} more {noun} with problems, up to line {}, not listed", self.line)
             }
+            LoadWarningKind::UnknownTypes(types) => {
+                let list: Vec<String> = types.iter().map(|(t, n)| format!("{t} ({n})")).collect();
+                write!(f, "entries of types rho does not read are kept as they are: {}", list.join(", "))
+            }
         }
     }
 }
@@ -72,6 +79,9 @@ struct Warnings {
     listed: Vec<LoadWarning>,
     more: usize,
     last_line: usize,
+    /// Entry types rho does not read: how many, and the first line of one.
+    unknown: std::collections::BTreeMap<String, usize>,
+    first_unknown_line: Option<usize>,
 }
 
 impl Warnings {
@@ -84,7 +94,16 @@ impl Warnings {
         }
     }
 
+    fn unknown_type(&mut self, entry_type: &str, line: usize) {
+        *self.unknown.entry(entry_type.to_owned()).or_default() += 1;
+        self.first_unknown_line.get_or_insert(line);
+    }
+
     fn finish(mut self) -> Vec<LoadWarning> {
+        if let Some(line) = self.first_unknown_line {
+            let types = std::mem::take(&mut self.unknown).into_iter().collect();
+            self.listed.push(LoadWarning { line, kind: LoadWarningKind::UnknownTypes(types) });
+        }
         if self.more > 0 {
             self.listed.push(LoadWarning { line: self.last_line, kind: LoadWarningKind::More(self.more) });
         }
@@ -145,7 +164,15 @@ fn push_outcome(
     warnings: &mut Warnings,
 ) {
     match outcome {
-        LineOutcome::Entry(e) => entries.push(e),
+        LineOutcome::Entry(e) => {
+            // An xcsh `model_change` is understood (its model is read), whatever its shape.
+            if let SessionEntry::Other(o) = &e
+                && o.entry_type() != "model_change"
+            {
+                warnings.unknown_type(o.entry_type(), line);
+            }
+            entries.push(e);
+        }
         LineOutcome::Degraded(e, reason) => {
             entries.push(e);
             warnings.push(LoadWarning { line, kind: LoadWarningKind::Unreadable(reason) });

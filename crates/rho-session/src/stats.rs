@@ -85,7 +85,34 @@ pub struct UsageTotals {
     pub premium_requests: f64,
 }
 
+impl TokenStats {
+    fn add(&mut self, u: &Usage) {
+        self.input += u.input;
+        self.output += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_write += u.cache_write;
+        self.total += u.input + u.output + u.cache_read + u.cache_write;
+        self.reasoning += u.reasoning.unwrap_or(0);
+    }
+}
+
+impl SessionStats {
+    /// Adds usage that is not a message's (pi 1.6's `usage` entries: cache warming, …).
+    pub fn add_usage(&mut self, u: &Usage) {
+        self.tokens.add(u);
+        self.cost += u.cost.total;
+        self.premium_requests += u.premium_requests.unwrap_or_default();
+    }
+}
+
 impl UsageTotals {
+    /// Adds usage that is not a message's (pi 1.6's `usage` entries: cache warming, …).
+    pub fn add_usage(&mut self, u: &Usage) {
+        self.tokens.add(u);
+        self.cost += u.cost.total;
+        self.premium_requests += u.premium_requests.unwrap_or_default();
+    }
+
     /// The totals of `messages`: assistant messages' usage and what `task` calls report for
     /// their sub-agents.
     pub fn of<'a>(messages: impl IntoIterator<Item = &'a AgentMessage>) -> Self {

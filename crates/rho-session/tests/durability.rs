@@ -190,6 +190,7 @@ fn broken_lines_in_the_middle_are_skipped_and_named_by_line_number() {
                 LoadWarningKind::TornLastLine => "torn",
                 LoadWarningKind::Unreadable(_) => "unreadable",
                 LoadWarningKind::More(_) => "more",
+                LoadWarningKind::UnknownTypes(_) => "unknown-types",
             };
             (w.line, kind)
         })

@@ -220,7 +220,14 @@ impl AgentSession {
         let messages = self.messages();
         let mut stats = {
             let session = self.session();
-            SessionStats::compute(&messages, session.session_file(), session.session_id())
+            let mut stats = SessionStats::compute(&messages, session.session_file(), session.session_id());
+            // pi 1.6's `usage` entries on the branch count too (they are never context).
+            for entry in session.branch_entries() {
+                if let SessionEntry::Usage(u) = entry {
+                    stats.add_usage(&u.usage);
+                }
+            }
+            stats
         };
         stats.context_usage = self.context_usage();
         stats
@@ -230,10 +237,16 @@ impl AgentSession {
     /// them (`get_session_stats` counts the current context only).
     pub fn usage_all_branches(&self) -> rho_session::UsageTotals {
         let session = self.session();
-        rho_session::UsageTotals::of(session.entries().iter().filter_map(|e| match e {
+        let mut totals = rho_session::UsageTotals::of(session.entries().iter().filter_map(|e| match e {
             SessionEntry::Message(m) => Some(&m.message),
             _ => None,
-        }))
+        }));
+        for entry in session.entries() {
+            if let SessionEntry::Usage(u) = entry {
+                totals.add_usage(&u.usage);
+            }
+        }
+        totals
     }
 
     /// The session header as JSON (JSON mode's first line, without its newline).
