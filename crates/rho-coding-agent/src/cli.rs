@@ -122,9 +122,9 @@ pub struct Cli {
     #[arg(long, value_name = "TEXT|FILE")]
     pub system_prompt: Option<String>,
 
-    /// Append to the system prompt (text, or a file to read it from)
-    #[arg(long, value_name = "TEXT|FILE")]
-    pub append_system_prompt: Option<String>,
+    /// Append to the system prompt (text, or a file to read it from; repeatable, in order)
+    #[arg(long, value_name = "TEXT|FILE", action = ArgAction::Append)]
+    pub append_system_prompt: Vec<String>,
 
     /// Continue the most recent session of this directory
     #[arg(short = 'c', long = "continue")]

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use super::{AgentSession, Resources, SessionCommandError};
 use crate::config::{ConfigPaths, Settings};
 use crate::prompt::{
-    ResourceDiagnostic, ResourcePaths, load_context_files, load_prompt_templates, load_skills, resolve_prompt_texts,
+    ResourceDiagnostic, ResourcePaths, load_context_files, load_prompt_templates, load_skills,
+    resolve_prompt_texts_appending,
 };
 use crate::ttsr::load_ttsr_rules;
 
@@ -24,7 +25,7 @@ pub struct ResourceSources {
     /// `--prompt-template` paths.
     pub prompt_templates: Vec<String>,
     pub system_prompt: Option<String>,
-    pub append_system_prompt: Option<String>,
+    pub append_system_prompt: Vec<String>,
     pub no_rules: bool,
 }
 
@@ -56,7 +57,7 @@ pub fn load_resources(
     );
     diagnostics.extend(d);
     let (prompt_texts, d) =
-        resolve_prompt_texts(paths, sources.system_prompt.as_deref(), sources.append_system_prompt.as_deref());
+        resolve_prompt_texts_appending(paths, sources.system_prompt.as_deref(), &sources.append_system_prompt);
     diagnostics.extend(d);
     let ttsr_rules = if sources.no_rules {
         Vec::new()

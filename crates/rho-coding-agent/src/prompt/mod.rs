@@ -14,7 +14,7 @@ pub mod templates;
 
 pub use commands::{available_commands, expand_prompt, slash_commands};
 pub use context_files::{ContextFile, load_context_files};
-pub use prompt_files::{PromptTexts, resolve_prompt_texts};
+pub use prompt_files::{PromptTexts, resolve_prompt_texts, resolve_prompt_texts_appending};
 pub use resource::{Location, PromptError, ResourceDiagnostic, ResourcePaths};
 pub use skills::{Skill, expand_skill_command, load_skills, skills_prompt_block};
 pub use system_prompt::{PromptTool, SystemPromptInput, build_system_prompt, system_prompt_sections, today_utc};

@@ -32,6 +32,25 @@ pub fn resolve_prompt_texts(
     (PromptTexts { custom, append }, diagnostics)
 }
 
+/// [`resolve_prompt_texts`] with `--append-system-prompt` given any number of times (pi 1.6):
+/// each one's text (or its file's), in order, separated by a blank line.
+pub fn resolve_prompt_texts_appending(
+    paths: &ConfigPaths,
+    system_prompt: Option<&str>,
+    append_system_prompts: &[String],
+) -> (PromptTexts, Vec<ResourceDiagnostic>) {
+    let (mut texts, mut diagnostics) = match append_system_prompts {
+        [] => return resolve_prompt_texts(paths, system_prompt, None),
+        [first, ..] => resolve_prompt_texts(paths, system_prompt, Some(first)),
+    };
+    let mut parts: Vec<String> = texts.append.take().into_iter().collect();
+    for value in &append_system_prompts[1..] {
+        parts.extend(resolve_one(paths, Some(value), APPEND_SYSTEM_FILE, &mut diagnostics));
+    }
+    texts.append = Some(parts.join("\n\n"));
+    (texts, diagnostics)
+}
+
 fn resolve_one(
     paths: &ConfigPaths,
     flag: Option<&str>,
@@ -89,6 +108,18 @@ mod tests {
         assert!(diags.is_empty());
         assert_eq!(texts.custom.as_deref(), Some("from file"));
         assert_eq!(texts.append.as_deref(), Some("Be brief."));
+    }
+
+    #[test]
+    fn append_flags_add_up_in_order() {
+        let (_tmp, paths) = setup();
+        fs::write(paths.cwd.join("rules.md"), "From a file.").unwrap();
+        let appended = ["Be brief.".to_owned(), "rules.md".to_owned(), "Be kind.".to_owned()];
+        let (texts, diags) = resolve_prompt_texts_appending(&paths, None, &appended);
+        assert!(diags.is_empty());
+        assert_eq!(texts.append.as_deref(), Some("Be brief.\n\nFrom a file.\n\nBe kind."));
+        let (none, _) = resolve_prompt_texts_appending(&paths, None, &[]);
+        assert_eq!(none, resolve_prompt_texts(&paths, None, None).0);
     }
 
     #[test]
