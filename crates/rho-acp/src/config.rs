@@ -67,6 +67,10 @@ pub(super) fn set(session: &AgentSession, config_id: &str, value: &SessionConfig
         }
         THINKING => {
             let level = ThinkingLevel::parse(&value).ok_or_else(|| format!("Invalid thinking level: {value}"))?;
+            // Sent back as it is after session/load: nothing is written for the level it has.
+            if session.thinking_level() == level {
+                return Ok(());
+            }
             session.set_thinking_level(level).map_err(|e| e.to_string())
         }
         other => Err(format!("Unknown config option: {other}")),
