@@ -40,7 +40,8 @@ async fn the_request_carries_system_tools_thinking_and_history() {
         json!({
             "model": "gpt-5-mini",
             "messages": [
-                {"role": "developer", "content": "You are terse."},
+                // A server that is not OpenAI's gets `system`, reasoning model or not (pi 1.6).
+                {"role": "system", "content": "You are terse."},
                 {"role": "user", "content": "Read a.txt"},
                 {"role": "assistant", "content": null, "reasoning_content": "I need the file.",
                  "tool_calls": [{"id": "call_7", "type": "function",

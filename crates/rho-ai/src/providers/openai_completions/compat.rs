@@ -3,8 +3,9 @@
 //! whether usage is streamed); these flags say which dialect a model gets. Known providers are
 //! recognised from the provider name or base URL, as the reference recognises them, and
 //! `model.compat` overrides any flag. Any other server (a local llama.cpp, vLLM or Ollama
-//! included) gets OpenAI's own dialect — `developer` role for reasoning models,
-//! `max_completion_tokens`, `store: false` — unless its `compat` says otherwise.
+//! included) gets OpenAI's dialect — `max_completion_tokens`, `store: false` — unless its
+//! `compat` says otherwise, but the `system` role: the `developer` role (for reasoning models)
+//! goes to OpenAI's own API only, as pi 1.6 sends it.
 
 use serde_json::{Map, Value};
 
@@ -132,9 +133,12 @@ impl Compat {
                 reasoning_effort_map.insert(level.into(), Value::String("default".into()));
             }
         }
+        // The developer role is OpenAI's own: other hosts' chat templates often reject it and all
+        // of them take `system`, so only OpenAI's API gets it unless a model says so (pi 1.6).
+        let openai = is("openai", "api.openai.com");
         Self {
             supports_store: !non_standard,
-            supports_developer_role: !non_standard,
+            supports_developer_role: openai,
             supports_reasoning_effort: !xai && !zai && !moonshot && !cloudflare_gateway,
             reasoning_effort_map,
             supports_usage_in_streaming: true,
