@@ -136,6 +136,8 @@ fn describe(entry: &SessionEntry, calls: &Calls<'_>, leaf: bool) -> Option<(Kind
                 Some((Kind::ToolResult, shown))
             }
             AgentMessage::BashExecution(b) => said("[bash]", preview(&b.command)),
+            // The declared prompt and tools (pi 1.6): bookkeeping, like a model change.
+            AgentMessage::System(_) => Some((Kind::Bookkeeping, "[system prompt]".to_owned())),
             other => Some((Kind::Other, format!("[{}]", other.role()))),
         },
         SessionEntry::CustomMessage(c) => said(&format!("[{}]", c.custom_type), preview(&c.content.text_joined(""))),
@@ -320,10 +322,13 @@ mod tests {
         assert_eq!(items[2].detail, "← current");
     }
 
-    /// A session with a user message (labeled `start`), a tool call and its result, an answer,
-    /// and a model change.
+    /// A session with the declared prompt, a user message (labeled `start`), a tool call and its
+    /// result, an answer, and a model change.
     fn conversation() -> Session {
         let mut session = Session::in_memory(std::path::Path::new("/tmp"));
+        let declared =
+            serde_json::json!({"role": "system", "content": "", "sections": {"preamble": "P"}, "timestamp": 0});
+        session.append_message(&message(declared)).unwrap();
         let question = user(&mut session, "look at it");
         let call = serde_json::json!([{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {"path": "src"}}]);
         session.append_message(&assistant(call, "toolUse")).unwrap();
@@ -354,7 +359,14 @@ mod tests {
         assert_eq!(shown(&session, TreeFilter::LabeledOnly), ["[start] user: look at it"]);
         assert_eq!(
             shown(&session, TreeFilter::All),
-            ["[start] user: look at it", "[ls: src]", "assistant: One file.", "[model: other-model]", "[label: start]"]
+            [
+                "[system prompt]",
+                "[start] user: look at it",
+                "[ls: src]",
+                "assistant: One file.",
+                "[model: other-model]",
+                "[label: start]"
+            ]
         );
     }
 
