@@ -236,6 +236,15 @@ impl Agent {
         self.state().system_prompt.clone()
     }
 
+    /// The prompt's sections, when requests send exactly them (an extension may have replaced
+    /// the text for a run).
+    pub fn system_prompt_sections(&self) -> Option<Vec<String>> {
+        let s = self.state();
+        let declared = s.declared_prompt.as_ref()?;
+        (declared.render() == s.system_prompt)
+            .then(|| declared.sections.iter().map(|(_, text)| text.clone()).filter(|t| !t.is_empty()).collect())
+    }
+
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.state().tools.clone()
     }

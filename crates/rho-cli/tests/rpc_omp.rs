@@ -368,7 +368,11 @@ async fn the_system_prompt_is_a_list_for_a_host_of_protocol_2() {
     assert!(prompt.as_str().unwrap().contains("Current working directory"), "{prompt}");
     rho.data(json!({"type": "negotiate_protocol", "protocolVersion": 2})).await;
     let sections = rho.data(json!({"type": "get_state"})).await["systemPrompt"].clone();
-    assert_eq!(sections, json!([prompt]));
+    let sections: Vec<&str> = sections.as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    // The prompt's own sections, which joined with blank lines are the prompt.
+    assert_eq!(sections.join("\n\n"), prompt.as_str().unwrap());
+    assert!(sections.len() >= 3 && sections[0].starts_with("You are rho"), "{sections:?}");
+    assert!(sections.last().unwrap().starts_with("Current working directory"), "{sections:?}");
 }
 
 /// The seed protocol's hosts know no `system` message (xcsh's client refuses a role it does not

@@ -470,4 +470,9 @@ impl AgentSession {
     pub fn system_prompt(&self) -> String {
         self.inner.agent.system_prompt()
     }
+
+    /// The system prompt as its sections, in order (omp's list), when it is made of them.
+    pub fn system_prompt_sections(&self) -> Option<Vec<String>> {
+        self.inner.agent.system_prompt_sections()
+    }
 }

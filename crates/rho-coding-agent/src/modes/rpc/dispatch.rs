@@ -361,7 +361,8 @@ impl Dispatcher {
     }
 
     /// `get_state`. `systemPrompt` is one string, as xcsh's client reads it; a host that
-    /// negotiated omp's protocol 2 reads omp's list of sections, and gets the prompt as one.
+    /// negotiated omp's protocol 2 reads omp's list of sections: the prompt's own sections (or
+    /// the whole text as one, when an extension replaced it for a run).
     fn state(&self) -> Reply {
         let mut state = self.session.state();
         if self.out.limits().updates.hides_system_messages() {
@@ -371,8 +372,12 @@ impl Dispatcher {
         let reply = data(&state);
         match reply {
             Reply::Data(mut state) if self.out.limits().chunked => {
+                let sections = self.session.system_prompt_sections();
                 if let Some(prompt) = state.get_mut("systemPrompt").filter(|p| p.is_string()) {
-                    *prompt = Value::Array(vec![prompt.take()]);
+                    *prompt = match sections {
+                        Some(sections) => Value::Array(sections.into_iter().map(Value::String).collect()),
+                        None => Value::Array(vec![prompt.take()]),
+                    };
                 }
                 Reply::Data(state)
             }
