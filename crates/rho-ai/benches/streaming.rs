@@ -182,7 +182,7 @@ fn model(api: &str) -> Model {
         base_url: "http://127.0.0.1:1".into(),
         reasoning: false,
         input: vec![InputKind::Text],
-        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
+        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() },
         context_window: 200_000,
         max_tokens: 64_000,
         headers: Default::default(),

@@ -30,6 +30,7 @@ use crate::auth::ApiKeys;
 use crate::catalog;
 use crate::config_error::{ConfigError, parse_json, read_optional, redact_strings};
 use crate::model::{InputKind, Model, ModelCost, SamplingParams, ThinkingLevel};
+use crate::types::CostTier;
 
 /// Defaults for fields a custom model leaves out.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -123,13 +124,15 @@ fn thinking_level_map(raw: &Map<String, Value>) -> BTreeMap<ThinkingLevel, Optio
 }
 
 /// Prices, any of which may be left out (kept from the model, or zero for a new model).
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostOverride {
     pub input: Option<f64>,
     pub output: Option<f64>,
     pub cache_read: Option<f64>,
     pub cache_write: Option<f64>,
+    /// pi 1.6's prices above an input size.
+    pub tiers: Option<Vec<CostTier>>,
 }
 
 impl CostOverride {
@@ -139,6 +142,7 @@ impl CostOverride {
             output: self.output.unwrap_or(base.output),
             cache_read: self.cache_read.unwrap_or(base.cache_read),
             cache_write: self.cache_write.unwrap_or(base.cache_write),
+            tiers: self.tiers.clone().unwrap_or(base.tiers),
         }
     }
 }
@@ -421,7 +425,7 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
         model.input = input.clone();
     }
     if let Some(cost) = &o.cost {
-        model.cost = cost.apply(model.cost);
+        model.cost = cost.apply(std::mem::take(&mut model.cost));
     }
     model.context_window = count(o.context_window, model.context_window);
     model.max_tokens = count(o.max_tokens, model.max_tokens);
@@ -470,7 +474,7 @@ fn custom_model(
         base_url: base_url.to_owned(),
         reasoning: d.reasoning.unwrap_or(false),
         input: d.input.clone().unwrap_or_else(|| vec![InputKind::Text]),
-        cost: d.cost.map(|c| c.apply(ModelCost::default())).unwrap_or_default(),
+        cost: d.cost.as_ref().map(|c| c.apply(ModelCost::default())).unwrap_or_default(),
         context_window: count(d.context_window, DEFAULT_CONTEXT_WINDOW),
         max_tokens: count(d.max_tokens, DEFAULT_MAX_TOKENS),
         headers: BTreeMap::new(),

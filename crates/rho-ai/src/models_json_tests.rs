@@ -278,3 +278,27 @@ fn local_urls() {
         assert!(!is_local_url(url), "{url}");
     }
 }
+
+#[test]
+fn cost_tiers_and_sampling_params_are_read() {
+    let (models, _, _) = applied(
+        r#"{"providers": {"local": {"baseUrl": "http://localhost:8080/v1", "api": "openai-completions",
+            "models": [{"id": "big", "cost": {"input": 1, "output": 2,
+                "tiers": [{"inputTokensAbove": 200000, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}]},
+                "samplingParams": {"temperature": 0.2},
+                "samplingParamsByThinkingLevel": {"high": {"top_k": 20}, "nope": {"top_k": 1}, "low": 3}}]},
+          "anthropic": {"modelOverrides": {"claude-opus-4-6": {"cost": {"tiers": [
+                {"inputTokensAbove": 200000, "input": 10, "output": 37.5, "cacheRead": 1, "cacheWrite": 12.5}]}}}}}}"#,
+    );
+    let big = find(&models, "local", "big");
+    assert_eq!(big.cost.rates_for(300_000), [2.0, 4.0, 0.0, 0.0]);
+    let sampling = big.sampling.as_ref().unwrap();
+    assert_eq!(
+        serde_json::Value::Object(sampling.for_level(ThinkingLevel::High)),
+        json!({"temperature": 0.2, "top_k": 20})
+    );
+    assert_eq!(serde_json::Value::Object(sampling.for_level(ThinkingLevel::Low)), json!({"temperature": 0.2}));
+    let opus = find(&models, "anthropic", "claude-opus-4-6");
+    assert_eq!(opus.cost.rates_for(1_000)[0], 5.0, "an override of tiers alone keeps the base prices");
+    assert_eq!(opus.cost.rates_for(300_000), [10.0, 37.5, 1.0, 12.5]);
+}

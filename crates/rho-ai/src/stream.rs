@@ -286,7 +286,7 @@ impl Emitter {
         Self {
             tx,
             message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
-            cost: model.cost,
+            cost: model.cost.clone(),
             started: false,
             open: Vec::new(),
             began: Instant::now(),
@@ -339,8 +339,7 @@ impl Emitter {
         }
         self.started = true;
         // Priced as far as it is known, as the reference reports it from the first event on.
-        let cost = self.cost;
-        self.message.usage.finish(&cost);
+        self.message.usage.finish(&self.cost);
         let mut partial = self.message.clone();
         partial.content.clear();
         self.emit(AssistantMessageEvent::Start { partial }).await;

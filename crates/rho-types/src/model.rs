@@ -203,7 +203,7 @@ mod tests {
             base_url: "https://api.anthropic.com".into(),
             reasoning,
             input: vec![InputKind::Text, InputKind::Image],
-            cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
+            cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() },
             context_window: 200_000,
             max_tokens: 64_000,
             headers: BTreeMap::from([("x-secret".into(), "s".into())]),

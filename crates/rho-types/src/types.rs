@@ -259,11 +259,12 @@ impl Usage {
         self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
         let per = |price: f64, n: u64| price / 1_000_000.0 * n as f64;
         let long_write = self.cache_write_1h.unwrap_or(0).min(self.cache_write);
-        self.cost.input = per(prices.input, self.input);
-        self.cost.output = per(prices.output, self.output);
-        self.cost.cache_read = per(prices.cache_read, self.cache_read);
-        self.cost.cache_write =
-            per(prices.cache_write, self.cache_write - long_write) + per(prices.input * 2.0, long_write);
+        let [input, output, cache_read, cache_write] =
+            prices.rates_for(self.input + self.cache_read + self.cache_write);
+        self.cost.input = per(input, self.input);
+        self.cost.output = per(output, self.output);
+        self.cost.cache_read = per(cache_read, self.cache_read);
+        self.cost.cache_write = per(cache_write, self.cache_write - long_write) + per(input * 2.0, long_write);
         self.cost.total = self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
         self.cost.total_from_provider = Some(false);
     }
@@ -294,7 +295,7 @@ impl Usage {
 }
 
 /// Prices in USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
     #[serde(default)]
@@ -305,6 +306,37 @@ pub struct ModelCost {
     pub cache_read: f64,
     #[serde(default)]
     pub cache_write: f64,
+    /// pi 1.6: higher prices for a request whose input (cache reads and writes included) is over
+    /// a size; the highest threshold passed prices the whole request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<CostTier>,
+}
+
+/// One of [`ModelCost::tiers`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CostTier {
+    pub input_tokens_above: u64,
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+impl ModelCost {
+    /// The rates `[input, output, cacheRead, cacheWrite]` for a request of `input_tokens`.
+    pub fn rates_for(&self, input_tokens: u64) -> [f64; 4] {
+        let tier =
+            self.tiers.iter().filter(|t| input_tokens > t.input_tokens_above).max_by_key(|t| t.input_tokens_above);
+        match tier {
+            Some(t) => [t.input, t.output, t.cache_read, t.cache_write],
+            None => [self.input, self.output, self.cache_read, self.cache_write],
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -450,5 +482,47 @@ impl ContextUsage {
             context_window: window,
             percent: tokens.map(|t| t as f64 / window as f64 * 100.0),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiered() -> ModelCost {
+        let tier = |above, input, output| CostTier {
+            input_tokens_above: above,
+            input,
+            output,
+            cache_read: 0.1,
+            cache_write: 0.0,
+        };
+        ModelCost {
+            input: 1.0,
+            output: 2.0,
+            cache_read: 0.05,
+            cache_write: 0.0,
+            tiers: vec![tier(200_000, 4.0, 8.0), tier(100_000, 2.0, 4.0)],
+        }
+    }
+
+    #[test]
+    fn the_highest_tier_passed_prices_the_whole_request() {
+        let prices = tiered();
+        assert_eq!(prices.rates_for(100_000), [1.0, 2.0, 0.05, 0.0], "at a threshold: not above it");
+        assert_eq!(prices.rates_for(100_001), [2.0, 4.0, 0.1, 0.0]);
+        assert_eq!(prices.rates_for(250_000), [4.0, 8.0, 0.1, 0.0]);
+        // Cache reads count towards the input size, as pi counts them.
+        let mut usage = Usage { input: 50_000, output: 1_000_000, cache_read: 60_000, ..Usage::default() };
+        usage.finish(&prices);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(usage.cost.input, 0.1) && close(usage.cost.output, 4.0), "{:?}", usage.cost);
+        assert!(close(usage.cost.cache_read, 0.006), "{:?}", usage.cost);
+        let json = serde_json::to_value(&prices).unwrap();
+        assert_eq!(
+            json["tiers"][1],
+            serde_json::json!({"inputTokensAbove": 100000, "input": 2.0, "output": 4.0, "cacheRead": 0.1, "cacheWrite": 0.0})
+        );
+        assert!(serde_json::to_value(ModelCost::default()).unwrap().get("tiers").is_none());
     }
 }

@@ -192,7 +192,7 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         base_url: format!("{}{}", server.url(), wire.base_path),
         reasoning: false,
         input: vec![InputKind::Text],
-        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
+        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() },
         context_window: 200_000,
         max_tokens: 64_000,
         headers: Default::default(),

@@ -142,7 +142,7 @@ impl CatalogModel {
             base_url: self.base_url.to_owned(),
             reasoning: self.reasoning,
             input,
-            cost: ModelCost { input: input_price, output: output_price, cache_read, cache_write },
+            cost: ModelCost { input: input_price, output: output_price, cache_read, cache_write, tiers: Vec::new() },
             context_window: self.context_window,
             max_tokens: self.max_tokens,
             headers: self.headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect::<BTreeMap<_, _>>(),

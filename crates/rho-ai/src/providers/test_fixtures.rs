@@ -19,7 +19,7 @@ pub(crate) fn model(api: &str, provider: &str, id: &str, base_url: &str) -> Mode
         base_url: base_url.into(),
         reasoning: true,
         input: vec![InputKind::Text, InputKind::Image],
-        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
+        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() },
         context_window: 200_000,
         max_tokens: 64_000,
         headers: Default::default(),

@@ -29,7 +29,8 @@ pub struct Wire {
     pub reports_cache_write: bool,
 }
 
-pub const PRICES: ModelCost = ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
+pub const PRICES: ModelCost =
+    ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() };
 
 pub async fn serve(turns: Value) -> MockServer {
     let script = Script::from_value(json!({ "turns": turns })).expect("valid script");

@@ -321,7 +321,7 @@ async fn failure_of(m: &Model, body: &str) -> crate::ProviderError {
 #[tokio::test]
 async fn one_hour_cache_writes_and_the_raw_stop_reason() {
     let mut m = claude("claude-sonnet-4-5");
-    m.cost = ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
+    m.cost = ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75, tiers: Vec::new() };
     let body = sse_body(&[
         (
             Some("message_start"),
