@@ -318,6 +318,12 @@ impl AgentSession {
         self.inner.agent.messages()
     }
 
+    /// How many of the conversation's messages are declared prompts (`system`), counted
+    /// without copying the conversation.
+    pub fn system_message_count(&self) -> usize {
+        self.inner.agent.read_messages(|m| m.iter().filter(|m| matches!(m, AgentMessage::System(_))).count())
+    }
+
     pub(crate) fn emit(&self, event: impl Into<AgentSessionEvent>) {
         let event = event.into();
         match (&event, self.extensions()) {

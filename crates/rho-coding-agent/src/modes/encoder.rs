@@ -85,8 +85,11 @@ pub fn encode_stateless(limits: &FrameLimits, item: OutItem) -> OutItem {
         OutItem::Lines { .. } => return item,
         OutItem::Response(response) => limits.write_response(&mut bytes, response),
         OutItem::Event(AgentSessionEvent::Agent(AgentEvent::AgentEnd { messages, will_retry, is_terminal })) => {
-            if limits.updates.hides_system_messages() {
-                let shown = super::frames::wire_messages(limits.updates, messages.clone());
+            // A host of the seed protocol is not shown the declared prompt; the run's messages
+            // are copied only when there is one to leave out.
+            let declared = |m: &AgentMessage| matches!(m, AgentMessage::System(_));
+            if limits.updates.hides_system_messages() && messages.iter().any(declared) {
+                let shown: Vec<AgentMessage> = messages.iter().filter(|m| !declared(m)).cloned().collect();
                 limits.write_agent_end(&mut bytes, &shown, *will_retry, *is_terminal);
             } else {
                 limits.write_agent_end(&mut bytes, messages, *will_retry, *is_terminal);

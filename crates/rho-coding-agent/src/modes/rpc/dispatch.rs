@@ -12,7 +12,7 @@ use rho_rpc::{
     DispositionData, IntegrationModel, IntegrationsData, LastAssistantTextData, LevelData, MessagesData, ModelsData,
     PathData, ProtocolData, RpcCommand, RpcResponse, ThinkingLevelsData, TodoPhasesData, ToolNamesData,
 };
-use rho_types::{AgentMessage, ThinkingLevel};
+use rho_types::ThinkingLevel;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -366,8 +366,7 @@ impl Dispatcher {
     fn state(&self) -> Reply {
         let mut state = self.session.state();
         if self.out.limits().updates.hides_system_messages() {
-            let declared = self.session.messages().iter().filter(|m| matches!(m, AgentMessage::System(_))).count();
-            state.message_count = state.message_count.saturating_sub(declared);
+            state.message_count = state.message_count.saturating_sub(self.session.system_message_count());
         }
         let reply = data(&state);
         match reply {
