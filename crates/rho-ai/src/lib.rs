@@ -33,7 +33,7 @@ pub use event::{AssistantMessageEvent, EventWithPartial, PartialMessage, WireAss
 pub use registry::ModelRegistry;
 pub use resolve::{ResolveError, ResolvedModel, Scope, ScopedModel, filter_models, resolve_model, resolve_scope};
 pub use stream::{
-    AssistantMessageStream, CustomProvider, Emitter, HeadersHook, PayloadHook, RequestHooks, ResponseHook,
-    StreamEventHook, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
+    AssistantMessageStream, CacheRetention, CustomProvider, Emitter, HeadersHook, PayloadHook, RequestHooks,
+    ResponseHook, StreamEventHook, StreamOptions, ThinkingBudgets, ToolChoice, complete, stream, stream_sse,
 };
 pub use transport::Transport;

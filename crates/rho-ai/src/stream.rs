@@ -66,6 +66,19 @@ pub enum ToolChoice {
     Tool(String),
 }
 
+/// How long a server should keep the conversation's prompt cached (pi's `cacheRetention`).
+/// Providers that cache by themselves are only told the key and, where they have one, the
+/// longer retention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheRetention {
+    /// No caching asked for: no cache markers and no cache key.
+    None,
+    /// The provider's default (Anthropic's five minutes).
+    Short,
+    /// An hour, or a day where the provider offers that (`prompt_cache_retention: "24h"`).
+    Long,
+}
+
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
     pub api_key: Option<String>,
@@ -81,6 +94,9 @@ pub struct StreamOptions {
     pub temperature: Option<f64>,
     /// Sent as the prompt-cache key where the API has one.
     pub session_id: Option<String>,
+    /// Unset: `long` when `PI_CACHE_RETENTION=long`, else `short`, as pi decides it. Read by the
+    /// Chat Completions provider.
+    pub cache_retention: Option<CacheRetention>,
     pub tool_choice: ToolChoice,
     /// Extra request headers (resolved values), after the model's own.
     pub headers: Vec<(String, String)>,
@@ -154,6 +170,7 @@ impl Default for StreamOptions {
             max_tokens: None,
             temperature: None,
             session_id: None,
+            cache_retention: None,
             tool_choice: ToolChoice::Auto,
             headers: Vec::new(),
             idle_timeout: Duration::from_secs(300),

@@ -54,7 +54,7 @@ async fn the_request_carries_system_tools_thinking_and_history() {
             "max_completion_tokens": 32000,
             "tools": [{"type": "function", "function": {
                 "name": "read", "description": "Read a file",
-                "parameters": read_tool().parameters, "strict": false
+                "parameters": read_tool().parameters
             }}],
             "reasoning_effort": "high"
         })
@@ -103,6 +103,20 @@ async fn a_known_provider_gets_its_own_dialect() {
     let body = server.last_request().unwrap().body;
     assert_eq!((body.get("store"), &body["max_tokens"]), (None, &json!(32000)));
     assert_eq!(body["messages"][0]["role"], json!("system"));
+}
+
+/// OpenRouter keeps a session on one upstream by `x-session-id` alone.
+#[tokio::test]
+async fn openrouter_pins_the_session_by_its_own_header() {
+    let server = serve(json!([{"text": "ok"}])).await;
+    let mut m = model(WIRE, &server);
+    m.provider = "openrouter".into();
+    collect(&m, &prompt("hi"), options()).await;
+    let request = server.last_request().unwrap();
+    assert_eq!(request.header("x-session-id"), Some("session-1"));
+    for header in ["session_id", "x-client-request-id", "x-session-affinity"] {
+        assert_eq!(request.header(header), None, "{header}");
+    }
 }
 
 /// An error a server writes into the stream without SSE framing fails the reply with its

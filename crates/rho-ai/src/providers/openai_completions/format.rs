@@ -1,18 +1,20 @@
 //! Our conversation as a Chat Completions request body, in the dialect [`Compat`] describes.
+//! How thinking is asked for is [`thinking`]'s; prompt caching is [`cache`]'s.
 //!
 //! User text goes as a plain string unless images come with it (every compatible server reads
-//! strings; not all read content parts). Tool results are `tool` messages; their images, which
-//! a `tool` message cannot carry, follow the run of results in one user message, so the results
-//! still directly follow the calls they answer. Thinking of this model is replayed in the field
-//! it arrived in (`reasoning_content` or `reasoning`, remembered as the block's signature).
+//! strings; not all read content parts). Tool results are `tool` messages, never empty; their
+//! images, which a `tool` message cannot carry, follow the run of results in one user message,
+//! so the results still directly follow the calls they answer. Thinking of this model is
+//! replayed in the field it arrived in (`reasoning_content` or `reasoning`, remembered as the
+//! block's signature); a server that wants `reasoning_content` on every assistant message of a
+//! reasoning model (DeepSeek) gets it empty where the turn had none.
 
 use serde_json::{Map, Value, json};
 
-use super::compat::{Compat, ThinkingFormat};
-use crate::model::{Model, ThinkingLevel};
-use crate::providers::{
-    IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, object, requested_thinking, tool_result_images,
-};
+use super::compat::Compat;
+use super::{cache, thinking};
+use crate::model::Model;
+use crate::providers::{IMAGE_ONLY_RESULT, TOOL_RESULT_IMAGES, data_url, object, tool_result_images};
 use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, sanitize_tool_call_id, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolSpec, UserContent};
@@ -23,22 +25,26 @@ const MAX_TOOL_CALL_ID: usize = 40;
 /// The fields a server streams thinking in, and so the ones it is replayed in.
 pub(crate) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
 
+/// The text of a tool result that has neither text nor images.
+const NO_TOOL_OUTPUT: &str = "(no tool output)";
+
 /// Stands between a tool result and a user message for servers that reject that order.
 const TOOL_RESULTS_RECEIVED: &str = "I have processed the tool results.";
 
 pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let compat = Compat::for_model(model);
-    let messages = transform_messages(&context.messages, model);
+    let retention = cache::retention(options);
+    let transformed = transform_messages(&context.messages, model);
+    let mut messages = convert_messages(model, &compat, context, &by_ref(&transformed));
+    let mut tools: Vec<Value> = context.tools.iter().map(|t| convert_tool(t, &compat)).collect();
+    if let Some(marker) = cache::cache_control(&compat, retention) {
+        cache::place_markers(&mut messages, &mut tools, &marker);
+    }
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert("messages".into(), Value::Array(convert_messages(model, &compat, context, &by_ref(&messages))));
+    body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), json!(true));
-    // OpenAI's own servers key their prompt cache by the session, as pi sends it.
-    if model.base_url.contains("api.openai.com")
-        && let Some(session) = options.session_id.as_deref().filter(|s| !s.is_empty())
-    {
-        body.insert("prompt_cache_key".into(), json!(session));
-    }
+    cache::add_cache_fields(&mut body, model, &compat, retention, options.session_id.as_deref());
     if compat.supports_usage_in_streaming {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
@@ -54,57 +60,24 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
     if let Some(t) = options.temperature {
         body.insert("temperature".into(), json!(t));
     }
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), context.tools.iter().map(|t| convert_tool(t, &compat)).collect());
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+        if compat.zai_tool_stream {
+            body.insert("tool_stream".into(), json!(true));
+        }
     }
     if let ToolChoice::Tool(name) = &options.tool_choice {
         body.insert("tool_choice".into(), json!({"type": "function", "function": {"name": name}}));
     }
-    add_reasoning(&mut body, model, &compat, options);
+    thinking::add_reasoning(&mut body, model, &compat, options);
     if let Some(routing) = &compat.open_router_routing {
         body.insert("provider".into(), routing.clone());
     }
     Value::Object(body)
 }
 
-fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, options: &StreamOptions) {
-    if !model.reasoning {
-        return;
-    }
-    let level = requested_thinking(model, options);
-    match compat.thinking_format {
-        ThinkingFormat::OpenAi => {
-            let Some(level) = level.filter(|_| compat.supports_reasoning_effort) else {
-                return;
-            };
-            body.insert("reasoning_effort".into(), effort(model, compat, level));
-        }
-        ThinkingFormat::Zai | ThinkingFormat::Qwen => {
-            body.insert("enable_thinking".into(), json!(level.is_some()));
-        }
-        ThinkingFormat::QwenChatTemplate => {
-            body.insert("chat_template_kwargs".into(), json!({"enable_thinking": level.is_some()}));
-        }
-        ThinkingFormat::OpenRouter => {
-            let effort = match level {
-                Some(level) => effort(model, compat, level),
-                None => json!("none"),
-            };
-            body.insert("reasoning".into(), json!({"effort": effort}));
-        }
-    }
-}
-
-/// The effort a level is sent as: the model's `thinkingLevelMap` value, else `xhigh` only where
-/// the model has it, then `reasoningEffortMap`.
-fn effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Value {
-    if let Some(value) = model.provider_level(level) {
-        return json!(value);
-    }
-    let level = if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
-    compat.reasoning_effort_map.get(level.as_str()).cloned().unwrap_or_else(|| json!(level.as_str()))
-}
-
+/// A tool definition; `strict: false` where the server takes the key (rho's tools never ask for
+/// strict sampling).
 fn convert_tool(tool: &ToolSpec, compat: &Compat) -> Value {
     let mut function = Map::new();
     function.insert("name".into(), json!(tool.name));
@@ -151,7 +124,7 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
                 i += 1;
             }
             Message::Assistant(a) => {
-                if let Some(message) = assistant_message(a, compat) {
+                if let Some(message) = assistant_message(model, a, compat) {
                     out.push(message);
                 }
                 i += 1;
@@ -160,16 +133,14 @@ fn convert_messages(model: &Model, compat: &Compat, context: &Context, messages:
                 let mut images = Vec::new();
                 while let Some(Message::ToolResult(r)) = messages.get(i) {
                     let text = r.text();
+                    let text = match (text.trim().is_empty(), tool_result_images(r).next().is_some()) {
+                        (false, _) => text,
+                        (true, true) => IMAGE_ONLY_RESULT.to_owned(),
+                        (true, false) => NO_TOOL_OUTPUT.to_owned(),
+                    };
                     let mut message = Map::new();
                     message.insert("role".into(), json!("tool"));
-                    message.insert(
-                        "content".into(),
-                        Value::String(if text.is_empty() && tool_result_images(r).next().is_some() {
-                            IMAGE_ONLY_RESULT.to_owned()
-                        } else {
-                            text
-                        }),
-                    );
+                    message.insert("content".into(), Value::String(text));
                     message.insert("tool_call_id".into(), json!(tool_call_id(&r.tool_call_id, compat)));
                     if compat.requires_tool_result_name {
                         message.insert("name".into(), json!(r.tool_name));
@@ -211,7 +182,7 @@ fn user_content(blocks: &[UserContent]) -> Option<Value> {
     Some(Value::Array(parts))
 }
 
-fn assistant_message(message: &AssistantMessage, compat: &Compat) -> Option<Value> {
+fn assistant_message(model: &Model, message: &AssistantMessage, compat: &Compat) -> Option<Value> {
     let mut texts: Vec<&str> = Vec::new();
     let mut thinking: Vec<&str> = Vec::new();
     let mut reasoning_field = None;
@@ -262,7 +233,12 @@ fn assistant_message(message: &AssistantMessage, compat: &Compat) -> Option<Valu
     if let (false, Some(field)) = (compat.requires_thinking_as_text, reasoning_field)
         && !thinking.is_empty()
     {
-        out.insert((*field).into(), Value::String(thinking.join("\n")));
+        // OpenCode Go streams `reasoning` but wants it back as `reasoning_content`.
+        let field = if model.provider == "opencode-go" && *field == "reasoning" { "reasoning_content" } else { *field };
+        out.insert(field.into(), Value::String(thinking.join("\n")));
+    }
+    if compat.requires_reasoning_content && model.reasoning && !out.contains_key("reasoning_content") {
+        out.insert("reasoning_content".into(), json!(""));
     }
     if !calls.is_empty() {
         out.insert("tool_calls".into(), Value::Array(calls));

@@ -1,0 +1,130 @@
+//! How a reasoning model's thinking is asked for, in each server's terms ([`ThinkingFormat`]), as
+//! pi 1.6 asks for it. A level goes out as the model's `thinkingLevelMap` value, else as its own
+//! name (`xhigh` only where the model has it, then `compat.reasoningEffortMap`). A `null` in the
+//! map rules a level out: z.ai, Baseten and Ant Ling then send no effort at all, and a `null`
+//! for `off` means thinking cannot be switched off, so DeepSeek and OpenRouter say nothing when
+//! it is off. Thinking off is otherwise said explicitly where the format has a way to say it.
+//!
+//! Baseten's `chat_template_args` and the `chat-template` format are built from structured
+//! `compat` values (`chatTemplateArgs`, `chatTemplateKwargs`) that rho's catalogue leaves out, so
+//! they are not sent.
+
+use serde_json::{Map, Value, json};
+
+use super::compat::{Compat, ThinkingFormat};
+use crate::model::{Model, ThinkingLevel};
+use crate::providers::requested_thinking;
+use crate::stream::StreamOptions;
+
+pub(super) fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, options: &StreamOptions) {
+    if !model.reasoning {
+        return;
+    }
+    let level = requested_thinking(model, options);
+    // The level, where the server takes an effort field at all.
+    let requested_effort = level.filter(|_| compat.supports_reasoning_effort);
+    let mut insert = |key: &str, value: Value| {
+        body.insert(key.into(), value);
+    };
+    match compat.thinking_format {
+        ThinkingFormat::OpenAi => {
+            let effort = match level {
+                Some(level) => requested_effort.map(|_| effort(model, compat, level)),
+                None => off_value(model).filter(|_| compat.supports_reasoning_effort).map(|v| json!(v)),
+            };
+            if let Some(effort) = effort {
+                insert("reasoning_effort", effort);
+            }
+        }
+        ThinkingFormat::OpenRouter => {
+            let effort = match level {
+                Some(level) => Some(effort(model, compat, level)),
+                None => off_switch(model).then(|| json!(off_value(model).unwrap_or("none"))),
+            };
+            if let Some(effort) = effort {
+                insert("reasoning", json!({"effort": effort}));
+            }
+        }
+        ThinkingFormat::DeepSeek => {
+            if level.is_some() {
+                insert("thinking", json!({"type": "enabled"}));
+            } else if off_switch(model) {
+                insert("thinking", json!({"type": "disabled"}));
+            }
+            if let Some(level) = requested_effort {
+                insert("reasoning_effort", effort(model, compat, level));
+            }
+        }
+        ThinkingFormat::Zai => {
+            let thinking = match level {
+                Some(_) => json!({"type": "enabled", "clear_thinking": false}),
+                None => json!({"type": "disabled"}),
+            };
+            insert("thinking", thinking);
+            if let Some(effort) = requested_effort.and_then(|level| mapped_effort(model, compat, level)) {
+                insert("reasoning_effort", effort);
+            }
+        }
+        ThinkingFormat::Qwen => {
+            insert("enable_thinking", json!(level.is_some()));
+            if let Some(effort) = requested_effort.map(|level| effort(model, compat, level)).filter(Value::is_string) {
+                insert("reasoning_effort", effort);
+            }
+        }
+        ThinkingFormat::QwenChatTemplate => {
+            insert("chat_template_kwargs", json!({"enable_thinking": level.is_some(), "preserve_thinking": true}));
+        }
+        ThinkingFormat::Together => {
+            insert("reasoning", json!({"enabled": level.is_some()}));
+            if let Some(level) = requested_effort {
+                insert("reasoning_effort", effort(model, compat, level));
+            }
+        }
+        ThinkingFormat::AntLing => {
+            if let Some(effort) = level.and_then(|level| model.provider_level(level)) {
+                insert("reasoning", json!({"effort": effort}));
+            }
+        }
+        ThinkingFormat::Baseten => {
+            let effort = match level {
+                Some(level) => mapped_effort(model, compat, level),
+                None => off_value(model).map(|v| json!(v)),
+            };
+            if let Some(effort) = effort.filter(|_| compat.supports_reasoning_effort) {
+                insert("reasoning_effort", effort);
+            }
+        }
+    }
+}
+
+/// The effort a level is sent as: the model's `thinkingLevelMap` value, else `xhigh` only where
+/// the model has it, then `reasoningEffortMap`, then the level's name.
+fn effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Value {
+    if let Some(value) = model.provider_level(level) {
+        return json!(value);
+    }
+    let level = if level == ThinkingLevel::Xhigh && !model.supports_xhigh() { ThinkingLevel::High } else { level };
+    compat.reasoning_effort_map.get(level.as_str()).cloned().unwrap_or_else(|| json!(level.as_str()))
+}
+
+/// [`effort`], but nothing for a level the model's map rules out, and only a string.
+fn mapped_effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Option<Value> {
+    let ruled_out = matches!(map_entry(model, level), Some(None));
+    Some(effort(model, compat, level)).filter(|v| !ruled_out && v.is_string())
+}
+
+/// What the model's `thinkingLevelMap` says of `level`: `None` when it does not name it,
+/// `Some(None)` when it rules it out.
+fn map_entry(model: &Model, level: ThinkingLevel) -> Option<Option<&str>> {
+    model.thinking_level_map.as_ref()?.get(&level).map(Option::as_deref)
+}
+
+/// The value the model's map gives `off`, if it names one.
+fn off_value(model: &Model) -> Option<&str> {
+    model.provider_level(ThinkingLevel::Off)
+}
+
+/// Whether thinking can be switched off: not when the model's map sets `off` to `null`.
+fn off_switch(model: &Model) -> bool {
+    !matches!(map_entry(model, ThinkingLevel::Off), Some(None))
+}
