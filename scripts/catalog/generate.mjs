@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // Generates rho's built-in model catalogue (crates/rho-ai/src/catalog/data.rs) from pi's model
-// table: `MODELS` of @mariozechner/pi-ai (dist/models.generated.js) and the default model of each
-// provider, `defaultModelPerProvider` of @mariozechner/pi-coding-agent
-// (dist/core/model-resolver.js). See README.md beside this script.
+// table: `MODELS` of pi-ai (dist/models.generated.js) and the default model of each provider,
+// `defaultModelPerProvider` of pi-coding-agent (dist/core/model-resolver.js), published as
+// @earendil-works/* since pi 1.0 and as @mariozechner/* before. See README.md beside this script.
 //
 //   node scripts/catalog/generate.mjs [--pi DIR] [--pi-ai DIR] [--pi-coding-agent DIR]
 //                                     [--out FILE] [--date YYYY-MM-DD] [--check]
 //
 // --pi DIR               a directory whose node_modules holds both packages (an `npm install`
-//                        of @mariozechner/pi-coding-agent); also $PI_DIR
-// --pi-ai DIR            the @mariozechner/pi-ai package itself; also $PI_AI_DIR
-// --pi-coding-agent DIR  the @mariozechner/pi-coding-agent package; also $PI_CODING_AGENT_DIR
+//                        of @earendil-works/pi-coding-agent); also $PI_DIR
+// --pi-ai DIR            the pi-ai package itself; also $PI_AI_DIR
+// --pi-coding-agent DIR  the pi-coding-agent package; also $PI_CODING_AGENT_DIR
 //                        (default: pi-ai's sibling in the same node_modules)
 // --out FILE             where to write (default: crates/rho-ai/src/catalog/data.rs)
 // --date YYYY-MM-DD      the generation date to record (default: the date already in the file
@@ -27,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const SCRIPT_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(SCRIPT_DIR, "..", "..");
 const DEFAULT_OUT = join(REPO, "crates", "rho-ai", "src", "catalog", "data.rs");
-const REGENERATE = "node scripts/catalog/generate.mjs --pi <dir with node_modules/@mariozechner/pi-ai>";
+const REGENERATE = "node scripts/catalog/generate.mjs --pi <dir with node_modules/@earendil-works/pi-ai>";
 
 // Providers left out on purpose, though their models use an API rho speaks.
 // Providers left out whatever they speak, with why (none now).
@@ -106,8 +106,8 @@ function packageDirs(args) {
 	const piAi = args.piAi ?? process.env.PI_AI_DIR ?? inPi("pi-ai");
 	if (!piAi)
 		fail(
-			"where is @mariozechner/pi-ai? Pass --pi DIR (e.g. after `npm install --prefix DIR " +
-				"@mariozechner/pi-coding-agent@0.73.1`) or --pi-ai DIR",
+			"where is pi-ai? Pass --pi DIR (e.g. after `npm install --prefix DIR " +
+				"@earendil-works/pi-coding-agent@1.6.0`) or --pi-ai DIR",
 		);
 	const piCodingAgent =
 		args.piCodingAgent ?? process.env.PI_CODING_AGENT_DIR ?? inPi("pi-coding-agent") ?? join(piAi, "..", "pi-coding-agent");
@@ -186,10 +186,6 @@ function rustInt(n, what) {
 	return String(n);
 }
 
-/** Providers with models priced higher above an input size (pi 1.6's `cost.tiers`), which rho
- * prices at their base rates. */
-const tiered = new Set();
-
 /** Structured compat keys left out (see `convert`). */
 const droppedCompat = new Set();
 
@@ -232,7 +228,18 @@ function convert(model, provider, apis, notes) {
 		notes.push(`${where}: ${negative.join(", ")} (placeholders: the price varies) recorded as 0, not as a negative cost`);
 	for (const key of Object.keys(model.cost))
 		if (!COST_KEYS.includes(key) && key !== "tiers") throw new Error(`${where}: cost.${key}`);
-	if (model.cost.tiers?.length > 0) tiered.add(provider);
+	// Higher rates above an input size (pi 1.6's `cost.tiers`).
+	const tiers = (model.cost.tiers ?? []).map((tier) => {
+		for (const key of Object.keys(tier))
+			if (!COST_KEYS.includes(key) && key !== "inputTokensAbove") throw new Error(`${where}: cost.tiers[].${key}`);
+		const rates = COST_KEYS.map((key) => {
+			const price = tier[key] ?? 0;
+			if (typeof price !== "number" || !Number.isFinite(price) || price < 0)
+				throw new Error(`${where}: cost.tiers[].${key} is ${price}`);
+			return price;
+		});
+		return [rustInt(tier.inputTokensAbove, `${where} cost.tiers[].inputTokensAbove`), rates];
+	});
 	const headers = Object.entries(model.headers ?? {});
 	for (const [name, value] of headers)
 		if (typeof value !== "string") throw new Error(`${where}: header ${name} is not a string`);
@@ -262,6 +269,7 @@ function convert(model, provider, apis, notes) {
 		reasoning: model.reasoning,
 		images: input.includes("image"),
 		cost,
+		tiers,
 		contextWindow: rustInt(model.contextWindow, `${where} contextWindow`),
 		maxTokens: rustInt(model.maxTokens, `${where} maxTokens`),
 		headers,
@@ -272,6 +280,8 @@ function convert(model, provider, apis, notes) {
 
 function modelLine(m, apis) {
 	let line = `m(${rustString(m.id)}, ${rustString(m.name)}, ${apis.get(m.api)}, ${rustString(m.baseUrl)}, ${m.reasoning}, ${m.images}, [${m.cost.map(rustFloat).join(", ")}], ${m.contextWindow}, ${m.maxTokens})`;
+	if (m.tiers.length > 0)
+		line += `.tiers(&[${m.tiers.map(([above, rates]) => `(${above}, [${rates.map(rustFloat).join(", ")}])`).join(", ")}])`;
 	if (m.headers.length > 0)
 		line += `.headers(&[${m.headers.map(([k, v]) => `(${rustString(k)}, ${rustString(v)})`).join(", ")}])`;
 	if (m.compat.length > 0)
@@ -326,6 +336,7 @@ async function generate(args) {
 			notes.push(`${provider}: ${all.length - models.length} models that are not chat models or are turned off left out`);
 		const reason = (() => {
 			if (SKIP_PROVIDERS[provider]) return SKIP_PROVIDERS[provider];
+			if (models.length === 0) return "pi's table has no chat model for it";
 			const spoken = models.filter((m) => apis.has(m.api) || API_REWRITES[m.api]);
 			if (spoken.length === 0)
 				return `speaks ${[...new Set(models.map((m) => m.api))].join(", ")}, which rho does not`;
@@ -389,10 +400,6 @@ async function generate(args) {
 
 	if (droppedCompat.size > 0)
 		notes.push(`compat keys with structured values left out (rho has no such feature): ${[...droppedCompat].sort().join(", ")}`);
-	for (const provider of tiered)
-		notes.push(
-			`${provider}: models priced higher above an input size (cost.tiers) are priced at their base rates`,
-		);
 	const counts = [...included]
 		.map(([p, ms]) => {
 			const all = Object.keys(MODELS[p]).length;

@@ -53,9 +53,8 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     // A subscription token first, as pi: its requests get Claude Code's OAuth headers.
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     ("openai", &["OPENAI_API_KEY"]),
-    // pi 1.6's name; pi 0.73's `azure-openai-responses` is kept for the settings that name it.
+    // pi 0.73 called it `azure-openai-responses` (RENAMED_PROVIDERS).
     ("azure", &["AZURE_OPENAI_API_KEY"]),
-    ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     // A Bedrock API key; AWS's own credentials (which the aws CLI also reads) are found by the
@@ -97,10 +96,23 @@ const ENV_VARS: &[(&str, &[&str])] = &[
     ("together", &["TOGETHER_API_KEY"]),
     ("baseten", &["BASETEN_API_KEY"]),
     ("meta", &["META_API_KEY"]),
+    // A Copilot token (the Copilot CLI's variable), sent as it is; a login is the other way in.
+    ("github-copilot", &["COPILOT_GITHUB_TOKEN"]),
 ];
 
-/// Providers pi renamed since the catalogue rho follows: (the catalogue's name, pi 1.6's name).
+/// Providers pi renamed: (the former name, today's). A former name still finds the provider in
+/// model selectors, settings, models.json, auth.json and sessions written before the rename.
 pub const RENAMED_PROVIDERS: &[(&str, &str)] = &[("azure-openai-responses", "azure")];
+
+/// Today's name of `provider` (itself unless pi renamed it).
+pub fn current_provider_name(provider: &str) -> &str {
+    RENAMED_PROVIDERS.iter().find(|(old, _)| old.eq_ignore_ascii_case(provider)).map_or(provider, |(_, new)| new)
+}
+
+/// The name `provider` had before pi renamed it, if it was renamed.
+pub fn former_provider_name(provider: &str) -> Option<&'static str> {
+    RENAMED_PROVIDERS.iter().find(|(_, new)| *new == provider).map(|(old, _)| *old)
+}
 
 /// The environment variables `provider`'s key is read from, in lookup order (empty for a
 /// provider rho has no variable for, such as a custom one).
@@ -403,13 +415,10 @@ impl ApiKeys {
         ambient_credentials(provider, env).then(|| crate::providers::vertex::ADC_MARKER.to_owned())
     }
 
-    /// `provider`'s auth.json key, or the one pi 1.6 files under the provider's new name (pi
-    /// renamed `azure-openai-responses` to `azure`).
+    /// `provider`'s auth.json key, or the one filed under the provider's former name (pi 0.73
+    /// filed `azure` as `azure-openai-responses`).
     fn auth_file_entry(&self, provider: &str) -> Option<&String> {
-        self.auth_file.get(provider).or_else(|| {
-            let renamed = RENAMED_PROVIDERS.iter().find(|(old, _)| *old == provider).map(|(_, new)| *new)?;
-            self.auth_file.get(renamed)
-        })
+        self.auth_file.get(provider).or_else(|| self.auth_file.get(former_provider_name(provider)?))
     }
 
     /// Whether any source has a key for `provider`, without running commands: a configured

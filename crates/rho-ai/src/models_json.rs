@@ -176,6 +176,9 @@ pub fn parse(path: &Path, text: &str) -> Result<ModelsConfig, ConfigError> {
             path: path.to_owned(),
             problem: format!("provider \"{name}\": {problem}"),
         })?;
+        // An entry under a built-in provider's former name configures that provider.
+        let current = crate::auth::current_provider_name(&name);
+        let name = if current != name && catalog::provider(current).is_some() { current.to_owned() } else { name };
         providers.push((name, config));
     }
     Ok(ModelsConfig { providers })

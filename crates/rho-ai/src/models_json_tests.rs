@@ -102,7 +102,7 @@ fn a_built_in_provider_is_overridden() {
         (2.5, 15.0, 0.3),
         "a partial cost keeps the other prices"
     );
-    assert_eq!(sonnet.compat, Some(json!({"supportsStore": false, "flag": true})));
+    assert_eq!(sonnet.compat, Some(json!({"supportsStrictTools": true, "supportsStore": false, "flag": true})));
     assert!(sonnet.headers.is_empty(), "headers stay templates until a request");
     let openai = find(&models, "openai", "gpt-5.4");
     assert_eq!(openai.base_url, "https://api.openai.com/v1", "other providers untouched");
@@ -134,11 +134,7 @@ fn custom_models_are_upserted_by_provider_and_id() {
     assert_eq!(next.base_url, "https://api.anthropic.com");
     let last_anthropic = models.iter().rposition(|m| m.provider == "anthropic");
     assert_eq!(position("claude-next"), last_anthropic, "kept with its provider");
-    assert_eq!(
-        models[last_anthropic.unwrap() + 1].provider,
-        "azure-openai-responses",
-        "the next provider in pi's order"
-    );
+    assert_eq!(models[last_anthropic.unwrap() + 1].provider, "azure", "the next provider in pi's order");
 }
 
 #[test]

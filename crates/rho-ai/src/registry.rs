@@ -149,9 +149,11 @@ impl ModelRegistry {
         self.keyless.contains(provider)
     }
 
-    /// The model `id` of `provider` (exact names).
+    /// The model `id` of `provider` (exact names; a provider's former name finds it too, as a
+    /// session written before pi renamed it names it).
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.models.iter().find(|m| m.provider == provider && m.id == id)
+        let find = |provider: &str| self.models.iter().find(|m| m.provider == provider && m.id == id);
+        find(provider).or_else(|| find(crate::auth::current_provider_name(provider)))
     }
 
     /// The distinct provider names, in registry order.

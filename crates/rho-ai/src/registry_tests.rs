@@ -31,8 +31,10 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
         registry.providers(),
         [
             "amazon-bedrock",
+            "ant-ling",
             "anthropic",
-            "azure-openai-responses",
+            "azure",
+            "baseten",
             "cerebras",
             "cloudflare-ai-gateway",
             "cloudflare-workers-ai",
@@ -44,16 +46,23 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "groq",
             "huggingface",
             "kimi-coding",
+            "meta",
             "minimax",
             "minimax-cn",
             "mistral",
             "moonshotai",
             "moonshotai-cn",
+            "nvidia",
             "openai",
             "openai-codex",
             "opencode",
             "opencode-go",
             "openrouter",
+            "qwen-token-plan",
+            "qwen-token-plan-cn",
+            "qwen-token-plan-individual",
+            "qwen-token-plan-individual-cn",
+            "together",
             "vercel-ai-gateway",
             "xai",
             "xiaomi",
@@ -61,6 +70,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "xiaomi-token-plan-cn",
             "xiaomi-token-plan-sgp",
             "zai",
+            "zai-coding-cn",
         ]
     );
     assert_eq!(registry.models_json_path(), Some(dir.path().join("models.json").as_path()));
@@ -129,7 +139,7 @@ fn an_invalid_models_json_is_reported_and_the_builtins_still_load() {
         )
     );
     assert_eq!(registry.all().len(), catalog::model_count());
-    assert_eq!(registry.default_model(None, None).unwrap().selector(), "openai/gpt-5.4");
+    assert_eq!(registry.default_model(None, None).unwrap().selector(), "openai/gpt-6.2-sol");
 }
 
 #[test]
@@ -186,8 +196,8 @@ fn default_model_selection() {
     // A settings default that does not exist falls through to step 5: the first provider (in
     // catalogue order) whose default model is available.
     let chosen = registry.default_model(Some("anthropic"), Some("claude-9"));
-    assert_eq!(chosen.unwrap().selector(), "openai/gpt-5.4");
-    assert_eq!(registry.default_model(Some("openai"), None).unwrap().selector(), "openai/gpt-5.4");
+    assert_eq!(chosen.unwrap().selector(), "openai/gpt-6.2-sol");
+    assert_eq!(registry.default_model(Some("openai"), None).unwrap().selector(), "openai/gpt-6.2-sol");
     // Step 6: no provider's default is available, so the first available model.
     write(
         dir.path(),
@@ -215,7 +225,7 @@ fn provider_default_falls_back_to_the_first_model() {
     );
     let (registry, _) = ModelRegistry::load_with_env(dir.path(), no_env());
     assert_eq!(registry.provider_default("local").unwrap().id, "first");
-    assert_eq!(registry.provider_default("xai").unwrap().id, "grok-4.20-0309-reasoning");
+    assert_eq!(registry.provider_default("xai").unwrap().id, "grok-4.7");
     assert!(registry.provider_default("nope").is_none());
 }
 

@@ -2,13 +2,14 @@
 //! "Model patterns"), `--models` / `enabledModels` scopes ("Command line" there) and the
 //! `--list-models [search]` filter.
 //!
-//! `--model` considers every model, key or not (so `--api-key` works on first use):
-//! - `--provider` (case-insensitive) restricts the candidates; without it, a `prefix/` naming a
-//!   known provider is split off, else an exact id or `provider/id` across all models wins (an id
-//!   several providers share picks the one provider with a key, else it is ambiguous);
-//! - a pattern matches exactly (`provider/id` or id, case-insensitive) or else as a substring of
-//!   an id or name; among several, aliases (`-latest`, or no `-YYYYMMDD` date) beat dated ids and
-//!   the highest id wins;
+//! `--model` considers every model, key or not (so `--api-key` works on first use), as pi 1.6
+//! resolves it:
+//! - `--provider` (case-insensitive) restricts the candidates;
+//! - an exact id, or `provider/id` (`provider/` is only a hint: the whole text may be a gateway's
+//!   id), matches first; when several providers match, a key decides, else it is ambiguous;
+//! - else a substring of an id or name; aliases (`-latest`, or no `-YYYYMMDD` date) beat dated
+//!   ids and the highest id wins; the same id at several providers is decided by a key or is
+//!   ambiguous, never by catalogue order;
 //! - a `:level` suffix that is a thinking level is tried off when the whole pattern matches
 //!   nothing;
 //! - a known provider with an unknown id gives that provider's default model under the new id,
@@ -35,111 +36,85 @@ pub enum ResolveError {
     /// `suggestions` holds the closest `provider/id`s, best first, for a "did you mean" line.
     #[error("Model \"{pattern}\" not found. Use --list-models to see available models.")]
     NotFound { pattern: String, suggestions: Vec<String> },
-    /// An exact id several providers list, none of them (or more than one) with a key.
+    /// A model several providers list, none of them (or more than one) with a key.
     #[error(
-        "Model \"{pattern}\" is listed by more than one provider: {}. Use --provider or provider/model.",
-        matches.join(", ")
+        "Model \"{pattern}\" is ambiguous across providers: {}. {} Use --provider or provider/model.",
+        matches.join(", "),
+        if *authenticated { "More than one matching provider is authenticated." } else { "No matching provider is authenticated." }
     )]
-    Ambiguous { pattern: String, matches: Vec<String> },
+    Ambiguous { pattern: String, matches: Vec<String>, authenticated: bool },
 }
 
-/// Resolves a `--model` pattern, restricted to `provider` when `--provider` was given.
+/// Resolves a `--model` pattern, restricted to `provider` when `--provider` was given. A
+/// provider's key only breaks ties between providers, so a model one provider lists resolves
+/// without one (`--api-key` on first use).
 pub fn resolve_model(
     registry: &ModelRegistry,
     pattern: &str,
     provider: Option<&str>,
 ) -> Result<ResolvedModel, ResolveError> {
     let all: Vec<&Model> = registry.all().iter().collect();
-    let providers = registry.providers();
-    // A provider pi 1.6 renamed is also found by its new name (`azure` for the catalogue's
-    // `azure-openai-responses`).
-    let canonical = |name: &str| {
-        let renamed = crate::auth::RENAMED_PROVIDERS.iter().find(|(_, new)| new.eq_ignore_ascii_case(name));
-        let name = renamed.map_or(name, |(old, _)| *old);
-        providers.iter().copied().find(|p| p.eq_ignore_ascii_case(name))
-    };
-    let found = |model: &Model, thinking| ResolvedModel { model: model.clone(), thinking, warning: None };
-
-    let mut rest = pattern;
-    let mut inferred = false;
-    let chosen = match provider {
+    let constraint = match provider {
         Some(name) => {
-            let Some(p) = canonical(name) else {
+            // A provider pi renamed is also found by its former name (`azure-openai-responses`).
+            let known =
+                |name: &str| all.iter().find(|m| m.provider.eq_ignore_ascii_case(name)).map(|m| m.provider.as_str());
+            let Some(p) = known(name).or_else(|| known(crate::auth::current_provider_name(name))) else {
                 return Err(ResolveError::UnknownProvider { provider: name.to_owned() });
             };
-            if let Some((prefix, tail)) = pattern.split_once('/')
-                && canonical(prefix) == Some(p)
-            {
-                rest = tail;
-            }
             Some(p)
         }
-        None => match pattern.split_once('/') {
-            Some((prefix, tail)) if canonical(prefix).is_some() => {
-                rest = tail;
-                inferred = true;
-                canonical(prefix)
+        None => None,
+    };
+    let pattern = crate::auth::RENAMED_PROVIDERS
+        .iter()
+        .find_map(|(old, new)| {
+            let rest = pattern.get(old.len()..)?.strip_prefix('/')?;
+            pattern[..old.len()].eq_ignore_ascii_case(old).then(|| format!("{new}/{rest}"))
+        })
+        .unwrap_or_else(|| pattern.to_owned());
+    let usable = |provider: &str| registry.has_key(provider);
+    let request = Request { suffix: Suffix::Strict, fuzzy: true };
+    let (outcome, target) = resolve_reference(&pattern, constraint, request, &all, &usable);
+    match outcome {
+        Outcome::Resolved { model, thinking, warning } => Ok(ResolvedModel { model: model.clone(), thinking, warning }),
+        Outcome::Ambiguous { candidates, usable_count, .. } => Err(ResolveError::Ambiguous {
+            pattern: pattern.clone(),
+            matches: sorted_selectors(&candidates),
+            authenticated: usable_count > 0,
+        }),
+        Outcome::NotFound => {
+            let Some(target) = target else {
+                let pool: Vec<&Model> = match constraint {
+                    Some(p) => all.iter().copied().filter(|m| m.provider == p).collect(),
+                    None => all.clone(),
+                };
+                let display = match constraint {
+                    Some(p) => format!("{p}/{pattern}"),
+                    None => pattern.clone(),
+                };
+                let suggestions = suggestions(&pool, split_thinking(&pattern).0);
+                return Err(ResolveError::NotFound { pattern: display, suggestions });
+            };
+            // The provider's default model (else the model the provider was found by) under the
+            // id asked for.
+            let base = registry
+                .provider_default(target.provider)
+                .filter(|m| m.provider == target.provider)
+                .unwrap_or(target.anchor);
+            let mut model = base.clone();
+            model.id = target.model_id.to_owned();
+            model.name = target.model_id.to_owned();
+            if target.thinking.is_some_and(|t| t != ThinkingLevel::Off) {
+                model.reasoning = true;
             }
-            _ => None,
-        },
-    };
-
-    if chosen.is_none() {
-        let exact = exact_anywhere(&all, pattern);
-        match pick_keyed(registry, &exact) {
-            Pick::One(model) => return Ok(found(model, None)),
-            Pick::Many => {
-                return Err(ResolveError::Ambiguous { pattern: pattern.to_owned(), matches: sorted_selectors(&exact) });
-            }
-            Pick::None => {}
+            let warning = format!(
+                "Model \"{}\" not found for provider \"{}\". Using custom model id.",
+                target.model_id, target.provider
+            );
+            Ok(ResolvedModel { model, thinking: target.thinking, warning: Some(warning) })
         }
     }
-
-    let candidates: Vec<&Model> = match chosen {
-        Some(p) => all.iter().copied().filter(|m| m.provider == p).collect(),
-        None => all.clone(),
-    };
-    let parsed = parse_pattern(rest, &candidates, Strictness::Strict);
-    if let Some(model) = parsed.model {
-        return Ok(found(model, parsed.thinking));
-    }
-
-    if inferred {
-        // `openai/gpt-oss-120b` may be an id of its own (OpenRouter, Groq), not provider/id.
-        let exact = exact_anywhere(&all, pattern);
-        match pick_keyed(registry, &exact) {
-            Pick::One(model) => return Ok(found(model, None)),
-            Pick::Many => return Ok(found(exact[0], None)),
-            Pick::None => {}
-        }
-        let parsed = parse_pattern(pattern, &all, Strictness::Strict);
-        if let Some(model) = parsed.model {
-            return Ok(found(model, parsed.thinking));
-        }
-    }
-
-    if let Some(p) = chosen
-        && let Some(base) = registry.provider_default(p)
-    {
-        let (id, thinking) = split_thinking(rest);
-        let mut model = base.clone();
-        model.id = id.to_owned();
-        model.name = id.to_owned();
-        if thinking.is_some_and(|t| t != ThinkingLevel::Off) {
-            model.reasoning = true;
-        }
-        return Ok(ResolvedModel {
-            model,
-            thinking,
-            warning: Some(format!("Model \"{id}\" not found for provider \"{p}\". Using custom model id.")),
-        });
-    }
-
-    let display = match chosen {
-        Some(p) => format!("{p}/{rest}"),
-        None => pattern.to_owned(),
-    };
-    Err(ResolveError::NotFound { pattern: display, suggestions: suggestions(&candidates, split_thinking(rest).0) })
 }
 
 /// A model of a `--models` scope with the level its `:level` suffix gave.
@@ -170,29 +145,39 @@ pub fn resolve_scope<S: AsRef<str>>(registry: &ModelRegistry, patterns: &[S]) ->
             scope.models.push(ScopedModel { model: model.clone(), thinking });
         }
     };
+    // Every available model is usable, so a key cannot choose between providers of one id: all
+    // of them are added, with a warning.
+    let usable = |_: &str| true;
     for pattern in patterns.iter().map(|p| p.as_ref().trim()) {
         if pattern.is_empty() {
             continue;
         }
         if pattern.contains(['*', '?', '[']) {
             let (glob, thinking) = split_thinking(pattern);
-            if let Exact::One(model) = find_exact(glob, &available) {
-                add(&mut scope, model, thinking);
-                continue;
-            }
-            let matcher = match globset::GlobBuilder::new(glob).case_insensitive(true).literal_separator(false).build()
-            {
-                Ok(glob) => glob.compile_matcher(),
-                Err(e) => {
-                    scope.warnings.push(format!("Invalid model pattern \"{pattern}\": {}", e.kind()));
-                    continue;
+            // Ids such as `model[1m]` are not globs.
+            let request = Request { suffix: Suffix::None, fuzzy: false };
+            let matched: Vec<&Model> = match resolve_reference(glob, None, request, &available, &usable).0 {
+                Outcome::Resolved { model, .. } => vec![model],
+                Outcome::Ambiguous { candidates, .. } => {
+                    scope.warnings.push(ambiguous(pattern, &candidates));
+                    candidates
+                }
+                Outcome::NotFound => {
+                    let matcher =
+                        match globset::GlobBuilder::new(glob).case_insensitive(true).literal_separator(false).build() {
+                            Ok(glob) => glob.compile_matcher(),
+                            Err(e) => {
+                                scope.warnings.push(format!("Invalid model pattern \"{pattern}\": {}", e.kind()));
+                                continue;
+                            }
+                        };
+                    available
+                        .iter()
+                        .copied()
+                        .filter(|m| matcher.is_match(m.selector()) || matcher.is_match(&m.id))
+                        .collect()
                 }
             };
-            let matched: Vec<&Model> = available
-                .iter()
-                .copied()
-                .filter(|m| matcher.is_match(m.selector()) || matcher.is_match(&m.id))
-                .collect();
             if matched.is_empty() {
                 scope.warnings.push(no_match(pattern));
             }
@@ -201,16 +186,30 @@ pub fn resolve_scope<S: AsRef<str>>(registry: &ModelRegistry, patterns: &[S]) ->
             }
             continue;
         }
-        let parsed = parse_pattern(pattern, &available, Strictness::Lenient);
-        if let Some(warning) = parsed.warning {
-            scope.warnings.push(warning);
-        }
-        match parsed.model {
-            Some(model) => add(&mut scope, model, parsed.thinking),
-            None => scope.warnings.push(no_match(pattern)),
+        let request = Request { suffix: Suffix::Lenient, fuzzy: true };
+        match resolve_reference(pattern, None, request, &available, &usable).0 {
+            Outcome::NotFound => scope.warnings.push(no_match(pattern)),
+            Outcome::Resolved { model, thinking, warning } => {
+                scope.warnings.extend(warning);
+                add(&mut scope, model, thinking);
+            }
+            Outcome::Ambiguous { candidates, thinking, warning, .. } => {
+                scope.warnings.extend(warning);
+                scope.warnings.push(ambiguous(pattern, &candidates));
+                for model in candidates {
+                    add(&mut scope, model, thinking);
+                }
+            }
         }
     }
     scope
+}
+
+fn ambiguous(pattern: &str, candidates: &[&Model]) -> String {
+    let mut providers: Vec<&str> = candidates.iter().map(|m| m.provider.as_str()).collect();
+    providers.sort_by(|a, b| crate::catalog::locale_compare(a, b));
+    providers.dedup();
+    format!("Pattern \"{pattern}\" matches several providers: {}. Use provider/id to choose one.", providers.join(", "))
 }
 
 fn no_match(pattern: &str) -> String {
@@ -260,71 +259,235 @@ fn fuzzy_score(text: &str, word: &str) -> Option<usize> {
 
 // ---- matching --------------------------------------------------------------------------------
 
+/// What a `:suffix` that is no thinking level means.
 #[derive(Clone, Copy, PartialEq)]
-enum Strictness {
-    /// `--model`: an invalid `:suffix` is part of the id, so nothing matches.
+enum Suffix {
+    /// Glob scopes: no suffix is split off.
+    None,
+    /// `--model`: an invalid suffix is part of the id, so nothing matches.
     Strict,
-    /// Scopes: an invalid `:suffix` is dropped with a warning.
+    /// Scopes: an invalid suffix is dropped with a warning.
     Lenient,
 }
 
-struct Parsed<'a> {
-    model: Option<&'a Model>,
-    thinking: Option<ThinkingLevel>,
-    warning: Option<String>,
+#[derive(Clone, Copy)]
+struct Request {
+    suffix: Suffix,
+    /// Whether substrings of ids and names match.
+    fuzzy: bool,
 }
 
-/// Matches `pattern` whole; failing that, splits a `:suffix` off the end and tries again, so ids
-/// with colons of their own (`model:free`) still match.
-fn parse_pattern<'a>(pattern: &str, models: &[&'a Model], strictness: Strictness) -> Parsed<'a> {
-    if let Some(model) = try_match(pattern, models) {
-        return Parsed { model: Some(model), thinking: None, warning: None };
-    }
-    let none = Parsed { model: None, thinking: None, warning: None };
-    let Some((prefix, suffix)) = pattern.rsplit_once(':') else {
-        return none;
-    };
-    match ThinkingLevel::parse(suffix) {
-        Some(level) => {
-            let inner = parse_pattern(prefix, models, strictness);
-            Parsed { thinking: inner.model.is_some().then_some(level).filter(|_| inner.warning.is_none()), ..inner }
-        }
-        None if strictness == Strictness::Strict => none,
-        None => {
-            let inner = parse_pattern(prefix, models, strictness);
-            match inner.model {
-                Some(model) => Parsed {
-                    model: Some(model),
-                    thinking: None,
-                    warning: Some(format!(
-                        "Invalid thinking level \"{suffix}\" in pattern \"{pattern}\". Using default instead."
-                    )),
-                },
-                None => inner,
+enum Outcome<'a> {
+    Resolved {
+        model: &'a Model,
+        thinking: Option<ThinkingLevel>,
+        warning: Option<String>,
+    },
+    /// Several providers list the match; `usable_count` of them have a key.
+    Ambiguous {
+        candidates: Vec<&'a Model>,
+        usable_count: usize,
+        thinking: Option<ThinkingLevel>,
+        warning: Option<String>,
+    },
+    NotFound,
+}
+
+impl Outcome<'_> {
+    /// This outcome under the thinking level and warning a stripped suffix gave.
+    fn with_suffix(self, level: Option<ThinkingLevel>, note: Option<String>) -> Self {
+        match self {
+            Outcome::Resolved { model, .. } => Outcome::Resolved { model, thinking: level, warning: note },
+            Outcome::Ambiguous { candidates, usable_count, .. } => {
+                Outcome::Ambiguous { candidates, usable_count, thinking: level, warning: note }
             }
+            Outcome::NotFound => Outcome::NotFound,
+        }
+    }
+
+    fn warning(&self) -> Option<&str> {
+        match self {
+            Outcome::Resolved { warning, .. } | Outcome::Ambiguous { warning, .. } => warning.as_deref(),
+            Outcome::NotFound => None,
         }
     }
 }
 
-/// An exact match, else the best substring match.
-fn try_match<'a>(pattern: &str, models: &[&'a Model]) -> Option<&'a Model> {
-    if let Exact::One(model) = find_exact(pattern, models) {
-        return Some(model);
+/// The provider a pattern that matched nothing names, for a made-up model of that provider.
+struct Target<'a> {
+    provider: &'a str,
+    /// The model the provider was found by.
+    anchor: &'a Model,
+    model_id: &'a str,
+    thinking: Option<ThinkingLevel>,
+}
+
+/// `text` among `models` (only `constraint`'s when given), and when nothing matches, the provider
+/// it names.
+fn resolve_reference<'a, 't>(
+    text: &'t str,
+    constraint: Option<&str>,
+    request: Request,
+    models: &[&'a Model],
+    usable: &dyn Fn(&str) -> bool,
+) -> (Outcome<'a>, Option<Target<'a>>)
+where
+    't: 'a,
+{
+    let text = text.trim();
+    if text.is_empty() {
+        return (Outcome::NotFound, None);
     }
-    let needle = pattern.to_lowercase();
-    if needle.is_empty() {
-        return None;
+    let pool: Vec<&'a Model> = match constraint {
+        Some(p) => models.iter().copied().filter(|m| m.provider.eq_ignore_ascii_case(p)).collect(),
+        None => models.to_vec(),
+    };
+    let outcome = resolve_text(text, request, &pool, usable);
+    if !matches!(outcome, Outcome::NotFound) {
+        return (outcome, None);
     }
-    let matches: Vec<&Model> = models
+    let split = split_provider_prefix(text, &pool);
+    let anchor = match constraint {
+        Some(_) => pool.first().copied(),
+        None => split.and_then(|(provider, _)| pool.iter().copied().find(|m| m.provider == provider)),
+    };
+    let Some(anchor) = anchor else {
+        return (Outcome::NotFound, None);
+    };
+    let model_text = split.map_or(text, |(_, rest)| rest);
+    let (model_id, thinking) =
+        if request.suffix == Suffix::None { (model_text, None) } else { split_thinking(model_text) };
+    (Outcome::NotFound, Some(Target { provider: anchor.provider.as_str(), anchor, model_id, thinking }))
+}
+
+fn resolve_text<'a>(text: &str, request: Request, pool: &[&'a Model], usable: &dyn Fn(&str) -> bool) -> Outcome<'a> {
+    if let Some(outcome) = select_reference(text, pool, request.fuzzy, usable) {
+        return outcome;
+    }
+    if request.fuzzy
+        && let Some(outcome) = select_fuzzy(fuzzy_matches(text, pool), usable)
+    {
+        return outcome;
+    }
+    if request.suffix == Suffix::None {
+        return Outcome::NotFound;
+    }
+    if let (base, Some(level)) = split_thinking(text) {
+        let inner = resolve_text(base, request, pool, usable);
+        // A level under a warning from further in is not taken.
+        let level = if inner.warning().is_some() { None } else { Some(level) };
+        let warning = inner.warning().map(str::to_owned);
+        return inner.with_suffix(level, warning);
+    }
+    if request.suffix == Suffix::Strict {
+        return Outcome::NotFound;
+    }
+    let Some((base, suffix)) = text.rsplit_once(':') else {
+        return Outcome::NotFound;
+    };
+    let note = format!("Invalid thinking level \"{suffix}\" in pattern \"{text}\". Using default instead.");
+    resolve_text(base, request, pool, usable).with_suffix(None, Some(note))
+}
+
+/// `provider/rest` names a provider, but the whole text may also be an id elsewhere (a gateway's
+/// `zai/glm-5`). The named provider wins when it has a key; else the one other provider with a
+/// key; else the named provider, so `--api-key` can set it up; else it is ambiguous.
+fn select_reference<'a>(
+    text: &str,
+    pool: &[&'a Model],
+    fuzzy: bool,
+    usable: &dyn Fn(&str) -> bool,
+) -> Option<Outcome<'a>> {
+    let lower = text.to_lowercase();
+    let raw: Vec<&'a Model> = pool.iter().copied().filter(|m| m.id.to_lowercase() == lower).collect();
+    let named = split_provider_prefix(text, pool).and_then(|(provider, rest)| {
+        let own: Vec<&'a Model> = pool.iter().copied().filter(|m| m.provider == provider).collect();
+        let rest_lower = rest.to_lowercase();
+        // The provider's own literal id (OpenRouter's `openrouter/free`) beats its substrings.
+        own.iter()
+            .copied()
+            .find(|m| m.id.to_lowercase() == rest_lower)
+            .or_else(|| raw.iter().copied().find(|m| m.provider == provider))
+            .or_else(|| fuzzy.then(|| best_fuzzy(fuzzy_matches(rest, &own))).flatten())
+    });
+    let others: Vec<&'a Model> = raw.iter().copied().filter(|m| !named.is_some_and(|n| std::ptr::eq(*m, n))).collect();
+    let candidates: Vec<&'a Model> = named.into_iter().chain(others.iter().copied()).collect();
+    let first = *candidates.first()?;
+    let resolved = |model| Some(Outcome::Resolved { model, thinking: None, warning: None });
+    if candidates.iter().all(|m| m.provider == first.provider) {
+        return resolved(first);
+    }
+    if let Some(named) = named.filter(|n| usable(&n.provider)) {
+        return resolved(named);
+    }
+    let usable_others: Vec<&'a Model> = others.iter().copied().filter(|m| usable(&m.provider)).collect();
+    match (usable_others.as_slice(), named) {
+        ([one], _) => resolved(one),
+        ([], Some(named)) => resolved(named),
+        (several, _) => {
+            Some(Outcome::Ambiguous { candidates, usable_count: several.len(), thinking: None, warning: None })
+        }
+    }
+}
+
+/// The models whose id or name contains `text` (case-insensitive).
+fn fuzzy_matches<'a>(text: &str, models: &[&'a Model]) -> Vec<&'a Model> {
+    let needle = text.to_lowercase();
+    models
         .iter()
         .copied()
         .filter(|m| m.id.to_lowercase().contains(&needle) || m.name.to_lowercase().contains(&needle))
-        .collect();
+        .collect()
+}
+
+/// The best of `matches`, preferring those of providers with a key when several providers
+/// match; the same id at several providers is ambiguous rather than decided by catalogue order.
+fn select_fuzzy<'a>(matches: Vec<&'a Model>, usable: &dyn Fn(&str) -> bool) -> Option<Outcome<'a>> {
+    let first = *matches.first()?;
+    let several = matches.iter().any(|m| m.provider != first.provider);
+    let usable_matches: Vec<&'a Model> =
+        if several { matches.iter().copied().filter(|m| usable(&m.provider)).collect() } else { Vec::new() };
+    let pool = if usable_matches.is_empty() { matches } else { usable_matches.clone() };
+    let best = best_fuzzy(pool.clone())?;
+    let tied: Vec<&'a Model> = pool.into_iter().filter(|m| m.id == best.id).collect();
+    if tied.iter().all(|m| m.provider == best.provider) {
+        return Some(Outcome::Resolved { model: best, thinking: None, warning: None });
+    }
+    let usable_count = if usable_matches.is_empty() { 0 } else { tied.len() };
+    Some(Outcome::Ambiguous { candidates: tied, usable_count, thinking: None, warning: None })
+}
+
+/// Aliases before dated snapshots, then the highest id in pi's order (`localeCompare`:
+/// `~anthropic/…` is below `claude-…`); on a tie, the first in registry order.
+fn best_fuzzy(matches: Vec<&Model>) -> Option<&Model> {
     let aliases: Vec<&Model> = matches.iter().copied().filter(|m| is_alias(&m.id)).collect();
     let pool = if aliases.is_empty() { matches } else { aliases };
-    // The highest id in pi's order (`localeCompare`: `~anthropic/…` is below `claude-…`); on a
-    // tie (one id at several providers) the first in registry order.
     pool.into_iter().rev().max_by(|a, b| crate::catalog::locale_compare(&a.id, &b.id))
+}
+
+/// The known provider `text` starts with (`provider/…`, case-insensitive; the longest when
+/// provider names nest) and the text after its slash.
+fn split_provider_prefix<'a, 't>(text: &'t str, models: &[&'a Model]) -> Option<(&'a str, &'t str)> {
+    let lower = text.to_ascii_lowercase();
+    let mut best: Option<(&'a str, &'t str)> = None;
+    for model in models {
+        let provider = model.provider.as_str();
+        let prefix = provider.trim().to_ascii_lowercase();
+        if prefix.is_empty() || best.is_some_and(|(b, _)| b.len() >= provider.len()) {
+            continue;
+        }
+        let Some(slash) = lower.get(prefix.len()..).and_then(|after| after.find('/')).map(|i| i + prefix.len()) else {
+            continue;
+        };
+        if lower[..slash].trim() != prefix {
+            continue;
+        }
+        let rest = text[slash + 1..].trim();
+        if !rest.is_empty() {
+            best = Some((provider, rest));
+        }
+    }
+    best
 }
 
 /// `claude-sonnet-4-5` and `mistral-large-latest` are aliases; `claude-sonnet-4-5-20250929` is
@@ -339,63 +502,9 @@ fn is_alias(id: &str) -> bool {
     !dated
 }
 
-enum Exact<'a> {
-    One(&'a Model),
-    Many,
-    None,
-}
-
-/// An exact `provider/id` or id match (case-insensitive) that names one model.
-fn find_exact<'a>(reference: &str, models: &[&'a Model]) -> Exact<'a> {
-    let reference = reference.trim();
-    if reference.is_empty() {
-        return Exact::None;
-    }
-    let lower = reference.to_lowercase();
-    let canonical: Vec<&Model> = models.iter().copied().filter(|m| m.selector().to_lowercase() == lower).collect();
-    match canonical.len() {
-        1 => return Exact::One(canonical[0]),
-        0 => {}
-        _ => return Exact::Many,
-    }
-    let by_id: Vec<&Model> = models.iter().copied().filter(|m| m.id.to_lowercase() == lower).collect();
-    match by_id.len() {
-        0 => Exact::None,
-        1 => Exact::One(by_id[0]),
-        _ => Exact::Many,
-    }
-}
-
-/// Every model whose id or `provider/id` is `pattern` (case-insensitive).
-fn exact_anywhere<'a>(all: &[&'a Model], pattern: &str) -> Vec<&'a Model> {
-    let lower = pattern.to_lowercase();
-    all.iter().copied().filter(|m| m.id.to_lowercase() == lower || m.selector().to_lowercase() == lower).collect()
-}
-
-enum Pick<'a> {
-    One(&'a Model),
-    Many,
-    None,
-}
-
-/// One model, or the one among several whose provider has a key.
-fn pick_keyed<'a>(registry: &ModelRegistry, models: &[&'a Model]) -> Pick<'a> {
-    match models {
-        [] => Pick::None,
-        [one] => Pick::One(one),
-        many => {
-            let keyed: Vec<&Model> = many.iter().copied().filter(|m| registry.has_key(&m.provider)).collect();
-            match keyed.as_slice() {
-                [one] => Pick::One(one),
-                _ => Pick::Many,
-            }
-        }
-    }
-}
-
 fn sorted_selectors(models: &[&Model]) -> Vec<String> {
     let mut selectors: Vec<String> = models.iter().map(|m| m.selector()).collect();
-    selectors.sort();
+    selectors.sort_by(|a, b| crate::catalog::locale_compare(a, b));
     selectors
 }
 

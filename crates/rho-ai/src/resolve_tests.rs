@@ -28,25 +28,37 @@ fn sel(selector: &str) -> (String, Option<ThinkingLevel>) {
     (selector.to_owned(), None)
 }
 
+// The expected answers are pi 1.6.0's, from its own `resolveCliModel` over the same catalogue.
+
 #[test]
 fn exact_ids_and_selectors_case_insensitive() {
     let r = builtin();
     assert_eq!(resolve(&r, "anthropic/claude-opus-4-6", None), sel("anthropic/claude-opus-4-6"));
-    // OpenAI and Cloudflare's AI Gateway both list gpt-4o: the provider with a key is chosen, as
-    // pi chooses among the available models; with no key to choose by, it is ambiguous.
+    // Azure, Cloudflare's AI Gateway and OpenAI list gpt-4o: the provider with a key is chosen;
+    // with no key to choose by, it is ambiguous.
     let keyed = registry_with(env_from([("OPENAI_API_KEY", "k")]), None);
     assert_eq!(resolve(&keyed, "gpt-4o", None), sel("openai/gpt-4o"));
     assert_eq!(resolve(&keyed, "GPT-4o", None), sel("openai/gpt-4o"));
-    assert!(matches!(resolve_model(&r, "gpt-4o", None), Err(ResolveError::Ambiguous { .. })));
+    let err = resolve_model(&r, "gpt-4o", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Model \"gpt-4o\" is ambiguous across providers: azure/gpt-4o, cloudflare-ai-gateway/gpt-4o, \
+         openai/gpt-4o. No matching provider is authenticated. Use --provider or provider/model."
+    );
     assert_eq!(resolve(&r, "Anthropic/Claude-Opus-4-6", None), sel("anthropic/claude-opus-4-6"));
     // A model id with a slash of its own, with and without its provider.
     assert_eq!(
         resolve(&r, "openrouter/anthropic/claude-sonnet-4.6", None),
         sel("openrouter/anthropic/claude-sonnet-4.6")
     );
+    assert_eq!(resolve(&r, "zai/glm-5.3", None), sel("zai/glm-5.3"), "the provider named, not the gateway's id");
+    // Two keys for one id: still ambiguous, said so.
+    let both = registry_with(env_from([("ANTHROPIC_API_KEY", "a"), ("OPENCODE_API_KEY", "o")]), None);
     assert_eq!(
-        resolve(&r, "meta-llama/llama-4-scout-17b-16e-instruct", None),
-        sel("groq/meta-llama/llama-4-scout-17b-16e-instruct")
+        resolve_model(&both, "claude-opus-4-7", None).unwrap_err().to_string(),
+        "Model \"claude-opus-4-7\" is ambiguous across providers: anthropic/claude-opus-4-7, \
+         cloudflare-ai-gateway/claude-opus-4-7, opencode/claude-opus-4-7. More than one matching provider is \
+         authenticated. Use --provider or provider/model."
     );
 }
 
@@ -55,11 +67,10 @@ fn substrings_prefer_aliases_then_the_highest_id() {
     let r = builtin();
     // Among the aliases, OpenRouter's `~anthropic/claude-sonnet-latest` sorts lowest (pi's
     // `localeCompare` puts `~` before letters).
-    assert_eq!(resolve(&r, "sonnet", Some("anthropic")), sel("anthropic/claude-sonnet-4-6"));
-    // Over every provider, Bedrock's `us.anthropic.claude-sonnet-4-6` is the highest (pi 0.73.1
-    // resolves the same).
-    assert_eq!(resolve(&r, "sonnet", None), sel("amazon-bedrock/us.anthropic.claude-sonnet-4-6"));
-    assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-4-7"));
+    assert_eq!(resolve(&r, "sonnet", Some("anthropic")), sel("anthropic/claude-sonnet-5-5"));
+    // Over every provider, Bedrock's `us.anthropic.claude-sonnet-5-5` is the highest.
+    assert_eq!(resolve(&r, "sonnet", None), sel("amazon-bedrock/us.anthropic.claude-sonnet-5-5"));
+    assert_eq!(resolve(&r, "opus", Some("anthropic")), sel("anthropic/claude-opus-5-5"));
     assert_eq!(resolve(&r, "sonnet-4-5", Some("anthropic")), sel("anthropic/claude-sonnet-4-5"));
     assert_eq!(resolve(&r, "sonnet-4-5", None), sel("amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"));
     // Only dated ids match: the dated one is taken.
@@ -68,7 +79,7 @@ fn substrings_prefer_aliases_then_the_highest_id() {
     assert_eq!(resolve(&r, "Gemini 3.1 Pro", Some("google")), sel("google/gemini-3.1-pro-preview-customtools"));
     assert_eq!(resolve(&r, "mistral-large", Some("mistral")), sel("mistral/mistral-large-latest"));
     // `mistralai/…` sorts above `mistral-…`.
-    assert_eq!(resolve(&r, "mistral-large", None), sel("openrouter/mistralai/mistral-large-2512"));
+    assert_eq!(resolve(&r, "mistral-large", None), sel("openrouter/mistralai/mistral-large-4-0"));
 
     let dated = registry_with(
         env_from([("K", "k")]),
@@ -85,15 +96,14 @@ fn substrings_prefer_aliases_then_the_highest_id() {
 fn a_thinking_suffix_is_split_off() {
     let r = builtin();
     // With no key at all every provider's models are candidates: Bedrock's
-    // `us.anthropic.claude-sonnet-4-6` sorts after Anthropic's `claude-sonnet-4-6` and Copilot's
-    // `claude-sonnet-4.6`, as in pi.
+    // `us.anthropic.claude-sonnet-5-5` sorts after Anthropic's `claude-sonnet-5-5`.
     assert_eq!(
         resolve(&r, "sonnet:high", None),
-        ("amazon-bedrock/us.anthropic.claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High))
+        ("amazon-bedrock/us.anthropic.claude-sonnet-5-5".to_owned(), Some(ThinkingLevel::High))
     );
     assert_eq!(
         resolve(&r, "sonnet:high", Some("anthropic")),
-        ("anthropic/claude-sonnet-4-6".to_owned(), Some(ThinkingLevel::High))
+        ("anthropic/claude-sonnet-5-5".to_owned(), Some(ThinkingLevel::High))
     );
     assert_eq!(
         resolve(&r, "anthropic/claude-opus-4-6:xhigh", None),
@@ -118,7 +128,7 @@ fn a_thinking_suffix_is_split_off() {
 #[test]
 fn the_provider_flag_restricts_and_is_checked() {
     let r = builtin();
-    assert_eq!(resolve(&r, "opus", Some("ANTHROPIC")), sel("anthropic/claude-opus-4-7"));
+    assert_eq!(resolve(&r, "opus", Some("ANTHROPIC")), sel("anthropic/claude-opus-5-5"));
     assert_eq!(
         resolve(&r, "anthropic/claude-haiku-4-5", Some("anthropic")),
         sel("anthropic/claude-haiku-4-5"),
@@ -139,7 +149,7 @@ fn an_unknown_id_of_a_known_provider_is_made_up_with_a_warning() {
         Some("Model \"claude-opus-9\" not found for provider \"anthropic\". Using custom model id.")
     );
     // A copy of the provider's default model.
-    let mut expected = r.find("anthropic", "claude-opus-4-7").unwrap().clone();
+    let mut expected = r.find("anthropic", "claude-opus-5-5").unwrap().clone();
     expected.id = "claude-opus-9".into();
     expected.name = "claude-opus-9".into();
     assert_eq!(resolved.model, expected);
@@ -157,7 +167,7 @@ fn an_unknown_id_of_a_known_provider_is_made_up_with_a_warning() {
     let plain = resolve_model(&r, "devstral-9", Some("mistral")).unwrap();
     assert!(!plain.model.reasoning, "cloned from devstral-medium-latest");
     let grok = resolve_model(&r, "grok-9", Some("xai")).unwrap();
-    assert!(grok.model.reasoning, "cloned from grok-4.20-0309-reasoning");
+    assert!(grok.model.reasoning, "cloned from grok-4.7");
     assert_eq!(grok.model.base_url, "https://api.x.ai/v1");
 }
 
@@ -175,7 +185,7 @@ fn nothing_matches() {
         panic!("not found expected");
     };
     // Azure's, Copilot's and OpenAI's gpt-5 tie; pi's registry order (by provider) decides.
-    assert_eq!(suggestions[..3], ["azure-openai-responses/gpt-5", "github-copilot/gpt-5", "openai/gpt-5"]);
+    assert_eq!(suggestions[..3], ["azure/gpt-5", "cloudflare-ai-gateway/gpt-5", "openai/gpt-5"]);
     let ResolveError::NotFound { suggestions, .. } = resolve_model(&r, "zzzzzzzzzz", None).unwrap_err() else {
         panic!("not found expected");
     };
@@ -184,10 +194,17 @@ fn nothing_matches() {
 
 #[test]
 fn ids_several_providers_share() {
-    // `openai/` names a provider, but `openai/gpt-oss-120b` is an id at OpenRouter and Groq:
-    // the first in registry order without keys, else the one with a key.
+    // `openai/` names a provider, but `openai/gpt-oss-120b` is an id at six gateways: ambiguous
+    // without keys, else the one with a key.
     let r = builtin();
-    assert_eq!(resolve(&r, "openai/gpt-oss-120b", None), sel("groq/openai/gpt-oss-120b"));
+    let err = resolve_model(&r, "openai/gpt-oss-120b", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Model \"openai/gpt-oss-120b\" is ambiguous across providers: baseten/openai/gpt-oss-120b, \
+         groq/openai/gpt-oss-120b, huggingface/openai/gpt-oss-120b, openrouter/openai/gpt-oss-120b, \
+         together/openai/gpt-oss-120b, vercel-ai-gateway/openai/gpt-oss-120b. No matching provider is \
+         authenticated. Use --provider or provider/model."
+    );
     let groq = registry_with(env_from([("GROQ_API_KEY", "g")]), None);
     assert_eq!(resolve(&groq, "openai/gpt-oss-120b", None), sel("groq/openai/gpt-oss-120b"));
     let openrouter = registry_with(env_from([("OPENROUTER_API_KEY", "o")]), None);
@@ -200,7 +217,8 @@ fn ids_several_providers_share() {
     let err = resolve_model(&none_keyed, "shared", None).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Model \"shared\" is listed by more than one provider: a/shared, b/shared. Use --provider or provider/model."
+        "Model \"shared\" is ambiguous across providers: a/shared, b/shared. No matching provider is \
+         authenticated. Use --provider or provider/model."
     );
     let b_keyed = registry_with(env_from([("B_KEY", "b")]), Some(two));
     assert_eq!(resolve(&b_keyed, "shared", None), sel("b/shared"));
@@ -224,31 +242,36 @@ fn scopes_select_available_models_by_glob_and_pattern() {
     );
     let got: Vec<(String, Option<ThinkingLevel>)> =
         scope.models.iter().map(|s| (s.model.selector(), s.thinking)).collect();
-    let expected: Vec<(String, Option<ThinkingLevel>)> = [
-        ("anthropic/claude-opus-4-0", None),
-        ("anthropic/claude-opus-4-1", None),
-        ("anthropic/claude-opus-4-1-20250805", None),
-        ("anthropic/claude-opus-4-20250514", None),
-        ("anthropic/claude-opus-4-5", None),
-        ("anthropic/claude-opus-4-5-20251101", None),
-        ("anthropic/claude-opus-4-6", None),
-        ("anthropic/claude-opus-4-7", None),
-        // Their ids `anthropic/claude-opus-…` match the glob too.
-        ("openrouter/anthropic/claude-opus-4", None),
-        ("openrouter/anthropic/claude-opus-4.1", None),
-        ("openrouter/anthropic/claude-opus-4.5", None),
-        ("openrouter/anthropic/claude-opus-4.6", None),
-        ("openrouter/anthropic/claude-opus-4.6-fast", None),
-        ("openrouter/anthropic/claude-opus-4.7", None),
-        ("anthropic/claude-sonnet-4-6", Some(ThinkingLevel::High)),
-        // `claude-opus-4-6:low` names a model already in scope: it keeps its first level.
-        // No `gpt-5.4` is available (no OpenAI key): the highest alias containing it.
-        ("openrouter/openai/gpt-5.4-pro", None),
-        ("anthropic/claude-haiku-4-5", None),
+    let mut expected: Vec<(String, Option<ThinkingLevel>)> = [
+        "anthropic/claude-opus-4-5",
+        "anthropic/claude-opus-4-5-20251101",
+        "anthropic/claude-opus-4-6",
+        "anthropic/claude-opus-4-7",
+        "anthropic/claude-opus-4-8",
+        "anthropic/claude-opus-5",
+        "anthropic/claude-opus-5-5",
     ]
     .into_iter()
-    .map(|(s, t)| (s.to_owned(), t))
+    .map(|s| (s.to_owned(), None))
     .collect();
+    // Their ids `anthropic/claude-opus-…` match the glob too.
+    for version in ["4.1", "4.5", "4.6", "4.7", "4.8", "5", "5.5"] {
+        expected.push((format!("openrouter/anthropic/claude-opus-{version}"), None));
+    }
+    for version in ["4.1", "4.5", "4.6", "4.7", "4.8", "5", "5.5"] {
+        expected.push((format!("openrouter/anthropic/claude-opus-{version}:batch"), None));
+    }
+    expected.extend(
+        [
+            ("anthropic/claude-sonnet-4-6", Some(ThinkingLevel::High)),
+            // `claude-opus-4-6:low` names a model already in scope: it keeps its first level.
+            // No `gpt-5.4` is available (no OpenAI key): the highest alias containing it.
+            ("openrouter/openai/gpt-5.4:batch", None),
+            ("anthropic/claude-haiku-5-5", None),
+        ]
+        .into_iter()
+        .map(|(s, t)| (s.to_owned(), t)),
+    );
     assert_eq!(got, expected);
     assert_eq!(
         scope.warnings,
@@ -272,28 +295,35 @@ fn scope_globs_cross_slashes_and_skip_unavailable_models() {
     let scope = resolve_scope(&r, &["*/anthropic/*:minimal", "  ", "*claude-haiku*"]);
     let got: Vec<_> = scope.models.iter().map(|s| (s.model.id.as_str(), s.thinking)).collect();
     let minimal = Some(ThinkingLevel::Minimal);
-    assert_eq!(
-        got,
-        [
-            ("anthropic/claude-3-haiku", minimal),
-            ("anthropic/claude-3.5-haiku", minimal),
-            ("anthropic/claude-3.7-sonnet", minimal),
-            ("anthropic/claude-3.7-sonnet:thinking", minimal),
-            ("anthropic/claude-haiku-4.5", minimal),
-            ("anthropic/claude-opus-4", minimal),
-            ("anthropic/claude-opus-4.1", minimal),
-            ("anthropic/claude-opus-4.5", minimal),
-            ("anthropic/claude-opus-4.6", minimal),
-            ("anthropic/claude-opus-4.6-fast", minimal),
-            ("anthropic/claude-opus-4.7", minimal),
-            ("anthropic/claude-sonnet-4", minimal),
-            ("anthropic/claude-sonnet-4.5", minimal),
-            ("anthropic/claude-sonnet-4.6", minimal),
-            // `*claude-haiku*` adds the one haiku `*/anthropic/*` missed.
-            ("~anthropic/claude-haiku-latest", None),
-        ],
-        "a model already in scope keeps its first level"
-    );
+    let mut expected: Vec<(String, Option<ThinkingLevel>)> = Vec::new();
+    let families = [
+        "fable-5",
+        "fable-5.1",
+        "fable-5.2",
+        "haiku-4.5",
+        "haiku-5.5",
+        "opus-4.1",
+        "opus-4.5",
+        "opus-4.6",
+        "opus-4.7",
+        "opus-4.8",
+        "opus-5",
+        "opus-5.5",
+        "sonnet-4.5",
+        "sonnet-4.6",
+        "sonnet-5",
+        "sonnet-5.5",
+    ];
+    for suffix in ["", ":batch"] {
+        for family in families {
+            expected.push((format!("anthropic/claude-{family}{suffix}"), minimal));
+        }
+    }
+    // `*claude-haiku*` adds the one haiku `*/anthropic/*` missed: rho's `*` crosses `/` (pi's
+    // does not, and finds none).
+    expected.push(("~anthropic/claude-haiku-latest".to_owned(), None));
+    let got: Vec<(String, Option<ThinkingLevel>)> = got.into_iter().map(|(id, t)| (id.to_owned(), t)).collect();
+    assert_eq!(got, expected, "a model already in scope keeps its first level");
 }
 
 #[test]
@@ -303,26 +333,24 @@ fn list_filter_is_fuzzy_and_ranked() {
     assert_eq!(filter_models(r.all(), "   ").len(), r.all().len());
     let opus: Vec<String> = filter_models(r.all(), "anthropic opus-4").iter().map(|m| m.selector()).collect();
     let whole = opus.iter().take_while(|s| s.contains("opus-4")).count();
-    assert_eq!(whole, 36, "the 36 ids containing opus-4 first (Bedrock, Anthropic, OpenRouter, Vercel): {opus:?}");
+    assert_eq!(whole, 47, "the 47 ids containing opus-4 first (Bedrock, Anthropic, OpenRouter, Vercel): {opus:?}");
     assert_eq!(opus[0], "amazon-bedrock/anthropic.claude-opus-4-1-20250805-v1:0", "ties keep registry order");
     assert!(opus[whole..].contains(&"anthropic/claude-sonnet-4-6".to_owned()), "then scattered matches: {opus:?}");
     assert!(opus[whole..].iter().all(|s| !s.contains("opus-4")), "{opus:?}");
     let scattered: Vec<String> = filter_models(r.all(), "dsv4p").iter().map(|m| m.selector()).collect();
     assert_eq!(
-        scattered,
+        scattered[..4],
         [
+            "azure/deepseek-v4-pro",
             "deepseek/deepseek-v4-pro",
-            "opencode-go/deepseek-v4-pro",
-            "openrouter/deepseek/deepseek-v4-pro",
-            "huggingface/deepseek-ai/DeepSeek-V4-Pro",
-            "vercel-ai-gateway/deepseek/deepseek-v4-pro",
-            "fireworks/accounts/fireworks/models/deepseek-v4-pro",
+            "opencode/deepseek-v4-pro",
+            "opencode-go/deepseek-v4-pro"
         ],
         "fewest letters skipped first, then registry order"
     );
     let ranked = filter_models(r.all(), "GROK-4");
     let substrings = ranked.iter().take_while(|m| m.id.contains("grok-4")).count();
-    assert_eq!(substrings, 25, "substrings before scattered");
+    assert_eq!(substrings, 39, "substrings before scattered");
     assert!(ranked[substrings..].iter().all(|m| !m.id.contains("grok-4")));
     assert!(filter_models(r.all(), "no such thing at all").is_empty());
 }
@@ -340,16 +368,26 @@ fn aliases_and_distances() {
 }
 
 #[test]
-fn pi_1_6s_azure_names_the_azure_openai_responses_provider() {
+fn pi_0_73s_azure_openai_responses_names_the_azure_provider() {
     let r = builtin();
-    assert_eq!(resolve(&r, "azure/gpt-5.4", None), sel("azure-openai-responses/gpt-5.4"));
-    assert_eq!(resolve(&r, "gpt-5.4", Some("azure")), sel("azure-openai-responses/gpt-5.4"));
-    assert_eq!(resolve(&r, "azure/gpt-5.4", Some("AZURE")), sel("azure-openai-responses/gpt-5.4"));
-    // pi 1.6 files the key under its new name.
+    assert_eq!(resolve(&r, "azure/gpt-5.4", None), sel("azure/gpt-5.4"));
+    assert_eq!(resolve(&r, "azure-openai-responses/gpt-5.4", None), sel("azure/gpt-5.4"));
+    assert_eq!(resolve(&r, "gpt-5.4", Some("azure-openai-responses")), sel("azure/gpt-5.4"));
+    assert_eq!(resolve(&r, "AZURE-OPENAI-RESPONSES/gpt-5.4", Some("AZURE")), sel("azure/gpt-5.4"));
+    // A session written before the rename finds its model.
+    assert_eq!(r.find("azure-openai-responses", "gpt-5.4").map(Model::selector).as_deref(), Some("azure/gpt-5.4"));
+    // pi 0.73 filed the key under the old name.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("auth.json"), r#"{"azure": {"type": "api_key", "key": "az-key"}}"#).unwrap();
+    std::fs::write(dir.path().join("auth.json"), r#"{"azure-openai-responses": {"type": "api_key", "key": "az-key"}}"#)
+        .unwrap();
     let (keyed, errors) = ModelRegistry::load_with_env(dir.path(), env_from::<[(&str, &str); 0], &str, &str>([]));
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(keyed.api_key("azure-openai-responses").as_deref(), Some("az-key"));
-    assert!(keyed.has_key("azure-openai-responses"));
+    assert_eq!(keyed.api_key("azure").as_deref(), Some("az-key"));
+    assert!(keyed.has_key("azure"));
+    // models.json under the old name configures the provider.
+    let moved = registry_with(
+        env_from([("AZURE_OPENAI_API_KEY", "k")]),
+        Some(r#"{"providers": {"azure-openai-responses": {"baseUrl": "https://mine.openai.azure.com/openai/v1"}}}"#),
+    );
+    assert_eq!(moved.find("azure", "gpt-5.4").unwrap().base_url, "https://mine.openai.azure.com/openai/v1");
 }

@@ -31,7 +31,7 @@ const MODELS_JSON: &str = r#"{
     },
     "anthropic": {
       "baseUrl": "https://anthropic-proxy.corp.example",
-      "modelOverrides": {"claude-opus-4-7": {"name": "Opus (corp)"}}
+      "modelOverrides": {"claude-opus-5-5": {"name": "Opus (corp)"}}
     }
   }
 }"#;
@@ -48,7 +48,7 @@ fn a_pi_users_configuration_end_to_end() {
 
     let available: Vec<String> = registry.available().iter().map(|m| m.provider.clone()).collect();
     assert!(available.iter().all(|p| ["anthropic", "ollama", "gateway"].contains(&p.as_str())));
-    assert_eq!(registry.default_model(None, None).unwrap().selector(), "anthropic/claude-opus-4-7");
+    assert_eq!(registry.default_model(None, None).unwrap().selector(), "anthropic/claude-opus-5-5");
 
     // `--model` forms.
     let opus = resolve_model(&registry, "opus:high", Some("anthropic")).unwrap();
@@ -102,5 +102,5 @@ fn a_broken_models_json_leaves_a_working_registry() {
     let path = dir.path().join("models.json");
     assert!(message.starts_with(&format!("Failed to parse {}: ", path.display())), "{message}");
     assert_eq!(errors[0].path(), path);
-    assert_eq!(registry.default_model(None, None).unwrap().selector(), "google/gemini-3.1-pro-preview");
+    assert_eq!(registry.default_model(None, None).unwrap().selector(), "google/gemini-4-argon");
 }

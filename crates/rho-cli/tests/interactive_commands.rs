@@ -627,8 +627,8 @@ async fn login_and_logout_from_the_editor() {
     assert_eq!(auth["openai-codex"]["accountId"], "acct-9");
 
     // Used at once: a ChatGPT model answers through the Codex backend.
-    term.submit("/model openai-codex/gpt-5.5");
-    term.wait_for("Model: openai-codex/gpt-5.5").await;
+    term.submit("/model openai-codex/gpt-6.2-sol");
+    term.wait_for("Model: openai-codex/gpt-6.2-sol").await;
     term.submit("hi");
     term.wait_idle_with("Hello from Codex.").await;
     assert_eq!(env.server.last_request().unwrap().header("chatgpt-account-id"), Some("acct-9"));

@@ -498,7 +498,7 @@ async fn a_copilot_login_is_made_with_githubs_device_flow_and_used() {
     let policies = requests.iter().filter(|r| r.path.ends_with("/policy")).count();
     assert!(policies > 20, "the catalogue's models enabled: {paths:?}");
 
-    let out = output(copilot(&["-p", "--model", "github-copilot/gpt-4.1", "hi"])).await;
+    let out = output(copilot(&["-p", "--model", "github-copilot/kimi-k3", "hi"])).await;
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Copilot.\n");
     let call = env.server.last_request().unwrap();

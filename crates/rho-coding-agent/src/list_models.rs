@@ -141,13 +141,10 @@ mod tests {
         let local: Vec<&str> = rows.iter().filter(|(p, _)| p == "Local").map(|(_, id)| id.as_str()).collect();
         assert_eq!(local, ["Alpha", "alpha-2", "zeta"], "the registry has them as zeta, Alpha, alpha-2");
         let anthropic: Vec<&str> = rows.iter().filter(|(p, _)| p == "anthropic").map(|(_, id)| id.as_str()).collect();
-        assert_eq!(anthropic.len(), 23);
-        assert_eq!(
-            anthropic[..3],
-            ["claude-3-5-haiku-20241022", "claude-3-5-haiku-latest", "claude-3-5-sonnet-20240620"]
-        );
+        assert_eq!(anthropic.len(), 18);
+        assert_eq!(anthropic[..3], ["claude-fable-5", "claude-fable-5-1", "claude-fable-5-2"]);
         assert!(anthropic.is_sorted_by(|a, b| locale_compare(a, b).is_le()));
-        assert_eq!(rows.iter().filter(|(p, _)| p == "minimax").count(), 2);
+        assert_eq!(rows.iter().filter(|(p, _)| p == "minimax").count(), 4);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The built-in model catalogue: every provider of pi's model table whose API rho speaks, with
 //! all of its models, as plain static tables.
 //!
-//! The tables live in `data.rs`, generated from pi (`@mariozechner/pi-ai`'s `MODELS` and
-//! `@mariozechner/pi-coding-agent`'s default model per provider) by
+//! The tables live in `data.rs`, generated from pi (`@earendil-works/pi-ai`'s `MODELS` and
+//! `@earendil-works/pi-coding-agent`'s default model per provider) by
 //! `scripts/catalog/generate.mjs`; its header names the source versions, the date and what was
 //! left out. They are `static` data: nothing is parsed at start-up and nothing allocated until a
 //! model is asked for; [`CatalogModel::to_model`] builds a [`Model`] on demand. Prices are USD
@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::model::{InputKind, Model, ModelCost, ThinkingLevel};
+use crate::types::CostTier;
 
 /// A built-in provider and its models.
 #[derive(Debug)]
@@ -57,6 +58,9 @@ pub struct CatalogModel {
     pub images: bool,
     /// `[input, output, cacheRead, cacheWrite]`, USD per million tokens.
     pub cost: [f64; 4],
+    /// Higher rates for requests above an input size (pi's `cost.tiers`): `(inputTokensAbove,
+    /// [input, output, cacheRead, cacheWrite])`, in pi's order.
+    pub cost_tiers: &'static [(u64, [f64; 4])],
     pub context_window: u64,
     pub max_tokens: u64,
     /// Headers every request to this model carries.
@@ -68,7 +72,7 @@ pub struct CatalogModel {
     pub thinking_level_map: &'static [(ThinkingLevel, Option<&'static str>)],
 }
 
-/// A model row without headers, compat flags or thinking-level map (most of them).
+/// A model row without price tiers, headers, compat flags or thinking-level map (most of them).
 #[allow(clippy::too_many_arguments)]
 pub(crate) const fn m(
     id: &'static str,
@@ -89,6 +93,7 @@ pub(crate) const fn m(
         reasoning,
         images,
         cost,
+        cost_tiers: &[],
         context_window,
         max_tokens,
         headers: &[],
@@ -105,6 +110,11 @@ impl CatalogModel {
 
     pub(crate) const fn compat(mut self, compat: &'static [(&'static str, CompatValue)]) -> Self {
         self.compat = compat;
+        self
+    }
+
+    pub(crate) const fn tiers(mut self, tiers: &'static [(u64, [f64; 4])]) -> Self {
+        self.cost_tiers = tiers;
         self
     }
 
@@ -142,7 +152,23 @@ impl CatalogModel {
             base_url: self.base_url.to_owned(),
             reasoning: self.reasoning,
             input,
-            cost: ModelCost { input: input_price, output: output_price, cache_read, cache_write, tiers: Vec::new() },
+            cost: ModelCost {
+                input: input_price,
+                output: output_price,
+                cache_read,
+                cache_write,
+                tiers: self
+                    .cost_tiers
+                    .iter()
+                    .map(|&(input_tokens_above, [input, output, cache_read, cache_write])| CostTier {
+                        input_tokens_above,
+                        input,
+                        output,
+                        cache_read,
+                        cache_write,
+                    })
+                    .collect(),
+            },
             context_window: self.context_window,
             max_tokens: self.max_tokens,
             headers: self.headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect::<BTreeMap<_, _>>(),
@@ -203,7 +229,7 @@ pub fn find(provider_name: &str, id: &str) -> Option<Model> {
     provider.models.iter().find(|m| m.id == id).map(|m| m.to_model(provider))
 }
 
-/// Every built-in model, in pi's registry order: providers by name, each one's models by id.
+/// Every built-in model, in pi's registry order: providers by name, each one's models as its table has them.
 pub fn models() -> impl Iterator<Item = Model> {
     data::REGISTRY_ORDER.iter().flat_map(|p| p.models.iter().map(move |m| m.to_model(p)))
 }

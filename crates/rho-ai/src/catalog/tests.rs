@@ -17,8 +17,8 @@ const APIS: [&str; 8] = [
     api::BEDROCK_CONVERSE_STREAM,
 ];
 
-/// pi-ai 0.73.1 rows whose output cap is above their context window, kept as pi has them.
-const CAP_ABOVE_WINDOW: [&str; 2] = ["openrouter/nex-agi/deepseek-v3.1-nex-n1", "openrouter/openai/gpt-3.5-turbo-0613"];
+/// pi-ai 1.6.0 rows whose output cap is above their context window, kept as pi has them (none).
+const CAP_ABOVE_WINDOW: [&str; 0] = [];
 
 #[test]
 fn every_model_is_usable() {
@@ -35,7 +35,7 @@ fn every_model_is_usable() {
         );
         assert!(!model.name.is_empty(), "{label}: name");
         // Azure's URL is the user's resource (AZURE_OPENAI_BASE_URL / _RESOURCE_NAME), not pi's data.
-        let azure = model.provider == "azure-openai-responses";
+        let azure = model.provider == "azure";
         assert!(model.base_url.starts_with("https://") || (azure && model.base_url.is_empty()), "{label}: base url");
         // Only Cloudflare's URLs name the account and gateway, filled per request (cloudflare.rs).
         let placeholders = model.base_url.contains(['{', '}']);
@@ -67,8 +67,6 @@ fn every_provider_has_its_default_and_distinct_name() {
         );
         let first = &provider.models[0];
         assert_eq!((provider.api, provider.base_url), (first.api, first.base_url), "{}", provider.name);
-        let ids: Vec<_> = provider.models.iter().map(|m| m.id).collect();
-        assert!(ids.is_sorted(), "{}: models in pi's order, by id", provider.name);
     }
     let registry_order: Vec<_> = data::REGISTRY_ORDER.iter().map(|p| p.name).collect();
     assert!(registry_order.is_sorted(), "{registry_order:?}");
@@ -87,77 +85,97 @@ fn providers_follow_pis_search_order_and_endpoints() {
                 "amazon-bedrock",
                 "bedrock-converse-stream",
                 "https://bedrock-runtime.us-east-1.amazonaws.com",
-                "us.anthropic.claude-opus-4-6-v1"
+                "us.anthropic.claude-opus-5-5"
             ),
-            ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-4-7"),
-            ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-5.4"),
-            ("azure-openai-responses", "azure-openai-responses", "", "gpt-5.4"),
-            ("openai-codex", "openai-codex-responses", "https://chatgpt.com/backend-api", "gpt-5.5"),
+            ("ant-ling", "openai-completions", "https://api.ant-ling.com/v1", "Ring-2.6-1T"),
+            ("anthropic", "anthropic-messages", "https://api.anthropic.com", "claude-opus-5-5"),
+            ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-6.2-sol"),
+            ("azure", "azure-openai-responses", "", "gpt-6.2-sol"),
+            ("openai-codex", "openai-codex-responses", "https://chatgpt.com/backend-api", "gpt-6.2-sol"),
+            (
+                "nvidia",
+                "openai-completions",
+                "https://integrate.api.nvidia.com/v1",
+                "nvidia/nemotron-3.5-super-vl-120b-a12b"
+            ),
             ("deepseek", "openai-completions", "https://api.deepseek.com", "deepseek-v4-pro"),
-            (
-                "google",
-                "google-generative-ai",
-                "https://generativelanguage.googleapis.com/v1beta",
-                "gemini-3.1-pro-preview"
-            ),
-            (
-                "google-vertex",
-                "google-vertex",
-                "https://{location}-aiplatform.googleapis.com",
-                "gemini-3.1-pro-preview"
-            ),
-            ("github-copilot", "anthropic-messages", "https://api.individual.githubcopilot.com", "gpt-5.4"),
-            ("openrouter", "openai-completions", "https://openrouter.ai/api/v1", "moonshotai/kimi-k2.6"),
-            ("vercel-ai-gateway", "anthropic-messages", "https://ai-gateway.vercel.sh", "zai/glm-5.1"),
-            ("xai", "openai-completions", "https://api.x.ai/v1", "grok-4.20-0309-reasoning"),
+            ("google", "google-generative-ai", "https://generativelanguage.googleapis.com/v1beta", "gemini-4-argon"),
+            ("google-vertex", "google-vertex", "https://{location}-aiplatform.googleapis.com", "gemini-4-argon"),
+            ("github-copilot", "anthropic-messages", "https://api.individual.githubcopilot.com", "gpt-6.1-sol"),
+            ("openrouter", "anthropic-messages", "https://openrouter.ai/api", "moonshotai/kimi-k2.7-code"),
+            ("vercel-ai-gateway", "anthropic-messages", "https://ai-gateway.vercel.sh", "zai/glm-5.3"),
+            ("xai", "openai-responses", "https://api.x.ai/v1", "grok-4.7"),
             ("groq", "openai-completions", "https://api.groq.com/openai/v1", "openai/gpt-oss-120b"),
-            ("cerebras", "openai-completions", "https://api.cerebras.ai/v1", "zai-glm-4.7"),
-            ("zai", "openai-completions", "https://api.z.ai/api/coding/paas/v4", "glm-5.1"),
+            ("cerebras", "openai-completions", "https://api.cerebras.ai/v1", "gpt-oss-120b"),
+            ("zai", "openai-completions", "https://api.z.ai/api/coding/paas/v4", "glm-5.3"),
+            ("zai-coding-cn", "openai-completions", "https://open.bigmodel.cn/api/coding/paas/v4", "glm-5.3"),
             ("mistral", "openai-completions", "https://api.mistral.ai/v1", "devstral-medium-latest"),
-            ("minimax", "anthropic-messages", "https://api.minimax.io/anthropic", "MiniMax-M2.7"),
-            ("minimax-cn", "anthropic-messages", "https://api.minimaxi.com/anthropic", "MiniMax-M2.7"),
-            ("moonshotai", "openai-completions", "https://api.moonshot.ai/v1", "kimi-k2.6"),
-            ("moonshotai-cn", "openai-completions", "https://api.moonshot.cn/v1", "kimi-k2.6"),
-            ("huggingface", "openai-completions", "https://router.huggingface.co/v1", "moonshotai/Kimi-K2.6"),
+            ("minimax", "anthropic-messages", "https://api.minimax.io/anthropic", "MiniMax-M3"),
+            ("minimax-cn", "anthropic-messages", "https://api.minimaxi.com/anthropic", "MiniMax-M3"),
+            ("moonshotai", "openai-completions", "https://api.moonshot.ai/v1", "kimi-k2.7-code"),
+            ("moonshotai-cn", "openai-completions", "https://api.moonshot.cn/v1", "kimi-k2.7-code"),
+            ("huggingface", "openai-completions", "https://router.huggingface.co/v1", "moonshotai/Kimi-K2.7-Code"),
             (
                 "fireworks",
                 "anthropic-messages",
                 "https://api.fireworks.ai/inference",
-                "accounts/fireworks/models/kimi-k2p6"
+                "accounts/fireworks/models/kimi-k3"
             ),
-            ("opencode", "openai-completions", "https://opencode.ai/zen/v1", "kimi-k2.6"),
-            ("opencode-go", "openai-completions", "https://opencode.ai/zen/go/v1", "kimi-k2.6"),
-            ("kimi-coding", "anthropic-messages", "https://api.kimi.com/coding", "kimi-for-coding"),
+            ("together", "openai-completions", "https://api.together.ai/v1", "moonshotai/Kimi-K3"),
+            ("baseten", "openai-completions", "https://inference.baseten.co/v1", "zai-org/GLM-5.3"),
+            ("opencode", "anthropic-messages", "https://opencode.ai/inference/anthropic", "kimi-k2.7-code"),
+            ("opencode-go", "anthropic-messages", "https://opencode.ai/inference/go/anthropic", "kimi-k3.1-pro"),
+            ("kimi-coding", "openai-completions", "https://api.kimi.com/coding/v1", "kimi-for-coding"),
+            ("meta", "openai-responses", "https://api.meta.ai/v1", "muse-spark-1.3"),
             (
                 "cloudflare-workers-ai",
                 "openai-completions",
                 "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
-                "@cf/moonshotai/kimi-k2.6"
+                "@cf/moonshotai/kimi-k2.7-code"
             ),
             (
                 "cloudflare-ai-gateway",
                 "anthropic-messages",
                 "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic",
-                "workers-ai/@cf/moonshotai/kimi-k2.6"
+                "workers-ai/@cf/moonshotai/kimi-k2.7-code"
             ),
-            ("xiaomi", "anthropic-messages", "https://api.xiaomimimo.com/anthropic", "mimo-v2.5-pro"),
             (
-                "xiaomi-token-plan-cn",
-                "anthropic-messages",
-                "https://token-plan-cn.xiaomimimo.com/anthropic",
-                "mimo-v2.5-pro"
+                "qwen-token-plan",
+                "openai-completions",
+                "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+                "qwen3.8-max"
             ),
+            (
+                "qwen-token-plan-cn",
+                "openai-completions",
+                "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
+                "qwen3.8-max"
+            ),
+            (
+                "qwen-token-plan-individual",
+                "openai-completions",
+                "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+                "qwen3.8-max"
+            ),
+            (
+                "qwen-token-plan-individual-cn",
+                "openai-completions",
+                "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
+                "qwen3.8-max"
+            ),
+            ("xiaomi", "openai-completions", "https://api.xiaomimimo.com/v1", "mimo-v2.6-pro"),
+            ("xiaomi-token-plan-cn", "openai-completions", "https://token-plan-cn.xiaomimimo.com/v1", "mimo-v2.6-pro"),
             (
                 "xiaomi-token-plan-ams",
-                "anthropic-messages",
-                "https://token-plan-ams.xiaomimimo.com/anthropic",
-                "mimo-v2.5-pro"
+                "openai-completions",
+                "https://token-plan-ams.xiaomimimo.com/v1",
+                "mimo-v2.6-pro"
             ),
             (
                 "xiaomi-token-plan-sgp",
-                "anthropic-messages",
-                "https://token-plan-sgp.xiaomimimo.com/anthropic",
-                "mimo-v2.5-pro"
+                "openai-completions",
+                "https://token-plan-sgp.xiaomimimo.com/v1",
+                "mimo-v2.6-pro"
             ),
         ]
     );
@@ -168,22 +186,23 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     let count = |name: &str| provider(name).map_or(0, |p| p.models.len());
     assert_eq!(
         [count("anthropic"), count("openai"), count("google"), count("openrouter")],
-        [23, 42, 27, 275],
-        "pi-ai 0.73.1's counts"
+        [18, 47, 26, 417],
+        "pi-ai 1.6.0's counts"
     );
     for (provider, id) in [
+        ("anthropic", "claude-opus-5-5"),
         ("anthropic", "claude-opus-4-7"),
-        ("anthropic", "claude-opus-4-6"),
         ("anthropic", "claude-sonnet-4-5-20250929"),
-        ("openai", "gpt-5.5"),
+        ("openai", "gpt-6.2-sol"),
         ("openai", "gpt-5.5-pro"),
-        ("google", "gemini-3.1-pro-preview"),
+        ("google", "gemini-4-argon"),
         ("openrouter", "anthropic/claude-opus-4.7"),
         ("mistral", "devstral-medium-latest"),
+        ("azure", "gpt-6.2-sol"),
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 969, "all of pi-ai 0.73.1's models");
+    assert_eq!(model_count(), 1659, "pi-ai 1.6.0's chat models, but radius's (pi-messages)");
 }
 
 #[test]
@@ -206,20 +225,30 @@ fn compat_flags_and_headers_come_from_pi() {
     let deepseek = find("deepseek", "deepseek-v4-pro").unwrap();
     assert_eq!(
         deepseek.compat,
-        Some(json!({"requiresReasoningContentOnAssistantMessages": true, "thinkingFormat": "deepseek"}))
+        Some(json!({
+            "supportsStore": false,
+            "maxTokensField": "max_tokens",
+            "requiresReasoningContentOnAssistantMessages": true,
+            "thinkingFormat": "deepseek",
+            "supportsStrictMode": true,
+            "supportsMidConvoSystemMessages": true
+        }))
     );
-    let glm = find("zai", "glm-5.1").unwrap();
+    let glm = find("zai", "glm-5.3").unwrap();
     assert_eq!(glm.compat_str("thinkingFormat"), Some("zai"));
-    assert_eq!(glm.compat_bool("supportsDeveloperRole"), Some(false));
+    assert_eq!(glm.compat_bool("zaiToolStream"), Some(true));
     let devstral = find("mistral", "devstral-medium-latest").unwrap();
     assert_eq!(
         devstral.compat,
         Some(json!({"supportsReasoningEffort": false})),
         "rewritten from mistral-conversations"
     );
-    assert_eq!(find("anthropic", "claude-opus-4-7").unwrap().compat, None);
-    let kimi = find("kimi-coding", "kimi-for-coding").unwrap();
-    assert_eq!(kimi.headers.get("User-Agent").map(String::as_str), Some("KimiCLI/1.5"));
+    assert_eq!(
+        find("anthropic", "claude-opus-4-7").unwrap().compat,
+        Some(json!({"forceAdaptiveThinking": true, "supportsTemperature": false, "supportsStrictTools": true}))
+    );
+    let copilot = find("github-copilot", "claude-haiku-4.5").unwrap();
+    assert_eq!(copilot.headers.get("Copilot-Integration-Id").map(String::as_str), Some("vscode-chat"));
     assert!(find("anthropic", "claude-opus-4-7").unwrap().headers.is_empty());
     let auto = find("openrouter", "openrouter/auto").unwrap();
     assert_eq!((auto.cost.input, auto.cost.output), (0.0, 0.0), "pi's -1000000 placeholder is not a price");
@@ -229,13 +258,14 @@ fn compat_flags_and_headers_come_from_pi() {
 fn thinking_levels_follow_pis_map() {
     use ThinkingLevel::*;
     let levels = |provider: &str, id: &str| entry(provider, id).unwrap().supported_thinking_levels();
-    assert_eq!(levels("anthropic", "claude-opus-4-7"), [Off, Minimal, Low, Medium, High, Xhigh]);
-    assert_eq!(entry("anthropic", "claude-opus-4-6").unwrap().thinking_level_map, [(Xhigh, Some("max"))]);
+    assert_eq!(levels("anthropic", "claude-opus-4-7"), [Off, Minimal, Low, Medium, High, Xhigh, Max]);
+    assert_eq!(entry("anthropic", "claude-opus-4-6").unwrap().thinking_level_map, [(Max, Some("max"))]);
+    assert_eq!(levels("anthropic", "claude-opus-5-5"), [Low, Medium, High, Xhigh, Max]);
     assert_eq!(levels("anthropic", "claude-sonnet-4-5"), [Off, Minimal, Low, Medium, High]);
     assert_eq!(levels("openai", "gpt-5"), [Minimal, Low, Medium, High], "gpt-5 cannot be switched off");
-    assert_eq!(levels("openai", "gpt-5.5"), [Minimal, Low, Medium, High, Xhigh]);
-    assert_eq!(levels("google", "gemini-3.1-pro-preview"), [Low, High]);
-    assert_eq!(levels("deepseek", "deepseek-v4-pro"), [Off, High, Xhigh]);
+    assert_eq!(levels("openai", "gpt-5.5"), [Off, Low, Medium, High, Xhigh]);
+    assert_eq!(levels("google", "gemini-3.1-pro-preview"), [Low, Medium, High]);
+    assert_eq!(levels("deepseek", "deepseek-v4-pro"), [Off, High, Max]);
     assert_eq!(levels("openai", "gpt-4o"), [Off], "no reasoning");
 }
 
@@ -257,12 +287,12 @@ fn a_model_is_built_with_its_provider_fields() {
     let json = rho_types::json::to_string(&model).unwrap();
     assert_eq!(
         json,
-        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000}"#
+        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000,"compat":{"supportsStrictTools":true}}"#
     );
-    let opencode_gemini = find("opencode", "gemini-3.1-pro").unwrap();
+    let opencode_gemini = find("opencode", "gemini-3.5-flash").unwrap();
     assert_eq!(
         (opencode_gemini.api.as_str(), opencode_gemini.base_url.as_str()),
-        ("google-generative-ai", "https://opencode.ai/zen/v1"),
+        ("google-generative-ai", "https://opencode.ai/inference/google/v1beta"),
         "a model's own API and endpoint, not its provider's first"
     );
     assert!(find("anthropic", "no-such-model").is_none());
@@ -278,7 +308,7 @@ fn models_come_in_pis_registry_order() {
     assert!(first_of("anthropic") < first_of("cerebras"));
     assert!(first_of("openai") < first_of("opencode"));
     assert!(first_of("vercel-ai-gateway") < first_of("xai"));
-    assert_eq!(selectors.last().map(String::as_str), Some("zai/glm-5v-turbo"));
+    assert_eq!(selectors.last().map(String::as_str), Some("zai-coding-cn/glm-5.3-highspeed"));
 }
 
 #[test]
@@ -287,11 +317,31 @@ fn the_data_file_says_where_it_comes_from() {
     let header: Vec<&str> = data.lines().take_while(|l| l.starts_with("//")).collect();
     let has = |needle: &str| header.iter().any(|l| l.contains(needle));
     assert!(has("@generated by scripts/catalog/generate.mjs"), "{header:#?}");
-    assert!(has("Source: @mariozechner/pi-ai 0.73.1"), "{header:#?}");
-    assert!(has("@mariozechner/pi-coding-agent 0.73.1"), "{header:#?}");
+    assert!(has("Source: @earendil-works/pi-ai 1.6.0"), "{header:#?}");
+    assert!(has("@earendil-works/pi-coding-agent 1.6.0"), "{header:#?}");
     assert!(has("Regenerate: node scripts/catalog/generate.mjs"), "{header:#?}");
     let date = header.iter().find_map(|l| l.strip_prefix("// Generated: ")).unwrap_or_default();
     let digits: Vec<bool> = date.chars().map(|c| c.is_ascii_digit()).collect();
     assert_eq!(digits, [true, true, true, true, false, true, true, false, true, true], "{date}");
     assert!(has("Skipped providers"), "{header:#?}");
+}
+
+#[test]
+fn prices_above_an_input_size_come_from_pi() {
+    let gemini = find("google", "gemini-3.1-pro-preview").unwrap();
+    assert_eq!(
+        gemini.cost.tiers,
+        [crate::types::CostTier {
+            input_tokens_above: 200_000,
+            input: 4.0,
+            output: 18.0,
+            cache_read: 0.4,
+            cache_write: 0.0
+        }]
+    );
+    assert_eq!(gemini.cost.rates_for(200_000), [2.0, 12.0, 0.2, 0.0], "at the threshold: the base rates");
+    assert_eq!(gemini.cost.rates_for(200_001), [4.0, 18.0, 0.4, 0.0]);
+    let json = rho_types::json::to_string(&gemini.cost).unwrap();
+    assert!(json.contains(r#""tiers":[{"inputTokensAbove":200000"#), "{json}");
+    assert!(find("anthropic", "claude-sonnet-4-5").unwrap().cost.tiers.is_empty());
 }

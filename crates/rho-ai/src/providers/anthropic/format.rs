@@ -28,9 +28,13 @@ pub(crate) struct Request {
     pub beta: Option<&'static str>,
 }
 
-/// Models that decide for themselves how much to think (`thinking: {type: "adaptive"}`).
+/// Models that decide for themselves how much to think (`thinking: {type: "adaptive"}`): those
+/// whose `compat.forceAdaptiveThinking` says so (pi 1.6's catalogue marks them), and, when the
+/// flag is absent, the Claude 4.6 models by name (pi 0.73's rule, for models.json entries).
 pub(crate) fn is_adaptive(model: &Model) -> bool {
-    ["opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6"].iter().any(|needle| model.id.contains(needle))
+    model.compat_bool("forceAdaptiveThinking").unwrap_or_else(|| {
+        ["opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6"].iter().any(|needle| model.id.contains(needle))
+    })
 }
 
 /// The `output_config.effort` of an adaptive model for `level`: the model's map first; without

@@ -241,19 +241,36 @@ fn is_claude(model: &Model) -> bool {
     id.contains("anthropic.claude") || id.contains("anthropic/claude") || name.contains("claude")
 }
 
-/// Claude models that decide for themselves how much to think.
+/// The Claude 5 families, all adaptive, with `xhigh` and prompt caching.
+const CLAUDE_5: [&str; 4] = ["opus-5", "sonnet-5", "haiku-5", "fable-5"];
+
+/// Claude models that decide for themselves how much to think (Opus 4.6 and later, Sonnet 4.6
+/// and later, Claude 5).
 fn is_adaptive(model: &Model) -> bool {
-    match_candidates(model).iter().any(|s| ["opus-4-6", "opus-4-7", "sonnet-4-6"].iter().any(|n| s.contains(n)))
+    let named =
+        |s: &String| ["opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6"].iter().chain(&CLAUDE_5).any(|n| s.contains(n));
+    match_candidates(model).iter().any(named)
 }
 
-/// Claude 4.x, 3.7 Sonnet and 3.5 Haiku take cache points; other models (Nova caches by itself)
+/// Claude models with an `xhigh` effort of their own (Opus 4.7 and later, Claude 5).
+fn has_native_xhigh(model: &Model) -> bool {
+    let named = |s: &String| ["opus-4-7", "opus-4-8"].iter().chain(&CLAUDE_5).any(|n| s.contains(n));
+    match_candidates(model).iter().any(named)
+}
+
+/// Claude 5, 4.x, 3.7 Sonnet and 3.5 Haiku take cache points; other models (Nova caches by itself)
 /// only when `AWS_BEDROCK_FORCE_CACHE=1` says an inference profile hides a Claude model.
 fn supports_prompt_caching(model: &Model) -> bool {
     let candidates = match_candidates(model);
     if !candidates.iter().any(|s| s.contains("claude")) {
         return std::env::var("AWS_BEDROCK_FORCE_CACHE").as_deref() == Ok("1");
     }
-    candidates.iter().any(|s| s.contains("-4-") || s.contains("claude-3-7-sonnet") || s.contains("claude-3-5-haiku"))
+    candidates.iter().any(|s| {
+        CLAUDE_5.iter().any(|n| s.contains(n))
+            || s.contains("-4-")
+            || s.contains("claude-3-7-sonnet")
+            || s.contains("claude-3-5-haiku")
+    })
 }
 
 fn is_gov_cloud(model: &Model, region: &str) -> bool {
@@ -261,14 +278,14 @@ fn is_gov_cloud(model: &Model, region: &str) -> bool {
     region.to_lowercase().starts_with("us-gov-") || id.starts_with("us-gov.") || id.starts_with("arn:aws-us-gov:")
 }
 
-/// An adaptive model's effort for `level`: the model's map first; `xhigh` only where Opus 4.7 has
-/// it, `max` as `max`.
+/// An adaptive model's effort for `level`: the model's map first; `xhigh` only where the model
+/// has it, `max` as `max`.
 fn effort(model: &Model, level: ThinkingLevel) -> &str {
     if let Some(value) = model.provider_level(level) {
         return value;
     }
     match level {
-        ThinkingLevel::Xhigh if match_candidates(model).iter().any(|s| s.contains("opus-4-7")) => "xhigh",
+        ThinkingLevel::Xhigh if has_native_xhigh(model) => "xhigh",
         ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
         ThinkingLevel::Medium => "medium",
         ThinkingLevel::High | ThinkingLevel::Xhigh => "high",
