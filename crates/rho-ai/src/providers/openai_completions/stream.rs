@@ -79,12 +79,23 @@ struct WireUsage {
     prompt_tokens_details: Option<PromptDetails>,
     #[serde(default)]
     completion_tokens_details: Option<CompletionDetails>,
+    /// DeepSeek's cache hits.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+    /// Kimi's cache hits, on the final usage chunk.
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 struct PromptDetails {
     #[serde(default)]
     cached_tokens: Option<u64>,
+    /// Written to the cache (OpenRouter-compatible servers), apart from the hits.
+    #[serde(default)]
+    cache_write_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -237,14 +248,21 @@ async fn apply_tool_call(state: &mut State, emitter: &mut Emitter, delta: ToolCa
     }
 }
 
+/// The usage as pi 1.6 reads it: cache hits wherever the server puts them (OpenAI's
+/// `prompt_tokens_details`, DeepSeek's `prompt_cache_hit_tokens`, Kimi's `cached_tokens`), cache
+/// writes apart from the hits, and `completion_tokens` as the output, which already counts the
+/// reasoning tokens.
 fn apply_usage(usage: &mut Usage, wire: &WireUsage) {
-    let cached = wire.prompt_tokens_details.as_ref().and_then(|d| d.cached_tokens).unwrap_or(0);
-    let reasoning = wire.completion_tokens_details.as_ref().and_then(|d| d.reasoning_tokens).unwrap_or(0);
-    usage.input = wire.prompt_tokens.unwrap_or(0).saturating_sub(cached);
+    let details = wire.prompt_tokens_details.as_ref();
+    let cached =
+        details.and_then(|d| d.cached_tokens).or(wire.prompt_cache_hit_tokens).or(wire.cached_tokens).unwrap_or(0);
+    let written = details.and_then(|d| d.cache_write_tokens).unwrap_or(0);
+    usage.input = wire.prompt_tokens.unwrap_or(0).saturating_sub(cached).saturating_sub(written);
     usage.cache_read = cached;
-    usage.cache_write = 0;
-    usage.output = wire.completion_tokens.unwrap_or(0) + reasoning;
-    usage.reasoning = wire.completion_tokens_details.as_ref().and_then(|d| d.reasoning_tokens);
+    usage.cache_write = written;
+    usage.output = wire.completion_tokens.unwrap_or(0);
+    usage.reasoning =
+        wire.completion_tokens_details.as_ref().and_then(|d| d.reasoning_tokens).or(wire.reasoning_tokens);
 }
 
 fn map_finish_reason(reason: &str) -> Result<StopReason, ProviderError> {

@@ -91,7 +91,41 @@ async fn reasoning_text_and_parallel_tool_calls() {
             call("call_b", "ls", json!({"path": "."})),
         ]
     );
-    assert_eq!((message.usage.input, message.usage.cache_read, message.usage.output), (20, 100, 40));
+    // `completion_tokens` already counts the 10 reasoning tokens.
+    assert_eq!((message.usage.input, message.usage.cache_read, message.usage.output), (20, 100, 30));
+    assert_eq!(message.usage.reasoning, Some(10));
+}
+
+#[tokio::test]
+async fn cache_hits_and_writes_are_read_wherever_the_server_puts_them() {
+    let m = gpt("deepseek-v4-pro", "https://api.deepseek.com");
+    let usage = |usage: serde_json::Value| {
+        let mut body = sse_body(&[
+            chunk(json!({"content": "ok"}), Some("stop")),
+            (None, json!({"id": "c", "choices": [], "usage": usage})),
+        ]);
+        body.push_str(&done());
+        body
+    };
+    let read = |events: &[crate::AssistantMessageEvent]| {
+        let u = &final_message(events).usage;
+        (u.input, u.cache_read, u.cache_write, u.output)
+    };
+    // DeepSeek: `prompt_cache_hit_tokens`.
+    let events =
+        decode(&m, &usage(json!({"prompt_tokens": 100, "completion_tokens": 5, "prompt_cache_hit_tokens": 60}))).await;
+    assert_eq!(read(&events), (40, 60, 0, 5));
+    // Kimi: a top-level `cached_tokens`.
+    let events = decode(&m, &usage(json!({"prompt_tokens": 100, "completion_tokens": 5, "cached_tokens": 30}))).await;
+    assert_eq!(read(&events), (70, 30, 0, 5));
+    // OpenRouter-compatible: writes counted apart from hits.
+    let events = decode(
+        &m,
+        &usage(json!({"prompt_tokens": 100, "completion_tokens": 5,
+            "prompt_tokens_details": {"cached_tokens": 20, "cache_write_tokens": 50}})),
+    )
+    .await;
+    assert_eq!(read(&events), (30, 20, 50, 5));
 }
 
 #[tokio::test]
