@@ -62,6 +62,7 @@ fn builtins_load_without_files_and_nothing_is_available_without_keys() {
             "qwen-token-plan-cn",
             "qwen-token-plan-individual",
             "qwen-token-plan-individual-cn",
+            "radius",
             "together",
             "vercel-ai-gateway",
             "xai",

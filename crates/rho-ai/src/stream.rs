@@ -482,6 +482,13 @@ impl Emitter {
         }
     }
 
+    /// Marks the thinking block at `index` as redacted (its text is the provider's stand-in).
+    pub fn set_thinking_redacted(&mut self, index: usize) {
+        if let Some(AssistantContent::Thinking(t)) = self.message.content.get_mut(index) {
+            t.redacted = Some(true);
+        }
+    }
+
     /// The index of the open thinking block, if any.
     pub fn open_thinking_index(&self) -> Option<usize> {
         self.open_index(BlockKind::Thinking)

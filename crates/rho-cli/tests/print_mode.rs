@@ -55,6 +55,32 @@ async fn print_mode_prints_only_the_answer() {
     assert_eq!(stderr(&verbose), "→ read {\"path\":\"a.txt\"}\n✓ read\n");
 }
 
+/// A model behind pi's own protocol (`pi-messages`, the Radius gateway's) reads, calls a tool
+/// and answers as any other: the second request carries the first reply and the tool's result
+/// as pi serializes them.
+#[tokio::test]
+async fn a_pi_messages_model_runs_a_tool_turn() {
+    let env = Env::with_api(
+        vec![Turn::text("Reading.").with_tool_call("read", json!({"path": "a.txt"})), Turn::text("It says hi.")],
+        "pi-messages",
+        false,
+    )
+    .await;
+    std::fs::write(env.cwd.join("a.txt"), "hi\n").unwrap();
+    let out = run(&env, &["-p", "--model", "mock/mock-model", "what does a.txt say?"], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "It says hi.\n");
+    let requests = env.server.requests();
+    assert_eq!(requests.iter().map(|r| r.path.as_str()).collect::<Vec<_>>(), ["/messages", "/messages"]);
+    let messages = &requests[1].body["context"]["messages"];
+    let roles: Vec<&str> = messages.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult"]);
+    assert_eq!(messages[1]["content"][1]["type"], "toolCall");
+    assert_eq!(messages[2]["content"][0]["text"], "hi\n");
+    assert_eq!(requests[1].body["model"], "mock-model");
+    assert!(requests[1].body["context"]["systemPrompt"].as_str().is_some_and(|p| !p.is_empty()));
+}
+
 #[tokio::test]
 async fn json_mode_writes_the_header_then_every_event_like_rpc_mode() {
     let env = Env::new(vec![Turn::text("Hello there.").with_chunk_size(0)]).await;

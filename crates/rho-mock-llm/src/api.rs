@@ -12,15 +12,18 @@ pub enum Api {
     OpenAiResponses,
     GoogleGenerativeAi,
     BedrockConverseStream,
+    /// pi's own message protocol (the Radius gateway's).
+    PiMessages,
 }
 
 impl Api {
-    pub const ALL: [Api; 5] = [
+    pub const ALL: [Api; 6] = [
         Api::AnthropicMessages,
         Api::OpenAiCompletions,
         Api::OpenAiResponses,
         Api::GoogleGenerativeAi,
         Api::BedrockConverseStream,
+        Api::PiMessages,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -30,6 +33,7 @@ impl Api {
             Api::OpenAiResponses => "openai-responses",
             Api::GoogleGenerativeAi => "google-generative-ai",
             Api::BedrockConverseStream => "bedrock-converse-stream",
+            Api::PiMessages => "pi-messages",
         }
     }
 }
@@ -55,6 +59,8 @@ pub fn route(path: &str) -> Option<Route> {
     let simple = |api| Some(Route { api, path_model: None, whole: false });
     match path.trim_end_matches('/') {
         "/v1/messages" => return simple(Api::AnthropicMessages),
+        // pi-messages: `{baseUrl}/messages`, its base URL the gateway's root.
+        "/messages" => return simple(Api::PiMessages),
         "/v1/chat/completions" | "/chat/completions" => return simple(Api::OpenAiCompletions),
         // Azure OpenAI's v1 endpoint and ChatGPT's Codex backend speak the same wire.
         "/v1/responses"
@@ -102,6 +108,7 @@ mod tests {
         assert_eq!(api("/v1/messages"), Some(Api::AnthropicMessages));
         assert_eq!(api("/v1/chat/completions"), Some(Api::OpenAiCompletions));
         assert_eq!(api("/chat/completions"), Some(Api::OpenAiCompletions));
+        assert_eq!(api("/messages"), Some(Api::PiMessages));
         assert_eq!(api("/v1/responses"), Some(Api::OpenAiResponses));
         assert_eq!(api("/responses/"), Some(Api::OpenAiResponses));
         assert_eq!(api("/backend-api/codex/responses"), Some(Api::OpenAiResponses));

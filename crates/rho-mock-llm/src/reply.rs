@@ -99,6 +99,7 @@ impl<'a> Reply<'a> {
             Api::OpenAiCompletions | Api::OpenAiResponses => Some("call_mock_"),
             Api::GoogleGenerativeAi => None,
             Api::BedrockConverseStream => Some("tooluse_mock_"),
+            Api::PiMessages => Some("call_mock_"),
         };
         let text = match (turn.flood, &turn.text) {
             (Some(flood), _) => Some(TextBody::Flood(flood)),

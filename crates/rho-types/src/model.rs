@@ -18,6 +18,8 @@ pub mod api {
     pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
     pub const GOOGLE_VERTEX: &str = "google-vertex";
     pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
+    /// pi's own message protocol (the Radius gateway's).
+    pub const PI_MESSAGES: &str = "pi-messages";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,18 +5,17 @@
 // Generated: 2026-11-29
 // Regenerate: node scripts/catalog/generate.mjs --pi <dir with node_modules/@earendil-works/pi-ai>
 //
-// 41 providers, 1659 models (per provider, and of how many pi has when not all):
+// 42 providers, 1698 models (per provider, and of how many pi has when not all):
 //   amazon-bedrock 208, ant-ling 3, anthropic 18, azure 48, baseten 15, cerebras 2,
 //   cloudflare-ai-gateway 63, cloudflare-workers-ai 20, deepseek 2, fireworks 27, github-copilot 35,
 //   google 26, google-vertex 17, groq 7, huggingface 87, kimi-coding 6, meta 7, minimax 4,
 //   minimax-cn 4, mistral 34, moonshotai 6, moonshotai-cn 6, nvidia 12, openai 47, openai-codex 10,
 //   opencode 84, opencode-go 33, openrouter 417, qwen-token-plan 20, qwen-token-plan-cn 20,
-//   qwen-token-plan-individual 13, qwen-token-plan-individual-cn 13, together 16,
+//   qwen-token-plan-individual 13, qwen-token-plan-individual-cn 13, radius 39, together 16,
 //   vercel-ai-gateway 305, xai 4, xiaomi 3, xiaomi-token-plan-ams 2, xiaomi-token-plan-cn 2,
 //   xiaomi-token-plan-sgp 2, zai 7, zai-coding-cn 4.
 //
 // Skipped providers (see scripts/catalog/README.md):
-// - radius (39 models: speaks pi-messages, which rho does not)
 // - typesafe (0 models: pi's table has no chat model for it)
 //
 // Changed from pi's data:
@@ -32,10 +31,10 @@ use crate::model::ThinkingLevel::*;
 use crate::model::api::*;
 
 /// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.
-pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANT_LING, &ANTHROPIC, &AZURE, &BASETEN, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GROQ, &HUGGINGFACE, &KIMI_CODING, &META, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &NVIDIA, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &QWEN_TOKEN_PLAN, &QWEN_TOKEN_PLAN_CN, &QWEN_TOKEN_PLAN_INDIVIDUAL, &QWEN_TOKEN_PLAN_INDIVIDUAL_CN, &TOGETHER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI, &ZAI_CODING_CN];
+pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANT_LING, &ANTHROPIC, &AZURE, &BASETEN, &CEREBRAS, &CLOUDFLARE_AI_GATEWAY, &CLOUDFLARE_WORKERS_AI, &DEEPSEEK, &FIREWORKS, &GITHUB_COPILOT, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GROQ, &HUGGINGFACE, &KIMI_CODING, &META, &MINIMAX, &MINIMAX_CN, &MISTRAL, &MOONSHOTAI, &MOONSHOTAI_CN, &NVIDIA, &OPENAI, &OPENAI_CODEX, &OPENCODE, &OPENCODE_GO, &OPENROUTER, &QWEN_TOKEN_PLAN, &QWEN_TOKEN_PLAN_CN, &QWEN_TOKEN_PLAN_INDIVIDUAL, &QWEN_TOKEN_PLAN_INDIVIDUAL_CN, &RADIUS, &TOGETHER, &VERCEL_AI_GATEWAY, &XAI, &XIAOMI, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_SGP, &ZAI, &ZAI_CODING_CN];
 
 /// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).
-pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANT_LING, &ANTHROPIC, &OPENAI, &AZURE, &OPENAI_CODEX, &NVIDIA, &DEEPSEEK, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &ZAI_CODING_CN, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &TOGETHER, &BASETEN, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &META, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &QWEN_TOKEN_PLAN, &QWEN_TOKEN_PLAN_CN, &QWEN_TOKEN_PLAN_INDIVIDUAL, &QWEN_TOKEN_PLAN_INDIVIDUAL_CN, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
+pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[&AMAZON_BEDROCK, &ANT_LING, &ANTHROPIC, &OPENAI, &AZURE, &OPENAI_CODEX, &RADIUS, &NVIDIA, &DEEPSEEK, &GOOGLE, &GOOGLE_VERTEX_PROVIDER, &GITHUB_COPILOT, &OPENROUTER, &VERCEL_AI_GATEWAY, &XAI, &GROQ, &CEREBRAS, &ZAI, &ZAI_CODING_CN, &MISTRAL, &MINIMAX, &MINIMAX_CN, &MOONSHOTAI, &MOONSHOTAI_CN, &HUGGINGFACE, &FIREWORKS, &TOGETHER, &BASETEN, &OPENCODE, &OPENCODE_GO, &KIMI_CODING, &META, &CLOUDFLARE_WORKERS_AI, &CLOUDFLARE_AI_GATEWAY, &QWEN_TOKEN_PLAN, &QWEN_TOKEN_PLAN_CN, &QWEN_TOKEN_PLAN_INDIVIDUAL, &QWEN_TOKEN_PLAN_INDIVIDUAL_CN, &XIAOMI, &XIAOMI_TOKEN_PLAN_CN, &XIAOMI_TOKEN_PLAN_AMS, &XIAOMI_TOKEN_PLAN_SGP];
 
 static AMAZON_BEDROCK: CatalogProvider = CatalogProvider {
     name: "amazon-bedrock",
@@ -1701,6 +1700,56 @@ static QWEN_TOKEN_PLAN_INDIVIDUAL_CN_MODELS: &[CatalogModel] = &[
     m("qwen3.8-flash", "Qwen3.8 Flash", OPENAI_COMPLETIONS, "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1", true, true, [0.0, 0.0, 0.0, 0.0], 1000000, 131072).compat(&[("supportsStrictMode", Bool(true)), ("thinkingFormat", Str("qwen")), ("supportsStore", Bool(false)), ("supportsReasoningEffort", Bool(true))]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, None), (Xhigh, Some("xhigh")), (Max, None)]),
     m("qwen3.8-max", "Qwen3.8 Max", OPENAI_COMPLETIONS, "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1", true, true, [0.0, 0.0, 0.0, 0.0], 1000000, 131072).compat(&[("supportsStrictMode", Bool(true)), ("thinkingFormat", Str("qwen")), ("supportsStore", Bool(false)), ("supportsReasoningEffort", Bool(true))]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, None), (Xhigh, Some("xhigh")), (Max, None)]),
     m("qwen4-max-preview", "Qwen4 Max Preview", OPENAI_COMPLETIONS, "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1", true, true, [0.0, 0.0, 0.0, 0.0], 1000000, 393216).compat(&[("supportsStrictMode", Bool(true)), ("thinkingFormat", Str("qwen")), ("supportsStore", Bool(false)), ("supportsReasoningEffort", Bool(true))]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, None), (Xhigh, Some("xhigh")), (Max, None)]),
+];
+
+static RADIUS: CatalogProvider = CatalogProvider {
+    name: "radius",
+    api: PI_MESSAGES,
+    base_url: "https://radius.pi.dev/v1",
+    default_model: "balanced",
+    models: RADIUS_MODELS,
+};
+
+static RADIUS_MODELS: &[CatalogModel] = &[
+    m("balanced", "Balanced", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [3.0, 15.0, 0.3, 0.0], 1048576, 262144).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("cheap", "Cheap", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.3, 1.2, 0.006, 0.0], 1000000, 131072).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("claude-fable-5", "Claude Fable 5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [10.0, 50.0, 1.0, 12.5], 1000000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-fable-5-1", "Claude Fable 5.1", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [10.0, 50.0, 0.25, 12.5], 1000000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-fable-5-2", "Claude Fable 5.2", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [8.0, 40.0, 0.2, 10.0], 1000000, 128000).thinking(&[(Off, None), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-haiku-4-5", "Claude Haiku 4.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [1.0, 5.0, 0.1, 1.25], 200000, 64000),
+    m("claude-haiku-5-5", "Claude Haiku 5.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.1, 0.5, 0.01, 0.125], 1000000, 128000).tiers(&[(100000, [0.5, 2.5, 0.05, 0.625])]).thinking(&[(Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-opus-4-5", "Claude Opus 4.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [5.0, 25.0, 0.5, 6.25], 200000, 64000),
+    m("claude-opus-4-8", "Claude Opus 4.8", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-opus-5", "Claude Opus 5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [5.0, 25.0, 0.5, 6.25], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-opus-5-5", "Claude Opus 5.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [4.0, 20.0, 0.2, 5.0], 1000000, 128000).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-sonnet-4-5", "Claude Sonnet 4.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [3.0, 15.0, 0.3, 3.75], 200000, 64000),
+    m("claude-sonnet-5", "Claude Sonnet 5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.2, 2.5], 1000000, 128000).thinking(&[(Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("claude-sonnet-5-5", "Claude Sonnet 5.5", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.1, 2.5], 1000000, 128000).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("deepseek-v4.1-flash", "DeepSeek V4.1 Flash", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.3, 1.2, 0.006, 0.0], 1000000, 131072).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("gemini-3.8-flash", "Gemini 3.8 Flash", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.75, 3.75, 0.075, 0.0], 1048576, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, None), (Max, None)]),
+    m("gemini-4-argon", "Gemini 4 Argon", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.1, 0.0], 1048576, 32768).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, None), (Max, None)]),
+    m("gemini-4-hydrogen", "Gemini 4 Hydrogen", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [1.5, 7.5, 0.075, 0.0], 1048576, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, None)]),
+    m("gemini-4-neon", "Gemini 4 Neon", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [3.0, 15.0, 0.15, 0.0], 1048576, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, None)]),
+    m("glm-5.3", "GLM-5.3", PI_MESSAGES, "https://radius.pi.dev/v1", true, false, [1.4, 4.4, 0.26, 0.0], 1048576, 128000).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("glm-5.3-flash", "GLM-5.3 Flash", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.15, 0.5, 0.03, 0.0], 1048575, 131072).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("gpt-5.6-luna", "GPT 5.6 Luna", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.2, 1.2, 0.02, 0.25], 272000, 128000).tiers(&[(272000, [0.4, 1.8, 0.04, 0.5])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-5.6-sol", "GPT 5.6 Sol", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [4.0, 20.0, 0.4, 5.0], 272000, 128000).tiers(&[(272000, [8.0, 30.0, 0.8, 10.0])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-5.6-terra", "GPT 5.6 Terra", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 12.0, 0.2, 2.5], 272000, 128000).tiers(&[(272000, [4.0, 18.0, 0.4, 5.0])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6-astra", "GPT 6 Astra", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [10.0, 50.0, 1.0, 12.5], 272000, 128000).tiers(&[(272000, [20.0, 75.0, 2.0, 25.0])]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6-luna", "GPT 6 Luna", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.1, 0.5, 0.01, 0.125], 1050000, 128000).tiers(&[(272000, [0.2, 0.75, 0.02, 0.25])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6-sol", "GPT 6 Sol", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.2, 2.5], 1050000, 128000).tiers(&[(272000, [4.0, 15.0, 0.4, 5.0])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6.1-sol", "GPT 6.1 Sol", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.1, 2.5], 272000, 128000).tiers(&[(272000, [4.0, 15.0, 0.2, 5.0])]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6.1-terra", "GPT 6.1 Terra", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [1.0, 5.0, 0.05, 1.25], 272000, 128000).tiers(&[(272000, [2.0, 7.5, 0.1, 2.5])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6.2-astra", "GPT 6.2 Astra", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [8.0, 40.0, 0.4, 10.0], 272000, 128000).tiers(&[(272000, [16.0, 60.0, 0.8, 20.0])]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("gpt-6.2-sol", "GPT 6.2 Sol", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.1, 2.5], 272000, 128000).tiers(&[(272000, [4.0, 15.0, 0.2, 5.0])]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("grok-4.7", "Grok 4.7", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 6.0, 0.5, 0.0], 500000, 450000).tiers(&[(200000, [4.0, 12.0, 1.0, 0.0])]).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, None)]),
+    m("kimi-k3", "Kimi K3", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [3.0, 15.0, 0.3, 0.0], 1048576, 262144).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("kimi-k3.1-pro", "Kimi K3.1 Pro", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [2.0, 10.0, 0.2, 0.0], 1048576, 131072).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, Some("max"))]),
+    m("minimax-m3", "MiniMax M3", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.3, 1.2, 0.06, 0.0], 524288, 131072),
+    m("minimax-m3.1-flash", "MiniMax M3.1 Flash", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.15, 0.6, 0.015, 0.0], 1000000, 524288).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("mistral-large-4", "Mistral Large 4", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [0.7, 2.1, 0.07, 0.0], 1048576, 262144).thinking(&[(Off, Some("none")), (Minimal, None), (Low, None), (Medium, None), (High, Some("high")), (Xhigh, None), (Max, None)]),
+    m("precise", "Precise", PI_MESSAGES, "https://radius.pi.dev/v1", true, true, [4.0, 20.0, 0.4, 5.0], 272000, 128000).tiers(&[(272000, [8.0, 30.0, 0.8, 10.0])]).thinking(&[(Off, Some("none")), (Minimal, None), (Low, Some("low")), (Medium, Some("medium")), (High, Some("high")), (Xhigh, Some("xhigh")), (Max, Some("max"))]),
+    m("recursive/flint", "Flint (free, trains on data)", PI_MESSAGES, "https://radius.pi.dev/v1", true, false, [0.0, 0.0, 0.0, 0.0], 262144, 65536).thinking(&[(Off, None), (Minimal, None), (Low, Some("low")), (Medium, None), (High, None), (Xhigh, None), (Max, None)]),
 ];
 
 static TOGETHER: CatalogProvider = CatalogProvider {

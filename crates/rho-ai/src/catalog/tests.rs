@@ -6,7 +6,7 @@ use serde_json::json;
 use super::*;
 use crate::model::api;
 
-const APIS: [&str; 8] = [
+const APIS: [&str; 9] = [
     api::ANTHROPIC_MESSAGES,
     api::OPENAI_COMPLETIONS,
     api::OPENAI_RESPONSES,
@@ -15,6 +15,7 @@ const APIS: [&str; 8] = [
     api::GOOGLE_GENERATIVE_AI,
     api::GOOGLE_VERTEX,
     api::BEDROCK_CONVERSE_STREAM,
+    api::PI_MESSAGES,
 ];
 
 /// pi-ai 1.6.0 rows whose output cap is above their context window, kept as pi has them (none).
@@ -92,6 +93,7 @@ fn providers_follow_pis_search_order_and_endpoints() {
             ("openai", "openai-responses", "https://api.openai.com/v1", "gpt-6.2-sol"),
             ("azure", "azure-openai-responses", "", "gpt-6.2-sol"),
             ("openai-codex", "openai-codex-responses", "https://chatgpt.com/backend-api", "gpt-6.2-sol"),
+            ("radius", "pi-messages", "https://radius.pi.dev/v1", "balanced"),
             (
                 "nvidia",
                 "openai-completions",
@@ -202,7 +204,7 @@ fn every_model_pi_lists_for_the_main_providers_is_there() {
     ] {
         assert!(find(provider, id).is_some(), "{provider}/{id}");
     }
-    assert_eq!(model_count(), 1659, "pi-ai 1.6.0's chat models, but radius's (pi-messages)");
+    assert_eq!(model_count(), 1698, "all of pi-ai 1.6.0's chat models");
 }
 
 #[test]

@@ -14,6 +14,7 @@ mod google;
 mod openai_codex;
 mod openai_completions;
 mod openai_responses;
+mod pi_messages;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
 pub(crate) mod vertex;
@@ -47,6 +48,7 @@ pub(crate) async fn run(
         api::GOOGLE_GENERATIVE_AI => google::run(model, context, options, emitter).await,
         api::GOOGLE_VERTEX => vertex::run(model, context, options, emitter).await,
         api::BEDROCK_CONVERSE_STREAM => bedrock::run(model, context, options, emitter).await,
+        api::PI_MESSAGES => pi_messages::run(model, context, options, emitter).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
 }
@@ -66,6 +68,7 @@ pub(crate) async fn decode(
             openai_responses::stream::consume(sse, emitter, cancel).await
         }
         api::GOOGLE_GENERATIVE_AI | api::GOOGLE_VERTEX => google::stream::consume(sse, emitter, cancel).await,
+        api::PI_MESSAGES => pi_messages::stream::consume(sse, emitter, cancel).await,
         other => Err(ProviderError::UnsupportedApi(other.to_owned()).into()),
     }
 }

@@ -25,6 +25,8 @@ fn overflow_message(wire: Wire) -> &'static str {
             "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
         }
         "bedrock-converse-stream" => "Input is too long for requested model.",
+        // A pi-messages gateway passes the upstream model's words on.
+        "pi-messages" => "prompt is too long: 213462 tokens > 200000 maximum",
         other => panic!("no overflow text for {other}"),
     }
 }

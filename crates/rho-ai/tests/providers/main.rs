@@ -16,3 +16,4 @@ mod openai_codex;
 mod openai_codex_websocket;
 mod openai_completions;
 mod openai_responses;
+mod pi_messages;

@@ -79,7 +79,8 @@ impl Env {
         std::fs::create_dir_all(&agent_dir).unwrap();
         std::fs::create_dir_all(&cwd).unwrap();
         let base_url = match api {
-            "anthropic-messages" => server.url(),
+            // pi-messages posts to `{baseUrl}/messages`.
+            "anthropic-messages" | "pi-messages" => server.url(),
             "google-generative-ai" => format!("{}/v1beta", server.url()),
             _ => format!("{}/v1", server.url()),
         };

@@ -6,6 +6,7 @@ mod bedrock;
 mod google;
 mod openai_completions;
 mod openai_responses;
+mod pi_messages;
 
 use serde_json::Value;
 
@@ -21,6 +22,7 @@ pub fn render_stream(reply: &Reply<'_>, exchange: &Exchange) -> Plan {
         Api::OpenAiResponses => openai_responses::stream(reply, exchange),
         Api::GoogleGenerativeAi => google::stream(reply, exchange),
         Api::BedrockConverseStream => bedrock::stream(reply, exchange),
+        Api::PiMessages => pi_messages::stream(reply, exchange),
     }
 }
 
@@ -64,6 +66,7 @@ pub fn error_body(api: Api, status: u16, message: &str) -> Value {
         Api::OpenAiCompletions | Api::OpenAiResponses => openai_completions::error_body(status, message),
         Api::GoogleGenerativeAi => google::error_body(status, message),
         Api::BedrockConverseStream => serde_json::json!({"message": message}),
+        Api::PiMessages => pi_messages::error_body(status, message),
     }
 }
 
