@@ -421,6 +421,10 @@ async fn copy_export_new_and_compact_commands() {
     use base64::Engine;
     let encoded = base64::engine::general_purpose::STANDARD.encode("an answer worth keeping");
     assert!(term.raw_output().contains(&format!("\x1b]52;c;{encoded}\x07")), "an OSC 52 sequence with the answer");
+    // pi 1.6's Ctrl+X (`app.message.copy`) does the same.
+    term.send("\x18");
+    term.wait_until("a second copy", |screen| screen.matches("Copied the last answer to the clipboard").count() == 2)
+        .await;
 
     term.submit("/export out.html");
     term.wait_for("Exported to:").await;

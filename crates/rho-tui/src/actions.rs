@@ -200,7 +200,7 @@ impl App {
     }
 
     /// `/copy`: the last answer to the system clipboard through the terminal (OSC 52).
-    fn copy(&mut self) {
+    pub(super) fn copy(&mut self) {
         match self.session.last_assistant_text() {
             Some(text) => {
                 let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());

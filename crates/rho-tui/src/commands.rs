@@ -50,6 +50,8 @@ pub const HOTKEYS: &[(Keys, &str)] = &[
     (Keys::Of(&[Action::Clear]), "Clear the editor; twice quits"),
     (Keys::Of(&[Action::Exit]), "Quit (editor empty); else delete the character under the cursor"),
     (Keys::Of(&[Action::CursorUp, Action::CursorDown]), "Move between lines; history of prompts"),
+    (Keys::IfBound(Action::HistoryPrevious), "The previous prompt of the history"),
+    (Keys::IfBound(Action::HistoryNext), "The next prompt of the history"),
     (Keys::Of(&[Action::CursorLeft, Action::CursorRight]), "Move the cursor"),
     (Keys::Of(&[Action::CursorWordLeft, Action::CursorWordRight]), "Word left / right"),
     (Keys::Of(&[Action::JumpForward, Action::JumpBackward]), "Jump to the next / previous typed character"),
@@ -67,6 +69,7 @@ pub const HOTKEYS: &[(Keys, &str)] = &[
     (Keys::Of(&[Action::PasteImage]), "Attach the clipboard's image (needs wl-paste, xclip or pngpaste)"),
     (Keys::Text("!command"), "Run a shell command; its output joins the conversation"),
     (Keys::Text("!!command"), "Run a shell command; its output is not sent to the model"),
+    (Keys::Of(&[Action::MessageCopy]), "Copy the last answer to the clipboard (as /copy)"),
     (Keys::Of(&[Action::ModelSelect]), "Select the model"),
     (
         Keys::Of(&[Action::ModelCycleForward, Action::ModelCycleBackward]),

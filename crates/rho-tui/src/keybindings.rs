@@ -7,7 +7,8 @@
 //! pi's ids for what rho's interactive mode does not have (the session picker's keys, folding in
 //! the tree, the external editor, the lists' keys, …) are accepted and have no effect, so a pi
 //! user's file loads without noise; so are those of the tree's views and labels, whose keys are
-//! pi's defaults and not rebound. The table is read once at start ([`load`]) and shared ([`current`]), as
+//! pi's defaults and not rebound. pi 1.6's ids for what rho lacks altogether (the fullscreen
+//! mode's transcript keys, saving the thinking level) are named in the warning as not supported. The table is read once at start ([`load`]) and shared ([`current`]), as
 //! pi's key manager is.
 
 use parking_lot::RwLock;
@@ -63,6 +64,9 @@ pub enum Action {
     CursorRight,
     PageUp,
     PageDown,
+    HistoryPrevious,
+    HistoryNext,
+    MessageCopy,
 }
 
 /// Each action's id and default keys, in the order keys are tried.
@@ -108,6 +112,9 @@ pub const DEFAULTS: &[(Action, &str, &[&str])] = &[
     (Action::CursorRight, "tui.editor.cursorRight", &["right", "ctrl+f"]),
     (Action::PageUp, "tui.editor.pageUp", &["pageUp"]),
     (Action::PageDown, "tui.editor.pageDown", &["pageDown"]),
+    (Action::HistoryPrevious, "tui.editor.historyPrevious", &[]),
+    (Action::HistoryNext, "tui.editor.historyNext", &[]),
+    (Action::MessageCopy, "app.message.copy", &["ctrl+x"]),
 ];
 
 /// The action with pi's id `name`.
@@ -149,6 +156,26 @@ const WITHOUT_EFFECT: &[&str] = &[
     "app.models.toggleProvider",
     "app.models.reorderUp",
     "app.models.reorderDown",
+];
+
+/// pi 1.6's ids for what rho does not have at all (the fullscreen mode's transcript keys, saving
+/// the thinking level from its selector): a file that binds them is told so once.
+const NOT_SUPPORTED: &[&str] = &[
+    "tui.altScreen.pageUp",
+    "tui.altScreen.pageDown",
+    "tui.altScreen.halfPageUp",
+    "tui.altScreen.halfPageDown",
+    "tui.altScreen.lineUp",
+    "tui.altScreen.lineDown",
+    "tui.altScreen.previousPrompt",
+    "tui.altScreen.nextPrompt",
+    "tui.altScreen.search",
+    "tui.altScreen.searchNext",
+    "tui.altScreen.searchPrevious",
+    "tui.altScreen.searchClose",
+    "tui.altScreen.top",
+    "tui.altScreen.bottom",
+    "app.thinking.save",
 ];
 
 /// pi's ids before they were namespaced; pi migrates them, and so does rho.
@@ -386,13 +413,16 @@ impl Keybindings {
             Err(e) => return (bindings, Some(format!("is not valid JSON ({e})"))),
         };
         let mut problems = Vec::new();
+        let mut unsupported = Vec::new();
         for (name, value) in &object {
             let id = LEGACY_IDS.iter().find(|(old, _)| old == name).map_or(name.as_str(), |(_, new)| *new);
             if id != name && object.contains_key(id) {
                 continue;
             }
             let Some(index) = DEFAULTS.iter().position(|(_, n, _)| *n == id) else {
-                if !WITHOUT_EFFECT.contains(&id) {
+                if NOT_SUPPORTED.contains(&id) {
+                    unsupported.push(name.as_str());
+                } else if !WITHOUT_EFFECT.contains(&id) {
                     problems.push(format!("unknown action \"{name}\""));
                 }
                 continue;
@@ -421,7 +451,14 @@ impl Keybindings {
                 None => bindings.keys[index].1 = keys,
             }
         }
-        let warning = (!problems.is_empty()).then(|| format!("{} (their defaults are kept)", problems.join("; ")));
+        let mut parts = Vec::new();
+        if !problems.is_empty() {
+            parts.push(format!("{} (their defaults are kept)", problems.join("; ")));
+        }
+        if !unsupported.is_empty() {
+            parts.push(format!("not supported by rho, ignored: {}", unsupported.join(", ")));
+        }
+        let warning = (!parts.is_empty()).then(|| parts.join("; "));
         (bindings, warning)
     }
 
@@ -555,5 +592,20 @@ mod tests {
         let (bindings, warning) = Keybindings::from_json("{ not json");
         assert!(warning.unwrap().starts_with("is not valid JSON"));
         assert!(bindings.is(event(KeyCode::Esc, KeyModifiers::NONE), Action::Interrupt));
+    }
+
+    #[test]
+    fn pi_1_6s_history_and_copy_keys_are_honoured_and_its_fullscreen_keys_named() {
+        let (bindings, warning) = Keybindings::from_json(
+            r#"{"tui.editor.historyPrevious": "alt+k", "app.message.copy": "ctrl+shift+c",
+                "tui.altScreen.search": "ctrl+f", "app.thinking.save": "ctrl+s"}"#,
+        );
+        let alt_k = KeyEvent::new(KeyCode::Char('k'), KeyModifiers::ALT);
+        assert_eq!(bindings.actions(alt_k), vec![Action::HistoryPrevious]);
+        assert_eq!(bindings.keys(Action::HistoryNext), &[] as &[Key], "no default key, as in pi");
+        assert_eq!(bindings.keys(Action::MessageCopy), [Key::parse("ctrl+shift+c").unwrap()]);
+        assert_eq!(warning.as_deref(), Some("not supported by rho, ignored: tui.altScreen.search, app.thinking.save"));
+        let ctrl_x = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL);
+        assert_eq!(Keybindings::default().actions(ctrl_x), vec![Action::MessageCopy], "pi's default");
     }
 }

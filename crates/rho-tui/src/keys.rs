@@ -240,6 +240,9 @@ impl App {
             Action::CursorRight => self.editor.right(),
             Action::PageUp => self.editor.move_lines(-page_lines()),
             Action::PageDown => self.editor.move_lines(page_lines()),
+            Action::HistoryPrevious => self.editor.history_previous(),
+            Action::HistoryNext => self.editor.history_next(),
+            Action::MessageCopy => self.copy(),
         }
         true
     }

@@ -214,6 +214,13 @@ impl Editor {
             self.move_line(-1);
             return;
         }
+        self.history_previous();
+    }
+
+    /// The previous prompt of the history, wherever the cursor is (pi's
+    /// `tui.editor.historyPrevious`).
+    pub fn history_previous(&mut self) {
+        self.last = LastEdit::Other;
         let index = match &self.browsing {
             Some((0, _)) => return,
             Some((i, _)) => i - 1,
@@ -234,6 +241,13 @@ impl Editor {
             self.move_line(1);
             return;
         }
+        self.history_next();
+    }
+
+    /// The next prompt of the history (then the draft), wherever the cursor is (pi's
+    /// `tui.editor.historyNext`).
+    pub fn history_next(&mut self) {
+        self.last = LastEdit::Other;
         let Some((index, draft)) = self.browsing.take() else { return };
         if index + 1 >= self.history.len() {
             self.text = draft;
