@@ -18,7 +18,7 @@ use rho_types::types::{
     AssistantContent, AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserContent, UserMessage,
     UserMessageContent,
 };
-use rho_types::{AgentMessage, InputKind, Model};
+use rho_types::{AgentMessage, InputKind, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
 fn model(server: &MockServer, reasoning: bool) -> Model {
@@ -147,7 +147,13 @@ async fn compaction_updates_the_previous_summary_with_a_focus() {
 
     let output = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the parser"), retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: Some("the parser"),
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap();
@@ -208,7 +214,13 @@ async fn a_first_compaction_uses_the_initial_prompt() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     let output = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap();
@@ -250,7 +262,13 @@ async fn a_split_turn_sends_two_requests_at_once_and_merges_them() {
 
     let output = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap();
@@ -268,14 +286,15 @@ async fn a_split_turn_sends_two_requests_at_once_and_merges_them() {
             "<conversation>\n[User]: Set up the project\n\n[Assistant]: Done.\n</conversation>\n\n{SUMMARIZATION_PROMPT}"
         )
     );
-    // The model reasons: the history summary asks for high reasoning (16384 budget tokens on
-    // top of the 13107-token cap).
-    assert_eq!(history.thinking, Some(json!({"type": "enabled", "budget_tokens": 16_384})));
+    // The model reasons: both summaries think at the session's level, high here, as pi 1.6 asks
+    // (16384 budget tokens on top of each request's cap).
+    let high = json!({"type": "enabled", "budget_tokens": 16_384, "display": "summarized"});
+    assert_eq!(history.thinking, Some(high.clone()));
     assert_eq!(history.max_tokens, 13_107 + 16_384);
 
     assert_eq!(prefix.system, SUMMARIZATION_SYSTEM_PROMPT);
-    assert_eq!(prefix.thinking, None);
-    assert_eq!(prefix.max_tokens, 8192);
+    assert_eq!(prefix.thinking, Some(high));
+    assert_eq!(prefix.max_tokens, 8192 + 16_384);
     assert_eq!(
         prefix.prompt,
         format!(
@@ -298,7 +317,13 @@ async fn a_split_first_turn_has_no_prior_history() {
     assert!(preparation.is_split_turn && preparation.messages_to_summarize.is_empty());
     let output = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap();
@@ -316,8 +341,13 @@ async fn a_split_turn_after_a_compaction_keeps_the_previous_summary() {
     let s = split_turn_session(false);
     let mut preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     preparation.previous_summary = Some("## Goal\nOld work".into());
-    let request =
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the lexer"), retry: None };
+    let request = SummaryRequest {
+        model: &model,
+        options: options(),
+        custom_instructions: Some("the lexer"),
+        retry: None,
+        thinking: ThinkingLevel::High,
+    };
     let output = compact(&preparation, request).await.unwrap();
     assert_eq!(server.requests().len(), 1);
     assert!(sent(&server.requests()[0]).prompt.ends_with("\n\nAdditional focus: the lexer"));
@@ -334,7 +364,13 @@ async fn an_error_reply_fails_the_compaction() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     let error = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap_err();
@@ -358,7 +394,13 @@ async fn a_failed_turn_prefix_request_names_the_turn_prefix() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     let error = compact(
         &preparation,
-        SummaryRequest { model: &model, options: options(), custom_instructions: None, retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::High,
+        },
     )
     .await
     .unwrap_err();
@@ -377,7 +419,17 @@ async fn cancelling_mid_request_cancels_the_compaction() {
     let options = options();
     let cancel = options.cancel.clone();
     let task = tokio::spawn(async move {
-        compact(&preparation, SummaryRequest { model: &model, options, custom_instructions: None, retry: None }).await
+        compact(
+            &preparation,
+            SummaryRequest {
+                model: &model,
+                options,
+                custom_instructions: None,
+                retry: None,
+                thinking: ThinkingLevel::High,
+            },
+        )
+        .await
     });
     // Cancel once the request has reached the server.
     while server.requests().is_empty() {
@@ -407,7 +459,13 @@ async fn branch_summary_request_and_stored_text() {
     assert_eq!(abandoned.len(), 4);
     let output = generate_branch_summary(
         &abandoned,
-        SummaryRequest { model: &model, options: options(), custom_instructions: Some("the trie"), retry: None },
+        SummaryRequest {
+            model: &model,
+            options: options(),
+            custom_instructions: Some("the trie"),
+            retry: None,
+            thinking: ThinkingLevel::Off,
+        },
         BranchSummaryOptions::default(),
     )
     .await
@@ -416,8 +474,9 @@ async fn branch_summary_request_and_stored_text() {
     let sent_first = sent(&server.requests()[0]);
     assert_eq!(sent_first.system, SUMMARIZATION_SYSTEM_PROMPT);
     assert_eq!(sent_first.max_tokens, 2048);
-    // No reasoning option even though the model reasons.
-    assert_eq!(sent_first.thinking, None);
+    // The session's level is off: thinking is turned off although the model reasons, as pi 1.6
+    // says it.
+    assert_eq!(sent_first.thinking, Some(json!({"type": "disabled"})));
     assert_eq!(
         sent_first.prompt,
         format!(
@@ -440,6 +499,7 @@ async fn branch_summary_request_and_stored_text() {
             options: options(),
             custom_instructions: Some("Just list the files."),
             retry: None,
+            thinking: ThinkingLevel::Off,
         },
         BranchSummaryOptions { replace_instructions: true, ..BranchSummaryOptions::default() },
     )

@@ -236,6 +236,27 @@ async fn manual_compaction_with_a_focus_and_a_reload_to_the_same_context() {
     assert!(sent[0]["content"][0]["text"].as_str().unwrap().contains("Ship it"), "{sent}");
 }
 
+/// A reasoning model's summary thinks at the session's level, as the conversation does (pi 1.6).
+#[tokio::test]
+async fn the_summary_thinks_at_the_sessions_level() {
+    let env = Env::with_api(
+        vec![Turn::text("One."), Turn::text("Two."), Turn::text("## Goal\nShip it")],
+        "anthropic-messages",
+        true,
+    )
+    .await;
+    let mut rho = Rho::start(&env, &["--setting", "compaction.keepRecentTokens=3", "--thinking", "low"]).await;
+    for text in ["first", "second"] {
+        rho.send(json!({"type": "prompt", "message": text})).await;
+        rho.until_agent_end().await;
+    }
+    let response = rho.request(json!({"type": "compact"})).await;
+    assert_eq!(response["success"], true, "{response}");
+    let bodies = env.request_bodies();
+    assert_eq!(bodies[0]["thinking"]["type"], "enabled", "{}", bodies[0]);
+    assert_eq!(bodies[2]["thinking"], bodies[0]["thinking"], "the summary at the conversation's level");
+}
+
 #[tokio::test]
 async fn a_context_overflow_is_compacted_once_and_retried() {
     let env = Env::new(vec![

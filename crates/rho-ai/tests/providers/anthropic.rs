@@ -53,7 +53,7 @@ async fn the_request_carries_system_tools_thinking_and_history() {
                 ]}
             ],
             "tools": [{"name": "read", "description": "Read a file", "input_schema": read_tool().parameters}],
-            "thinking": {"type": "enabled", "budget_tokens": 16384}
+            "thinking": {"type": "enabled", "budget_tokens": 16384, "display": "summarized"}
         })
     );
 }
@@ -68,7 +68,7 @@ async fn adaptive_models_send_an_effort_and_no_beta() {
     collect(&m, &prompt("hi"), opts).await;
     let request = server.last_request().unwrap();
     assert_eq!(request.header("anthropic-beta"), None);
-    assert_eq!(request.body["thinking"], json!({"type": "adaptive"}));
+    assert_eq!(request.body["thinking"], json!({"type": "adaptive", "display": "summarized"}));
     assert_eq!(request.body["output_config"], json!({"effort": "max"}));
     assert_eq!(request.body["max_tokens"], json!(32000));
 }

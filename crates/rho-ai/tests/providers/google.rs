@@ -61,23 +61,36 @@ async fn the_request_carries_system_tools_thinking_and_history() {
     );
 }
 
-/// Thinking off says so, since Gemini models think by default: budget 0 on Gemini 2.5 Flash,
-/// the lowest level on Gemini 3 (which cannot turn it off), and no thoughts asked for.
+/// Thinking off says so, since Gemini models think by default: budget 0 where the model can stop
+/// (Gemini 2.5 Flash; a Gemini 3 model whose map does not rule `off` out), else its lowest level
+/// (the built-in Gemini 3 models), and no thoughts asked for.
 #[tokio::test]
 async fn thinking_off_turns_thinking_off() {
-    let server = serve(json!([{"text": "ok"}, {"text": "ok"}, {"text": "ok"}])).await;
+    let server = serve(json!([{"text": "ok"}, {"text": "ok"}, {"text": "ok"}, {"text": "ok"}])).await;
     let mut opts = options();
     opts.thinking = ThinkingLevel::Off;
     let mut sent = Vec::new();
-    for id in ["gemini-2.5-flash", "gemini-3-pro-preview", "gemini-3-flash-preview"] {
+    let builtin = |id: &str| rho_ai::catalog::find("google", id).unwrap().thinking_level_map;
+    for (id, map) in [
+        ("gemini-2.5-flash", None),
+        ("gemini-3-pro-preview", None),
+        ("gemini-3.1-pro-preview", builtin("gemini-3.1-pro-preview")),
+        ("gemini-3-flash-preview", builtin("gemini-3-flash-preview")),
+    ] {
         let mut m = model(WIRE, &server);
         m.id = id.into();
+        m.thinking_level_map = map;
         collect(&m, &prompt("hi"), opts.clone()).await;
         sent.push(server.last_request().unwrap().body["generationConfig"]["thinkingConfig"].clone());
     }
     assert_eq!(
         sent,
-        [json!({"thinkingBudget": 0}), json!({"thinkingLevel": "LOW"}), json!({"thinkingLevel": "MINIMAL"})]
+        [
+            json!({"thinkingBudget": 0}),
+            json!({"thinkingBudget": 0}),
+            json!({"thinkingLevel": "LOW"}),
+            json!({"thinkingLevel": "MINIMAL"})
+        ]
     );
 }
 

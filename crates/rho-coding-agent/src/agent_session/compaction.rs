@@ -269,7 +269,9 @@ impl AgentSession {
                     rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
                 options.cancel = cancel;
                 let retry = self.summary_retry("compaction", Some(reason));
-                compact(&preparation, SummaryRequest { model: &model, options, custom_instructions, retry }).await?
+                let thinking = self.thinking_level();
+                compact(&preparation, SummaryRequest { model: &model, options, custom_instructions, retry, thinking })
+                    .await?
             }
         };
         let mut result = CompactionResult {

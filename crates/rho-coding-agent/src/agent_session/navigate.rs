@@ -129,8 +129,13 @@ impl AgentSession {
         request_options.cancel = cancel;
         let refs: Vec<&SessionEntry> = entries.iter().collect();
         let retry = self.summary_retry("branchSummary", None);
-        let request =
-            SummaryRequest { model: &model, options: request_options, custom_instructions: instructions, retry };
+        let request = SummaryRequest {
+            model: &model,
+            options: request_options,
+            custom_instructions: instructions,
+            retry,
+            thinking: self.thinking_level(),
+        };
         let output = generate_branch_summary(&refs, request, options).await;
         self.inner.compaction.request_done();
         Ok(output?.into_new_branch_summary())

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use rho_session::{NewBranchSummary, Session, SessionEntry, entry_message};
-use rho_types::{AgentMessage, ThinkingLevel};
+use rho_types::AgentMessage;
 use serde_json::Value;
 
 use super::CompactionError;
@@ -173,7 +173,7 @@ pub async fn generate_branch_summary(
     let prompt = conversation_block(&conversation) + &instructions;
     let retry = request.retry.as_ref();
     let (text, _usage) =
-        request_summary(request.model, &request.options, retry, prompt, BRANCH_SUMMARY_MAX_TOKENS, ThinkingLevel::Off)
+        request_summary(request.model, &request.options, retry, prompt, BRANCH_SUMMARY_MAX_TOKENS, request.thinking())
             .await
             .map_err(|e| match e {
                 RequestFailure::Cancelled => CompactionError::Cancelled,
@@ -190,6 +190,7 @@ pub async fn generate_branch_summary(
 mod tests {
     use super::*;
     use crate::compaction::test_support::*;
+    use rho_types::ThinkingLevel;
     use serde_json::json;
 
     fn roles(p: &BranchPreparation) -> Vec<&'static str> {
@@ -305,6 +306,7 @@ mod tests {
             options: rho_ai::StreamOptions::default(),
             custom_instructions: None,
             retry: None,
+            thinking: ThinkingLevel::Off,
         };
         let output = generate_branch_summary(&refs(&entries), request, BranchSummaryOptions::default()).await.unwrap();
         assert_eq!(output.summary, NO_CONTENT_TO_SUMMARIZE);

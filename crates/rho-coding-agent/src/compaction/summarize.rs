@@ -1,9 +1,10 @@
 //! The summary requests of a compaction, and the compaction's result.
 //!
 //! The history summary goes to the session's current model with the summarization system
-//! prompt, 80 % of the reserve as output cap and high reasoning on models that reason. A split
-//! turn adds a second request, run at the same time, for the turn's beginning (half the reserve,
-//! no reasoning); the two texts are merged under a rule. The file lists close the summary.
+//! prompt and 80 % of the reserve as output cap; a model that reasons thinks at the session's
+//! level, as pi 1.6 asks it. A split turn adds a second request, run at the same time, for the
+//! turn's beginning (half the reserve, the same level); the two texts are merged under a rule.
+//! The file lists close the summary.
 //!
 //! A request that fails with a transient error is tried again as pi 1.6 does it (`retry.*`:
 //! `baseDelayMs` doubling, at most `maxRetries` more times), and whoever asked hears of each try
@@ -41,6 +42,16 @@ pub struct SummaryRequest<'a> {
     pub custom_instructions: Option<&'a str>,
     /// How a request that failed with a transient error is tried again; `None`: it is not.
     pub retry: Option<SummaryRetry>,
+    /// The session's thinking level: a summary of a reasoning model thinks as the conversation
+    /// does (pi 1.6; `off` and models that do not reason send none).
+    pub thinking: ThinkingLevel,
+}
+
+impl SummaryRequest<'_> {
+    /// The level the summary requests ask for.
+    pub(crate) fn thinking(&self) -> ThinkingLevel {
+        if self.model.reasoning { self.thinking } else { ThinkingLevel::Off }
+    }
 }
 
 /// The retries of a summary request, and who hears of them.
@@ -217,7 +228,7 @@ async fn history_summary(
         preparation.previous_summary.as_deref(),
         request.custom_instructions,
     );
-    let thinking = if request.model.reasoning { ThinkingLevel::High } else { ThinkingLevel::Off };
+    let thinking = request.thinking();
     let max_tokens = history_max_tokens(preparation.settings.reserve_tokens);
     let retry = request.retry.as_ref();
     request_summary(request.model, &request.options, retry, prompt, max_tokens, thinking).await.map_err(|e| match e {
@@ -233,7 +244,7 @@ async fn turn_prefix_summary(
     let prompt = turn_prefix_prompt(&conversation_text(&preparation.turn_prefix_messages), request.custom_instructions);
     let max_tokens = turn_prefix_max_tokens(preparation.settings.reserve_tokens);
     let retry = request.retry.as_ref();
-    request_summary(request.model, &request.options, retry, prompt, max_tokens, ThinkingLevel::Off).await.map_err(|e| {
+    request_summary(request.model, &request.options, retry, prompt, max_tokens, request.thinking()).await.map_err(|e| {
         match e {
             RequestFailure::Cancelled => CompactionError::Cancelled,
             RequestFailure::Failed(m) => CompactionError::TurnPrefix(m),
@@ -334,7 +345,13 @@ mod tests {
         };
         let options = StreamOptions::default();
         options.cancel.cancel();
-        let request = SummaryRequest { model: &model, options, custom_instructions: None, retry: None };
+        let request = SummaryRequest {
+            model: &model,
+            options,
+            custom_instructions: None,
+            retry: None,
+            thinking: ThinkingLevel::Off,
+        };
         assert_eq!(compact(&preparation(), request).await, Err(CompactionError::Cancelled));
     }
 

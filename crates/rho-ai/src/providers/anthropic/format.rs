@@ -60,16 +60,23 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
     let mut thinking = None;
     let mut output_config = None;
     let mut beta = None;
-    if let Some(level) = requested_thinking(model, options) {
+    let requested = requested_thinking(model, options);
+    if let Some(level) = requested {
+        // pi 1.6 asks for summarized thinking, the API's default before Opus 4.7.
         if is_adaptive(model) {
-            thinking = Some(json!({"type": "adaptive"}));
+            thinking = Some(json!({"type": "adaptive", "display": "summarized"}));
             output_config = Some(json!({"effort": adaptive_effort(model, level)}));
         } else {
             let budget = budget_thinking(model, options, level);
             max_tokens = budget.max_tokens;
-            thinking = Some(json!({"type": "enabled", "budget_tokens": budget.budget}));
+            thinking = Some(json!({"type": "enabled", "budget_tokens": budget.budget, "display": "summarized"}));
             beta = Some(INTERLEAVED_THINKING_BETA);
         }
+    } else if model.reasoning
+        && model.thinking_level_map.as_ref().is_none_or(|map| !matches!(map.get(&ThinkingLevel::Off), Some(None)))
+    {
+        // Off on a model that can stop thinking is said, as pi 1.6 says it.
+        thinking = Some(json!({"type": "disabled"}));
     }
 
     let mut body = Map::new();
@@ -92,7 +99,10 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
     if let Some(config) = output_config {
         body.insert("output_config".into(), config);
     }
-    if let Some(t) = options.temperature {
+    // Temperature goes with no thinking only, and not to models that refuse it (Opus 4.7 on).
+    if let Some(t) =
+        options.temperature.filter(|_| requested.is_none() && model.compat_bool("supportsTemperature") != Some(false))
+    {
         body.insert("temperature".into(), json!(t));
     }
     Request { body: Value::Object(body), beta }

@@ -66,7 +66,7 @@ fn a_full_conversation_with_budget_thinking() {
                 "description": "Read a file",
                 "input_schema": read_tool().parameters
             }],
-            "thinking": {"type": "enabled", "budget_tokens": 8192}
+            "thinking": {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
         })
     );
 }
@@ -83,20 +83,39 @@ fn thinking_levels_map_to_budgets_or_adaptive_effort() {
             request.beta,
         )
     };
-    assert_eq!(body("claude-sonnet-4-5", ThinkingLevel::Off), (None, None, json!(32000), None));
+    // Off on a model that can stop thinking is said (pi 1.6).
+    assert_eq!(
+        body("claude-sonnet-4-5", ThinkingLevel::Off),
+        (Some(json!({"type": "disabled"})), None, json!(32000), None)
+    );
     assert_eq!(
         body("claude-sonnet-4-5", ThinkingLevel::Minimal),
-        (Some(json!({"type": "enabled", "budget_tokens": 1024})), None, json!(33024), Some(INTERLEAVED_THINKING_BETA))
+        (
+            Some(json!({"type": "enabled", "budget_tokens": 1024, "display": "summarized"})),
+            None,
+            json!(33024),
+            Some(INTERLEAVED_THINKING_BETA)
+        )
     );
     // xhigh is high's budget on a model without xhigh.
     assert_eq!(
         body("claude-sonnet-4-5", ThinkingLevel::Xhigh).0,
-        Some(json!({"type": "enabled", "budget_tokens": 16384}))
+        Some(json!({"type": "enabled", "budget_tokens": 16384, "display": "summarized"}))
     );
     assert_eq!(
         body("claude-opus-4-6", ThinkingLevel::Xhigh),
-        (Some(json!({"type": "adaptive"})), Some(json!({"effort": "max"})), json!(32000), None)
+        (
+            Some(json!({"type": "adaptive", "display": "summarized"})),
+            Some(json!({"effort": "max"})),
+            json!(32000),
+            None
+        )
     );
+    // A model whose map rules `off` out is sent nothing for it.
+    let mut always = claude("claude-opus-5-5");
+    always.thinking_level_map = Some([(ThinkingLevel::Off, None)].into_iter().collect());
+    let request = build_request(&always, &context, &options(ThinkingLevel::Off));
+    assert_eq!(request.body.get("thinking"), None);
     assert_eq!(body("claude-sonnet-4-6", ThinkingLevel::Xhigh).1, Some(json!({"effort": "high"})));
     assert_eq!(body("claude-opus-4.6", ThinkingLevel::Minimal).1, Some(json!({"effort": "low"})));
     assert_eq!(body("claude-opus-4-6", ThinkingLevel::Medium).1, Some(json!({"effort": "medium"})));
@@ -115,7 +134,10 @@ fn custom_budgets_and_a_small_model_cap() {
     let context = Context { messages: vec![user("hi")], ..Default::default() };
     let request = build_request(&m, &context, &options(ThinkingLevel::High));
     assert_eq!(request.body["max_tokens"], json!(8192));
-    assert_eq!(request.body["thinking"], json!({"type": "enabled", "budget_tokens": 8192 - 1024}));
+    assert_eq!(
+        request.body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192 - 1024, "display": "summarized"})
+    );
     let mut custom = options(ThinkingLevel::Low);
     custom.thinking_budgets.low = 3000;
     custom.max_tokens = Some(1000);
@@ -168,9 +190,16 @@ fn tool_choice_temperature_and_redacted_thinking() {
                 ]}
             ],
             "tool_choice": {"type": "tool", "name": "read"},
+            "thinking": {"type": "disabled"},
             "temperature": 0.5
         })
     );
+    // Temperature goes only without thinking, and never to a model that refuses it.
+    let thinking_on = StreamOptions { thinking: ThinkingLevel::Low, ..opts.clone() };
+    assert_eq!(build_request(&m, &context, &thinking_on).body.get("temperature"), None);
+    let mut opus = claude("claude-opus-4-7");
+    opus.compat = Some(json!({"supportsTemperature": false}));
+    assert_eq!(build_request(&opus, &context, &opts).body.get("temperature"), None);
 }
 
 fn message_start() -> (Option<&'static str>, serde_json::Value) {

@@ -1,4 +1,4 @@
-//! Azure OpenAI's Responses API (`azure-openai-responses`), as pi 0.73 reaches it: the Responses
+//! Azure OpenAI's Responses API (`azure-openai-responses`), as pi reaches it: the Responses
 //! wire at `{base}/responses?api-version={version}` with the key in `api-key`, the model named by
 //! its deployment. The base URL is `AZURE_OPENAI_BASE_URL`, else
 //! `https://{AZURE_OPENAI_RESOURCE_NAME}.openai.azure.com/openai/v1`, else the model's (an Azure
@@ -32,9 +32,8 @@ pub(super) async fn run(
     // The request holds the conversation now; it is not kept a second time while it is out.
     drop(context);
     if let Value::Object(fields) = &mut body {
+        // `store: false` stays, as pi 1.6 sends it (pi 0.73 left it to the service).
         fields.insert("model".into(), Value::String(config.deployment));
-        // pi's Azure request leaves `store` to the service.
-        fields.remove("store");
     }
     let base: Vec<(&str, &str)> =
         options.api_key.as_deref().filter(|k| !k.is_empty()).map(|k| ("api-key", k)).into_iter().collect();

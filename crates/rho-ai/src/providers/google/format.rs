@@ -8,16 +8,13 @@
 //! function responses (Gemini 3 on); older Gemini models get them as a user turn of their own
 //! after the result, as the reference sends them.
 //!
-//! Thinking `off` on a reasoning model is said on the request, since Gemini models think by
-//! default: `thinkingBudget: 0` on Gemini 2.x, the lowest `thinkingLevel` on Gemini 3 (which
-//! cannot turn thinking off), and without `includeThoughts`, so no thought comes back. Gemini
-//! 2.5 Pro cannot turn it off either: it gets its lowest budget, 128 (Google rejects 0).
+//! Thinking is set in `generationConfig.thinkingConfig` (`thinking.rs`).
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Model, ThinkingLevel};
-use crate::providers::{IMAGE_ONLY_RESULT, object, requested_thinking, tool_result_images};
-use crate::stream::{StreamOptions, ThinkingBudgets, ToolChoice};
+use crate::model::Model;
+use crate::providers::{IMAGE_ONLY_RESULT, object, tool_result_images};
+use crate::stream::{StreamOptions, ToolChoice};
 use crate::transform::{by_ref, transform_messages};
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolResultMessage, ToolSpec, UserContent};
 
@@ -46,7 +43,7 @@ pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptio
         generation.insert("temperature".into(), json!(t));
     }
     generation.insert("maxOutputTokens".into(), json!(options.max_tokens_for(model)));
-    if let Some(config) = thinking_config(model, options) {
+    if let Some(config) = super::thinking::config(model, options) {
         generation.insert("thinkingConfig".into(), config);
     }
     body.insert("generationConfig".into(), Value::Object(generation));
@@ -61,88 +58,6 @@ fn convert_tool(tool: &ToolSpec) -> Value {
         "description": tool.description,
         "parametersJsonSchema": tool.parameters,
     })
-}
-
-/// The model lines whose thinking is set by level rather than by budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Family {
-    /// `gemini-3-pro…`, `gemini-3.1-pro…`: `LOW` or `HIGH` only.
-    Gemini3Pro,
-    /// `gemini-3-flash…`, `gemini-3.1-flash…`.
-    Gemini3Flash,
-    /// `gemma-4…`: `MINIMAL` or `HIGH` only.
-    Gemma4,
-    /// Budget-based (Gemini 2.x and anything else).
-    Budget,
-}
-
-fn family(id: &str) -> Family {
-    let gemini3 = |line: &str| {
-        id.match_indices("gemini-3").any(|(at, m)| {
-            let rest = &id[at + m.len()..];
-            let rest = match rest.strip_prefix('.') {
-                Some(minor) if minor.starts_with(|c: char| c.is_ascii_digit()) => {
-                    minor.trim_start_matches(|c: char| c.is_ascii_digit())
-                }
-                Some(_) => return false,
-                None => rest,
-            };
-            rest.strip_prefix('-').is_some_and(|r| r.starts_with(line))
-        })
-    };
-    if gemini3("pro") {
-        Family::Gemini3Pro
-    } else if gemini3("flash") {
-        Family::Gemini3Flash
-    } else if id.contains("gemma4") || id.contains("gemma-4") {
-        Family::Gemma4
-    } else {
-        Family::Budget
-    }
-}
-
-fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
-    if !model.reasoning {
-        return None;
-    }
-    let id = model.id.to_ascii_lowercase();
-    let family = family(&id);
-    let Some(level) = requested_thinking(model, options) else {
-        return Some(match family {
-            Family::Gemini3Pro => json!({"thinkingLevel": "LOW"}),
-            Family::Gemini3Flash | Family::Gemma4 => json!({"thinkingLevel": "MINIMAL"}),
-            Family::Budget if id.contains("2.5-pro") => json!({"thinkingBudget": 128}),
-            Family::Budget => json!({"thinkingBudget": 0}),
-        });
-    };
-    let high = matches!(level, ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max);
-    let thinking_level = match family {
-        Family::Gemini3Pro => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "LOW" }),
-        Family::Gemma4 => Some(if high || level == ThinkingLevel::Medium { "HIGH" } else { "MINIMAL" }),
-        Family::Gemini3Flash => Some(match level {
-            ThinkingLevel::Off | ThinkingLevel::Minimal => "MINIMAL",
-            ThinkingLevel::Low => "LOW",
-            ThinkingLevel::Medium => "MEDIUM",
-            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => "HIGH",
-        }),
-        Family::Budget => None,
-    };
-    if let Some(thinking_level) = thinking_level {
-        return Some(json!({"includeThoughts": true, "thinkingLevel": thinking_level}));
-    }
-    let table = |minimal, high| ThinkingBudgets { minimal, low: 2048, medium: 8192, high };
-    let budget = if options.thinking_budgets != ThinkingBudgets::default() {
-        options.thinking_budgets.for_level(level) as i64
-    } else if id.contains("2.5-pro") {
-        table(128, 32_768).for_level(level) as i64
-    } else if id.contains("2.5-flash-lite") {
-        table(512, 24_576).for_level(level) as i64
-    } else if id.contains("2.5-flash") {
-        table(128, 24_576).for_level(level) as i64
-    } else {
-        -1
-    };
-    Some(json!({"includeThoughts": true, "thinkingBudget": budget}))
 }
 
 /// Whether the model takes images inside a `functionResponse` (Gemini 3 on, and models that

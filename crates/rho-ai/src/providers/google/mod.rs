@@ -5,6 +5,7 @@ pub(super) mod format;
 pub(super) mod stream;
 #[cfg(test)]
 mod tests;
+mod thinking;
 
 use crate::model::Model;
 use crate::sse::Interrupted;

@@ -116,22 +116,29 @@ fn tool_result_images_go_inside_the_response_on_gemini_3_and_in_a_turn_of_their_
     assert_eq!(contents("gemma-3-27b-it").as_array().unwrap().len(), 3);
 }
 
+/// A built-in model: its `thinkingLevelMap` says which levels it has.
+fn builtin(id: &str) -> crate::model::Model {
+    crate::catalog::find("google", id).unwrap_or_else(|| panic!("google/{id} is built in"))
+}
+
 #[test]
 fn thinking_off_is_said_as_each_model_allows() {
     let context = Context { messages: vec![user("hi")], ..Default::default() };
-    let off = |id: &str| {
-        build_body(&gemini(id), &context, &options(ThinkingLevel::Off))["generationConfig"]
-            .get("thinkingConfig")
-            .cloned()
+    let off = |model: crate::model::Model| {
+        build_body(&model, &context, &options(ThinkingLevel::Off))["generationConfig"].get("thinkingConfig").cloned()
     };
-    assert_eq!(off("gemini-2.5-flash"), Some(json!({"thinkingBudget": 0})));
-    assert_eq!(off("gemini-2.5-flash-lite"), Some(json!({"thinkingBudget": 0})));
+    assert_eq!(off(gemini("gemini-2.5-flash")), Some(json!({"thinkingBudget": 0})));
+    assert_eq!(off(gemini("gemini-2.5-flash-lite")), Some(json!({"thinkingBudget": 0})));
     // 2.5 Pro cannot stop thinking: its lowest budget.
-    assert_eq!(off("gemini-2.5-pro"), Some(json!({"thinkingBudget": 128})));
-    assert_eq!(off("gemini-3-pro-preview"), Some(json!({"thinkingLevel": "LOW"})));
-    assert_eq!(off("gemini-3.1-pro-preview"), Some(json!({"thinkingLevel": "LOW"})));
-    assert_eq!(off("gemini-3-flash-preview"), Some(json!({"thinkingLevel": "MINIMAL"})));
-    assert_eq!(off("gemma-4-31b-it"), Some(json!({"thinkingLevel": "MINIMAL"})));
+    assert_eq!(off(gemini("gemini-2.5-pro")), Some(json!({"thinkingBudget": 128})));
+    // A level-based model whose map lets it stop (none says otherwise) stops, as pi 1.6 sends it.
+    assert_eq!(off(gemini("gemini-3-pro-preview")), Some(json!({"thinkingBudget": 0})));
+    // One whose map rules `off` out gets its lowest level, without `includeThoughts`.
+    assert_eq!(off(builtin("gemini-3.1-pro-preview")), Some(json!({"thinkingLevel": "LOW"})));
+    assert_eq!(off(builtin("gemini-3-flash-preview")), Some(json!({"thinkingLevel": "MINIMAL"})));
+    assert_eq!(off(builtin("gemini-3.8-flash")), Some(json!({"thinkingLevel": "LOW"})));
+    assert_eq!(off(builtin("gemma-4-31b-it")), Some(json!({"thinkingLevel": "MINIMAL"})));
+    assert_eq!(off(builtin("gemini-4-argon")), Some(json!({"thinkingLevel": "LOW"})), "Gemini 4 thinks by level");
     let mut plain = gemini("gemini-2.0-flash");
     plain.reasoning = false;
     let body = build_body(&plain, &context, &options(ThinkingLevel::Off));
@@ -141,10 +148,10 @@ fn thinking_off_is_said_as_each_model_allows() {
 #[test]
 fn thinking_levels_per_model_family() {
     let context = Context { messages: vec![user("hi")], ..Default::default() };
-    let config = |id: &str, opts: &StreamOptions| {
-        build_body(&gemini(id), &context, opts)["generationConfig"].get("thinkingConfig").cloned()
+    let config = |model: &crate::model::Model, opts: &StreamOptions| {
+        build_body(model, &context, opts)["generationConfig"].get("thinkingConfig").cloned()
     };
-    let level = |id: &str, level| config(id, &options(level));
+    let level = |id: &str, level| config(&gemini(id), &options(level));
     assert_eq!(
         level("gemini-2.5-pro", ThinkingLevel::Minimal),
         Some(json!({"includeThoughts": true, "thinkingBudget": 128}))
@@ -161,26 +168,34 @@ fn thinking_levels_per_model_family() {
         level("gemini-2.5-flash-lite", ThinkingLevel::Minimal),
         Some(json!({"includeThoughts": true, "thinkingBudget": 512}))
     );
-    let gemma = |l| level("gemma-4-31b-it", l).map(|c| c["thinkingLevel"].clone());
-    assert_eq!(gemma(ThinkingLevel::Low), Some(json!("MINIMAL")));
-    assert_eq!(gemma(ThinkingLevel::Medium), Some(json!("HIGH")));
     assert_eq!(
         level("gemini-2.0-flash-thinking", ThinkingLevel::Low),
         Some(json!({"includeThoughts": true, "thinkingBudget": -1}))
     );
     let mut custom = options(ThinkingLevel::Low);
     custom.thinking_budgets.low = 3000;
-    assert_eq!(config("gemini-2.5-flash", &custom), Some(json!({"includeThoughts": true, "thinkingBudget": 3000})));
-    let pro = |l| level("gemini-3-pro-preview", l).map(|c| c["thinkingLevel"].clone());
+    assert_eq!(
+        config(&gemini("gemini-2.5-flash"), &custom),
+        Some(json!({"includeThoughts": true, "thinkingBudget": 3000}))
+    );
+    // Level-based: the level clamped to the model's own and mapped through its map.
+    let thinking_level =
+        |model: crate::model::Model, l| config(&model, &options(l)).map(|c| c["thinkingLevel"].clone());
+    let gemma = |l| thinking_level(builtin("gemma-4-31b-it"), l);
+    assert_eq!(gemma(ThinkingLevel::Low), Some(json!("HIGH")), "low is ruled out: the next level up");
+    assert_eq!(gemma(ThinkingLevel::Minimal), Some(json!("MINIMAL")));
+    let pro = |l| thinking_level(builtin("gemini-3.1-pro-preview"), l);
     assert_eq!(pro(ThinkingLevel::Minimal), Some(json!("LOW")));
     assert_eq!(pro(ThinkingLevel::Low), Some(json!("LOW")));
-    assert_eq!(pro(ThinkingLevel::Medium), Some(json!("HIGH")));
+    assert_eq!(pro(ThinkingLevel::Medium), Some(json!("MEDIUM")));
     assert_eq!(pro(ThinkingLevel::High), Some(json!("HIGH")));
-    let flash = |l| level("gemini-3.1-flash", l).map(|c| c["thinkingLevel"].clone());
+    assert_eq!(pro(ThinkingLevel::Xhigh), Some(json!("HIGH")), "clamped down to high");
+    let flash = |l| thinking_level(gemini("gemini-3.1-flash"), l);
     assert_eq!(flash(ThinkingLevel::Minimal), Some(json!("MINIMAL")));
     assert_eq!(flash(ThinkingLevel::Low), Some(json!("LOW")));
     assert_eq!(flash(ThinkingLevel::Medium), Some(json!("MEDIUM")));
     assert_eq!(flash(ThinkingLevel::Xhigh), Some(json!("HIGH")));
+    assert_eq!(thinking_level(builtin("gemini-4-argon"), ThinkingLevel::High), Some(json!("HIGH")));
     assert_eq!(level("gemini-3-pro-preview", ThinkingLevel::High).unwrap()["includeThoughts"], json!(true));
 }
 
