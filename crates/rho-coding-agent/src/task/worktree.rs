@@ -9,11 +9,17 @@
 //! own index alone.
 //!
 //! Branch mode commits a patch onto HEAD as `rho/task/<id>` with plumbing only (no checkout),
-//! cherry-picks it onto the user's branch and deletes it. Nothing is left behind: a worktree is
+//! cherry-picks it onto the user's branch and deletes it.
+//!
+//! rho runs git outside the sandbox, on a repository whose `.git` the model may write under
+//! `workspace-write`; so no git command rho runs lets the repository choose a program to run:
+//! hooks, the fsmonitor and commit signing are turned off, every filter and merge driver the
+//! configuration names is emptied (an empty command runs nothing), and diffs are taken without
+//! external diff programs or text conversion ([`git`]). Nothing is left behind: a worktree is
 //! removed (and pruned) when its task ends however it ends, and [`Worktree`]'s `Drop` removes it
 //! synchronously if the task was torn down before it could.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -31,11 +37,66 @@ pub enum GitError {
     Failed { command: String, stderr: String },
 }
 
-/// Runs `git args` in `cwd` with extra environment; stdout on success.
+/// What turns off the programs a repository's configuration can make git run, for any command:
+/// hooks, the fsmonitor and signing (filters and merge drivers are named per repository, see
+/// [`driver_overrides`]).
+const NO_PROGRAMS: [&str; 8] = [
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "tag.gpgSign=false",
+];
+
+/// `-c` overrides that empty every filter (`clean`, `smudge`, `process`) and merge `driver` the
+/// repository's configuration (with its includes) names. Reading the configuration runs nothing.
+async fn driver_overrides(cwd: &Path) -> Vec<OsString> {
+    let listed = tokio::process::Command::new("git")
+        .args(["config", "--list", "-z"])
+        .current_dir(cwd)
+        .env_remove("GIT_DIR")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await;
+    let Ok(listed) = listed else { return Vec::new() };
+    let mut overrides = Vec::new();
+    for entry in listed.stdout.split(|b| *b == 0) {
+        // `section.subsection.variable`: git prints the section and variable in lower case, the
+        // subsection (the driver's name) as written, and the name is case-sensitive.
+        let key = String::from_utf8_lossy(entry.split(|b| *b == b'\n').next().unwrap_or_default()).into_owned();
+        let Some((section, variable)) = key.rsplit_once('.') else { continue };
+        let emptied: &[&str] = match variable {
+            "clean" | "smudge" | "process" if section.starts_with("filter.") => &["clean", "smudge", "process"],
+            "driver" if section.starts_with("merge.") => &["driver"],
+            _ => continue,
+        };
+        for name in emptied {
+            let value = OsString::from(format!("{section}.{name}="));
+            if !overrides.contains(&value) {
+                overrides.push(OsString::from("-c"));
+                overrides.push(value);
+            }
+        }
+    }
+    overrides
+}
+
+/// Runs `git args` in `cwd` with extra environment, the repository's programs turned off (see
+/// the module's docs); stdout on success.
 async fn git(cwd: &Path, args: &[&OsStr], env: &[(&str, &OsStr)]) -> Result<Vec<u8>, GitError> {
     let mut command = tokio::process::Command::new("git");
+    command.args(NO_PROGRAMS).args(driver_overrides(cwd).await);
+    if args.first().is_some_and(|a| *a == "diff") {
+        command.arg("diff").args(["--no-ext-diff", "--no-textconv"]).args(&args[1..]);
+    } else {
+        command.args(args);
+    }
     command
-        .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env_remove("GIT_INDEX_FILE")
@@ -257,6 +318,7 @@ impl Drop for Worktree {
         // concurrent `add` that trips over it fails its own task with a clear error.
         let run = |args: &[&OsStr]| {
             let _ = std::process::Command::new("git")
+                .args(NO_PROGRAMS)
                 .args(args)
                 .current_dir(&self.repo_root)
                 .stdin(Stdio::null())

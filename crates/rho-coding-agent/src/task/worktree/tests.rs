@@ -98,3 +98,77 @@ async fn a_dropped_worktree_is_removed() {
     assert_eq!(git(repo_dir.path(), &["worktree", "list"]).lines().count(), 1);
     assert!(!scratch.path().join("wt").exists());
 }
+
+/// What a model that can write `.git` plants so that rho's own git commands (which run outside
+/// the sandbox) run its programs: every hook, the fsmonitor, filters (a long-running `process`
+/// one and `clean`/`smudge`, under a name in mixed case), a merge driver, an external diff and a
+/// text conversion, and commit signing. Each program would leave a mark outside the repository.
+fn plant_programs(root: &Path, marks: &Path) {
+    let mark = |what: &str| format!("sh -c 'touch {}/{what}; cat'", marks.display());
+    let hooks = root.join(".git/hooks");
+    for hook in ["post-checkout", "pre-commit", "post-commit", "post-rewrite", "prepare-commit-msg", "commit-msg"] {
+        let path = hooks.join(hook);
+        std::fs::write(&path, format!("#!/bin/sh\ntouch {}/hook-{hook}\n", marks.display())).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    git(root, &["config", "core.fsmonitor", &format!("{}/fsmonitor.sh", marks.display())]);
+    std::fs::write(marks.join("fsmonitor.sh"), format!("#!/bin/sh\ntouch {}/fsmonitor\n", marks.display())).unwrap();
+    std::fs::set_permissions(marks.join("fsmonitor.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    git(root, &["config", "filter.Evil.process", &mark("filter-process")]);
+    git(root, &["config", "filter.Evil.clean", &mark("filter-clean")]);
+    git(root, &["config", "filter.Evil.smudge", &mark("filter-smudge")]);
+    git(root, &["config", "merge.evil.driver", &mark("merge-driver")]);
+    git(root, &["config", "diff.evil.command", &mark("diff-command")]);
+    git(root, &["config", "diff.evil.textconv", &mark("diff-textconv")]);
+    git(root, &["config", "diff.external", &mark("diff-external")]);
+    git(root, &["config", "commit.gpgSign", "true"]);
+    git(root, &["config", "gpg.program", &mark("gpg")]);
+    std::fs::write(root.join(".gitattributes"), "* filter=Evil merge=evil diff=evil\n").unwrap();
+}
+
+#[tokio::test]
+async fn a_planted_hook_filter_or_driver_never_runs_in_rhos_own_git_commands() {
+    let repo_dir = repo();
+    let root = repo_dir.path();
+    git(root, &["stash", "-u", "-q"]);
+    let marks = tempfile::tempdir().unwrap();
+    plant_programs(root, marks.path());
+    // The plants work: git itself, as the user runs it, runs them.
+    std::fs::write(root.join("a.txt"), "edited\n").unwrap();
+    git(root, &["diff", "--", "a.txt"]);
+    git(root, &["checkout", "--", "a.txt"]);
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "fsmonitor.sh")
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(marks.path()),
+        ["diff-command", "filter-process", "fsmonitor", "hook-post-checkout"],
+        "plain git runs the plants"
+    );
+    for entry in std::fs::read_dir(marks.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.ends_with("fsmonitor.sh") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = Repo::open(root).await.unwrap();
+    let wt = Worktree::create(&repo, scratch.path().join("wt"), scratch.path().join("wt.index")).await.unwrap();
+    std::fs::write(wt.work_dir(&repo).join("a.txt"), "changed by the task\n").unwrap();
+    let patch_file = scratch.path().join("task.patch");
+    std::fs::write(&patch_file, wt.patch().await.unwrap()).unwrap();
+    wt.remove().await;
+    repo.commit_branch("rho/task/T2", &patch_file, "task T2", &scratch.path().join("branch.index")).await.unwrap();
+    repo.cherry_pick("rho/task/T2").await.unwrap();
+    repo.delete_branch("rho/task/T2").await;
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "changed by the task\n");
+
+    assert_eq!(names(marks.path()), [] as [String; 0], "rho's git ran the repository's programs");
+}
