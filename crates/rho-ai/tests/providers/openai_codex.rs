@@ -42,8 +42,15 @@ async fn a_request_carries_the_account_pis_headers_and_body() {
     assert!(request.header("user-agent").is_some_and(|a| a.starts_with("pi (")));
     assert_extra_headers(&request);
     let body = &request.body;
-    assert_eq!(body["instructions"], json!("You are terse."));
-    assert_eq!(body["input"], json!([{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]));
+    // The system prompt leads the input, for the prompt cache (pi 1.6); no `instructions`.
+    assert_eq!(body.get("instructions"), None);
+    assert_eq!(
+        body["input"],
+        json!([
+            {"role": "developer", "content": "You are terse."},
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        ])
+    );
     assert_eq!(body["text"], json!({"verbosity": "low"}));
     assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
     assert_eq!((&body["tool_choice"], &body["parallel_tool_calls"]), (&json!("auto"), &json!(true)));

@@ -47,8 +47,15 @@ async fn a_request_goes_over_the_websocket_with_pis_headers() {
     assert!(request.header("user-agent").is_some_and(|a| a.starts_with("pi (")));
     // The body is the event stream's, without `type` (the message's) and without a previous id.
     let body = &request.body;
-    assert_eq!(body["instructions"], json!("You are terse."));
-    assert_eq!(body["input"], json!([{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]));
+    // The system prompt leads the input, for the prompt cache (pi 1.6); no `instructions`.
+    assert_eq!(body.get("instructions"), None);
+    assert_eq!(
+        body["input"],
+        json!([
+            {"role": "developer", "content": "You are terse."},
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        ])
+    );
     assert_eq!((&body["store"], &body["stream"]), (&json!(false), &json!(true)));
     assert_eq!(body["prompt_cache_key"], json!("ws-headers"));
     assert_eq!(body.get("previous_response_id"), None);
@@ -99,14 +106,14 @@ async fn a_request_that_continues_the_last_sends_only_its_new_input() {
         second.body["input"],
         json!([{"type": "function_call_output", "call_id": "call_7", "output": "file contents"}])
     );
-    assert_eq!(second.body["instructions"], json!("You are terse."));
+    assert_eq!(second.body.get("instructions"), None, "the system prompt was in the first input");
 
     // A history that does not extend the last request goes whole.
     let events = collect(&m, &prompt("something else"), options).await;
     assert_eq!(final_message(&events).text(), "fresh");
     let third = server.last_request().unwrap();
     assert_eq!(third.body.get("previous_response_id"), None);
-    assert_eq!(third.body["input"][0]["content"][0]["text"], json!("something else"));
+    assert_eq!(third.body["input"][1]["content"][0]["text"], json!("something else"));
 }
 
 #[tokio::test]
@@ -126,7 +133,7 @@ async fn websocket_without_caching_sends_every_request_whole() {
     let second = server.last_request().unwrap();
     assert_eq!(second.method, WEBSOCKET_METHOD);
     assert_eq!(second.body.get("previous_response_id"), None);
-    assert_eq!(second.body["input"].as_array().map(Vec::len), Some(3), "{}", second.body["input"]);
+    assert_eq!(second.body["input"].as_array().map(Vec::len), Some(4), "{}", second.body["input"]);
 }
 
 #[tokio::test]

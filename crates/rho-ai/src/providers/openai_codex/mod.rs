@@ -1,9 +1,11 @@
 //! ChatGPT's Codex backend (`openai-codex-responses`), reached with a ChatGPT Plus/Pro login as pi
-//! 0.73 reaches it: the Responses wire at `{base}/codex/responses` (base
+//! reaches it: the Responses wire at `{base}/codex/responses` (base
 //! `https://chatgpt.com/backend-api`), the login's access token as Bearer and its ChatGPT
 //! account (a claim of that token) in `chatgpt-account-id`, `originator: pi`. The body is the
-//! Responses body with the system prompt as `instructions`, the reasoning item always included,
-//! terse text, automatic tool choice and parallel calls, and no output cap, as pi sends it.
+//! Responses body with the system prompt as its leading developer item (pi 1.6: the backend puts
+//! `instructions` after the input from GPT-6.2 on, so a prompt there was never served from the
+//! prompt cache), the reasoning item always included, terse text, automatic tool choice and
+//! parallel calls, and no output cap, as pi sends it.
 //!
 //! The request goes over the session's websocket first unless the `transport` option says
 //! `sse` ([`websocket`]), and over the event stream when the websocket cannot carry it.
@@ -26,8 +28,6 @@ use crate::types::{Context, StopReason};
 const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
 /// The websocket protocol version the reference asks for.
 const WEBSOCKET_BETA: &str = "responses_websockets=2026-02-06";
-/// What a request without a system prompt is told.
-const DEFAULT_INSTRUCTIONS: &str = "You are a helpful assistant.";
 
 pub(super) async fn run(
     model: &Model,
@@ -117,19 +117,7 @@ fn request_id() -> String {
 pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let mut body = format::build_body(model, context, options);
     let Value::Object(fields) = &mut body else { return body };
-    // The system prompt goes in `instructions`, not in the input.
-    if let Some(Value::Array(input)) = fields.get_mut("input")
-        && input
-            .first()
-            .and_then(|m| m.get("role"))
-            .and_then(Value::as_str)
-            .is_some_and(|r| r == "developer" || r == "system")
-        && context.system_prompt.as_deref().is_some_and(|s| !s.is_empty())
-    {
-        input.remove(0);
-    }
-    let instructions = context.system_prompt.as_deref().filter(|s| !s.is_empty()).unwrap_or(DEFAULT_INSTRUCTIONS);
-    fields.insert("instructions".into(), json!(instructions));
+    // The system prompt stays the input's first item; no `instructions`.
     fields.insert("text".into(), json!({"verbosity": "low"}));
     fields.insert("include".into(), json!(["reasoning.encrypted_content"]));
     if !matches!(options.tool_choice, ToolChoice::Tool(_)) {
