@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from normalize import Scrubber, normalize  # noqa: E402
+from normalize import Scrubber, normalize, without_declared_prompt  # noqa: E402
 from report import write_report  # noqa: E402
 from rules import RULES, TITLES, explain  # noqa: E402
 from runner import Agent, RunResult, run_agent  # noqa: E402
@@ -127,6 +127,8 @@ def norm_run(run: RunResult) -> list[dict]:
     scrub = Scrubber(run.cwd, run.agent_dir, run.base_url)
     frames = [f.obj for f in run.frames]
     raws = [f.raw for f in run.frames]
+    if run.agent == "rho":
+        frames, raws = without_declared_prompt(frames, raws)
     out = normalize(frames, raws, scrub)
     if run.files:
         out.append({"type": "<files-after-run>", "files": {k: scrub.value(v) for k, v in run.files.items()}})

@@ -173,6 +173,46 @@ def normalize(frames: list[dict[str, Any] | None], raws: list[str | None], scrub
     return out
 
 
+def without_declared_prompt(frames: list[dict[str, Any] | None], raws: list[str | None]
+                            ) -> tuple[list[dict[str, Any] | None], list[str | None]]:
+    """rho's frames without the `role: "system"` messages that declare its prompt and tools, as
+    pi 1.6 writes them (docs/session-format.md; pi 0.73 has no such message): their
+    message_start/message_end frames go, they leave every `messages` list, and get_state's
+    messageCount no longer counts them. DIFFERENCES.md, "declared-prompt"."""
+    out: list[dict[str, Any] | None] = []
+    out_raws: list[str | None] = []
+    declared = 0
+
+    def is_system(m: Any) -> bool:
+        return isinstance(m, dict) and m.get("role") == "system"
+
+    def strip(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ([strip(x) for x in val if not is_system(x)] if k == "messages" and isinstance(val, list)
+                        else strip(val)) for k, val in v.items()}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    for obj, raw in zip(frames, raws):
+        if obj is None:
+            out.append(obj)
+            out_raws.append(raw)
+            continue
+        if obj.get("type") in ("message_start", "message_end") and is_system(obj.get("message")):
+            if obj.get("type") == "message_end":
+                declared += 1
+            continue
+        obj = strip(obj)
+        data = obj.get("data")
+        if obj.get("type") == "response" and obj.get("command") == "get_state" and isinstance(data, dict) \
+                and isinstance(data.get("messageCount"), int):
+            data["messageCount"] -= declared
+        out.append(obj)
+        out_raws.append(raw)
+    return out, out_raws
+
+
 def signature(frame: dict[str, Any]) -> str:
     """What aligns two frames: the type plus what tells frames of one type apart."""
     t = frame.get("type")

@@ -92,6 +92,12 @@ RULES: list[Rule] = [
          when("extra", sig=r"response:get_state:ok(:.*)?",
               path=r"data\.(interruptMode|queuedMessageCount|todoPhases|systemPrompt|dumpTools"
                    r"|contextUsage|fastModeEnabled|fastModeActive|tokensPerSecond)")),
+    Rule("pi16-tool-results", "DIFFERENCES.md, pi 1.6.0 through its own RpcClient (built-in tools' results)",
+         "rho's built-in tools return pi 1.6's results: `structuredContent` (bash's output, exit code and time; "
+         "read's text) and edit's `details.patch`; pi 0.73 has neither.",
+         any_of(when("extra", ftype="tool_execution_end", path=r"result\.structuredContent"),
+                when("extra", path=r"(result\.)?details\.patch"),
+                when("extra", path=_MSG + r"\.details\.patch"))),
     Rule("agent-end-is-terminal", "docs/protocol.md#run-events; omp 18.2.3",
          "agent_end carries omp 18's isTerminal: false when a retry, a continuation after compaction or "
          "injected rules follow (a todo reminder is a turn of the same run, D20), true on the prompt's last "
