@@ -5,7 +5,11 @@
 /// `raw` with its user-info and query replaced by `***` (unchanged when it is not a URL).
 pub fn url(raw: &str) -> String {
     let Ok(mut shown) = reqwest::Url::parse(raw) else {
-        return raw.to_owned();
+        // Not a URL a parser takes: everything from a query or fragment on is left out.
+        return match raw.find(['?', '#']) {
+            Some(at) => format!("{}?***", &raw[..at]),
+            None => raw.to_owned(),
+        };
     };
     if !shown.username().is_empty() || shown.password().is_some() {
         let _ = shown.set_password(None);
@@ -90,6 +94,8 @@ mod tests {
         );
         assert_eq!(url("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1");
         assert_eq!(url("not a url"), "not a url");
+        assert_eq!(url("ftp://host/mcp?token=SECRET"), "ftp://host/mcp?***", "any scheme");
+        assert_eq!(url("host:port/mcp?token=SECRET"), "host:port/mcp?***", "not parsed: cut at the query");
         assert_eq!(
             url_in("error sending request for url (https://h/mcp?token=t1)", "https://h/mcp?token=t1"),
             "error sending request for url (https://h/mcp?***)"

@@ -162,7 +162,9 @@ impl Entry<'_> {
             "http" | "sse" => {
                 let url = self.required_string(entry, "url")?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(self.fail("url", format!("must be an http:// or https:// URL, found \"{url}\"")));
+                    // Shown without the credentials it may carry (`?token=…`, `user:password@`).
+                    let shown = rho_ai::redact::url(&url);
+                    return Err(self.fail("url", format!("must be an http:// or https:// URL, found \"{shown}\"")));
                 }
                 let headers = self.string_map(entry, "headers")?;
                 let remote = RemoteServer { url, headers };
