@@ -101,7 +101,7 @@ mod tests {
         let path = details["fullOutputPath"].as_str().unwrap();
         assert!(
             text.ends_with(&format!(
-                "[Showing lines 1-2000 of 100001. Full output: {path}; read it with offset=2001 to continue.]"
+                "[Showing lines 1-2000 of 100000. Full output: {path}; read it with offset=2001 to continue.]"
             )),
             "{}",
             &text[text.len() - 200..]

@@ -159,7 +159,7 @@ async fn a_large_result_is_capped_and_saved_whole() {
     let details = result.details.unwrap();
     let path = details["fullOutputPath"].as_str().unwrap().to_owned();
     assert!(text.ends_with(&format!(
-        "[Showing lines 1-2000 of 900001. Full output: {path}; read it with offset=2001 to continue.]"
+        "[Showing lines 1-2000 of 900000. Full output: {path}; read it with offset=2001 to continue.]"
     )));
     assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 900_000);
     std::fs::remove_file(&path).unwrap();

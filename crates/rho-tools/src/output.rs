@@ -65,6 +65,8 @@ pub struct OutputBuffer {
     buffered: usize,
     total_bytes: usize,
     total_newlines: usize,
+    /// Whether the output so far ends inside a line (no final newline).
+    open_line: bool,
     spill: Option<(PathBuf, Option<File>)>,
 }
 
@@ -78,9 +80,10 @@ impl OutputBuffer {
         self.total_bytes
     }
 
-    /// `split('\n')` line count of everything pushed so far.
+    /// The lines of everything pushed so far, as pi 1.6 counts them: a final newline ends the
+    /// last line rather than starting another.
     pub fn total_lines(&self) -> usize {
-        self.total_newlines + 1
+        self.total_newlines + usize::from(self.open_line)
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
@@ -89,6 +92,7 @@ impl OutputBuffer {
         }
         self.total_bytes += chunk.len();
         self.total_newlines += chunk.iter().filter(|&&b| b == b'\n').count();
+        self.open_line = chunk.last() != Some(&b'\n');
         if self.spill.is_none() && self.total_bytes > DEFAULT_MAX_BYTES {
             self.open_spill();
         }
@@ -209,7 +213,7 @@ mod tests {
         let snap = out.finish();
         assert!(!snap.truncation.truncated);
         assert!(snap.full_output_path.is_none());
-        assert_eq!(out.total_lines(), 2);
+        assert_eq!(out.total_lines(), 1, "the final newline ends the line");
     }
 
     #[test]

@@ -80,9 +80,15 @@ impl TruncationResult {
     }
 }
 
-/// Number of `split('\n')` pieces.
+/// The lines of `text` as pi 1.6 counts them: none in an empty text, and a final newline ends the
+/// last line rather than starting another.
 pub fn count_lines(text: &str) -> usize {
-    text.bytes().filter(|&b| b == b'\n').count() + 1
+    lines_of(text).map_or(0, |body| body.bytes().filter(|&b| b == b'\n').count() + 1)
+}
+
+/// `text` without the newline that ends its last line; `None` when it has no line at all.
+fn lines_of(text: &str) -> Option<&str> {
+    (!text.is_empty()).then(|| text.strip_suffix('\n').unwrap_or(text))
 }
 
 /// Keeps the beginning: whole lines while under both limits.
@@ -105,7 +111,8 @@ pub fn truncate_head(content: &str, opts: TruncationOptions) -> TruncationResult
         max_lines: opts.max_lines,
         max_bytes: opts.max_bytes,
     };
-    let first_len = content.find('\n').unwrap_or(content.len());
+    let body = lines_of(content).unwrap_or_default();
+    let first_len = body.find('\n').unwrap_or(body.len());
     if first_len > opts.max_bytes {
         result.first_line_exceeds_limit = true;
         return result;
@@ -113,7 +120,7 @@ pub fn truncate_head(content: &str, opts: TruncationOptions) -> TruncationResult
     let mut lines = 0usize;
     let mut end = 0usize;
     let mut stopped_on_bytes = false;
-    for (i, line) in content.split('\n').enumerate() {
+    for (i, line) in body.split('\n').enumerate() {
         if i >= opts.max_lines {
             break;
         }
@@ -127,7 +134,7 @@ pub fn truncate_head(content: &str, opts: TruncationOptions) -> TruncationResult
     }
     result.truncated_by =
         Some(if !stopped_on_bytes && lines >= opts.max_lines { TruncatedBy::Lines } else { TruncatedBy::Bytes });
-    result.content = content[..end].to_owned();
+    result.content = body[..end].to_owned();
     result.output_lines = lines;
     result.output_bytes = end;
     result
@@ -141,13 +148,14 @@ pub fn truncate_tail(content: &str, opts: TruncationOptions) -> TruncationResult
     if total_lines <= opts.max_lines && total_bytes <= opts.max_bytes {
         return TruncationResult::untouched(content, total_lines, opts);
     }
+    let body = lines_of(content).unwrap_or_default();
     let mut lines = 0usize;
     let mut used = 0usize;
-    let mut start = content.len();
+    let mut start = body.len();
     let mut truncated_by = TruncatedBy::Lines;
     let mut last_line_partial = false;
     let mut partial: Option<String> = None;
-    for line in content.rsplit('\n') {
+    for line in body.rsplit('\n') {
         if lines >= opts.max_lines {
             break;
         }
@@ -172,7 +180,7 @@ pub fn truncate_tail(content: &str, opts: TruncationOptions) -> TruncationResult
     if lines >= opts.max_lines && used <= opts.max_bytes && !last_line_partial {
         truncated_by = TruncatedBy::Lines;
     }
-    let kept = partial.unwrap_or_else(|| content[start..].to_owned());
+    let kept = partial.unwrap_or_else(|| body[start..].to_owned());
     TruncationResult {
         output_bytes: kept.len(),
         content: kept,
@@ -244,10 +252,13 @@ mod tests {
     }
 
     #[test]
-    fn empty_content_is_one_line() {
+    fn empty_content_has_no_lines() {
         let r = truncate_head("", TruncationOptions::default());
         assert!(!r.truncated);
-        assert_eq!(r.total_lines, 1);
+        assert_eq!(r.total_lines, 0);
+        assert_eq!(count_lines("a\nb\n"), 2, "a final newline ends the last line");
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(count_lines("\n"), 1);
         assert_eq!(r.truncated_by, None);
         let json = r.to_json();
         assert_eq!(json["truncatedBy"], serde_json::Value::Null);

@@ -146,8 +146,9 @@ async fn truncation_by_lines_names_a_spill_file_with_everything() {
     let details = r.details.clone().unwrap();
     let path = spill_path(&details);
     let t = text(&r);
-    assert!(t.starts_with("1002\n1003\n"));
-    assert!(t.ends_with(&format!("3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: {}]", path.display())));
+    // Lines are counted as pi 1.6 counts them: the final newline ends line 3000.
+    assert!(t.starts_with("1001\n1002\n"));
+    assert!(t.ends_with(&format!("3000\n\n[Showing lines 1001-3000 of 3000. Full output: {}]", path.display())));
     assert_eq!(details["truncation"]["truncatedBy"], "lines");
     assert_eq!(details["truncation"]["outputLines"], 2000);
     let expected: String = (1..=3000).map(|i| format!("{i}\n")).collect();
@@ -163,14 +164,12 @@ async fn a_long_outputs_notice_numbers_lines_as_the_full_output_has_them() {
     let details = r.details.clone().unwrap();
     let path = spill_path(&details);
     let t = text(&r);
-    assert!(t.starts_with("98002\n"), "{}", &t[..20]);
-    assert!(
-        t.ends_with(&format!("100000\n\n\n[Showing lines 98002-100001 of 100001. Full output: {}]", path.display()))
-    );
-    assert_eq!(details["truncation"]["totalLines"], 100_001);
-    // Line 98002 of the full output is where the notice says it is.
+    assert!(t.starts_with("98001\n"), "{}", &t[..20]);
+    assert!(t.ends_with(&format!("100000\n\n[Showing lines 98001-100000 of 100000. Full output: {}]", path.display())));
+    assert_eq!(details["truncation"]["totalLines"], 100_000);
+    // Line 98001 of the full output is where the notice says it is.
     let full = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(full.lines().nth(98_001), Some("98002"));
+    assert_eq!(full.lines().nth(98_000), Some("98001"));
     std::fs::remove_file(path).unwrap();
 }
 
@@ -180,11 +179,14 @@ async fn truncation_by_bytes_names_a_spill_file_with_everything() {
     let r = call("bash", dir.path(), json!({"command": "seq -f '%0100g' 1 1000"})).await.unwrap();
     let details = r.details.clone().unwrap();
     let path = spill_path(&details);
+    let shown = text(&r);
+    let notice = shown.rsplit("\n\n").next().unwrap_or_default().to_owned();
     assert!(
         text(&r).ends_with(&format!(
-            "\n\n[Showing lines 495-1001 of 1001 (50.0KB limit). Full output: {}]",
+            "\n\n[Showing lines 495-1000 of 1000 (50.0KB limit). Full output: {}]",
             path.display()
-        ))
+        )),
+        "{notice}"
     );
     assert_eq!(details["truncation"]["truncatedBy"], "bytes");
     let name = path.file_name().unwrap().to_str().unwrap();

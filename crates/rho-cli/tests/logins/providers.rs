@@ -68,7 +68,9 @@ async fn a_chatgpt_login_is_made_stored_and_used() {
     assert_eq!(call.header("authorization"), Some(format!("Bearer {access}").as_str()));
     assert_eq!(call.header("chatgpt-account-id"), Some("acct-7"));
     assert_eq!(call.body["model"], "gpt-5.5");
-    assert!(call.body["instructions"].as_str().is_some_and(|i| !i.is_empty()));
+    // The system prompt leads the input (pi 1.6), not `instructions`.
+    assert_eq!(call.body.get("instructions"), None);
+    assert_eq!(call.body["input"][0]["role"], "developer");
 }
 
 /// Gemini on Vertex AI with Application Default Credentials (a user's, as `gcloud auth
