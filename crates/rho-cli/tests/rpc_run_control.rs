@@ -118,7 +118,7 @@ async fn bash_runs_in_the_cwd_and_reaches_the_next_prompt() {
     assert_eq!(
         result,
         json!({"output": "marker.txt\ndone\n", "exitCode": 3, "cancelled": false, "truncated": false,
-               "totalLines": 2, "totalBytes": 16, "outputLines": 2, "outputBytes": 16,
+               "totalLines": 3, "totalBytes": 16, "outputLines": 3, "outputBytes": 16,
                "workingDir": env.cwd.to_string_lossy()})
     );
     let messages = rho.data(json!({"type": "get_messages"})).await;

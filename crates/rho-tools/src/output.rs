@@ -86,6 +86,11 @@ impl OutputBuffer {
         self.total_newlines + usize::from(self.open_line)
     }
 
+    /// Whether the output so far ends with a newline (and is not empty).
+    pub fn ends_with_newline(&self) -> bool {
+        self.total_bytes > 0 && !self.open_line
+    }
+
     pub fn push(&mut self, chunk: &[u8]) {
         if chunk.is_empty() {
             return;

@@ -209,14 +209,17 @@ fn result_of(sink: &mut SanitizingSink, ending: Ending) -> UserBashResult {
         Ending::Exited(code) => code,
         Ending::Cancelled | Ending::TimedOut => None,
     };
+    // The counters are omp's (its `bash` answer), which counts the pieces of `split('\n')`: a
+    // final newline starts one more, empty, line (pi 1.6's truncation does not count it).
+    let final_newline = usize::from(sink.output.ends_with_newline());
     UserBashResult {
         output: t.content,
         exit_code,
         cancelled: exit_code.is_none(),
         truncated: t.truncated,
-        total_lines: sink.output.total_lines(),
+        total_lines: sink.output.total_lines() + final_newline,
         total_bytes: sink.output.total_bytes(),
-        output_lines: t.output_lines,
+        output_lines: t.output_lines + if t.truncated { 0 } else { final_newline },
         output_bytes: t.output_bytes,
         full_output_path: snapshot.full_output_path.map(|p| p.display().to_string()),
     }

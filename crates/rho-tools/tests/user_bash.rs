@@ -24,15 +24,15 @@ async fn cleans_output_and_reports_fields() {
     assert_eq!(r.exit_code, Some(4));
     assert!(!r.cancelled);
     assert!(!r.truncated);
-    // The final newline ends the second line (pi 1.6's count).
-    assert_eq!((r.total_lines, r.total_bytes), (2, 10));
-    assert_eq!((r.output_lines, r.output_bytes), (2, 10));
+    // omp's counters: the pieces of split('\n'), the final newline starting an empty third.
+    assert_eq!((r.total_lines, r.total_bytes), (3, 10));
+    assert_eq!((r.output_lines, r.output_bytes), (3, 10));
     assert_eq!(r.full_output_path, None);
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(
         json,
         serde_json::json!({"output": "red\nline2\n", "exitCode": 4, "cancelled": false,
-            "truncated": false, "totalLines": 2, "totalBytes": 10, "outputLines": 2, "outputBytes": 10})
+            "truncated": false, "totalLines": 3, "totalBytes": 10, "outputLines": 3, "outputBytes": 10})
     );
 }
 
@@ -48,7 +48,7 @@ async fn truncated_output_has_a_spill_file() {
     .unwrap();
     assert!(r.truncated);
     assert_eq!(r.exit_code, Some(0));
-    assert_eq!(r.total_lines, 5000);
+    assert_eq!(r.total_lines, 5001);
     assert_eq!(r.output_lines, 2000);
     assert!(r.output.starts_with("3001\n") && r.output.ends_with("\n5000"), "{}", &r.output[..10]);
     let path = r.full_output_path.expect("a spill file");
