@@ -126,3 +126,34 @@ async fn trust_names_a_folder_that_exists() {
     );
     assert!(!env.agent_dir.join("trust.json").exists());
 }
+
+/// A folder approved in pi (its `trust.json` in `~/.pi/agent`) is approved in rho with an agent
+/// directory of its own; a decision of rho's own for the same folder wins, and rho writes only
+/// its own file.
+#[tokio::test]
+async fn a_folder_approved_in_pi_is_approved_in_rho() {
+    let env = Env::new(Vec::new()).await;
+    let (mcp_marker, _) = hostile_project(&env);
+    let pi_agent = env.dir.path().join(".pi/agent");
+    std::fs::create_dir_all(&pi_agent).unwrap();
+    let folder = env.cwd.canonicalize().unwrap().display().to_string();
+    let pi_trust = json!({ folder.clone(): true }).to_string();
+    std::fs::write(pi_agent.join("trust.json"), &pi_trust).unwrap();
+
+    let (servers, stderr) = rpc_session(&env, &[]).await;
+    assert_eq!(servers[0]["name"], "evil", "{servers} {stderr}");
+    assert!(!stderr.contains("not trusted"), "{stderr}");
+    assert!(eventually(|| mcp_marker.exists()).await);
+    std::fs::remove_file(&mcp_marker).unwrap();
+
+    // rho's own decision for the folder wins; pi's file is left as it was.
+    let untrust = env.command(&["untrust"]).output().await.unwrap();
+    assert!(untrust.status.success(), "{}", String::from_utf8_lossy(&untrust.stderr));
+    let (servers, _) = rpc_session(&env, &[]).await;
+    assert!(servers.is_null(), "{servers}");
+    assert!(!mcp_marker.exists());
+    assert_eq!(std::fs::read_to_string(pi_agent.join("trust.json")).unwrap(), pi_trust);
+    let own: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("trust.json")).unwrap()).unwrap();
+    assert_eq!(own[&folder], false);
+}

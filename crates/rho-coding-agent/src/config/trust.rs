@@ -4,7 +4,9 @@
 //! The decisions are pi 1.6's, in its file, so one decision serves both agents:
 //! `<agent dir>/trust.json` maps canonical folders to `true` (trusted), `false` (declined) or
 //! `null` (no decision), and the nearest folder with a decision, the project's own or one above
-//! it, decides. `rho trust` and `rho untrust` write it (pi's `/trust`); rho's older
+//! it, decides. When rho has an agent directory of its own, pi's `trust.json` (in
+//! `PI_CODING_AGENT_DIR`, else `~/.pi/agent`) is read beside it, so a folder approved in pi is
+//! approved in rho (rho's own decision for the same folder wins); rho writes only its own. `rho trust` and `rho untrust` write it (pi's `/trust`); rho's older
 //! `<agent dir>/trusted-projects.json` is still read for folders with no decision there. Without
 //! any decision, the agent directory's `defaultProjectTrust` setting applies (`"always"` trusts;
 //! `"ask"`, the default, and `"never"` do not). `--trust-project` (`--approve`) trusts and
@@ -56,9 +58,21 @@ fn read_decisions(agent_dir: &Path) -> std::io::Result<serde_json::Map<String, s
     }
 }
 
-/// The nearest decision for `dir` or a folder above it.
+/// pi's agent directory, when it is not `agent_dir`: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+fn pi_agent_dir(agent_dir: &Path) -> Option<PathBuf> {
+    let home = dirs::home_dir();
+    let pi = match std::env::var_os(super::paths::PI_AGENT_DIR_ENV).filter(|v| !v.is_empty()) {
+        Some(dir) => super::paths::expand_tilde(&dir.to_string_lossy(), home.as_deref()),
+        None => home?.join(".pi").join("agent"),
+    };
+    let same = |a: &Path, b: &Path| a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(a, b)| a == b);
+    (pi != agent_dir && !same(&pi, agent_dir)).then_some(pi)
+}
+
+/// The nearest decision for `dir` or a folder above it, in rho's file and pi's.
 fn decision(agent_dir: &Path, dir: &Path) -> Option<bool> {
-    let decisions = read_decisions(agent_dir).ok()?;
+    let mut decisions = pi_agent_dir(agent_dir).and_then(|pi| read_decisions(&pi).ok()).unwrap_or_default();
+    decisions.extend(read_decisions(agent_dir).ok()?);
     let dir = PathBuf::from(key(dir));
     dir.ancestors().find_map(|folder| decisions.get(folder.to_string_lossy().as_ref())?.as_bool())
 }
