@@ -232,7 +232,7 @@ async fn checked_run(
     let cancel = ctx.cancel.clone();
     let started = Instant::now();
     let outcome = match tool.execute(args.clone(), ctx).await {
-        Ok(result) => ToolOutcome { result, is_error: false },
+        Ok(result) => ToolOutcome { is_error: result.is_error, result },
         Err(e) => error_outcome(e.0),
     };
     let duration_ms = Some(millis(started.elapsed()));

@@ -314,3 +314,24 @@ async fn default_tools_and_tools_flags_choose_the_tools() {
         "Error: --tools: tool names cannot be mixed with +name or -name entries\n"
     );
 }
+
+/// A command that exits non-zero is an error result that keeps its structured content and
+/// details, as pi 1.6 returns it; the model sees the output and the exit status.
+#[tokio::test]
+async fn a_failing_command_keeps_its_structured_content() {
+    let env =
+        Env::new(vec![Turn::tool_call("bash", json!({"command": "echo broken; exit 3"})), Turn::text("It failed.")])
+            .await;
+    let mut rho = Rho::start(&env, &[]).await;
+    rho.send(json!({"type": "prompt", "message": "run it"})).await;
+    let frames = rho.until(|f| f["type"] == "agent_settled").await;
+    let end = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
+    assert_eq!(end["isError"], true, "{end}");
+    let structured = &end["result"]["structuredContent"];
+    assert_eq!((&structured["output"], &structured["exit_code"]), (&json!("broken\n"), &json!(3)), "{end}");
+    assert_eq!(end["result"]["content"][0]["text"], "broken\n\n\nCommand exited with code 3");
+    let sent = &env.request_bodies()[1]["messages"];
+    let result = sent.as_array().unwrap().iter().find(|m| m["role"] == "user" && m.to_string().contains("tool_result"));
+    let result = result.map(ToString::to_string).unwrap_or_default();
+    assert!(result.contains("Command exited with code 3") && result.contains("\"is_error\":true"), "{sent}");
+}

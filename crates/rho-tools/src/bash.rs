@@ -202,37 +202,40 @@ impl BashTool {
             }
             Ending::Exited(code) => {
                 let (text, details) = format_output(&snapshot, "(no output)");
-                match code {
-                    Some(code) if code != 0 => {
-                        Err(ToolError::new(with_status(&text, &format!("Command exited with code {code}"))))
+                // A non-zero exit is an error result that keeps its details and structured
+                // content, as pi 1.6 returns it.
+                let failed = code.filter(|c| *c != 0);
+                let text = match failed {
+                    Some(code) => with_status(&text, &format!("Command exited with code {code}")),
+                    None => text,
+                };
+                let details = match (details, terminal_id) {
+                    (details, None) => details,
+                    (details, Some(id)) => {
+                        let mut details = details.unwrap_or_else(|| json!({}));
+                        details["terminalId"] = json!(id);
+                        Some(details)
                     }
-                    _ => {
-                        let details = match (details, terminal_id) {
-                            (details, None) => details,
-                            (details, Some(id)) => {
-                                let mut details = details.unwrap_or_else(|| json!({}));
-                                details["terminalId"] = json!(id);
-                                Some(details)
-                            }
-                        };
-                        let result = AgentToolResult { details, ..AgentToolResult::text(text) };
-                        Ok(match full_output {
-                            Some((output, truncated)) => {
-                                let mut structured = json!({"output": output, "truncated": truncated});
-                                if let (true, Some(path)) = (truncated, &snapshot.full_output_path) {
-                                    structured["full_output_path"] = json!(path.display().to_string());
-                                }
-                                structured["exit_code"] = json!(code.unwrap_or(0));
-                                // Tenths of a second, as pi rounds it.
-                                let tenths = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-                                structured["wall_time_seconds"] =
-                                    if tenths.fract() == 0.0 { json!(tenths as u64) } else { json!(tenths) };
-                                result.with_structured_content(structured)
-                            }
-                            None => result,
-                        })
-                    }
+                };
+                let mut result = AgentToolResult { details, ..AgentToolResult::text(text) };
+                if failed.is_some() {
+                    result = result.into_error();
                 }
+                Ok(match full_output {
+                    Some((output, truncated)) => {
+                        let mut structured = json!({"output": output, "truncated": truncated});
+                        if let (true, Some(path)) = (truncated, &snapshot.full_output_path) {
+                            structured["full_output_path"] = json!(path.display().to_string());
+                        }
+                        structured["exit_code"] = json!(code.unwrap_or(0));
+                        // Tenths of a second, as pi rounds it.
+                        let tenths = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+                        structured["wall_time_seconds"] =
+                            if tenths.fract() == 0.0 { json!(tenths as u64) } else { json!(tenths) };
+                        result.with_structured_content(structured)
+                    }
+                    None => result,
+                })
             }
         }
     }

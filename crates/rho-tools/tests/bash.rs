@@ -59,10 +59,16 @@ async fn structured_content_holds_the_whole_output() {
 #[tokio::test]
 async fn nonzero_exit_is_an_error_with_the_output() {
     let dir = tempfile::tempdir().unwrap();
-    let err = call("bash", dir.path(), json!({"command": "echo out; exit 3"})).await.unwrap_err();
-    assert_eq!(err.0, "out\n\n\nCommand exited with code 3");
-    let err = call("bash", dir.path(), json!({"command": "exit 1"})).await.unwrap_err();
-    assert_eq!(err.0, "(no output)\n\nCommand exited with code 1");
+    // An error result that keeps its structured content, as pi 1.6 returns it.
+    let r = call("bash", dir.path(), json!({"command": "echo out; exit 3"})).await.unwrap();
+    assert!(r.is_error);
+    assert_eq!(text(&r), "out\n\n\nCommand exited with code 3");
+    let structured = r.structured_content.unwrap();
+    assert_eq!((&structured["output"], &structured["exit_code"]), (&json!("out\n"), &json!(3)));
+    let r = call("bash", dir.path(), json!({"command": "exit 1"})).await.unwrap();
+    assert!(r.is_error);
+    assert_eq!(text(&r), "(no output)\n\nCommand exited with code 1");
+    assert!(!call("bash", dir.path(), json!({"command": "true"})).await.unwrap().is_error);
 }
 
 #[tokio::test]

@@ -90,10 +90,10 @@ async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
 
     let failing = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(2)), commands: Mutex::default() });
     let options = self::options(dir.path(), &failing);
-    let err = call_recording("bash", &options, json!({"command": "false"}), CancellationToken::new(), updates)
-        .await
-        .unwrap_err();
-    assert_eq!(err.0, "(no output)\n\nCommand exited with code 2");
+    let failed =
+        call_recording("bash", &options, json!({"command": "false"}), CancellationToken::new(), updates).await.unwrap();
+    assert!(failed.is_error);
+    assert_eq!(common::text(&failed), "(no output)\n\nCommand exited with code 2");
 
     // `bash.inheritProviderKeys` lets the keys through: none is set empty.
     let inheriting = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(0)), commands: Mutex::default() });

@@ -22,6 +22,11 @@ pub struct AgentToolResult {
     /// `tool_execution_end`; the model and the session file do not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
+    /// The tool failed and says so with its whole result (pi 1.6: bash's non-zero exit keeps its
+    /// `details` and `structuredContent`); the result's message is an error. Not serialized: the
+    /// events and messages carry it as their own `isError`.
+    #[serde(skip)]
+    pub is_error: bool,
 }
 
 impl AgentToolResult {
@@ -36,6 +41,12 @@ impl AgentToolResult {
 
     pub fn with_structured_content(mut self, structured: Value) -> Self {
         self.structured_content = Some(structured);
+        self
+    }
+
+    /// This result as a failure of the tool, kept whole.
+    pub fn into_error(mut self) -> Self {
+        self.is_error = true;
         self
     }
 
