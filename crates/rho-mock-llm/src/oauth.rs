@@ -105,9 +105,13 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | "/copilot_internal/v2/token"
             | "/login/device/code"
             | "/login/oauth/access_token"
+            | OPENROUTER_KEYS_PATH
             | CONTAINER_CREDENTIALS_PATH
     )
 }
+
+/// OpenRouter's sign-in exchanges its code for a key here.
+const OPENROUTER_KEYS_PATH: &str = "/api/v1/auth/keys";
 
 /// The answer of a token endpoint: status and JSON body.
 pub(crate) fn answer(
@@ -131,6 +135,9 @@ pub(crate) fn answer(
     }
     if path == "/login/device/code" || path == "/login/oauth/access_token" {
         return device(grants, path, body);
+    }
+    if path == OPENROUTER_KEYS_PATH {
+        return openrouter_key(grants, body);
     }
     if method != Method::POST {
         return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
@@ -172,6 +179,22 @@ pub(crate) fn answer(
             (StatusCode::OK, answer)
         }
         None => refuse(StatusCode::BAD_REQUEST, "invalid_grant", "the grant is invalid, expired or already used"),
+    }
+}
+
+/// OpenRouter's key exchange: JSON `{code, code_verifier, code_challenge_method}`; an accepted
+/// code's access token comes back as the `key`.
+fn openrouter_key(grants: &mut OAuthGrants, body: &[u8]) -> (StatusCode, Value) {
+    let Some(params) = json_params(body) else {
+        return (StatusCode::BAD_REQUEST, json!({"error": {"message": "the body is not JSON", "code": 400}}));
+    };
+    let param = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    if param("code_verifier").is_none() || param("code_challenge_method") != Some("S256") {
+        return (StatusCode::BAD_REQUEST, json!({"error": {"message": "code_verifier is required", "code": 400}}));
+    }
+    match param("code").and_then(|c| grants.codes.remove(c)) {
+        Some(tokens) => (StatusCode::OK, json!({"key": tokens.access_token, "user_id": "user_mock"})),
+        None => (StatusCode::FORBIDDEN, json!({"error": {"message": "Invalid code", "code": 403}})),
     }
 }
 

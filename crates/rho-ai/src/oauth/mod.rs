@@ -16,6 +16,7 @@ pub mod anthropic;
 pub mod github_copilot;
 pub mod lock;
 pub mod openai_codex;
+pub mod openrouter;
 pub mod providers;
 pub mod refresh;
 pub mod store;

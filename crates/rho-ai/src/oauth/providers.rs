@@ -4,7 +4,8 @@
 //!
 //! The token endpoint of each can be moved with an environment variable (for tests against a
 //! local mock, and for proxies): `RHO_OAUTH_TOKEN_URL_ANTHROPIC`,
-//! `RHO_OAUTH_TOKEN_URL_OPENAI_CODEX`, `RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT`.
+//! `RHO_OAUTH_TOKEN_URL_OPENAI_CODEX`, `RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT`,
+//! `RHO_OAUTH_TOKEN_URL_OPENROUTER`.
 
 /// How a provider turns its refresh credential into a new access token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub enum RefreshGrant {
     /// `GET` with the GitHub token as Bearer: a Copilot token and its `expires_at` back (the
     /// GitHub token stays the refresh credential).
     CopilotTokenExchange,
+    /// Nothing to refresh: the login is a key that does not expire (OpenRouter's).
+    Never,
 }
 
 /// One OAuth login provider.
@@ -82,9 +85,22 @@ pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
-/// Every login pi 0.73.1 offers. (Google has none there: its Gemini CLI and Antigravity logins
-/// are gone from pi.)
-pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &OPENAI_CODEX];
+/// OpenRouter's sign-in (pi 1.6): an API key the user controls, filed as a login that never
+/// expires.
+pub const OPENROUTER: OAuthProvider = OAuthProvider {
+    id: "openrouter",
+    name: "OpenRouter",
+    token_url: "https://openrouter.ai/api/v1/auth/keys",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_OPENROUTER",
+    client_id: "",
+    grant: RefreshGrant::Never,
+    expiry_margin_ms: 0,
+    unusable: None,
+};
+
+/// Every login rho offers: pi 0.73.1's three and pi 1.6's OpenRouter sign-in. (Google has none:
+/// its Gemini CLI and Antigravity logins are gone from pi.)
+pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &OPENAI_CODEX, &OPENROUTER];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

@@ -35,7 +35,11 @@ pub fn refresh(
 ) -> Result<OAuthCredentials, TokenError> {
     let (client_id, grant, target) = (provider.client_id, provider.grant, url.to_owned());
     let refresh_token = current.refresh.clone();
+    if grant == RefreshGrant::Never {
+        return Err(TokenError(format!("{} logins do not expire; sign in again", provider.name)));
+    }
     let request = move |client: &reqwest::Client| match grant {
+        RefreshGrant::Never => client.get(&target),
         RefreshGrant::JsonRefreshToken => post_json(
             client,
             &target,
@@ -126,6 +130,13 @@ pub fn exchange_code_form(
     let answer = call(url, request).map_err(|e| TokenError(format!("{} login failed: {e}", provider.name)))?;
     granted(provider, &answer, None)
         .map_err(|problem| TokenError(format!("{} login failed: {problem} (from {url})", provider.name)))
+}
+
+/// `body` posted as JSON to `url`; the JSON answer of a success (a sign-in whose answer is not
+/// an OAuth token answer: OpenRouter's key).
+pub fn post_json_answer(url: &str, body: Value) -> Result<Value, String> {
+    let target = url.to_owned();
+    call(url, move |client: &reqwest::Client| post_json(client, &target, &body))
 }
 
 /// The credentials in an OAuth token answer (`access_token`, `refresh_token`, `expires_in`). A

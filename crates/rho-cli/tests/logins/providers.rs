@@ -181,3 +181,56 @@ async fn a_chatgpt_session_continues_over_its_websocket() {
     assert_eq!(methods, ["POST", "POST"]);
     assert!(requests[3].body["input"].as_array().unwrap().len() > 1, "the whole conversation");
 }
+
+/// `rho login openrouter` (pi 1.6's "Sign in with OpenRouter"): the browser comes back to a
+/// random path on a port of the system's choosing, with a code and no state; the code is
+/// exchanged for a key, filed as pi files it (a login that never expires); then an OpenRouter
+/// model answers with that key.
+#[tokio::test]
+async fn an_openrouter_sign_in_gets_a_key_and_the_key_is_used() {
+    let env = Env::new(vec![Turn::text("Hello from OpenRouter.")]).await;
+    env.server.accept_oauth_code(
+        "or-code",
+        IssuedTokens { access_token: "sk-or-v1-signed-in".into(), refresh_token: None, expires_in: 0 },
+    );
+    let mut command = rho(&env, &["login", "openrouter"]);
+    command.env("RHO_OAUTH_TOKEN_URL_OPENROUTER", format!("{}/api/v1/auth/keys", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let (url, _stderr) = printed_url(&mut child, "https://openrouter.ai/auth?").await;
+    assert_eq!(param(&url, "code_challenge_method"), "S256");
+    let callback = param(&url, "callback_url").replace("%3A", ":").replace("%2F", "/");
+    let rest = callback.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, path) = rest.split_once('/').unwrap();
+    let port: u16 = port.parse().unwrap();
+    assert!(path.starts_with("oauth/callback/") && path.len() > "oauth/callback/".len() + 20, "{path}");
+    assert_eq!(get(port, "/oauth/callback/guess?code=or-code").await.0, 404, "only the random path answers");
+    let (status, page) = get(port, &format!("/{path}?code=or-code")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("OpenRouter login complete"), "{page}");
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+
+    let exchange = env.server.last_request().unwrap();
+    assert_eq!(exchange.path, "/api/v1/auth/keys");
+    assert_eq!(exchange.body["code"], "or-code");
+    assert_eq!(exchange.body["code_challenge_method"], "S256");
+    let verifier = exchange.body["code_verifier"].as_str().unwrap();
+    assert_eq!(rho_coding_agent::login::pkce::challenge(verifier), param(&url, "code_challenge"));
+    let login = read_auth(&env)["openrouter"].clone();
+    assert_eq!(
+        login,
+        json!({"type": "oauth", "refresh": "", "access": "sk-or-v1-signed-in", "expires": 9_007_199_254_740_991_i64})
+    );
+
+    // The key answers for an OpenRouter model (moved to the mock).
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openrouter"] = json!({"baseUrl": format!("{}/v1", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(rho(&env, &["-p", "--model", "openrouter/openrouter/auto", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from OpenRouter.\n");
+    let call = env.server.last_request().unwrap();
+    assert_eq!(call.header("authorization"), Some("Bearer sk-or-v1-signed-in"));
+}

@@ -1,7 +1,8 @@
 //! The loopback callback of a login: a one-route HTTP listener on `127.0.0.1` that the
-//! provider's page redirects the browser to with `?code=…&state=…`. Only the request line is
-//! read; every request gets a small HTML page back, and the first one carrying a code with the
-//! expected state ends the wait.
+//! provider's page redirects the browser to with `?code=…&state=…` (or `?code=…` alone for a
+//! provider that sends no state, whose route is a random path instead). Only the request line
+//! is read; every request gets a small HTML page back, and the first one carrying a code with
+//! the expected state ends the wait.
 
 use std::time::Duration;
 
@@ -12,11 +13,12 @@ use tokio::net::TcpListener;
 /// The longest request head read.
 const MAX_HEAD: usize = 16 * 1024;
 
-/// Waits on `listener` for a callback to `path` with `expected_state`; returns its code.
+/// Waits on `listener` for a callback to `path` with `expected_state` (`None`: the provider
+/// sends none); returns its code.
 pub async fn wait_for_code(
     listener: TcpListener,
-    path: &'static str,
-    expected_state: String,
+    path: String,
+    expected_state: Option<String>,
     provider: &'static str,
 ) -> String {
     loop {
@@ -28,9 +30,9 @@ pub async fn wait_for_code(
             _ => continue,
         };
         let target = head.split_whitespace().nth(1).unwrap_or_default().to_owned();
-        let (status, message, code) = match parse_callback_at(&target, path) {
+        let (status, message, code) = match parse_callback_at(&target, &path) {
             None => ("404 Not Found", "This is not the login callback.".to_owned(), None),
-            Some(CodeAndState { code: Some(code), state: Some(state) }) if state == expected_state => (
+            Some(CodeAndState { code: Some(code), state }) if state == expected_state => (
                 "200 OK",
                 format!("{provider} login complete: you can close this window and go back to rho."),
                 Some(code),

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, openai_codex, providers};
+use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, openai_codex, openrouter, providers};
 use tokio::net::TcpListener;
 
 use super::{callback, pkce};
@@ -68,7 +68,8 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 
 /// Whether rho has a login flow for `provider`.
 pub fn has_flow(provider: &OAuthProvider) -> bool {
-    provider.unusable.is_none() && (spec(provider).is_some() || provider.id == providers::GITHUB_COPILOT.id)
+    provider.unusable.is_none()
+        && (spec(provider).is_some() || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id].contains(&provider.id))
 }
 
 /// Runs `provider`'s login: `show` is told what to open, `paste` may answer instead of the
@@ -80,6 +81,9 @@ pub async fn run(
 ) -> Result<oauth::OAuthCredentials, String> {
     if provider.id == providers::GITHUB_COPILOT.id {
         return device_login(provider, show).await;
+    }
+    if provider.id == providers::OPENROUTER.id {
+        return openrouter_login(provider, show, paste).await;
     }
     let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
     let pkce = pkce::Pkce::new()?;
@@ -97,7 +101,7 @@ pub async fn run(
         problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1:{port}: {e}")),
         user_code: None,
     });
-    let code = wait_for_code(listener.ok(), spec.path, &state, spec.short_name, paste).await?;
+    let code = wait_for_code(listener.ok(), spec.path.to_owned(), Some(&state), spec.short_name, paste).await?;
     let env = rho_ai::auth::process_env();
     let exchanged = match provider.id {
         "anthropic" => {
@@ -107,6 +111,30 @@ pub async fn run(
         _ => openai_codex::exchange(env.as_ref(), &code, &pkce.verifier, &redirect),
     };
     exchanged.map_err(|e| e.to_string())
+}
+
+/// OpenRouter's sign-in: a callback on a port of the system's choosing under a random path (it
+/// sends no state), the code exchanged for a key.
+async fn openrouter_login(
+    provider: &'static OAuthProvider,
+    show: impl FnOnce(Prompt),
+    paste: Paste,
+) -> Result<oauth::OAuthCredentials, String> {
+    let pkce = pkce::Pkce::new()?;
+    let path = format!("/oauth/callback/{}", pkce::Pkce::new()?.verifier);
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await;
+    let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(0, |a| a.port());
+    let redirect = format!("http://127.0.0.1:{port}{path}");
+    show(Prompt {
+        provider: provider.name,
+        url: openrouter::authorize_url(&pkce.challenge, &redirect),
+        callback: listener.is_ok().then(|| redirect.clone()),
+        problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1: {e}")),
+        user_code: None,
+    });
+    let code = wait_for_code(listener.ok(), path, None, "OpenRouter", paste).await?;
+    let env = rho_ai::auth::process_env();
+    openrouter::exchange(env.as_ref(), &code, &pkce.verifier).map_err(|e| e.to_string())
 }
 
 /// GitHub's device flow: the code to enter shown, GitHub polled for the token, the token
@@ -136,15 +164,15 @@ async fn device_login(
 /// state that is not ours is refused. Without a listener, only a paste can answer.
 async fn wait_for_code(
     listener: Option<TcpListener>,
-    path: &'static str,
-    state: &str,
+    path: String,
+    state: Option<&str>,
     short_name: &'static str,
     paste: Paste,
 ) -> Result<String, String> {
     let has_listener = listener.is_some();
     let browser = async move {
         match listener {
-            Some(listener) => callback::wait_for_code(listener, path, state.to_owned(), short_name).await,
+            Some(listener) => callback::wait_for_code(listener, path, state.map(str::to_owned), short_name).await,
             None => std::future::pending().await,
         }
     };
@@ -171,9 +199,11 @@ async fn wait_for_code(
     }
 }
 
-fn code_from_paste(line: &str, state: &str) -> Result<String, String> {
+fn code_from_paste(line: &str, state: Option<&str>) -> Result<String, String> {
     let answer = oauth::answer::parse_answer(line);
-    if answer.state.as_deref().is_some_and(|s| s != state) {
+    if let Some(state) = state
+        && answer.state.as_deref().is_some_and(|s| s != state)
+    {
         return Err("the pasted code is from another login (its state does not match): start again".to_owned());
     }
     answer.code.ok_or_else(|| "no authorization code in what was pasted".to_owned())
