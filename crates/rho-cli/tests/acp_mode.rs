@@ -39,7 +39,10 @@ async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(logins, ["login anthropic", "login github-copilot", "login openai-codex", "login openrouter"]);
+    assert_eq!(
+        logins,
+        ["login anthropic", "login github-copilot", "login kimi-coding", "login openai-codex", "login openrouter"]
+    );
 
     let session = acp.new_session(&env.cwd).await;
     let options = session.config_options.clone().unwrap();

@@ -36,6 +36,9 @@ pub struct OAuthGrants {
     /// GitHub device logins: the device code handed out, the GitHub token it gives, and whether
     /// it was polled once already (the first poll is `authorization_pending`).
     devices: Vec<(String, String, bool)>,
+    /// Kimi Code device logins: the device code handed out, the tokens it gives, and whether it
+    /// was polled once already.
+    kimi_devices: Vec<(String, IssuedTokens, bool)>,
 }
 
 impl OAuthGrants {
@@ -51,6 +54,12 @@ impl OAuthGrants {
     pub fn accept_device(&mut self, github_token: &str) {
         let code = format!("device-{}", self.devices.len() + 1);
         self.devices.push((code, github_token.to_owned(), false));
+    }
+
+    /// The next Kimi Code device login gives `issued` once approved (at the second poll).
+    pub fn accept_kimi_device(&mut self, issued: IssuedTokens) {
+        let code = format!("kimi-device-{}", self.kimi_devices.len() + 1);
+        self.kimi_devices.push((code, issued, false));
     }
 }
 
@@ -106,12 +115,17 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | "/login/device/code"
             | "/login/oauth/access_token"
             | OPENROUTER_KEYS_PATH
+            | KIMI_DEVICE_PATH
+            | KIMI_TOKEN_PATH
             | CONTAINER_CREDENTIALS_PATH
     )
 }
 
 /// OpenRouter's sign-in exchanges its code for a key here.
 const OPENROUTER_KEYS_PATH: &str = "/api/v1/auth/keys";
+/// Kimi Code's device login (RFC 8628, JSON answers, errors with status 400).
+const KIMI_DEVICE_PATH: &str = "/api/oauth/device_authorization";
+const KIMI_TOKEN_PATH: &str = "/api/oauth/token";
 
 /// The answer of a token endpoint: status and JSON body.
 pub(crate) fn answer(
@@ -138,6 +152,9 @@ pub(crate) fn answer(
     }
     if path == OPENROUTER_KEYS_PATH {
         return openrouter_key(grants, body);
+    }
+    if path == KIMI_DEVICE_PATH || path == KIMI_TOKEN_PATH {
+        return kimi(grants, path, body);
     }
     if method != Method::POST {
         return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
@@ -195,6 +212,48 @@ fn openrouter_key(grants: &mut OAuthGrants, body: &[u8]) -> (StatusCode, Value) 
     match param("code").and_then(|c| grants.codes.remove(c)) {
         Some(tokens) => (StatusCode::OK, json!({"key": tokens.access_token, "user_id": "user_mock"})),
         None => (StatusCode::FORBIDDEN, json!({"error": {"message": "Invalid code", "code": 403}})),
+    }
+}
+
+/// Kimi Code's device login and its token endpoint (which also takes refresh grants).
+fn kimi(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value) {
+    let params = form_params(body).unwrap_or_default();
+    if params.get("client_id").is_none_or(String::is_empty) {
+        return refuse(StatusCode::UNAUTHORIZED, "invalid_client", "client_id is missing");
+    }
+    let tokens = |t: IssuedTokens| {
+        json!({"access_token": t.access_token, "refresh_token": t.refresh_token, "expires_in": t.expires_in,
+               "token_type": "Bearer"})
+    };
+    if path == KIMI_DEVICE_PATH {
+        return match grants.kimi_devices.iter().find(|(_, _, polled)| !polled) {
+            Some((code, _, _)) => (
+                StatusCode::OK,
+                json!({"device_code": code, "user_code": "KIMI-CODE", "verification_uri": "https://www.kimi.com/code/authorize_device",
+                       "verification_uri_complete": "https://www.kimi.com/code/authorize_device?user_code=KIMI-CODE",
+                       "expires_in": 900, "interval": 1}),
+            ),
+            None => refuse(StatusCode::BAD_REQUEST, "unauthorized_client", "no device login is expected"),
+        };
+    }
+    match params.get("grant_type").map(String::as_str) {
+        Some("refresh_token") => match params.get("refresh_token").and_then(|t| grants.refresh.remove(t)) {
+            Some(issued) => (StatusCode::OK, tokens(issued)),
+            None => refuse(StatusCode::UNAUTHORIZED, "invalid_grant", "the refresh token is invalid"),
+        },
+        Some("urn:ietf:params:oauth:grant-type:device_code") => {
+            let code = params.get("device_code").cloned().unwrap_or_default();
+            let Some(at) = grants.kimi_devices.iter().position(|(c, _, _)| *c == code) else {
+                return refuse(StatusCode::BAD_REQUEST, "expired_token", "the device code expired");
+            };
+            if !grants.kimi_devices[at].2 {
+                grants.kimi_devices[at].2 = true;
+                return refuse(StatusCode::BAD_REQUEST, "authorization_pending", "the user has not confirmed yet");
+            }
+            let (_, issued, _) = grants.kimi_devices.remove(at);
+            (StatusCode::OK, tokens(issued))
+        }
+        _ => refuse(StatusCode::BAD_REQUEST, "unsupported_grant_type", "grant_type is not supported"),
     }
 }
 

@@ -140,6 +140,12 @@ impl MockServer {
         self.oauth().accept_device(github_token);
     }
 
+    /// The next Kimi Code device login (`/api/oauth/device_authorization`) gives `issued` at its
+    /// second poll of `/api/oauth/token`.
+    pub fn accept_kimi_device(&self, issued: IssuedTokens) {
+        self.oauth().accept_kimi_device(issued);
+    }
+
     fn oauth(&self) -> parking_lot::MutexGuard<'_, OAuthGrants> {
         self.shared.oauth.lock()
     }

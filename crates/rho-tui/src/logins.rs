@@ -132,7 +132,7 @@ fn prompt_lines(prompt: &Prompt) -> Vec<Line<'static>> {
             Line::default(),
             blocks::notice(&format!("Log in to {}: open {} and enter the code", prompt.provider, prompt.url)),
             Line::from(Span::styled(code.clone(), style::accent())),
-            blocks::notice("Waiting for GitHub…"),
+            blocks::notice(&format!("Waiting for {} to confirm the code…", prompt.provider)),
         ];
     }
     let waiting = match (&prompt.callback, &prompt.problem) {

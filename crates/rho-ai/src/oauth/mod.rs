@@ -14,6 +14,7 @@
 pub mod answer;
 pub mod anthropic;
 pub mod github_copilot;
+pub mod kimi_coding;
 pub mod lock;
 pub mod openai_codex;
 pub mod openrouter;
@@ -179,6 +180,9 @@ fn token_url(provider: &OAuthProvider, current: &OAuthCredentials, env: &dyn Fn(
     match (provider.grant, enterprise) {
         (providers::RefreshGrant::CopilotTokenExchange, Some(domain)) if env(provider.token_url_env).is_none() => {
             format!("https://api.{domain}/copilot_internal/v2/token")
+        }
+        _ if provider.id == providers::KIMI_CODING.id && env(provider.token_url_env).is_none() => {
+            kimi_coding::token_url(env)
         }
         _ => provider.token_url(env),
     }

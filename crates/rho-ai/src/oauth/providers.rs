@@ -98,9 +98,22 @@ pub const OPENROUTER: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
-/// Every login rho offers: pi 0.73.1's three and pi 1.6's OpenRouter sign-in. (Google has none:
-/// its Gemini CLI and Antigravity logins are gone from pi.)
-pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &OPENAI_CODEX, &OPENROUTER];
+/// Kimi Code's subscription login (pi 1.6): a device login at auth.kimi.com, refreshed as a form
+/// `refresh_token` grant (`KIMI_CODE_OAUTH_HOST` moves the server, as in pi).
+pub const KIMI_CODING: OAuthProvider = OAuthProvider {
+    id: "kimi-coding",
+    name: "Kimi Code (subscription)",
+    token_url: "https://auth.kimi.com/api/oauth/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_KIMI_CODING",
+    client_id: "17e5f671-d194-4dfb-9706-5516cb48c098",
+    grant: RefreshGrant::FormRefreshToken,
+    expiry_margin_ms: 0,
+    unusable: None,
+};
+
+/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code and OpenRouter sign-ins.
+/// (Google has none: its Gemini CLI and Antigravity logins are gone from pi.)
+pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CODEX, &OPENROUTER];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

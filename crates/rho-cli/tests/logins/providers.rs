@@ -234,3 +234,67 @@ async fn an_openrouter_sign_in_gets_a_key_and_the_key_is_used() {
     let call = env.server.last_request().unwrap();
     assert_eq!(call.header("authorization"), Some("Bearer sk-or-v1-signed-in"));
 }
+
+/// `rho login kimi-coding` (pi 1.6's "Sign in with Kimi Code"): the device login at the server
+/// pi's `KIMI_CODE_OAUTH_HOST` names (the mock), the tokens filed as pi files them; a Kimi Code
+/// model answers with the access token, and once it has expired the refresh token gets a new one
+/// at the same server.
+#[tokio::test]
+async fn a_kimi_code_device_login_is_made_used_and_refreshed() {
+    let env = Env::new(vec![Turn::text("Hello from Kimi."), Turn::text("Again from Kimi.")]).await;
+    env.server.accept_kimi_device(IssuedTokens {
+        access_token: "kimi-access-1".into(),
+        refresh_token: Some("kimi-refresh-1".into()),
+        expires_in: 3600,
+    });
+    let url = env.server.url();
+    let kimi = |args: &[&str]| {
+        let mut command = rho(&env, args);
+        command.env("KIMI_CODE_OAUTH_HOST", &url);
+        command
+    };
+    let out = output(kimi(&["login", "kimi-coding"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "open https://www.kimi.com/code/authorize_device?user_code=KIMI-CODE and enter the code KIMI-CODE"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Waiting for Kimi Code (subscription) to confirm the code..."), "{stderr}");
+    let login = read_auth(&env)["kimi-coding"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some("kimi-access-1"), Some("kimi-refresh-1")));
+    assert_eq!(login["type"], "oauth");
+    let requests = env.server.requests();
+    let polls = requests.iter().filter(|r| r.path == "/api/oauth/token").count();
+    assert_eq!(polls, 2, "pending once, then the tokens");
+
+    // The access token answers for a Kimi Code model (moved to the mock).
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["kimi-coding"] = json!({"baseUrl": format!("{url}/v1")});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(kimi(&["-p", "--model", "kimi-coding/kimi-for-coding", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Kimi.\n");
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer kimi-access-1"));
+
+    // Expired: the refresh token gets a new access token, written back.
+    let mut auth = read_auth(&env);
+    auth["kimi-coding"]["expires"] = json!(1);
+    std::fs::write(env.agent_dir.join("auth.json"), auth.to_string()).unwrap();
+    env.server.accept_oauth_refresh(
+        "kimi-refresh-1",
+        IssuedTokens {
+            access_token: "kimi-access-2".into(),
+            refresh_token: Some("kimi-refresh-2".into()),
+            expires_in: 3600,
+        },
+    );
+    let out = output(kimi(&["-p", "--model", "kimi-coding/kimi-for-coding", "again"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer kimi-access-2"));
+    let login = read_auth(&env)["kimi-coding"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some("kimi-access-2"), Some("kimi-refresh-2")));
+}

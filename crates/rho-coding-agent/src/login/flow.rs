@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, openai_codex, openrouter, providers};
+use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, kimi_coding, openai_codex, openrouter, providers};
 use tokio::net::TcpListener;
 
 use super::{callback, pkce};
@@ -69,7 +69,9 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 /// Whether rho has a login flow for `provider`.
 pub fn has_flow(provider: &OAuthProvider) -> bool {
     provider.unusable.is_none()
-        && (spec(provider).is_some() || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id].contains(&provider.id))
+        && (spec(provider).is_some()
+            || [providers::GITHUB_COPILOT.id, providers::KIMI_CODING.id, providers::OPENROUTER.id]
+                .contains(&provider.id))
 }
 
 /// Runs `provider`'s login: `show` is told what to open, `paste` may answer instead of the
@@ -84,6 +86,9 @@ pub async fn run(
     }
     if provider.id == providers::OPENROUTER.id {
         return openrouter_login(provider, show, paste).await;
+    }
+    if provider.id == providers::KIMI_CODING.id {
+        return kimi_login(provider, show).await;
     }
     let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
     let pkce = pkce::Pkce::new()?;
@@ -135,6 +140,26 @@ async fn openrouter_login(
     let code = wait_for_code(listener.ok(), path, None, "OpenRouter", paste).await?;
     let env = rho_ai::auth::process_env();
     openrouter::exchange(env.as_ref(), &code, &pkce.verifier).map_err(|e| e.to_string())
+}
+
+/// Kimi Code's device login: the address (with the code in it) and the code shown, the tokens
+/// polled for.
+async fn kimi_login(
+    provider: &'static OAuthProvider,
+    show: impl FnOnce(Prompt),
+) -> Result<oauth::OAuthCredentials, String> {
+    let env = |name: &str| std::env::var(name).ok();
+    let device = kimi_coding::start(&env).await?;
+    show(Prompt {
+        provider: provider.name,
+        url: device.verification_uri.clone(),
+        callback: None,
+        problem: None,
+        user_code: Some(device.user_code.clone()),
+    });
+    tokio::time::timeout(LOGIN_WAIT, kimi_coding::wait_for_token(&env, &device))
+        .await
+        .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))?
 }
 
 /// GitHub's device flow: the code to enter shown, GitHub polled for the token, the token

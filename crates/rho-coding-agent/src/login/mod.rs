@@ -99,7 +99,7 @@ async fn login_at_terminal(
     let show = |prompt: flow::Prompt| {
         if let Some(code) = &prompt.user_code {
             eprintln!("To log in to {}, open {} and enter the code {code}", prompt.provider, prompt.url);
-            eprintln!("Waiting for GitHub...");
+            eprintln!("Waiting for {} to confirm the code...", prompt.provider);
             return;
         }
         eprintln!("Open this URL in a browser to log in to {}:\n\n{}\n", prompt.provider, prompt.url);
