@@ -198,6 +198,7 @@ const code = await withRho(async (ctx, editor) => {
         ["terminal", "login-kimi-coding", "login kimi-coding"],
         ["terminal", "login-openai-codex", "login openai-codex"],
         ["terminal", "login-openrouter", "login openrouter"],
+        ["terminal", "login-xai", "login xai"],
       ],
     );
   });

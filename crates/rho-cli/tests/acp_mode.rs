@@ -41,7 +41,14 @@ async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
         .collect();
     assert_eq!(
         logins,
-        ["login anthropic", "login github-copilot", "login kimi-coding", "login openai-codex", "login openrouter"]
+        [
+            "login anthropic",
+            "login github-copilot",
+            "login kimi-coding",
+            "login openai-codex",
+            "login openrouter",
+            "login xai"
+        ]
     );
 
     let session = acp.new_session(&env.cwd).await;

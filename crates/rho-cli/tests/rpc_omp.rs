@@ -119,7 +119,8 @@ async fn omp_commands_answer_as_omp_does() {
             {"id": "kimi-coding", "name": "Kimi Code (subscription)", "available": true, "authenticated": false},
             {"id": "openai-codex", "name": "ChatGPT Plus/Pro (Codex Subscription)", "available": true,
              "authenticated": false},
-            {"id": "openrouter", "name": "OpenRouter", "available": true, "authenticated": false}
+            {"id": "openrouter", "name": "OpenRouter", "available": true, "authenticated": false},
+            {"id": "xai", "name": "xAI (Grok/X subscription)", "available": true, "authenticated": false}
         ]})
     );
     // A login in auth.json (pi's shape) shows as authenticated.

@@ -36,9 +36,9 @@ pub struct OAuthGrants {
     /// GitHub device logins: the device code handed out, the GitHub token it gives, and whether
     /// it was polled once already (the first poll is `authorization_pending`).
     devices: Vec<(String, String, bool)>,
-    /// Kimi Code device logins: the device code handed out, the tokens it gives, and whether it
-    /// was polled once already.
-    kimi_devices: Vec<(String, IssuedTokens, bool)>,
+    /// Standard device logins (Kimi Code's, xAI's): the device code handed out, the tokens it
+    /// gives, and whether it was polled once already.
+    standard_devices: Vec<(String, IssuedTokens, bool)>,
 }
 
 impl OAuthGrants {
@@ -56,10 +56,11 @@ impl OAuthGrants {
         self.devices.push((code, github_token.to_owned(), false));
     }
 
-    /// The next Kimi Code device login gives `issued` once approved (at the second poll).
-    pub fn accept_kimi_device(&mut self, issued: IssuedTokens) {
-        let code = format!("kimi-device-{}", self.kimi_devices.len() + 1);
-        self.kimi_devices.push((code, issued, false));
+    /// The next standard device login (Kimi Code's, xAI's) gives `issued` once approved (at
+    /// the second poll).
+    pub fn accept_device_login(&mut self, issued: IssuedTokens) {
+        let code = format!("std-device-{}", self.standard_devices.len() + 1);
+        self.standard_devices.push((code, issued, false));
     }
 }
 
@@ -117,15 +118,20 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | OPENROUTER_KEYS_PATH
             | KIMI_DEVICE_PATH
             | KIMI_TOKEN_PATH
+            | XAI_DEVICE_PATH
+            | XAI_TOKEN_PATH
             | CONTAINER_CREDENTIALS_PATH
     )
 }
 
 /// OpenRouter's sign-in exchanges its code for a key here.
 const OPENROUTER_KEYS_PATH: &str = "/api/v1/auth/keys";
-/// Kimi Code's device login (RFC 8628, JSON answers, errors with status 400).
+/// The standard device logins (RFC 8628, JSON answers, errors with status 400): Kimi Code's and
+/// xAI's.
 const KIMI_DEVICE_PATH: &str = "/api/oauth/device_authorization";
 const KIMI_TOKEN_PATH: &str = "/api/oauth/token";
+const XAI_DEVICE_PATH: &str = "/oauth2/device/code";
+const XAI_TOKEN_PATH: &str = "/oauth2/token";
 
 /// The answer of a token endpoint: status and JSON body.
 pub(crate) fn answer(
@@ -153,8 +159,8 @@ pub(crate) fn answer(
     if path == OPENROUTER_KEYS_PATH {
         return openrouter_key(grants, body);
     }
-    if path == KIMI_DEVICE_PATH || path == KIMI_TOKEN_PATH {
-        return kimi(grants, path, body);
+    if [KIMI_DEVICE_PATH, KIMI_TOKEN_PATH, XAI_DEVICE_PATH, XAI_TOKEN_PATH].contains(&path) {
+        return standard_device(grants, path, body);
     }
     if method != Method::POST {
         return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
@@ -215,8 +221,8 @@ fn openrouter_key(grants: &mut OAuthGrants, body: &[u8]) -> (StatusCode, Value) 
     }
 }
 
-/// Kimi Code's device login and its token endpoint (which also takes refresh grants).
-fn kimi(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value) {
+/// A standard device login and its token endpoint (which also takes refresh grants).
+fn standard_device(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value) {
     let params = form_params(body).unwrap_or_default();
     if params.get("client_id").is_none_or(String::is_empty) {
         return refuse(StatusCode::UNAUTHORIZED, "invalid_client", "client_id is missing");
@@ -225,12 +231,12 @@ fn kimi(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value
         json!({"access_token": t.access_token, "refresh_token": t.refresh_token, "expires_in": t.expires_in,
                "token_type": "Bearer"})
     };
-    if path == KIMI_DEVICE_PATH {
-        return match grants.kimi_devices.iter().find(|(_, _, polled)| !polled) {
+    if path == KIMI_DEVICE_PATH || path == XAI_DEVICE_PATH {
+        return match grants.standard_devices.iter().find(|(_, _, polled)| !polled) {
             Some((code, _, _)) => (
                 StatusCode::OK,
-                json!({"device_code": code, "user_code": "KIMI-CODE", "verification_uri": "https://www.kimi.com/code/authorize_device",
-                       "verification_uri_complete": "https://www.kimi.com/code/authorize_device?user_code=KIMI-CODE",
+                json!({"device_code": code, "user_code": "DEVICE-CODE", "verification_uri": "https://login.example/device",
+                       "verification_uri_complete": "https://login.example/device?user_code=DEVICE-CODE",
                        "expires_in": 900, "interval": 1}),
             ),
             None => refuse(StatusCode::BAD_REQUEST, "unauthorized_client", "no device login is expected"),
@@ -243,14 +249,14 @@ fn kimi(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (StatusCode, Value
         },
         Some("urn:ietf:params:oauth:grant-type:device_code") => {
             let code = params.get("device_code").cloned().unwrap_or_default();
-            let Some(at) = grants.kimi_devices.iter().position(|(c, _, _)| *c == code) else {
+            let Some(at) = grants.standard_devices.iter().position(|(c, _, _)| *c == code) else {
                 return refuse(StatusCode::BAD_REQUEST, "expired_token", "the device code expired");
             };
-            if !grants.kimi_devices[at].2 {
-                grants.kimi_devices[at].2 = true;
+            if !grants.standard_devices[at].2 {
+                grants.standard_devices[at].2 = true;
                 return refuse(StatusCode::BAD_REQUEST, "authorization_pending", "the user has not confirmed yet");
             }
-            let (_, issued, _) = grants.kimi_devices.remove(at);
+            let (_, issued, _) = grants.standard_devices.remove(at);
             (StatusCode::OK, tokens(issued))
         }
         _ => refuse(StatusCode::BAD_REQUEST, "unsupported_grant_type", "grant_type is not supported"),

@@ -140,10 +140,10 @@ impl MockServer {
         self.oauth().accept_device(github_token);
     }
 
-    /// The next Kimi Code device login (`/api/oauth/device_authorization`) gives `issued` at its
-    /// second poll of `/api/oauth/token`.
-    pub fn accept_kimi_device(&self, issued: IssuedTokens) {
-        self.oauth().accept_kimi_device(issued);
+    /// The next standard device login (Kimi Code's `/api/oauth/device_authorization`, xAI's
+    /// `/oauth2/device/code`) gives `issued` at its second poll of the token endpoint.
+    pub fn accept_device_login(&self, issued: IssuedTokens) {
+        self.oauth().accept_device_login(issued);
     }
 
     fn oauth(&self) -> parking_lot::MutexGuard<'_, OAuthGrants> {

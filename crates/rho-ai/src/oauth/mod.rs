@@ -13,6 +13,7 @@
 
 pub mod answer;
 pub mod anthropic;
+pub mod device_code;
 pub mod github_copilot;
 pub mod kimi_coding;
 pub mod lock;
@@ -21,6 +22,7 @@ pub mod openrouter;
 pub mod providers;
 pub mod refresh;
 pub mod store;
+pub mod xai;
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -184,6 +186,7 @@ fn token_url(provider: &OAuthProvider, current: &OAuthCredentials, env: &dyn Fn(
         _ if provider.id == providers::KIMI_CODING.id && env(provider.token_url_env).is_none() => {
             kimi_coding::token_url(env)
         }
+        _ if provider.id == providers::XAI.id && env(provider.token_url_env).is_none() => xai::token_url(env),
         _ => provider.token_url(env),
     }
 }

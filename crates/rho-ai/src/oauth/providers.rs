@@ -111,9 +111,22 @@ pub const KIMI_CODING: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
-/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code and OpenRouter sign-ins.
-/// (Google has none: its Gemini CLI and Antigravity logins are gone from pi.)
-pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CODEX, &OPENROUTER];
+/// xAI's subscription login (pi 1.6: SuperGrok or X Premium): a device login at auth.x.ai,
+/// refreshed five minutes early as a form `refresh_token` grant.
+pub const XAI: OAuthProvider = OAuthProvider {
+    id: "xai",
+    name: "xAI (Grok/X subscription)",
+    token_url: "https://auth.x.ai/oauth2/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_XAI",
+    client_id: "b1a00492-073a-47ea-816f-4c329264a828",
+    grant: RefreshGrant::FormRefreshToken,
+    expiry_margin_ms: FIVE_MINUTES_MS,
+    unusable: None,
+};
+
+/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, OpenRouter and xAI
+/// sign-ins. (Google has none: its Gemini CLI and Antigravity logins are gone from pi.)
+pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CODEX, &OPENROUTER, &XAI];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

@@ -242,7 +242,7 @@ async fn an_openrouter_sign_in_gets_a_key_and_the_key_is_used() {
 #[tokio::test]
 async fn a_kimi_code_device_login_is_made_used_and_refreshed() {
     let env = Env::new(vec![Turn::text("Hello from Kimi."), Turn::text("Again from Kimi.")]).await;
-    env.server.accept_kimi_device(IssuedTokens {
+    env.server.accept_device_login(IssuedTokens {
         access_token: "kimi-access-1".into(),
         refresh_token: Some("kimi-refresh-1".into()),
         expires_in: 3600,
@@ -257,9 +257,7 @@ async fn a_kimi_code_device_login_is_made_used_and_refreshed() {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains(
-            "open https://www.kimi.com/code/authorize_device?user_code=KIMI-CODE and enter the code KIMI-CODE"
-        ),
+        stderr.contains("open https://login.example/device?user_code=DEVICE-CODE and enter the code DEVICE-CODE"),
         "{stderr}"
     );
     assert!(stderr.contains("Waiting for Kimi Code (subscription) to confirm the code..."), "{stderr}");
@@ -297,4 +295,50 @@ async fn a_kimi_code_device_login_is_made_used_and_refreshed() {
     assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer kimi-access-2"));
     let login = read_auth(&env)["kimi-coding"].clone();
     assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some("kimi-access-2"), Some("kimi-refresh-2")));
+}
+
+/// `rho login xai` (pi 1.6's "Sign in with SuperGrok or X Premium"): the device login at auth.x.ai
+/// (moved to the mock) with pi's scope, the tokens filed with pi's five-minute margin; an xAI
+/// model answers with the access token.
+#[tokio::test]
+async fn an_xai_device_login_is_made_and_used() {
+    let env = Env::new(vec![Turn::text("Hello from Grok.")]).await;
+    env.server.accept_device_login(IssuedTokens {
+        access_token: "xai-access-1".into(),
+        refresh_token: Some("xai-refresh-1".into()),
+        expires_in: 3600,
+    });
+    let url = env.server.url();
+    let xai = |args: &[&str]| {
+        let mut command = rho(&env, args);
+        command.env("RHO_OAUTH_XAI_URL", &url);
+        command
+    };
+    let before = now_ms();
+    let out = output(xai(&["login", "xai"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("enter the code DEVICE-CODE"), "{stderr}");
+    let start = env.server.requests().into_iter().find(|r| r.path == "/oauth2/device/code").unwrap();
+    let form = start.body.as_str().unwrap().to_owned();
+    assert!(form.contains("scope=openid+profile+email+offline_access+grok-cli%3Aaccess+api%3Aaccess"), "{form}");
+    assert!(form.contains("referrer=pi"), "{form}");
+    let login = read_auth(&env)["xai"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some("xai-access-1"), Some("xai-refresh-1")));
+    let expires = login["expires"].as_i64().unwrap();
+    let lifetime = 3_600_000 - 5 * 60 * 1000;
+    assert!((before + lifetime..=now_ms() + lifetime).contains(&expires), "{expires}");
+
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["xai"] = json!({"baseUrl": format!("{url}/v1")});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(xai(&["-p", "--model", "xai/grok-4.7", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Grok.\n");
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer xai-access-1"));
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }

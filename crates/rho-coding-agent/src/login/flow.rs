@@ -9,7 +9,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use rho_ai::oauth::{self, OAuthProvider, anthropic, github_copilot, kimi_coding, openai_codex, openrouter, providers};
+use rho_ai::oauth::{
+    self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, openai_codex, openrouter, providers, xai,
+};
 use tokio::net::TcpListener;
 
 use super::{callback, pkce};
@@ -70,8 +72,8 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 pub fn has_flow(provider: &OAuthProvider) -> bool {
     provider.unusable.is_none()
         && (spec(provider).is_some()
-            || [providers::GITHUB_COPILOT.id, providers::KIMI_CODING.id, providers::OPENROUTER.id]
-                .contains(&provider.id))
+            || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id].contains(&provider.id)
+            || device_login_of(provider).is_some())
 }
 
 /// Runs `provider`'s login: `show` is told what to open, `paste` may answer instead of the
@@ -87,8 +89,8 @@ pub async fn run(
     if provider.id == providers::OPENROUTER.id {
         return openrouter_login(provider, show, paste).await;
     }
-    if provider.id == providers::KIMI_CODING.id {
-        return kimi_login(provider, show).await;
+    if let Some(login) = device_login_of(provider) {
+        return standard_device_login(login, show).await;
     }
     let spec = spec(provider).ok_or_else(|| format!("rho has no login flow for {}", provider.id))?;
     let pkce = pkce::Pkce::new()?;
@@ -142,22 +144,27 @@ async fn openrouter_login(
     openrouter::exchange(env.as_ref(), &code, &pkce.verifier).map_err(|e| e.to_string())
 }
 
-/// Kimi Code's device login: the address (with the code in it) and the code shown, the tokens
-/// polled for.
-async fn kimi_login(
-    provider: &'static OAuthProvider,
+/// The standard device login of `provider` (Kimi Code's, xAI's), if it has one.
+fn device_login_of(provider: &OAuthProvider) -> Option<&'static device_code::DeviceLogin> {
+    [&kimi_coding::LOGIN, &xai::LOGIN].into_iter().find(|login| login.provider.id == provider.id)
+}
+
+/// A standard device login: the address (with the code in it, where the server gives one) and
+/// the code shown, the tokens polled for.
+async fn standard_device_login(
+    login: &'static device_code::DeviceLogin,
     show: impl FnOnce(Prompt),
 ) -> Result<oauth::OAuthCredentials, String> {
     let env = |name: &str| std::env::var(name).ok();
-    let device = kimi_coding::start(&env).await?;
+    let device = device_code::start(login, &env).await?;
     show(Prompt {
-        provider: provider.name,
+        provider: login.provider.name,
         url: device.verification_uri.clone(),
         callback: None,
         problem: None,
         user_code: Some(device.user_code.clone()),
     });
-    tokio::time::timeout(LOGIN_WAIT, kimi_coding::wait_for_token(&env, &device))
+    tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_token(login, &env, &device))
         .await
         .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))?
 }
