@@ -2,33 +2,29 @@
 //! Code's, xAI's): a device code asked for with a form `POST`, the address (and code) shown, the
 //! token endpoint polled with `urn:ietf:params:oauth:grant-type:device_code` (an interval first,
 //! `authorization_pending` waited out, `slow_down` slowing down) until it gives the tokens. The
-//! answers are JSON, with an error status while pending. GitHub's login is its own
+//! answers are JSON, with an error status while pending. GitHub's login polls differently (its
+//! answers are all `200`, its pacing pi's own) but shows the same [`Device`]
 //! ([`super::github_copilot`]).
 
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::providers::OAuthProvider;
+use super::providers::{Endpoint, OAuthProvider};
 use super::refresh;
 use super::store::OAuthCredentials;
-
-/// Where an endpoint is, as the environment (`name → value`) places it.
-pub type Endpoint = fn(&dyn Fn(&str) -> Option<String>) -> String;
 
 /// One provider's device login.
 #[derive(Debug)]
 pub struct DeviceLogin {
     pub provider: &'static OAuthProvider,
-    /// The device authorization endpoint and the token endpoint, as the environment places them.
+    /// The device authorization endpoint, as the environment places it (the token endpoint is
+    /// the provider's).
     pub device_url: Endpoint,
-    pub token_url: Endpoint,
     /// More fields of the device authorization request than `client_id` (a scope).
     pub start_fields: &'static [(&'static str, &'static str)],
     /// Only an `https://` address is shown (xAI's rule); else any web address.
     pub https_only: bool,
-    /// The token lifetime taken when an answer gives none (`None`: the answer must say).
-    pub default_lifetime_s: Option<f64>,
 }
 
 /// What the person is to do: confirm `user_code` at `verification_uri` (the address with the
@@ -38,8 +34,9 @@ pub struct Device {
     pub device_code: String,
     pub user_code: String,
     pub verification_uri: String,
-    interval: Duration,
-    expires_in: Duration,
+    /// How long to wait between polls, and for how long the code holds.
+    pub(super) interval: Duration,
+    pub(super) expires_in: Duration,
 }
 
 const DEFAULT_INTERVAL_S: f64 = 5.0;
@@ -95,7 +92,7 @@ pub async fn wait_for_token(
     device: &Device,
 ) -> Result<OAuthCredentials, String> {
     let name = login.provider.name;
-    let url = (login.token_url)(env);
+    let url = login.provider.token_url(env);
     let deadline = tokio::time::Instant::now() + device.expires_in;
     let mut interval = device.interval;
     while tokio::time::Instant::now() < deadline {
@@ -141,7 +138,7 @@ fn credentials(login: &DeviceLogin, answer: &Value) -> Result<OAuthCredentials, 
         .get("expires_in")
         .and_then(Value::as_f64)
         .filter(|n| n.is_finite() && *n > 0.0)
-        .or(login.default_lifetime_s);
+        .or(login.provider.default_lifetime_s);
     match (text("access_token"), text("refresh_token"), lifetime) {
         (Some(access), Some(refresh_token), Some(lifetime)) => Ok(OAuthCredentials {
             access: access.to_owned(),

@@ -25,15 +25,7 @@ const EDITOR_HEADERS: [(&str, &str); 4] = [
     ("Copilot-Integration-Id", "vscode-chat"),
 ];
 
-/// What the person is to do: enter `user_code` at `verification_uri`.
-#[derive(Debug, Clone)]
-pub struct Device {
-    pub device_code: String,
-    pub user_code: String,
-    pub verification_uri: String,
-    interval: Duration,
-    expires_in: Duration,
-}
+pub use super::device_code::Device;
 
 fn github_url(env: &(dyn Fn(&str) -> Option<String> + Sync)) -> String {
     env(GITHUB_URL_ENV)

@@ -29,11 +29,4 @@ fn device_url(env: &dyn Fn(&str) -> Option<String>) -> String {
     format!("{}/api/oauth/device_authorization", host(env))
 }
 
-pub const LOGIN: DeviceLogin = DeviceLogin {
-    provider: &KIMI_CODING,
-    device_url,
-    token_url,
-    start_fields: &[],
-    https_only: false,
-    default_lifetime_s: None,
-};
+pub const LOGIN: DeviceLogin = DeviceLogin { provider: &KIMI_CODING, device_url, start_fields: &[], https_only: false };

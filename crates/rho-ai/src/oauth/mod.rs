@@ -183,10 +183,6 @@ fn token_url(provider: &OAuthProvider, current: &OAuthCredentials, env: &dyn Fn(
         (providers::RefreshGrant::CopilotTokenExchange, Some(domain)) if env(provider.token_url_env).is_none() => {
             format!("https://api.{domain}/copilot_internal/v2/token")
         }
-        _ if provider.id == providers::KIMI_CODING.id && env(provider.token_url_env).is_none() => {
-            kimi_coding::token_url(env)
-        }
-        _ if provider.id == providers::XAI.id && env(provider.token_url_env).is_none() => xai::token_url(env),
         _ => provider.token_url(env),
     }
 }

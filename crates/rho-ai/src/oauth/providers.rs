@@ -33,19 +33,31 @@ pub struct OAuthProvider {
     pub token_url: &'static str,
     /// The variable that replaces `token_url`.
     pub token_url_env: &'static str,
+    /// Where the environment moves the whole server, token endpoint included (pi's
+    /// `KIMI_CODE_OAUTH_HOST`); `token_url_env` still wins.
+    pub server_from_env: Option<Endpoint>,
     pub client_id: &'static str,
     pub grant: RefreshGrant,
     /// Taken off the lifetime the server grants when the expiry is stored, so a token is
     /// refreshed a little before the server would refuse it (pi stores the same expiry).
     pub expiry_margin_ms: i64,
+    /// The token lifetime taken when a token answer gives none (`None`: the answer must say).
+    pub default_lifetime_s: Option<f64>,
     /// `None` when rho can use the login; else why not.
     pub unusable: Option<&'static str>,
 }
 
+/// An endpoint as the environment (`name → value`) places it.
+pub type Endpoint = fn(&dyn Fn(&str) -> Option<String>) -> String;
+
 impl OAuthProvider {
-    /// The token endpoint: `token_url_env` when set, else the provider's own.
+    /// The token endpoint: `token_url_env` when set, else where the environment moved the server,
+    /// else the provider's own.
     pub fn token_url(&self, env: &dyn Fn(&str) -> Option<String>) -> String {
-        env(self.token_url_env).filter(|u| !u.is_empty()).unwrap_or_else(|| self.token_url.to_owned())
+        match env(self.token_url_env).filter(|u| !u.is_empty()) {
+            Some(url) => url,
+            None => self.server_from_env.map_or_else(|| self.token_url.to_owned(), |moved| moved(env)),
+        }
     }
 }
 
@@ -57,9 +69,11 @@ pub const ANTHROPIC: OAuthProvider = OAuthProvider {
     name: "Anthropic (Claude Pro/Max)",
     token_url: "https://platform.claude.com/v1/oauth/token",
     token_url_env: "RHO_OAUTH_TOKEN_URL_ANTHROPIC",
+    server_from_env: None,
     client_id: "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
     grant: RefreshGrant::JsonRefreshToken,
     expiry_margin_ms: FIVE_MINUTES_MS,
+    default_lifetime_s: None,
     unusable: None,
 };
 
@@ -68,9 +82,11 @@ pub const OPENAI_CODEX: OAuthProvider = OAuthProvider {
     name: "ChatGPT Plus/Pro (Codex Subscription)",
     token_url: "https://auth.openai.com/oauth/token",
     token_url_env: "RHO_OAUTH_TOKEN_URL_OPENAI_CODEX",
+    server_from_env: None,
     client_id: "app_EMoamEEZ73f0CkXaXp7hrann",
     grant: RefreshGrant::FormRefreshToken,
     expiry_margin_ms: 0,
+    default_lifetime_s: None,
     unusable: None,
 };
 
@@ -79,9 +95,11 @@ pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {
     name: "GitHub Copilot",
     token_url: "https://api.github.com/copilot_internal/v2/token",
     token_url_env: "RHO_OAUTH_TOKEN_URL_GITHUB_COPILOT",
+    server_from_env: None,
     client_id: "Iv1.b507a08c87ecfe98",
     grant: RefreshGrant::CopilotTokenExchange,
     expiry_margin_ms: FIVE_MINUTES_MS,
+    default_lifetime_s: None,
     unusable: None,
 };
 
@@ -92,9 +110,11 @@ pub const OPENROUTER: OAuthProvider = OAuthProvider {
     name: "OpenRouter",
     token_url: "https://openrouter.ai/api/v1/auth/keys",
     token_url_env: "RHO_OAUTH_TOKEN_URL_OPENROUTER",
+    server_from_env: None,
     client_id: "",
     grant: RefreshGrant::Never,
     expiry_margin_ms: 0,
+    default_lifetime_s: None,
     unusable: None,
 };
 
@@ -105,9 +125,11 @@ pub const KIMI_CODING: OAuthProvider = OAuthProvider {
     name: "Kimi Code (subscription)",
     token_url: "https://auth.kimi.com/api/oauth/token",
     token_url_env: "RHO_OAUTH_TOKEN_URL_KIMI_CODING",
+    server_from_env: Some(super::kimi_coding::token_url),
     client_id: "17e5f671-d194-4dfb-9706-5516cb48c098",
     grant: RefreshGrant::FormRefreshToken,
     expiry_margin_ms: 0,
+    default_lifetime_s: None,
     unusable: None,
 };
 
@@ -118,9 +140,12 @@ pub const XAI: OAuthProvider = OAuthProvider {
     name: "xAI (Grok/X subscription)",
     token_url: "https://auth.x.ai/oauth2/token",
     token_url_env: "RHO_OAUTH_TOKEN_URL_XAI",
+    server_from_env: Some(super::xai::token_url),
     client_id: "b1a00492-073a-47ea-816f-4c329264a828",
     grant: RefreshGrant::FormRefreshToken,
     expiry_margin_ms: FIVE_MINUTES_MS,
+    // xAI may leave the lifetime out of an answer: an hour, as pi takes it.
+    default_lifetime_s: Some(3600.0),
     unusable: None,
 };
 

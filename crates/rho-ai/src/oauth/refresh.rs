@@ -145,11 +145,10 @@ fn granted(provider: &OAuthProvider, answer: &Value, old_refresh: Option<&str>) 
     let access = answer.get("access_token").and_then(Value::as_str).ok_or("no access_token in the answer")?;
     let refresh =
         answer.get("refresh_token").and_then(Value::as_str).or(old_refresh).ok_or("no refresh_token in the answer")?;
-    // xAI may leave the lifetime out of a refresh answer: an hour, as pi takes it.
     let expires_in = answer
         .get("expires_in")
         .and_then(Value::as_f64)
-        .or_else(|| (provider.id == super::providers::XAI.id).then_some(3600.0))
+        .or(provider.default_lifetime_s)
         .ok_or("no expires_in in the answer")?;
     Ok(OAuthCredentials {
         access: access.to_owned(),

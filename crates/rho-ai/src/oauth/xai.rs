@@ -26,8 +26,6 @@ fn device_url(env: &dyn Fn(&str) -> Option<String>) -> String {
 pub const LOGIN: DeviceLogin = DeviceLogin {
     provider: &XAI,
     device_url,
-    token_url,
     start_fields: &[("scope", "openid profile email offline_access grok-cli:access api:access"), ("referrer", "pi")],
     https_only: true,
-    default_lifetime_s: Some(3600.0),
 };
