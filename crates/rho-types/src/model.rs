@@ -139,6 +139,12 @@ impl Model {
         }
     }
 
+    /// Whether the model's map sets `level` to `null`: the model does not take it (for `off`:
+    /// its thinking cannot be switched off).
+    pub fn rules_out(&self, level: ThinkingLevel) -> bool {
+        self.thinking_level_map.as_ref().is_some_and(|map| matches!(map.get(&level), Some(None)))
+    }
+
     /// The value the provider is sent for `level`, when the model's map gives one.
     pub fn provider_level(&self, level: ThinkingLevel) -> Option<&str> {
         self.thinking_level_map.as_ref()?.get(&level)?.as_deref()

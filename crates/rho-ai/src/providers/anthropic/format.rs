@@ -72,9 +72,7 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
             thinking = Some(json!({"type": "enabled", "budget_tokens": budget.budget, "display": "summarized"}));
             beta = Some(INTERLEAVED_THINKING_BETA);
         }
-    } else if model.reasoning
-        && model.thinking_level_map.as_ref().is_none_or(|map| !matches!(map.get(&ThinkingLevel::Off), Some(None)))
-    {
+    } else if model.reasoning && !model.rules_out(ThinkingLevel::Off) {
         // Off on a model that can stop thinking is said, as pi 1.6 says it.
         thinking = Some(json!({"type": "disabled"}));
     }

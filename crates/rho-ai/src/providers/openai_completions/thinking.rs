@@ -109,14 +109,7 @@ fn effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Value {
 
 /// [`effort`], but nothing for a level the model's map rules out, and only a string.
 fn mapped_effort(model: &Model, compat: &Compat, level: ThinkingLevel) -> Option<Value> {
-    let ruled_out = matches!(map_entry(model, level), Some(None));
-    Some(effort(model, compat, level)).filter(|v| !ruled_out && v.is_string())
-}
-
-/// What the model's `thinkingLevelMap` says of `level`: `None` when it does not name it,
-/// `Some(None)` when it rules it out.
-fn map_entry(model: &Model, level: ThinkingLevel) -> Option<Option<&str>> {
-    model.thinking_level_map.as_ref()?.get(&level).map(Option::as_deref)
+    Some(effort(model, compat, level)).filter(|v| !model.rules_out(level) && v.is_string())
 }
 
 /// The value the model's map gives `off`, if it names one.
@@ -126,5 +119,5 @@ fn off_value(model: &Model) -> Option<&str> {
 
 /// Whether thinking can be switched off: not when the model's map sets `off` to `null`.
 fn off_switch(model: &Model) -> bool {
-    !matches!(map_entry(model, ThinkingLevel::Off), Some(None))
+    !model.rules_out(ThinkingLevel::Off)
 }
