@@ -144,13 +144,7 @@ pub(crate) async fn consume(
             }
             Event::TextEnd(end) => {
                 let index = block(emitter, end.content_index, "text_end", Kind::Text)?;
-                let rest = match (emitter.message().content.get(index), end.content.as_deref()) {
-                    (Some(AssistantContent::Text(t)), Some(whole)) => {
-                        whole.strip_prefix(t.text.as_str()).map(str::to_owned)
-                    }
-                    _ => None,
-                };
-                if let Some(rest) = rest {
+                if let Some(rest) = unsent(emitter, index, end.content.as_deref()) {
                     emitter.text_delta(index, rest).await;
                 }
                 if let Some(signature) = end.content_signature {
@@ -160,13 +154,7 @@ pub(crate) async fn consume(
             }
             Event::ThinkingEnd(end) => {
                 let index = block(emitter, end.content_index, "thinking_end", Kind::Thinking)?;
-                let rest = match (emitter.message().content.get(index), end.content.as_deref()) {
-                    (Some(AssistantContent::Thinking(t)), Some(whole)) => {
-                        whole.strip_prefix(t.thinking.as_str()).map(str::to_owned)
-                    }
-                    _ => None,
-                };
-                if let Some(rest) = rest {
+                if let Some(rest) = unsent(emitter, index, end.content.as_deref()) {
                     emitter.thinking_delta(index, rest).await;
                 }
                 if let Some(signature) = end.content_signature {
@@ -213,6 +201,17 @@ enum Kind {
     Text,
     Thinking,
     ToolCall,
+}
+
+/// What an `*_end`'s whole content has beyond what the deltas of text or thinking block `index`
+/// sent (`None` when nothing, or when the content does not begin with what was sent).
+fn unsent(emitter: &Emitter, index: usize, whole: Option<&str>) -> Option<String> {
+    let sent = match emitter.message().content.get(index)? {
+        AssistantContent::Text(t) => t.text.as_str(),
+        AssistantContent::Thinking(t) => t.thinking.as_str(),
+        _ => return None,
+    };
+    whole?.strip_prefix(sent).filter(|rest| !rest.is_empty()).map(str::to_owned)
 }
 
 /// A `*_start` must open the next block.
