@@ -232,7 +232,13 @@ async fn checked_run(
     let cancel = ctx.cancel.clone();
     let started = Instant::now();
     let outcome = match tool.execute(args.clone(), ctx).await {
-        Ok(result) => ToolOutcome { is_error: result.is_error, result },
+        // A result the tool marks as failed carries `details` as every error result does
+        // (`{}` when the tool has none).
+        Ok(mut result) if result.is_error => {
+            result.details.get_or_insert_with(|| json!({}));
+            ToolOutcome { result, is_error: true }
+        }
+        Ok(result) => ToolOutcome { result, is_error: false },
         Err(e) => error_outcome(e.0),
     };
     let duration_ms = Some(millis(started.elapsed()));

@@ -330,6 +330,10 @@ async fn a_failing_command_keeps_its_structured_content() {
     let structured = &end["result"]["structuredContent"];
     assert_eq!((&structured["output"], &structured["exit_code"]), (&json!("broken\n"), &json!(3)), "{end}");
     assert_eq!(end["result"]["content"][0]["text"], "broken\n\n\nCommand exited with code 3");
+    // `details` is there as for every result (the spec's `{}` when the tool has none).
+    assert!(end["result"]["details"].is_object(), "{end}");
+    let message = frames.iter().find(|f| f["type"] == "message_end" && f["message"]["role"] == "toolResult").unwrap();
+    assert_eq!((&message["message"]["isError"], message["message"]["details"].is_object()), (&json!(true), true));
     let sent = &env.request_bodies()[1]["messages"];
     let result = sent.as_array().unwrap().iter().find(|m| m["role"] == "user" && m.to_string().contains("tool_result"));
     let result = result.map(ToString::to_string).unwrap_or_default();
