@@ -342,3 +342,27 @@ async fn an_xai_device_login_is_made_and_used() {
 fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
+
+/// A code OpenRouter refuses ends the sign-in with OpenRouter's reason and a non-zero exit, and
+/// auth.json is left as it was.
+#[tokio::test]
+async fn a_refused_openrouter_code_fails_and_stores_nothing() {
+    let env = Env::new(vec![]).await;
+    let mut command = rho(&env, &["login", "openrouter"]);
+    command.env("RHO_OAUTH_TOKEN_URL_OPENROUTER", format!("{}/api/v1/auth/keys", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let (url, mut stderr) = printed_url(&mut child, "https://openrouter.ai/auth?").await;
+    let callback = param(&url, "callback_url").replace("%3A", ":").replace("%2F", "/");
+    let (port, path) = callback.strip_prefix("http://127.0.0.1:").unwrap().split_once('/').unwrap();
+    assert_eq!(get(port.parse().unwrap(), &format!("/{path}?code=never-issued")).await.0, 200);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(!status.success());
+    let mut rest = String::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        rest.push_str(&line);
+        rest.push('\n');
+    }
+    assert!(rest.contains("OpenRouter sign-in failed") && rest.contains("Invalid code"), "{rest}");
+    assert!(!env.agent_dir.join("auth.json").exists(), "nothing stored");
+}
