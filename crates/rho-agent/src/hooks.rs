@@ -1,7 +1,8 @@
 //! Points in the loop where the application may change what happens (pi's extension hooks): the
 //! messages a request is built from (`context`), whether a validated tool call runs and with
 //! which arguments (`tool_call`), a call's result (`tool_result`), and a finished message before
-//! it is reported (`message_end`). A point is awaited only when [`AgentHooks::wants`] says so,
+//! it is reported (`message_end`), and where a request made with a virtual model goes (`route`,
+//! asked whenever the model is virtual). A point is awaited only when [`AgentHooks::wants`] says so,
 //! so a loop whose hooks listen to nothing awaits nothing and copies nothing.
 
 use futures::future::BoxFuture;
@@ -10,7 +11,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::message::AgentMessage;
-use rho_types::AgentToolResult;
+use rho_types::{AgentToolResult, Model, ThinkingLevel};
 
 /// A point in the loop a hook can answer at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,6 +36,13 @@ pub enum ToolCallDecision {
 pub struct ToolOutcome {
     pub result: AgentToolResult,
     pub is_error: bool,
+}
+
+/// The physical model and level one request made with a virtual model goes to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    pub model: Model,
+    pub thinking: ThinkingLevel,
 }
 
 /// The application's hooks into the loop. Every method has a pass-through default.
@@ -70,6 +78,18 @@ pub trait AgentHooks: Send + Sync {
         _cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move { outcome })
+    }
+
+    /// Where a request made with the virtual model `model` at `thinking` goes, given the
+    /// conversation it is made with. An error ends the request as a failed reply.
+    fn route<'a>(
+        &'a self,
+        model: &'a Model,
+        _thinking: ThinkingLevel,
+        _messages: &'a [AgentMessage],
+        _cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Route, String>> {
+        Box::pin(async move { Err(format!("Virtual model {} is not registered.", model.selector())) })
     }
 
     /// A message that ended, before it is reported and recorded: the same message or a

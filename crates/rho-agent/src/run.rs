@@ -178,7 +178,7 @@ async fn stream_assistant(
     cancel: &CancellationToken,
     sink: &dyn AgentEventSink,
 ) -> (AssistantMessage, Vec<Arc<dyn Tool>>) {
-    let (model, mut context, thinking, tools, hooked) = {
+    let (selected, mut context, thinking, tools, hooked, routing) = {
         let s = agent.state();
         // With a `context` hook the messages are copied and converted after it answers.
         let hooked = s.hooks.clone().filter(|h| h.wants(HookPoint::Context)).map(|h| (h, s.messages.clone()));
@@ -187,7 +187,25 @@ async fn stream_assistant(
             messages: if hooked.is_some() { Vec::new() } else { convert_to_llm(&s.messages) },
             tools: s.tools.iter().map(|t| t.spec()).collect(),
         };
-        (s.model.clone(), context, s.thinking_level, s.tools.clone(), hooked)
+        // A virtual model is routed first, on the conversation as it stands.
+        let routing = s.model.is_virtual().then(|| (s.hooks.clone(), s.messages.clone()));
+        (s.model.clone(), context, s.thinking_level, s.tools.clone(), hooked, routing)
+    };
+    let (model, thinking) = match routing {
+        None => (selected, thinking),
+        Some((hooks, messages)) => {
+            let routed = match hooks {
+                Some(hooks) => hooks.route(&selected, thinking, &messages, cancel).await,
+                None => Err(format!("Virtual model {} is not registered.", selected.selector())),
+            };
+            match routed {
+                Ok(route) => (route.model, route.thinking),
+                Err(error) => {
+                    let stop = if cancel.is_cancelled() { StopReason::Aborted } else { StopReason::Error };
+                    return (unrouted(agent, sink, &selected, thinking, stop, error).await, tools);
+                }
+            }
+        }
     };
     if let Some((hooks, messages)) = hooked {
         context.messages = convert_to_llm(&hooks.context(messages, cancel).await);
@@ -234,6 +252,34 @@ async fn stream_assistant(
     message.timestamp = started.timestamp;
     // The finished message says which level it was asked with (pi 1.6 sets it at the end too).
     message.thinking_level = thinking_level;
+    (end_reply(agent, sink, message, failure).await, tools)
+}
+
+/// A request whose virtual model could not be routed (or whose routing was aborted): a failed
+/// reply that names the virtual model, as pi 1.6 records it.
+async fn unrouted(
+    agent: &Agent,
+    sink: &dyn AgentEventSink,
+    model: &rho_types::Model,
+    thinking: ThinkingLevel,
+    stop: StopReason,
+    error: String,
+) -> AssistantMessage {
+    let mut message = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+    sink.emit(AgentEvent::MessageStart { message: AgentMessage::Assistant(message.clone()) });
+    message.stop_reason = stop;
+    message.error_message = Some(error);
+    message.thinking_level = Some(thinking);
+    end_reply(agent, sink, message, None).await
+}
+
+/// A reply that ended: through the `message_end` hook, into the conversation, then reported.
+async fn end_reply(
+    agent: &Agent,
+    sink: &dyn AgentEventSink,
+    message: AssistantMessage,
+    failure: Option<Arc<rho_ai::ProviderError>>,
+) -> AssistantMessage {
     let message = match end_message(agent, AgentMessage::Assistant(message)).await {
         AgentMessage::Assistant(ended) => ended,
         // end_message keeps the role; nothing else can come back.
@@ -245,7 +291,7 @@ async fn stream_assistant(
         s.last_failure = failure;
     }
     sink.emit(AgentEvent::MessageEnd { message: AgentMessage::Assistant(message.clone()) });
-    (message, tools)
+    message
 }
 
 /// Gives every tool call of an aborted or failed reply a synthesized error result, with the

@@ -119,6 +119,20 @@ impl ModelRegistry {
         Ok(())
     }
 
+    /// Lists a virtual model (pi 1.6's `registerVirtualModel`) after its provider's models. It
+    /// takes the place of a model of that provider with the same id. Under a provider no
+    /// physical model belongs to it needs no key (its requests go to the models it routes to);
+    /// under one that has them, it is available when the provider has a key.
+    pub fn add_virtual_model(&mut self, model: Model) {
+        self.models.retain(|m| !(m.provider == model.provider && m.id == model.id));
+        if !self.models.iter().any(|m| m.provider == model.provider && !m.is_virtual()) {
+            self.keyless.insert(model.provider.clone());
+        }
+        let after_provider =
+            self.models.iter().rposition(|m| m.provider == model.provider).map_or(self.models.len(), |at| at + 1);
+        self.models.insert(after_provider, model);
+    }
+
     /// Where `models.json` was looked for (for "add models to …" hints).
     pub fn models_json_path(&self) -> Option<&Path> {
         self.models_json.as_deref()

@@ -16,6 +16,7 @@ import { createRenderer } from "./render.mjs";
 import { resolveExtensions as resolveWith } from "./resolve.mjs";
 import { createSessionMirror } from "./session-mirror.mjs";
 import { createUiContext } from "./ui.mjs";
+import { createVirtualModels } from "./virtual-models.mjs";
 
 // pi's loader resolves both scopes an extension may import: today's `@earendil-works/*` and
 // pi 0.73's `@mariozechner/*`.
@@ -74,6 +75,8 @@ const channel = new Channel(process.env.RHO_EXTENSION_SOCKET, (message) => {
 
 /** The `streamSimple`s extensions registered. */
 const providerStreams = createProviderStreams(channel, () => modelRegistry);
+/** The routers of the virtual models extensions registered. */
+const virtualModels = createVirtualModels(() => modelRegistry);
 /** Renderers' state per tool call (shared by its call and its result). */
 const renderer = createRenderer();
 
@@ -135,6 +138,9 @@ function handle(message) {
         message.id,
         Promise.resolve().then(() => renderer.render(message, current.runner, themes.theme, init.cwd)),
       );
+      break;
+    case "route":
+      respond(message.id, withAbort(message.id, (signal) => virtualModels.route(message, signal)));
       break;
     case "provider_stream":
       respond(message.id, withAbort(message.id, (signal) => providerStreams.stream(message, signal)));
@@ -297,6 +303,7 @@ async function replace(message) {
   }
   old.invalidate();
   providerStreams.clear();
+  virtualModels.clear();
   components?.closeAll();
   footerData?.clearExtensionStatuses();
   if (message.sync) mirror.apply(message.sync);
@@ -385,8 +392,16 @@ function bind(runner) {
         providerStreams.unregister(name);
         action("unregisterProvider", { provider: name });
       },
-      registerVirtualModel: (definition) => modelRegistry.registerVirtualModel(definition),
-      unregisterVirtualModel: (provider, id) => modelRegistry.unregisterVirtualModel(provider, id),
+      registerVirtualModel: (definition) => {
+        modelRegistry.registerVirtualModel(definition);
+        virtualModels.register(definition);
+        action("registerVirtualModel", { definition: virtualModels.describe(definition) });
+      },
+      unregisterVirtualModel: (provider, id) => {
+        modelRegistry.unregisterVirtualModel(provider, id);
+        virtualModels.unregister(provider, id);
+        action("unregisterVirtualModel", { provider, id });
+      },
     },
   );
   runner.bindCommandContext({

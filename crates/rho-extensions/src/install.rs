@@ -41,6 +41,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("packages.mjs", include_str!("../host/packages.mjs")),
     ("output-cap.mjs", include_str!("../host/output-cap.mjs")),
     ("loading.mjs", include_str!("../host/loading.mjs")),
+    ("virtual-models.mjs", include_str!("../host/virtual-models.mjs")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

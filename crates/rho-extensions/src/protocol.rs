@@ -58,6 +58,10 @@ pub enum ToHost {
         context: Value,
         options: Value,
     },
+    /// Ask a virtual model's `route` where one request goes; answered with `{provider, id,
+    /// thinkingLevel}`, and `state` when the router returned new state. (The model's id is
+    /// `modelId`: `id` is the request's.)
+    Route(Box<RouteRequest>),
     /// Run a registered command (`/name args`).
     Command {
         name: String,
@@ -96,6 +100,26 @@ pub enum ToHost {
     Ping,
     /// rho is exiting: `session_shutdown` runs, then the host is closed.
     Shutdown,
+}
+
+/// One request made with a virtual model (see [`ToHost::Route`]): pi 1.6's `ModelRouteRequest`
+/// without the models, which the host looks up.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteRequest {
+    pub provider: String,
+    pub model_id: String,
+    /// `user`, `continuation`, `retry` or `direct`.
+    pub reason: String,
+    pub thinking_level: String,
+    /// The conversation the request is made with, as pi-ai's messages.
+    pub messages: Value,
+    /// The router's state last stored on the branch (never for `direct`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<Value>,
+    /// For `retry`: the failed reply, which `messages` no longer holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<Value>,
 }
 
 /// What to render (see [`ToHost::Render`]).
@@ -329,6 +353,27 @@ pub enum ComponentKind {
     CustomEditor,
 }
 
+/// A virtual model as an extension defines it (pi 1.6's `VirtualModelDefinition`, without its
+/// `route`).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualModelDefinition {
+    pub provider: String,
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The levels offered for selection (`["off"]` when not given).
+    #[serde(default)]
+    pub thinking_levels: Option<Vec<String>>,
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    /// `text`, `image` (both when not given).
+    #[serde(default)]
+    pub input: Option<Vec<String>>,
+}
+
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -383,6 +428,14 @@ pub enum Action {
     },
     UnregisterProvider {
         provider: String,
+    },
+    /// `pi.registerVirtualModel(definition)`; its `route` stays in the host ([`ToHost::Route`]).
+    RegisterVirtualModel {
+        definition: VirtualModelDefinition,
+    },
+    UnregisterVirtualModel {
+        provider: String,
+        id: String,
     },
     WaitForIdle,
     NewSession {

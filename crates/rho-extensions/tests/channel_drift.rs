@@ -128,6 +128,8 @@ fn real_messages_validate_against_the_schema() {
         json!({"type": "result", "id": "r2", "value": null}),
         json!({"type": "action", "action": "sendMessage", "message": {"customType": "x"}}),
         json!({"type": "error", "extensionPath": "a.ts", "event": "load", "error": "boom"}),
+        json!({"type": "route", "id": "r3", "provider": "router", "modelId": "auto", "reason": "user", "thinkingLevel": "low", "messages": []}),
+        json!({"type": "action", "action": "registerVirtualModel", "definition": {"provider": "router", "id": "auto", "thinkingLevels": ["low"]}}),
     ];
     for message in good {
         assert!(validator.is_valid(&message), "{message}");

@@ -20,6 +20,9 @@ pub mod api {
     pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
     /// pi's own message protocol (the Radius gateway's).
     pub const PI_MESSAGES: &str = "pi-messages";
+    /// A virtual model's (pi 1.6's `pi-virtual`): never spoken to; each request is routed to a
+    /// physical model first.
+    pub const VIRTUAL: &str = "pi-virtual";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,6 +184,11 @@ impl Model {
             .find(|l| *l > level)
             .or_else(|| available.iter().rev().copied().find(|l| *l < level))
             .unwrap_or(ThinkingLevel::Off)
+    }
+
+    /// Whether this is a virtual model, which an extension routes to a physical one per request.
+    pub fn is_virtual(&self) -> bool {
+        self.api == api::VIRTUAL
     }
 
     /// `provider/id`.

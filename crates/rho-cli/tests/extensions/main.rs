@@ -15,3 +15,4 @@ mod providers;
 mod session;
 mod tools;
 mod trust;
+mod virtual_models;

@@ -265,11 +265,11 @@ impl AgentSession {
         let output: CompactionOutput = match from_extension {
             Some(output) => output,
             None => {
+                let (model, thinking) = self.direct_model(&cancel).await.map_err(CompactionError::Summarization)?;
                 let mut options =
                     rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
                 options.cancel = cancel;
                 let retry = self.summary_retry("compaction", Some(reason));
-                let thinking = self.thinking_level();
                 compact(&preparation, SummaryRequest { model: &model, options, custom_instructions, retry, thinking })
                     .await?
             }
@@ -347,7 +347,7 @@ impl AgentSession {
             SessionEntry::Compaction(c) => Some(iso_to_ms(&c.timestamp).unwrap_or(i64::MAX)),
             _ => None,
         });
-        let window = self.inner.agent.read_model(|m| m.context_window);
+        let window = self.context_window();
         if window == 0 {
             return false;
         }

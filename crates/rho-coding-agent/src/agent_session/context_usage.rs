@@ -21,7 +21,7 @@ impl AgentSession {
         if !*self.inner.has_model.lock() {
             return None;
         }
-        let window = self.inner.agent.read_model(|m| m.context_window);
+        let window = self.context_window();
         let estimate = self.inner.agent.read_messages(|messages| estimate_context_tokens(messages).tokens);
         let known = !self.compacted_since_last_measure();
         ContextUsage::new(known.then_some(estimate), window)

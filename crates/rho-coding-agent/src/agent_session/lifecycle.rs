@@ -188,8 +188,12 @@ impl AgentSession {
     }
 
     /// Removes the last failed assistant reply (and the synthesized results of its tool calls)
-    /// from the context sent to the model. The session file keeps them.
+    /// from the context sent to the model, for a retry (which a virtual model's router is told
+    /// about). The session file keeps them.
     pub(crate) fn drop_failed_reply(&self) {
+        if let Some(failed) = self.last_assistant().filter(|reply| reply.stop_reason == StopReason::Error) {
+            self.remember_failed_reply(failed);
+        }
         self.drop_last_reply(StopReason::Error);
     }
 

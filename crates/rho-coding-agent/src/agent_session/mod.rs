@@ -32,6 +32,7 @@ mod todos;
 mod tools;
 mod transcript;
 mod ttsr;
+mod virtual_models;
 
 use parking_lot::{Mutex, MutexGuard};
 use std::path::{Path, PathBuf};
@@ -148,6 +149,8 @@ pub(crate) struct Inner {
     pub ui: Option<Arc<dyn Ui>>,
     /// The built-in slash commands the mode runs itself (omp's, in RPC mode), listed first.
     pub builtin_commands: OnceLock<Vec<rho_rpc::AvailableCommand>>,
+    /// What routing a virtual model's next request needs to know.
+    pub routing: virtual_models::Routing,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -251,6 +254,7 @@ impl AgentSession {
                 extensions,
                 ui: ui_service,
                 builtin_commands: OnceLock::new(),
+                routing: virtual_models::Routing::default(),
             }),
         };
         this.install_task_tool(&selection);

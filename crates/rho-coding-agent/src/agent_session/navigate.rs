@@ -114,16 +114,23 @@ impl AgentSession {
         if !*self.inner.has_model.lock() {
             return Err(SessionCommandError::NoModel);
         }
-        let model = self.inner.agent.model();
-        if !self.registry().has_key(&model.provider) {
-            return Err(SessionCommandError::NoApiKey(model.provider.clone()));
+        let selected = self.inner.agent.model();
+        if !self.registry().has_key(&selected.provider) {
+            return Err(SessionCommandError::NoApiKey(selected.provider.clone()));
         }
+        let cancel = self.inner.compaction.requested();
+        let (model, thinking) = match self.direct_model(&cancel).await {
+            Ok(routed) => routed,
+            Err(e) => {
+                self.inner.compaction.request_done();
+                return Err(SessionCommandError::Invalid(e));
+            }
+        };
         let options = BranchSummaryOptions {
             context_window: model.context_window,
             reserve_tokens: self.settings().branch_summary().reserve_tokens,
             replace_instructions: false,
         };
-        let cancel = self.inner.compaction.requested();
         let mut request_options =
             rho_agent::resolve_request_options(&self.inner.request_options, &model, &cancel).await;
         request_options.cancel = cancel;
@@ -134,7 +141,7 @@ impl AgentSession {
             options: request_options,
             custom_instructions: instructions,
             retry,
-            thinking: self.thinking_level(),
+            thinking,
         };
         let output = generate_branch_summary(&refs, request, options).await;
         self.inner.compaction.request_done();

@@ -1,6 +1,6 @@
-//! The session's model registry, which extensions change (pi's `registerProvider` and
-//! `unregisterProvider`): the registry the session started with, plus the providers registered
-//! since, in order. Every change rebuilds it from the start, so unregistering a provider brings
+//! The session's model registry, which extensions change (pi's `registerProvider`,
+//! `unregisterProvider` and `registerVirtualModel`): the registry the session started with, plus
+//! the providers registered since, in order, plus the virtual models. Every change rebuilds it from the start, so unregistering a provider brings
 //! back the built-in models it had replaced. Readers take the registry as it is now (an `Arc`),
 //! so a request already on its way keeps the one it started with.
 
@@ -19,6 +19,8 @@ pub(crate) struct Registries {
     base: RwLock<Arc<ModelRegistry>>,
     current: RwLock<Arc<ModelRegistry>>,
     registered: Mutex<Vec<Registered>>,
+    /// Virtual models, listed after every provider's registration.
+    virtual_models: Mutex<Vec<Model>>,
 }
 
 struct Registered {
@@ -31,7 +33,12 @@ struct Registered {
 impl Registries {
     pub(crate) fn new(base: ModelRegistry) -> Self {
         let base = Arc::new(base);
-        Self { current: RwLock::new(base.clone()), base: RwLock::new(base), registered: Mutex::default() }
+        Self {
+            current: RwLock::new(base.clone()),
+            base: RwLock::new(base),
+            registered: Mutex::default(),
+            virtual_models: Mutex::default(),
+        }
     }
 
     pub(crate) fn base(&self) -> Arc<ModelRegistry> {
@@ -105,13 +112,45 @@ impl Registries {
         true
     }
 
+    /// Lists `model` as a virtual model; registered again (same provider and id), it replaces
+    /// the earlier one. Refused when a physical model has its provider and id.
+    fn register_virtual(&self, model: Model) -> Result<(), String> {
+        let registered = self.registered.lock();
+        if self.current().find(&model.provider, &model.id).is_some_and(|m| !m.is_virtual()) {
+            return Err(format!("Virtual model {} conflicts with a physical model.", model.selector()));
+        }
+        let mut virtual_models = self.virtual_models.lock();
+        virtual_models.retain(|m| !(m.provider == model.provider && m.id == model.id));
+        virtual_models.push(model);
+        drop(virtual_models);
+        let rebuilt = self.rebuild(&registered)?;
+        *self.current.write() = Arc::new(rebuilt);
+        Ok(())
+    }
+
+    fn unregister_virtual(&self, provider: &str, id: &str) -> bool {
+        let registered = self.registered.lock();
+        let mut virtual_models = self.virtual_models.lock();
+        let before = virtual_models.len();
+        virtual_models.retain(|m| !(m.provider == provider && m.id == id));
+        if virtual_models.len() == before {
+            return false;
+        }
+        drop(virtual_models);
+        let rebuilt = self.rebuild(&registered).unwrap_or_else(|_| (*self.base()).clone());
+        *self.current.write() = Arc::new(rebuilt);
+        true
+    }
+
     /// Drops every registration (the extensions are loaded again).
     fn clear(&self) {
         let mut registered = self.registered.lock();
-        if registered.is_empty() {
+        let mut virtual_models = self.virtual_models.lock();
+        if registered.is_empty() && virtual_models.is_empty() {
             return;
         }
         registered.clear();
+        virtual_models.clear();
         *self.current.write() = self.base();
     }
 
@@ -121,6 +160,9 @@ impl Registries {
             registry
                 .register_provider(&r.name, r.config.clone())
                 .map_err(|e| format!("provider \"{}\": {e}", r.name))?;
+        }
+        for model in self.virtual_models.lock().iter() {
+            registry.add_virtual_model(model.clone());
         }
         Ok(registry)
     }
@@ -162,6 +204,20 @@ impl AgentSession {
         if self.inner.registry.unregister(name) {
             self.refresh_model(name);
         }
+    }
+
+    /// `pi.registerVirtualModel(definition)`: the model is listed and can be chosen; each
+    /// request made with it is routed to a physical model first.
+    pub(crate) fn register_virtual_model(&self, model: Model) -> Result<(), SessionCommandError> {
+        let provider = model.provider.clone();
+        self.inner.registry.register_virtual(model).map_err(SessionCommandError::Invalid)?;
+        self.refresh_model(&provider);
+        Ok(())
+    }
+
+    /// `pi.unregisterVirtualModel(provider, id)`.
+    pub(crate) fn unregister_virtual_model(&self, provider: &str, id: &str) {
+        self.inner.registry.unregister_virtual(provider, id);
     }
 
     /// The extensions are loaded again: the providers they registered go (they register them

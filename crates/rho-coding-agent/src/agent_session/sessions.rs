@@ -291,6 +291,10 @@ impl AgentSession {
             model = found.clone();
             *self.inner.has_model.lock() = true;
         }
+        if let Some(chosen) = self.chosen_virtual_model() {
+            model = chosen;
+            *self.inner.has_model.lock() = true;
+        }
         let level = context.thinking_level.map_or(agent.thinking_level(), |level| model.clamp_thinking(level));
         if fresh && *self.inner.has_model.lock() {
             let mut session = self.session();

@@ -229,6 +229,18 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
             }
         }
         Action::UnregisterProvider { provider } => session.unregister_extension_provider(&provider),
+        Action::RegisterVirtualModel { definition } => {
+            let registered = super::virtual_models::virtual_model(&definition)
+                .map_err(SessionCommandError::Invalid)
+                .and_then(|model| session.register_virtual_model(model));
+            if let Err(e) = registered {
+                failed(
+                    "register_virtual_model",
+                    format!("cannot register the virtual model {}/{}: {e}", definition.provider, definition.id),
+                );
+            }
+        }
+        Action::UnregisterVirtualModel { provider, id } => session.unregister_virtual_model(&provider, &id),
         Action::NewSession { .. }
         | Action::Fork { .. }
         | Action::NavigateTree { .. }

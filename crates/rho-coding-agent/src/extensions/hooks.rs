@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rho_agent::{AgentHooks, HookPoint, ToolCallDecision, ToolOutcome};
+use rho_agent::{AgentHooks, HookPoint, Route, ToolCallDecision, ToolOutcome};
 use rho_extensions::{HostError, ToHost};
-use rho_types::AgentMessage;
 use rho_types::types::{ImageContent, ToolCall};
+use rho_types::{AgentMessage, Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -324,6 +324,19 @@ impl AgentHooks for LoopHooks {
                 changed.is_error = is_error;
             }
             changed
+        })
+    }
+
+    fn route<'a>(
+        &'a self,
+        model: &'a Model,
+        thinking: ThinkingLevel,
+        messages: &'a [AgentMessage],
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Route, String>> {
+        Box::pin(async move {
+            let session = self.0.session().ok_or_else(|| "the session is gone".to_owned())?;
+            session.route_request(model, thinking, messages, cancel).await
         })
     }
 

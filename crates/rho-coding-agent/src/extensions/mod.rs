@@ -17,6 +17,7 @@ mod provider;
 mod render;
 mod sync;
 mod tools;
+mod virtual_models;
 
 use parking_lot::Mutex;
 use std::collections::HashSet;

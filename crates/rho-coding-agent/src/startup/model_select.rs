@@ -123,9 +123,11 @@ fn not_found(e: ResolveError, registry: &ModelRegistry) -> StartupError {
 
 /// `--model` once the extensions are loaded, when it named a model no provider knew at start
 /// (one an extension registers): the session switches to it; a `--model` nothing knows still
-/// ends the run with the error it would have at start.
+/// ends the run with the error it would have at start. Without `--model`, a resumed session
+/// that selected a virtual model gets it back.
 pub fn select_after_extensions(cli: &Cli, session: &crate::AgentSession) -> Result<(), StartupError> {
     let Some(pattern) = &cli.model else {
+        session.restore_virtual_selection();
         return Ok(());
     };
     // Chosen at start already (extensions may have changed the model since, as in pi).
