@@ -1,8 +1,9 @@
 //! Points in the loop where the application may change what happens (pi's extension hooks): the
 //! messages a request is built from (`context`), whether a validated tool call runs and with
 //! which arguments (`tool_call`), a call's result (`tool_result`), and a finished message before
-//! it is reported (`message_end`), and where a request made with a virtual model goes (`route`,
-//! asked whenever the model is virtual). A point is awaited only when [`AgentHooks::wants`] says so,
+//! it is reported (`message_end`), whether a turn that ended asks for one more request
+//! (`turn_end`, pi 1.6's actionable boundary), and where a request made with a virtual model goes
+//! (`route`, asked whenever the model is virtual). A point is awaited only when [`AgentHooks::wants`] says so,
 //! so a loop whose hooks listen to nothing awaits nothing and copies nothing.
 
 use futures::future::BoxFuture;
@@ -11,6 +12,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::message::AgentMessage;
+use rho_types::types::{AssistantMessage, ToolResultMessage};
 use rho_types::{AgentToolResult, Model, ThinkingLevel};
 
 /// A point in the loop a hook can answer at.
@@ -20,6 +22,7 @@ pub enum HookPoint {
     ToolCall,
     ToolResult,
     MessageEnd,
+    TurnEnd,
 }
 
 /// What a `tool_call` hook decided.
@@ -78,6 +81,18 @@ pub trait AgentHooks: Send + Sync {
         _cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move { outcome })
+    }
+
+    /// A turn ended: its reply and its tool results are recorded, `turn_end` is not reported
+    /// yet. True asks for one more request even when nothing else would make one (the loop
+    /// honours it only after a reply that did not fail).
+    fn turn_end<'a>(
+        &'a self,
+        _message: &'a AssistantMessage,
+        _tool_results: &'a [ToolResultMessage],
+        _cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(async { false })
     }
 
     /// Where a request made with the virtual model `model` at `thinking` goes, given the

@@ -61,6 +61,8 @@ pub(crate) async fn run(
 
             if assistant.is_failed() {
                 let results = settle_failed_calls(agent, &*sink, &assistant, &calls, &mut new_messages).await;
+                // A failed reply ends the run whatever the hook asks.
+                turn_end(agent, &assistant, &results, &cancel).await;
                 sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
                 break 'run;
             }
@@ -79,6 +81,10 @@ pub(crate) async fn run(
                 if outcome.terminate {
                     more_tool_calls = false;
                 }
+            }
+            // Asked for one more request: made even when no tool call or queued message would.
+            if turn_end(agent, &assistant, &results, &cancel).await && !cancel.is_cancelled() {
+                more_tool_calls = true;
             }
             sink.emit(AgentEvent::TurnEnd { message: AgentMessage::Assistant(assistant), tool_results: results });
             pending = match steering {
@@ -107,6 +113,20 @@ pub(crate) async fn run(
         }
     }
     sink.emit(AgentEvent::AgentEnd { messages: new_messages, will_retry: false, is_terminal: true });
+}
+
+/// The `turn_end` hook, when something listens there: whether it asks for one more request.
+async fn turn_end(
+    agent: &Agent,
+    message: &AssistantMessage,
+    results: &[ToolResultMessage],
+    cancel: &CancellationToken,
+) -> bool {
+    let hooks = agent.state().hooks.clone();
+    match hooks {
+        Some(hooks) if hooks.wants(HookPoint::TurnEnd) => hooks.turn_end(message, results, cancel).await,
+        _ => false,
+    }
 }
 
 /// Emits a message's start and end and appends it to the conversation.

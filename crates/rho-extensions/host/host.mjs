@@ -514,6 +514,8 @@ async function emit(kind, event) {
       return runner.emitResourcesDiscover(event.cwd, event.reason);
     case "user_bash":
       return userBash(event);
+    case "boundary":
+      return boundary(event);
     default:
       return handling.run(event.type, () => runner.emit(event));
   }
@@ -538,6 +540,50 @@ async function beforeAgentStart(event) {
   return {
     messages: result.messages,
     systemPrompt: systemPrompt !== event.systemPrompt ? systemPrompt : undefined,
+  };
+}
+
+/** `turn_end` and `agent_before_settle`, pi 1.6's actionable boundaries: pi's runner chains the
+ *  handlers (each sees the entries proposed so far and the context rebuilt with them); rho
+ *  appends the final proposal and decides the continuation. An invalid proposal is dropped. */
+async function boundary(event) {
+  const result = await current.runner.emitBoundary(event, (drafts) => boundaryContext(drafts, event.type));
+  return result.valid ? { entries: result.entries, continue: result.continue === true } : { entries: [], continue: false };
+}
+
+/** The context a boundary handler sees: the session branch with `drafts` appended, in memory. */
+function boundaryContext(drafts, type) {
+  const header = mirror.manager.getHeader();
+  const preview = pi.SessionManager.inMemory(init.cwd, undefined, [header, ...mirror.manager.getBranch()]);
+  for (const draft of drafts) {
+    switch (draft?.type) {
+      case "custom":
+        preview.appendCustomEntry(draft.customType, draft.data);
+        break;
+      case "custom_message":
+        preview.appendCustomMessageEntry(draft.customType, draft.content, draft.display, draft.details);
+        break;
+      case "context_edit":
+        preview.appendContextEdit(draft.targetId, draft.replacement);
+        break;
+      case "compaction":
+        preview.appendCompaction(draft.summary, draft.firstKeptEntryId, 0, draft.details, true, draft.usage);
+        break;
+      default:
+        throw new Error(`entries of type "${draft?.type}" cannot be appended at a boundary`);
+    }
+  }
+  const projection = preview.buildSessionProjection();
+  const llmMessages = pi.convertToLlm(projection.messages);
+  const finalRole = llmMessages.at(-1)?.role;
+  const queued = state.pendingMessages > 0;
+  const contextCanContinue = llmMessages.some((m) => m.role !== "system") && finalRole !== "assistant";
+  return {
+    contextEntries: projection.entries,
+    contextMessages: projection.messages,
+    llmMessages,
+    pendingMessages: [],
+    canContinue: contextCanContinue || (type === "turn_end" ? queued : finalRole === "assistant" && queued),
   };
 }
 

@@ -11,8 +11,8 @@ use rho_types::types::{Attribution, UserMessageContent};
 use serde_json::{Value, json};
 
 use crate::entry::{
-    BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LEAF_MARKER_TYPE, LabelEntry, MessageEntry,
-    ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+    BranchSummaryEntry, CompactionEntry, ContextEditEntry, CustomEntry, CustomMessageEntry, LEAF_MARKER_TYPE,
+    LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
 use crate::error::{Result, SessionError};
 use crate::id::{EntryId, now_iso};
@@ -166,6 +166,20 @@ impl Session {
             timestamp: now_iso(),
         });
         self.push_entry_or(entry, true, OnWriteFailure::KeepUnsaved)
+    }
+
+    /// Leaves the message of `target_id`, which must exist, out of future context (`None`), or
+    /// replaces its content there (pi 1.6's `context_edit`); the message itself stays as it was.
+    pub fn append_context_edit(&mut self, target_id: &str, replacement: Option<Value>) -> Result<EntryId> {
+        self.require_entry(target_id)?;
+        let entry = SessionEntry::ContextEdit(ContextEditEntry {
+            id: self.new_entry_id(),
+            parent_id: self.parent(),
+            timestamp: now_iso(),
+            target_id: EntryId::from(target_id.to_owned()),
+            replacement,
+        });
+        self.push_entry(entry, true)
     }
 
     /// Sets (`Some`, non-empty) or clears (`None` or empty) the label of `target_id`, which must

@@ -251,3 +251,26 @@ fn stats_of_an_in_memory_session_have_no_file() {
     assert!(serde_json::to_value(&stats).unwrap().get("sessionFile").is_none());
     assert_eq!(stats.total_messages, 0);
 }
+
+#[test]
+fn a_context_edit_appended_leaves_out_or_replaces_its_target_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = new_session(dir.path());
+    s.append_message(&user("first question", 1)).unwrap();
+    let answer = s.append_message(&assistant("a long answer", "m", 2)).unwrap();
+    let second = s.append_message(&user("second question", 3)).unwrap();
+    s.append_context_edit(answer.as_str(), None).unwrap();
+    s.append_context_edit(second.as_str(), Some(json!("the question, shortened"))).unwrap();
+    assert_eq!(summary_of(&s.build_context().messages), ["user:first question", "user:the question, shortened"]);
+    // Written as pi writes it: the left-out edit says `"replacement": null`.
+    let path = s.session_file().unwrap().to_owned();
+    let edit = line_json(&path, lines(&path).len() - 2);
+    assert_eq!(
+        (&edit["type"], &edit["targetId"], &edit["replacement"]),
+        (&json!("context_edit"), &json!(answer.as_str()), &json!(null))
+    );
+    assert!(s.append_context_edit("nowhere", None).is_err());
+    // Read back, the edits hold.
+    let reopened = open_clean(&path);
+    assert_eq!(summary_of(&reopened.build_context().messages), ["user:first question", "user:the question, shortened"]);
+}

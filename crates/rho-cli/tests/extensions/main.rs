@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod boundaries;
 mod faults;
 mod hooks;
 mod interactive;

@@ -439,14 +439,8 @@ impl AgentSession {
         custom_type: &str,
         data: Option<Value>,
     ) -> Result<(), SessionCommandError> {
-        let entry = {
-            let mut session = self.session();
-            let id = session.append_custom(custom_type, data)?;
-            session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok())
-        };
-        if let Some(entry) = entry {
-            self.emit(rho_rpc::SessionEvent::EntryAppended { entry });
-        }
+        let id = self.session().append_custom(custom_type, data)?;
+        self.announce_entry(&id);
         Ok(())
     }
 

@@ -2,7 +2,8 @@
 //! context is compacted first if the last reply left it too full, the agent runs (reminding the
 //! model of open todos within the run), and then — until none applies — a transient error is
 //! retried, a context overflow is compacted away and retried once, and a full context is
-//! compacted. `get_state.isStreaming` stays true throughout; `agent_settled` ends it.
+//! compacted; last, extensions' `agent_before_settle` may ask for one more run.
+//! `get_state.isStreaming` stays true throughout; `agent_settled` ends it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +44,10 @@ impl AgentSession {
         let scope = self.lifecycle_token();
         if self.inner.agent.prompt_within(&scope, prompt, sink.clone()).await.is_ok() && !sink.finished() {
             self.after_runs(&sink).await;
+            // Nothing else follows: extensions may still ask for one more run.
+            while !sink.finished() && self.before_settle_boundary().await && self.continue_run(&sink).await {
+                self.after_runs(&sink).await;
+            }
         }
         sink.close();
         self.notify_idle();
@@ -62,7 +67,7 @@ impl AgentSession {
     /// Whether the end of the last run calls for nothing more: the lifecycle may end with its
     /// `agent_end`, so a host that reads it can prompt at once.
     pub(crate) fn nothing_follows(&self) -> bool {
-        matches!(self.next_step(), NextStep::Done)
+        matches!(self.next_step(), NextStep::Done) && !self.settles_through_extensions()
     }
 
     /// Whether the run that just ended is the prompt's last (omp's `isTerminal`): nothing

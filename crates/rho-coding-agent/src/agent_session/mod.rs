@@ -8,6 +8,7 @@
 
 mod abort_gate;
 mod bash;
+mod boundaries;
 mod budget;
 mod compaction;
 mod context_usage;

@@ -45,6 +45,11 @@ impl Extensions {
         self.notify(&ToHost::Event { kind: "emit".into(), event }, with_state);
     }
 
+    /// The index of the turn in progress (pi's `turnIndex`), counted from the run's start.
+    pub(crate) fn turn_index(&self) -> u64 {
+        self.forwarding.lock().turn_index
+    }
+
     /// A session event for the handlers that listen to it, not awaited.
     pub(crate) fn tell(&self, event: Value) {
         let listened = event.get("type").and_then(Value::as_str).is_some_and(|name| self.listens(name));
@@ -67,14 +72,11 @@ impl Extensions {
                 "turnIndex": forwarding.turn_index,
                 "timestamp": rho_types::types::now_ms(),
             }),
-            AgentEvent::TurnEnd { message, tool_results } => {
-                let results: Vec<Value> = tool_results
-                    .iter()
-                    .map(|r| serde_json::to_value(AgentMessage::ToolResult(r.clone())).unwrap_or(Value::Null))
-                    .collect();
-                let value = json!({"type": "turn_end", "turnIndex": forwarding.turn_index, "message": message, "toolResults": results});
+            // `turn_end` is an actionable boundary: its handlers ran before the event (see
+            // `agent_session/boundaries.rs`); here the turns are only counted.
+            AgentEvent::TurnEnd { .. } => {
                 forwarding.turn_index += 1;
-                value
+                return None;
             }
             AgentEvent::MessageStart { message } => {
                 forwarding.partial = match message {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use rho_agent::{AgentHooks, HookPoint, Route, ToolCallDecision, ToolOutcome};
 use rho_extensions::{HostError, ToHost};
-use rho_types::types::{ImageContent, ToolCall};
+use rho_types::types::{AssistantMessage, ImageContent, ToolCall, ToolResultMessage};
 use rho_types::{AgentMessage, Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -214,7 +214,6 @@ fn custom_message(value: &Value) -> Option<AgentMessage> {
 const RUN_EVENTS: &[&str] = &[
     "agent_start",
     "turn_start",
-    "turn_end",
     "message_start",
     "message_update",
     "tool_execution_start",
@@ -237,6 +236,7 @@ impl AgentHooks for LoopHooks {
             HookPoint::MessageEnd => {
                 return self.0.listens("message_end") || RUN_EVENTS.iter().any(|e| self.0.listens(e));
             }
+            HookPoint::TurnEnd => "turn_end",
         };
         self.0.listens(event)
     }
@@ -324,6 +324,20 @@ impl AgentHooks for LoopHooks {
                 changed.is_error = is_error;
             }
             changed
+        })
+    }
+
+    fn turn_end<'a>(
+        &'a self,
+        message: &'a AssistantMessage,
+        tool_results: &'a [ToolResultMessage],
+        _: &'a CancellationToken,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            match self.0.session() {
+                Some(session) => session.turn_end_boundary(message, tool_results).await,
+                None => false,
+            }
         })
     }
 
