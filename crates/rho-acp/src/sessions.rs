@@ -84,7 +84,9 @@ pub(super) fn open(
     let updates = Arc::new(UpdateSink::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     let mut options =
         startup::session_options(&cli, prepared, updates.clone(), None).map_err(|e| e.message.trim().to_owned())?;
-    options.mcp = super::mcp::merge(std::mem::take(&mut options.mcp), client.mcp_servers)?;
+    if let Some(config) = options.mcp.take() {
+        options.mcp = Some(super::mcp::merge(config, client.mcp_servers)?);
+    }
     options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
     options.terminals = ClientTerminals::offered(client.connection.clone(), id_cell.clone(), client.terminal);
     let session = AgentSession::new(options);

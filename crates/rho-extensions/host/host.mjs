@@ -281,7 +281,25 @@ async function load(flagValues) {
   const runner = new pi.ExtensionRunner(extensions, runtime, init.cwd, mirror.manager, modelRegistry);
   current = { runner, errors: errors.map((e) => ({ path: e.path, error: e.error })) };
   bind(runner);
+  followMcpServers(runner, runtime);
   return diagnostics;
+}
+
+/** MCP servers extensions register: rho runs them (pi leaves them to an extension that
+ *  listens to `mcp_servers_change`, and reports them unhandled without one), so the whole list
+ *  goes to rho after every change; `mcp_servers_change` still reaches the handlers. */
+function followMcpServers(runner, runtime) {
+  const report = () =>
+    action("setMcpServers", {
+      servers: runtime.mcpServers.list().map(({ name, config, extensionPath }) => ({ name, config, extensionPath })),
+    });
+  runtime.mcpServers.setChangeListener(() => {
+    report();
+    if (runner.hasHandlers("mcp_servers_change")) {
+      void runner.emit({ type: "mcp_servers_change", servers: runtime.mcpServers.list() });
+    }
+  });
+  report();
 }
 
 /** Completion for an extension's editor, as pi gives its editor: the slash commands (rho's and

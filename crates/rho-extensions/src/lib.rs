@@ -18,7 +18,7 @@ pub mod tool;
 pub use host::{Answer, ExtensionHost, HostCommand, HostError, HostOutput, Incoming, UpdateSink};
 pub use install::{InstallError, PI_VERSION, Runtime};
 pub use protocol::{
-    Action, ComponentFrame, ComponentKind, ExtensionFault, FlagValue, Registrations, RenderRequest, RouteRequest,
-    SessionSync, TerminalSize, ToHost, VirtualModelDefinition,
+    Action, ComponentFrame, ComponentKind, ExtensionFault, FlagValue, McpServerRegistration, Registrations,
+    RenderRequest, RouteRequest, SessionSync, TerminalSize, ToHost, VirtualModelDefinition,
 };
 pub use tool::{ExtensionTool, ToolHost};

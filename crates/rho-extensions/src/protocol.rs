@@ -374,6 +374,15 @@ pub struct VirtualModelDefinition {
     pub input: Option<Vec<String>>,
 }
 
+/// An MCP server an extension registered: its name, its `mcpServers` entry, and the extension.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerRegistration {
+    pub name: String,
+    pub config: Value,
+    pub extension_path: String,
+}
+
 /// What an extension asked the session to do (pi's `ExtensionAPI` and context actions).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -436,6 +445,11 @@ pub enum Action {
     UnregisterVirtualModel {
         provider: String,
         id: String,
+    },
+    /// The MCP servers the extensions have registered now (`pi.registerMcpServer`), all of them,
+    /// after each change.
+    SetMcpServers {
+        servers: Vec<McpServerRegistration>,
     },
     WaitForIdle,
     NewSession {

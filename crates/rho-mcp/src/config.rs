@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config_parse::parse_file;
+use crate::config_parse::{parse_entry, parse_file};
 use crate::diagnostic::Diagnostic;
 
 /// The servers to run, one entry per name, sorted by name.
@@ -200,6 +200,18 @@ impl McpConfig {
     }
 
     /// Every entry, enabled or not, sorted by name.
+    /// One server entry of `mcpServers`'s shape given by `source` rather than a file (an
+    /// extension registering a server), its strings expanded with `env`.
+    pub fn parse_entry(
+        name: &str,
+        entry: &serde_json::Value,
+        source: &Path,
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ServerConfig, Diagnostic> {
+        parse_entry(name, entry, source, cwd, env)
+    }
+
     pub fn servers(&self) -> &[ServerConfig] {
         &self.servers
     }

@@ -55,6 +55,23 @@ pub(crate) fn parse_file(text: &str, path: &Path, cwd: &Path, env: Env<'_>) -> (
     (out, diagnostics)
 }
 
+/// One `mcpServers` entry given outside a file (an extension's `registerMcpServer`); `source`
+/// names where it came from. It must say how to reach the server.
+pub(crate) fn parse_entry(
+    name: &str,
+    entry: &Value,
+    source: &Path,
+    cwd: &Path,
+    env: Env<'_>,
+) -> Result<ServerConfig, Diagnostic> {
+    let mut ctx = Entry { path: source, name, cwd, env };
+    let server = ctx.parse(entry)?;
+    if server.transport.is_none() {
+        return Err(ctx.fail("", "needs a \"command\" or a \"url\""));
+    }
+    Ok(server)
+}
+
 /// Parsing one entry: knows where it is, for the diagnostics.
 struct Entry<'a> {
     path: &'a Path,

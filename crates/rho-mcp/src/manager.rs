@@ -1,6 +1,7 @@
 //! The manager: every configured server, started in parallel in the background, and what a host
 //! needs of them: the tools known so far, each server's status, the prompts, a change signal,
-//! the diagnostics, and shutdown.
+//! the diagnostics, and shutdown. Servers may be added and removed while it runs (those an
+//! extension registers).
 //!
 //! Nothing here blocks the caller: [`McpManager::start`] returns at once and tools appear as
 //! servers become ready; a host re-reads [`McpManager::tools`] when [`McpManager::subscribe`]
@@ -9,12 +10,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use parking_lot::RwLock;
 use rho_agent::Tool;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::McpConfig;
+use crate::config::{McpConfig, ServerConfig};
 use crate::diagnostic::Diagnostic;
 use crate::error::McpError;
 use crate::name::{cap, sanitize, unique};
@@ -28,7 +30,7 @@ use crate::tool::McpTool;
 /// The MCP servers of one session.
 pub struct McpManager {
     /// Sorted by name (the config's order), so names are minted in a stable order.
-    servers: Vec<Arc<Server>>,
+    servers: RwLock<Vec<Arc<Server>>>,
     shared: Arc<Shared>,
 }
 
@@ -54,7 +56,44 @@ impl McpManager {
         for server in &servers {
             server.start();
         }
-        Arc::new(Self { servers, shared })
+        Arc::new(Self { servers: RwLock::new(servers), shared })
+    }
+
+    /// The servers as they are now.
+    fn servers(&self) -> Vec<Arc<Server>> {
+        self.servers.read().clone()
+    }
+
+    /// Adds `config`'s server and starts it (unless disabled); a server of the same name is
+    /// closed and replaced.
+    pub async fn add(&self, config: ServerConfig) {
+        let replaced = self.take(&config.name);
+        let server = Server::new(config, self.shared.clone());
+        {
+            let mut servers = self.servers.write();
+            let at = servers.partition_point(|s| s.name() < server.name());
+            servers.insert(at, server.clone());
+        }
+        server.start();
+        self.shared.changed();
+        if let Some(old) = replaced {
+            old.shutdown().await;
+        }
+    }
+
+    /// Closes the server `name` and forgets it (its tools and prompts go); false when there is
+    /// none.
+    pub async fn remove(&self, name: &str) -> bool {
+        let Some(server) = self.take(name) else { return false };
+        self.shared.changed();
+        server.shutdown().await;
+        true
+    }
+
+    fn take(&self, name: &str) -> Option<Arc<Server>> {
+        let mut servers = self.servers.write();
+        let at = servers.iter().position(|s| s.name() == name)?;
+        Some(servers.remove(at))
     }
 
     /// The tools of every server, as known now (a server still starting contributes none yet;
@@ -63,7 +102,7 @@ impl McpManager {
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut taken = HashSet::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-        for server in &self.servers {
+        for server in &self.servers() {
             let defs = server.tools();
             for def in defs.iter().filter(|def| server.config.offers(&def.name)) {
                 let name = unique(crate::name::tool_name(server.name(), &def.name), &|n| taken.contains(n));
@@ -76,14 +115,14 @@ impl McpManager {
 
     /// Every configured server (disabled ones included), sorted by name.
     pub fn status(&self) -> Vec<ServerStatus> {
-        self.servers.iter().map(|s| s.status()).collect()
+        self.servers.read().iter().map(|s| s.status()).collect()
     }
 
     /// The prompts of the ready servers (and of exited ones, which restart on use).
     pub fn prompts(&self) -> Vec<McpPrompt> {
         let mut taken = HashSet::new();
         let mut out = Vec::new();
-        for server in &self.servers {
+        for server in &self.servers() {
             for prompt in server.prompts().iter() {
                 let base = cap(format!("mcp__{}__{}", sanitize(server.name()), sanitize(&prompt.name)));
                 let command = unique(base, &|n| taken.contains(n));
@@ -111,8 +150,13 @@ impl McpManager {
         Ok(messages(server.get_prompt(&prompt.name, arguments, cancel).await?))
     }
 
-    fn server(&self, name: &str) -> Result<&Arc<Server>, McpError> {
-        self.servers.iter().find(|s| s.name() == name).ok_or_else(|| McpError::UnknownServer(name.to_owned()))
+    fn server(&self, name: &str) -> Result<Arc<Server>, McpError> {
+        self.servers
+            .read()
+            .iter()
+            .find(|s| s.name() == name)
+            .cloned()
+            .ok_or_else(|| McpError::UnknownServer(name.to_owned()))
     }
 
     /// Fires whenever a server's state, tools or prompts change, or a diagnostic is queued.
@@ -135,7 +179,9 @@ impl McpManager {
         let mut changes = self.subscribe();
         loop {
             changes.borrow_and_update();
-            if !self.servers.iter().any(|s| wanted(s.name()) && s.status().state == ServerState::Starting) {
+            let starting =
+                self.servers.read().iter().any(|s| wanted(s.name()) && s.status().state == ServerState::Starting);
+            if !starting {
                 return;
             }
             if changes.changed().await.is_err() {
@@ -148,7 +194,8 @@ impl McpManager {
     /// closes stdin, waits, then signals). Calls in flight end with [`McpError::ShutDown`].
     pub async fn shutdown(&self) {
         self.shared.shutdown.cancel();
-        futures::future::join_all(self.servers.iter().map(|s| s.shutdown())).await;
+        let servers = self.servers();
+        futures::future::join_all(servers.iter().map(|s| s.shutdown())).await;
     }
 }
 

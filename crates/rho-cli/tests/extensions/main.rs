@@ -11,6 +11,7 @@ mod faults;
 mod hooks;
 mod interactive;
 mod lifecycle;
+mod mcp_servers;
 mod packages;
 mod providers;
 mod session;

@@ -35,6 +35,10 @@ pub(crate) struct SessionMcp {
     stop: CancellationToken,
     /// The prompt commands last announced, so that only a change is announced.
     announced: Mutex<Vec<(String, Option<String>)>>,
+    /// The servers of the config files (an extension's server of the same name is left out).
+    pub(super) file_names: Vec<String>,
+    /// The servers extensions registered, by name, with their entries as given.
+    pub(super) from_extensions: Mutex<BTreeMap<String, serde_json::Value>>,
 }
 
 /// A prompt's `/mcp__<server>__<prompt> args`, resolved: the prompt and its bound arguments.
@@ -51,15 +55,22 @@ impl AgentSession {
         if config.is_empty() {
             return;
         }
+        self.set_up_mcp(config);
+    }
+
+    /// Makes `config`'s servers the session's, unless it has servers already.
+    pub(super) fn set_up_mcp(&self, config: McpConfig) {
         if tokio::runtime::Handle::try_current().is_err() {
             tracing::warn!("MCP servers are not started: no async runtime");
             return;
         }
         let mcp = SessionMcp {
+            file_names: config.servers().iter().map(|s| s.name.clone()).collect(),
             pending: Mutex::new(Some(config)),
             manager: OnceLock::new(),
             stop: CancellationToken::new(),
             announced: Mutex::default(),
+            from_extensions: Mutex::default(),
         };
         if self.inner.mcp.set(mcp).is_ok() {
             let session = Arc::downgrade(&self.inner);
@@ -91,7 +102,7 @@ impl AgentSession {
         }
     }
 
-    fn mcp_manager(&self) -> Option<&Arc<McpManager>> {
+    pub(super) fn mcp_manager(&self) -> Option<&Arc<McpManager>> {
         self.inner.mcp.get()?.manager.get()
     }
 

@@ -18,6 +18,7 @@ pub mod events;
 mod extensions;
 mod lifecycle;
 mod mcp;
+mod mcp_extensions;
 mod models;
 mod navigate;
 mod prompting;
@@ -54,6 +55,7 @@ use crate::todo::{AutoClear, TodoReminders, TodoStore};
 pub use abort_gate::{AbortEpoch, PromptTicket};
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
+pub(crate) use mcp_extensions::RegisteredMcpServer;
 pub use models::CycledModel;
 pub use navigate::{BranchSummaryChoice, Navigated};
 pub use prompting::{
@@ -104,8 +106,9 @@ pub struct SessionOptions {
     pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
     /// The host's URL schemes `read` and `write` reach (RPC mode); `None`: no such schemes.
     pub host_uris: Option<Arc<dyn rho_tools::HostUris>>,
-    /// The MCP servers to start (in the background) with the session; empty for none.
-    pub mcp: rho_mcp::McpConfig,
+    /// The MCP servers to start (in the background) with the session; empty for none. `None`
+    /// (`--no-mcp`): no MCP server runs at all, not even one an extension registers.
+    pub mcp: Option<rho_mcp::McpConfig>,
 }
 
 pub(crate) struct Inner {
@@ -141,8 +144,10 @@ pub(crate) struct Inner {
     pub shell: bash::UserShell,
     /// `task.budget.*`: present when a limit is set.
     pub budget: Option<Arc<BudgetTracker>>,
-    /// The MCP servers; set once, and only when the config names any.
+    /// The MCP servers; set once, when the config names any or an extension registers one.
     pub mcp: OnceLock<mcp::SessionMcp>,
+    /// `--no-mcp`: no server runs.
+    pub mcp_off: bool,
     /// The extensions; set once they started, and only when some are configured. Shared with
     /// the request options (which take their request hooks from it).
     pub extensions: Arc<OnceLock<Arc<Extensions>>>,
@@ -252,6 +257,7 @@ impl AgentSession {
                 shell: bash::UserShell::default(),
                 budget,
                 mcp: OnceLock::new(),
+                mcp_off: mcp.is_none(),
                 extensions,
                 ui: ui_service,
                 builtin_commands: OnceLock::new(),
@@ -259,7 +265,9 @@ impl AgentSession {
             }),
         };
         this.install_task_tool(&selection);
-        this.start_mcp(mcp);
+        if let Some(config) = mcp {
+            this.start_mcp(config);
+        }
         this.restore_todos();
         this.restore_ttsr();
         this.start_todo_auto_clear();

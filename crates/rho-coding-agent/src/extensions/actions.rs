@@ -20,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::Extensions;
 use crate::agent_session::{
-    AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, Seed, SessionCommandError,
+    AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, RegisteredMcpServer, Seed,
+    SessionCommandError,
 };
 use crate::ui::{ComponentUpdate, UiAnswer};
 
@@ -241,6 +242,14 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
             }
         }
         Action::UnregisterVirtualModel { provider, id } => session.unregister_virtual_model(&provider, &id),
+        Action::SetMcpServers { servers } => {
+            let servers = servers
+                .into_iter()
+                .map(|s| RegisteredMcpServer { name: s.name, config: s.config, extension_path: s.extension_path })
+                .collect();
+            let session = session.clone();
+            tokio::spawn(async move { session.set_extension_mcp_servers(servers).await });
+        }
         Action::NewSession { .. }
         | Action::Fork { .. }
         | Action::NavigateTree { .. }

@@ -141,7 +141,7 @@ pub fn session_options(
         (None, level) => level.unwrap_or(ThinkingLevel::Off),
     };
     let (resources, resource_sources) = load_resources(cli, &paths, &settings);
-    let mcp = if cli.no_mcp { rho_mcp::McpConfig::default() } else { load_mcp(&paths, settings.project_trusted()) };
+    let mcp = (!cli.no_mcp).then(|| load_mcp(&paths, settings.project_trusted()));
     Ok(SessionOptions {
         tool_filter,
         paths,
