@@ -67,6 +67,7 @@ export function registered(runner) {
   const shortcuts = [];
   const flags = [];
   const renderers = [];
+  const entryRenderers = [];
   for (const extension of runner.extensions) {
     for (const [shortcut, entry] of extension.shortcuts) {
       shortcuts.push({ shortcut, description: entry.description, extensionPath: extension.path });
@@ -75,6 +76,7 @@ export function registered(runner) {
       flags.push({ name, type: flag.type, description: flag.description, default: flag.default });
     }
     renderers.push(...extension.messageRenderers.keys());
+    entryRenderers.push(...(extension.entryRenderers?.keys() ?? []));
   }
   const handlers = new Set();
   for (const extension of runner.extensions) {
@@ -89,6 +91,8 @@ export function registered(runner) {
     shortcuts,
     flags,
     renderers,
+    entryRenderers,
+    toolRenderers: runner.extensions.some((e) => (e.toolRenderers ?? []).length > 0),
     handlers: [...handlers],
   };
 }

@@ -1,7 +1,9 @@
 // Extensions' renderers for rho's terminal history: a custom message's
-// (`registerMessageRenderer`) and a tool's call and result (`renderCall`, `renderResult`). Each
-// gives a pi-tui component; its lines at the terminal's width go back to rho, or null to use
-// rho's own rendering. A tool's call and result share their `state`, as in pi.
+// (`registerMessageRenderer`), a custom entry's (`registerEntryRenderer`) and a tool's call and
+// result (the resolvers of `registerToolRenderer` in load order, then the tool's own
+// `renderCall` / `renderResult`). Each gives a pi-tui component; its lines at the terminal's
+// width go back to rho, or null to use rho's own rendering. A tool's call and result share
+// their `state`, as in pi.
 
 export function createRenderer() {
   /** Renderer state by tool call id, from the call's rendering to the result's. */
@@ -14,8 +16,18 @@ export function createRenderer() {
         const component = renderer?.(message.message, { expanded }, theme);
         return component ? { lines: component.render(width) } : null;
       }
+      if (message.target === "entry") {
+        const renderer = runner.getEntryRenderer(message.entry.customType);
+        const component = renderer?.(message.entry, { expanded }, theme);
+        return component ? { lines: component.render(width) } : null;
+      }
       const definition = runner.getToolDefinition(message.toolName);
-      const slot = message.target === "tool_call" ? definition?.renderCall : definition?.renderResult;
+      const own = () =>
+        definition && (definition.renderCall || definition.renderResult)
+          ? { renderCall: definition.renderCall, renderResult: definition.renderResult }
+          : undefined;
+      const renderers = runner.resolveToolRenderers(message.toolName, own);
+      const slot = message.target === "tool_call" ? renderers?.renderCall : renderers?.renderResult;
       if (typeof slot !== "function") return null;
       let state = toolState.get(message.toolCallId);
       if (!state) {

@@ -130,6 +130,8 @@ pub enum RenderRequest {
     Message { message: Value, width: u16, expanded: bool },
     /// A tool's call, by the tool's `renderCall`.
     ToolCall { tool_name: String, tool_call_id: String, args: Value, width: u16, expanded: bool },
+    /// A custom entry (`appendEntry`), by its `customType`'s entry renderer.
+    Entry { entry: Value, width: u16, expanded: bool },
     /// A tool's result, by the tool's `renderResult`.
     ToolResult {
         tool_name: String,
@@ -524,6 +526,13 @@ pub struct Registrations {
     /// `customType`s with a message renderer.
     #[serde(default)]
     pub renderers: Vec<String>,
+    /// `customType`s of custom entries with a renderer (`registerEntryRenderer`).
+    #[serde(default)]
+    pub entry_renderers: Vec<String>,
+    /// Whether some extension chooses how tool calls are drawn (`registerToolRenderer`): then
+    /// every tool's call and result are asked of the host.
+    #[serde(default)]
+    pub tool_renderers: bool,
     /// The events some handler listens to; only these are sent.
     #[serde(default)]
     pub handlers: Vec<String>,

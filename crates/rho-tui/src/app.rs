@@ -500,6 +500,7 @@ impl App {
                 let limits = self.session.budget().map(|b| *b.limits());
                 self.push([notices::budget(scope, &snapshot, limits.as_ref(), true)]);
             }
+            SessionEvent::EntryAppended { entry } => self.push_custom_entry(&entry),
             _ => {}
         }
     }

@@ -128,6 +128,19 @@ impl App {
         self.push_rendered(request, fallback);
     }
 
+    /// A custom entry an extension appended, drawn by its renderer (nothing without one, as in
+    /// pi: custom entries are the extension's state).
+    pub fn push_custom_entry(&mut self, entry: &Value) {
+        let custom_type = entry.get("customType").and_then(Value::as_str).unwrap_or_default();
+        if entry.get("type").and_then(Value::as_str) != Some("custom")
+            || !self.session.extension_renders_entry(custom_type)
+        {
+            return;
+        }
+        let request = RenderRequest::Entry { entry: entry.clone(), width: width(), expanded: self.expand_tools };
+        self.push_rendered(Some(request), Entry::Lines(Vec::new()));
+    }
+
     /// A tool call's line, by the extension tool's `renderCall` when it has one.
     pub fn push_tool_call(&mut self, tool_call_id: &str, tool_name: &str, args: &Map<String, Value>) {
         let fallback = Entry::ToolCall { name: tool_name.to_owned(), args: args.clone() };

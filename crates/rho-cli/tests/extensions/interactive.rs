@@ -2,8 +2,8 @@
 //! footer and widget above the editor at start, a command's input, confirm and select dialogs
 //! answered with keys, and a registered shortcut; and the command in the `/` completion. The
 //! fixture `components.ts`: a `custom()` component with the keys, widget and footer components,
-//! and renderers for a custom message and a tool. `rho config`, pi's screen for a package's
-//! resources.
+//! and renderers for a custom message, a tool, a custom entry and (a tool renderer) a built-in
+//! tool's call. `rho config`, pi's screen for a package's resources.
 
 #[path = "../interactive_support/mod.rs"]
 mod interactive_support;
@@ -61,6 +61,8 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
         Turn::tool_call("shout", serde_json::json!({"text": "hey"})),
         Turn::text("Shouted."),
         Turn::text("Heard through the custom editor."),
+        Turn::tool_call("read", serde_json::json!({"path": "notes.txt"})),
+        Turn::text("Read the notes."),
     ])
     .await;
     let host = host.display().to_string();
@@ -140,6 +142,17 @@ async fn components_renderers_widgets_and_footers_in_the_terminal() {
         .wait_until("rho's editor is back", |screen| !screen.contains("[custom editor]") && screen.contains("› "))
         .await;
     assert!(screen.contains("› through the custom editor"), "the prompt went in as typed:\n{screen}");
+
+    // A custom entry by its entry renderer; a built-in tool's call by a tool renderer, its
+    // result (which the renderer leaves) by rho.
+    term.submit("/card");
+    term.wait_for("Card Indexed: 3").await;
+    std::fs::write(env.cwd.join("notes.txt"), "a note\n").unwrap();
+    term.submit("read the notes");
+    let screen = term.wait_for("Read the notes.").await;
+    let call = screen.find("Resolved read: notes.txt").expect("the tool renderer drew the call");
+    let result = screen.find("a note").expect("rho drew the result");
+    assert!(call < result, "{screen}");
 }
 
 /// The count the fixture's footer shows.

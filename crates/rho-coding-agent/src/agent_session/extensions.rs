@@ -149,7 +149,12 @@ impl AgentSession {
         self.extensions().is_some_and(|e| e.renders_message(custom_type))
     }
 
-    /// Whether the extension tool `name` draws its call and its result itself.
+    /// Whether an extension draws custom entries of `custom_type` (`appendEntry`).
+    pub fn extension_renders_entry(&self, custom_type: &str) -> bool {
+        self.extensions().is_some_and(|e| e.renders_entry(custom_type))
+    }
+
+    /// Whether an extension may draw the tool `name`'s call and its result.
     pub fn extension_renders_tool(&self, name: &str) -> (bool, bool) {
         self.extensions().map_or((false, false), |e| e.renders_tool(name))
     }

@@ -1,6 +1,7 @@
-//! Extensions' renderers for the terminal: a custom message's (`registerMessageRenderer`) and a
-//! tool's call and result (`renderCall`, `renderResult`) are pi-tui components, rendered in the
-//! host to lines the interactive mode prints. A renderer that fails or takes longer than
+//! Extensions' renderers for the terminal: a custom message's (`registerMessageRenderer`), a
+//! custom entry's (`registerEntryRenderer`) and a tool's call and result (`renderCall`,
+//! `renderResult`, `registerToolRenderer`) are pi-tui components, rendered in the host to lines
+//! the interactive mode prints. A renderer that fails or takes longer than
 //! [`RENDER_TIMEOUT`] leaves rho's own rendering.
 
 use std::sync::Arc;
@@ -19,9 +20,20 @@ impl Extensions {
         self.registrations().renderers.iter().any(|r| r == custom_type)
     }
 
-    /// Whether the extension tool `name` draws its call and its result itself.
+    /// Whether custom entries of `custom_type` have a renderer.
+    pub(crate) fn renders_entry(&self, custom_type: &str) -> bool {
+        self.registrations().entry_renderers.iter().any(|r| r == custom_type)
+    }
+
+    /// Whether the tool `name`'s call and result may be drawn by an extension: its own
+    /// renderers (an extension tool's), or, when some extension resolves tool renderers, any
+    /// tool's (the host answers null for one it leaves to rho).
     pub(crate) fn renders_tool(&self, name: &str) -> (bool, bool) {
-        self.registrations()
+        let registrations = self.registrations();
+        if registrations.tool_renderers {
+            return (true, true);
+        }
+        registrations
             .tools
             .iter()
             .rfind(|t| t.name == name)
