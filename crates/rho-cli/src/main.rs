@@ -77,7 +77,7 @@ fn run_command<F: std::future::Future<Output = i32>>(
     }
 }
 
-async fn run(cli: Cli) -> i32 {
+async fn run(mut cli: Cli) -> i32 {
     survive_file_size_limit();
     if let Some((trusting, dir)) = cli.trust_command() {
         return startup::trust::run_command(trusting, dir);
@@ -119,7 +119,14 @@ async fn run(cli: Cli) -> i32 {
     let stdin_piped = !std::io::stdin().is_terminal();
     // A person at a terminal with neither -p nor --mode: the interactive mode (with the
     // message arguments as its first prompt, as pi does).
-    if cli.mode.is_none() && !cli.print && !stdin_piped && std::io::stdout().is_terminal() {
+    let interactive = cli.mode.is_none() && !cli.print && !stdin_piped && std::io::stdout().is_terminal();
+    let ui = match cli.mode(stdin_piped) {
+        _ if interactive => startup::ExtensionUi::Interactive,
+        Some(Mode::Rpc) => startup::ExtensionUi::Rpc,
+        _ => startup::ExtensionUi::None,
+    };
+    startup::trust::ask_extensions(&mut cli, ui).await;
+    if interactive {
         return rho_tui::run(cli).await;
     }
     match cli.mode(stdin_piped) {

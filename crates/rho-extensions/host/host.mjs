@@ -29,6 +29,7 @@ const loader = await import(new URL("./core/extensions/loader.js", indexUrl).hre
 const themes = await import(new URL("./modes/interactive/theme/theme.js", indexUrl).href);
 const keybindingsModule = await import(new URL("./core/keybindings.js", indexUrl).href);
 const footerDataModule = await import(new URL("./core/footer-data-provider.js", indexUrl).href);
+const runnerModule = await import(new URL("./core/extensions/runner.js", indexUrl).href);
 
 /** What rho last said about itself (model, level, tools, idle, …). */
 const state = {
@@ -147,6 +148,9 @@ function handle(message) {
       break;
     case "command":
       respond(message.id, withAbort(message.id, () => runCommand(message.name, message.args)));
+      break;
+    case "project_trust":
+      respond(message.id, projectTrust(message.cwd));
       break;
     case "shortcut":
       respond(message.id, runShortcut(message.shortcut));
@@ -643,6 +647,23 @@ async function runTool(message, signal) {
     structuredContent: result?.structuredContent,
     terminate: result?.terminate === true ? true : undefined,
   };
+}
+
+/** `project_trust`: pi's own dispatch (the first yes or no wins, a throwing handler is reported
+ *  and the next asked), with pi's limited trust context; this process has no dialogs then. */
+async function projectTrust(cwd) {
+  const ui = {
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    notify: () => {},
+  };
+  const ctx = { cwd, mode: init.mode, hasUI: false, ui };
+  const event = { type: "project_trust", cwd };
+  const { result, errors } = await runnerModule.emitProjectTrustEvent({ extensions: current.runner.extensions }, event, ctx);
+  for (const error of errors) channel.send({ type: "error", ...error });
+  if (result?.trusted !== "yes" && result?.trusted !== "no") return null;
+  return { trusted: result.trusted, remember: result.remember === true };
 }
 
 async function runCommand(name, args) {

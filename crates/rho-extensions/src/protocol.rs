@@ -62,6 +62,12 @@ pub enum ToHost {
     /// thinkingLevel}`, and `state` when the router returned new state. (The model's id is
     /// `modelId`: `id` is the request's.)
     Route(Box<RouteRequest>),
+    /// pi 1.6's `project_trust` for the project at `cwd`, asked of extensions loaded without the
+    /// project's own: answered with the first `{trusted: "yes" | "no", remember}`, or null when
+    /// every handler left it undecided.
+    ProjectTrust {
+        cwd: String,
+    },
     /// Run a registered command (`/name args`).
     Command {
         name: String,

@@ -42,13 +42,16 @@ impl ConfigPaths {
     }
 
     /// The real roots: home from the OS and the agent dir [`choose_agent_dir`] picks. When it
-    /// is pi's, stderr says so once.
+    /// is pi's, stderr says so (once per process).
     pub fn from_env(cwd: PathBuf) -> Self {
         let home = dirs::home_dir();
         let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let (agent_dir, source) = choose_agent_dir(home.as_deref(), env, |p| p.is_dir());
+        static SAID: std::sync::Once = std::sync::Once::new();
         if source == AgentDirSource::Pi {
-            eprintln!("rho: using pi's agent directory {} (rho has none of its own)", agent_dir.display());
+            SAID.call_once(|| {
+                eprintln!("rho: using pi's agent directory {} (rho has none of its own)", agent_dir.display())
+            });
         }
         Self::new(home, agent_dir, cwd)
     }

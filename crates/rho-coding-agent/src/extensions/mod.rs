@@ -13,6 +13,7 @@ mod actions;
 mod commands;
 mod forward;
 mod hooks;
+pub mod project_trust;
 mod provider;
 mod render;
 mod sync;

@@ -27,6 +27,43 @@ pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
     })
 }
 
+/// pi 1.6's `project_trust`: in a project with code of its own that neither the command line nor
+/// a saved decision settles, the user's and the command line's extensions are asked first (the
+/// first yes or no wins; `remember` saves it). Nothing is asked when no such extension is
+/// configured. pi asks them even over a saved decision; rho keeps the saved one, so that a
+/// start in a decided project never waits for Node.
+pub async fn ask_extensions(cli: &mut Cli, ui: super::ExtensionUi) {
+    if cli.no_approve || cli.trust_project {
+        return;
+    }
+    let Ok(cwd) = std::env::current_dir() else { return };
+    let paths = ConfigPaths::from_env(cwd);
+    let decided = trust::is_trusted(&paths.agent_dir, &paths.cwd) || trust::is_declined(&paths.agent_dir, &paths.cwd);
+    if decided || trust::project_code(&paths.cwd).is_empty() {
+        return;
+    }
+    let (settings, _) = crate::config::Settings::load(&paths, &crate::config::LoadOptions::default());
+    let Ok(Some(config)) = super::extension_config(cli, &paths, &settings, ui) else { return };
+    let Some(answer) = crate::extensions::project_trust::ask(&config, &paths.cwd, &paths.agent_dir).await else {
+        return;
+    };
+    if answer.remember {
+        let saved = if answer.trusted {
+            trust::trust(&paths.agent_dir, &paths.cwd)
+        } else {
+            trust::untrust(&paths.agent_dir, &paths.cwd)
+        };
+        if let Err(e) = saved {
+            eprintln!("Warning: cannot remember the extension's trust decision ({e}); it holds for this run only");
+        }
+    }
+    if answer.trusted {
+        cli.trust_project = true;
+    } else {
+        cli.no_approve = true;
+    }
+}
+
 /// The interactive mode's question, before the screen is taken over: in a project not trusted
 /// that has code of its own, lists it and asks. "y" trusts it from now on, "o" for this run
 /// (sets `cli.trust_project`), anything else starts none of it.

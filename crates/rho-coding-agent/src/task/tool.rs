@@ -281,10 +281,9 @@ impl TaskTool {
         for (key, value) in self.env.child_settings() {
             args.extend(["--setting".into(), format!("{key}={value}").into()]);
         }
-        // A sub-agent trusts what its parent trusts (its worktree is another folder).
-        if self.env.settings.project_trusted() {
-            args.push("--trust-project".into());
-        }
+        // A sub-agent trusts what its parent trusts (its worktree is another folder), and
+        // nothing is asked again for it.
+        args.push(if self.env.settings.project_trusted() { "--trust-project" } else { "--no-approve" }.into());
         args
     }
 }
