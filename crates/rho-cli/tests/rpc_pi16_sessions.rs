@@ -38,7 +38,7 @@ fn pi16_session(cwd: &str) -> Vec<Value> {
             "firstKeptEntryId": "u2", "tokensBefore": 500, "systemMessage": system}),
         json!({"type": "context_edit", "id": "e1", "parentId": "c1", "timestamp": ts, "targetId": "u2", "replacement": null}),
         json!({"type": "context_edit", "id": "e2", "parentId": "e1", "timestamp": ts, "targetId": "a2",
-            "replacement": "second answer, shortened"}),
+            "replacement": {"content": "second answer, shortened"}}),
         msg("u3", Some("e2"), user("third question")),
         msg("a3", Some("u3"), assistant("third answer")),
         json!({"type": "usage", "id": "g1", "parentId": "a3", "timestamp": ts, "kind": "cache_warm", "provider": "mock",

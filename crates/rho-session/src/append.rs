@@ -169,15 +169,16 @@ impl Session {
     }
 
     /// Leaves the message of `target_id`, which must exist, out of future context (`None`), or
-    /// replaces its content there (pi 1.6's `context_edit`); the message itself stays as it was.
-    pub fn append_context_edit(&mut self, target_id: &str, replacement: Option<Value>) -> Result<EntryId> {
+    /// replaces its content there with `content` (pi 1.6's `context_edit`, written as
+    /// `"replacement": {"content": …}`); the message itself stays as it was.
+    pub fn append_context_edit(&mut self, target_id: &str, content: Option<Value>) -> Result<EntryId> {
         self.require_entry(target_id)?;
         let entry = SessionEntry::ContextEdit(ContextEditEntry {
             id: self.new_entry_id(),
             parent_id: self.parent(),
             timestamp: now_iso(),
             target_id: EntryId::from(target_id.to_owned()),
-            replacement,
+            replacement: content.map(|content| json!({ "content": content })),
         });
         self.push_entry(entry, true)
     }

@@ -143,8 +143,12 @@ fn edited_message(entry: &SessionEntry, edits: &HashMap<&str, &ContextEditEntry>
     let Some(edit) = edits.get(entry.id().as_str()) else {
         return Some(message);
     };
-    let replacement = edit.replacement.clone()?;
-    Some(replace_content(message, replacement))
+    // `replacement: null` leaves the message out.
+    edit.replacement.as_ref()?;
+    match edit.content() {
+        Some(content) => Some(replace_content(message, content.clone())),
+        None => Some(message),
+    }
 }
 
 /// `message` with its content replaced (pi's rule: the replacement keeps the message's role and

@@ -178,10 +178,23 @@ pub struct ContextEditEntry {
     #[serde(default)]
     pub timestamp: String,
     pub target_id: EntryId,
-    /// `None` (`null` in the file): the target is left out. Otherwise the target's new content:
-    /// a string or content blocks of the target's role.
+    /// `None` (`null` in the file): the target is left out. Otherwise `{"content": …}`, the
+    /// target's new content: a string or content blocks of the target's role.
     #[serde(default)]
     pub replacement: Option<Value>,
+}
+
+impl ContextEditEntry {
+    /// The target's new content; `None` when the edit leaves the target out (or says nothing
+    /// usable). Content given bare (not under `content`) is taken too.
+    pub fn content(&self) -> Option<&Value> {
+        let replacement = self.replacement.as_ref()?;
+        match replacement {
+            Value::Object(fields) => fields.get("content").filter(|c| c.is_string() || c.is_array()),
+            Value::String(_) | Value::Array(_) => Some(replacement),
+            _ => None,
+        }
+    }
 }
 
 /// pi 1.6: model usage that is not an assistant message (`usage`, e.g. cache warming); counted

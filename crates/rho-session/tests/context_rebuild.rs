@@ -262,13 +262,15 @@ fn a_context_edit_appended_leaves_out_or_replaces_its_target_as_written() {
     s.append_context_edit(answer.as_str(), None).unwrap();
     s.append_context_edit(second.as_str(), Some(json!("the question, shortened"))).unwrap();
     assert_eq!(summary_of(&s.build_context().messages), ["user:first question", "user:the question, shortened"]);
-    // Written as pi writes it: the left-out edit says `"replacement": null`.
+    // Written as pi writes it: `"replacement": null` leaves out, `{"content": …}` replaces.
     let path = s.session_file().unwrap().to_owned();
     let edit = line_json(&path, lines(&path).len() - 2);
     assert_eq!(
         (&edit["type"], &edit["targetId"], &edit["replacement"]),
         (&json!("context_edit"), &json!(answer.as_str()), &json!(null))
     );
+    let replaced = line_json(&path, lines(&path).len() - 1);
+    assert_eq!(replaced["replacement"], json!({"content": "the question, shortened"}));
     assert!(s.append_context_edit("nowhere", None).is_err());
     // Read back, the edits hold.
     let reopened = open_clean(&path);

@@ -65,7 +65,19 @@ async fn extensions_drive_and_see_the_session_lifecycle() {
     assert!(statuses.contains(&"lifecycle=started: new".to_owned()), "{statuses:?}");
     let notice = frames.last().unwrap();
     // The model and thinking level the new session starts with, and the seeded message.
-    assert_eq!(notice["message"], "now in 3 entries", "{notice}");
+    assert_eq!(notice["message"], "now in 5 entries", "{notice}");
+    // The edit the setup wrote holds in the new session's context.
+    let messages = rho.data(json!({"type": "get_messages"})).await;
+    let texts: Vec<String> = messages["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            blocks => blocks[0]["text"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect();
+    assert_eq!(texts, ["seeded by setup", "shortened"]);
     let state = rho.data(json!({"type": "get_state"})).await;
     let new_file = state["sessionFile"].as_str().unwrap().to_owned();
     assert_ne!(new_file, first.display().to_string());
@@ -74,8 +86,10 @@ async fn extensions_drive_and_see_the_session_lifecycle() {
     rho.wait().await;
     let entries = read_jsonl(std::path::Path::new(&new_file));
     let seeded: Vec<&Value> = entries.iter().filter(|e| e["type"] == "message").collect();
-    assert_eq!(seeded.len(), 1);
+    assert_eq!(seeded.len(), 2);
     assert_eq!(seeded[0]["message"]["content"][0]["text"], "seeded by setup");
+    let edit = entries.iter().find(|e| e["type"] == "context_edit").expect("the setup's edit");
+    assert_eq!((&edit["targetId"], &edit["replacement"]), (&seeded[1]["id"], &json!({"content": "shortened"})));
 }
 
 /// stdin's end and SIGTERM together, as process managers send them, are one orderly shutdown that

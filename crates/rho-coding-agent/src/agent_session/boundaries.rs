@@ -21,6 +21,18 @@ fn cannot_continue(boundary: &str) -> String {
     format!("{boundary} requested continuation without runnable model context")
 }
 
+/// The content a `context_edit` draft puts in its target's place (`replacement: {content}`);
+/// `None` for `replacement: null`, which leaves the target out.
+pub(crate) fn edit_content(draft: &Value) -> Result<Option<Value>, String> {
+    match draft.get("replacement") {
+        None | Some(Value::Null) => Ok(None),
+        Some(replacement) => match replacement.get("content") {
+            Some(content @ (Value::String(_) | Value::Array(_))) => Ok(Some(content.clone())),
+            _ => Err("a context edit's replacement must be null or contain string/array content".into()),
+        },
+    }
+}
+
 /// How the last turn ended, as a boundary's `outcome` says.
 fn outcome(reply: &AssistantMessage) -> &'static str {
     match reply.stop_reason {
@@ -154,8 +166,8 @@ impl AgentSession {
                 false
             }
             "context_edit" => {
-                let replacement = draft.get("replacement").filter(|r| !r.is_null()).cloned();
-                self.session().append_context_edit(&required("targetId")?, replacement).map_err(|e| e.to_string())?;
+                let content = edit_content(draft)?;
+                self.session().append_context_edit(&required("targetId")?, content).map_err(|e| e.to_string())?;
                 true
             }
             "compaction" => {

@@ -53,6 +53,7 @@ use crate::prompt::{ContextFile, PromptTemplate, PromptTexts, Skill};
 use crate::todo::{AutoClear, TodoReminders, TodoStore};
 
 pub use abort_gate::{AbortEpoch, PromptTicket};
+pub(crate) use boundaries::edit_content;
 pub use errors::SessionCommandError;
 pub use events::{AgentSessionEvent, SessionEventSink, discard};
 pub(crate) use mcp_extensions::RegisteredMcpServer;
@@ -62,7 +63,7 @@ pub use prompting::{
     PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource, RunOutcome,
 };
 pub use reload::{Reloaded, ResourceSources, load_resources};
-pub(crate) use sessions::Seed;
+pub(crate) use sessions::{Seed, SeedEntry};
 pub use tools::{HostToolEntry, ToolFilter, ToolSelection, Ui, tool_pattern_matches};
 
 /// The files rho read before the first prompt: context files, skills, templates and the

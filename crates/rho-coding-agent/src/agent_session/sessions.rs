@@ -3,6 +3,7 @@
 //! answer, stats). Commands that replace the conversation abort the run first; the run still
 //! ends with `agent_end` (docs/decisions.md D5).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use rho_rpc::SessionEvent;
@@ -12,11 +13,27 @@ use serde_json::json;
 
 use super::{AgentSession, SessionCommandError};
 
-/// What an extension's `ctx.newSession({setup})` wrote into the new session.
+/// What an extension's `ctx.newSession({setup})` wrote into the new session, each entry with
+/// the id it had there (a `context_edit` names its target by that id).
 #[derive(Debug, Clone)]
-pub(crate) enum Seed {
+pub(crate) struct Seed {
+    pub id: Option<String>,
+    pub entry: SeedEntry,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum SeedEntry {
     Message(Box<AgentMessage>),
-    Custom { custom_type: String, data: Option<serde_json::Value> },
+    Custom {
+        custom_type: String,
+        data: Option<serde_json::Value>,
+    },
+    /// pi 1.6's `appendContextEdit`: the target is a seed entry written before it.
+    /// `content: None` leaves the target out.
+    ContextEdit {
+        target_id: String,
+        content: Option<serde_json::Value>,
+    },
 }
 use crate::export_html::{ExportError, ExportOptions, ToolInfo, export_session};
 
@@ -62,13 +79,34 @@ impl AgentSession {
         };
         replacement.lock()?;
         self.install_session(replacement, true);
-        for entry in seed {
-            match entry {
-                Seed::Message(message) => self.record(*message),
-                Seed::Custom { custom_type, data } => {
-                    self.session().append_custom(&custom_type, data)?;
+        // The seed's ids are the scratch session's; its edits name targets by them.
+        let mut ids: HashMap<String, String> = HashMap::new();
+        let mut edited = false;
+        for Seed { id, entry } in seed {
+            let written = match entry {
+                SeedEntry::Message(message) => {
+                    self.record(*message);
+                    self.session().leaf_id().map(|id| id.as_str().to_owned())
                 }
+                SeedEntry::Custom { custom_type, data } => {
+                    Some(self.session().append_custom(&custom_type, data)?.as_str().to_owned())
+                }
+                SeedEntry::ContextEdit { target_id, content } => {
+                    let target = ids.get(&target_id).ok_or_else(|| {
+                        SessionCommandError::Invalid(format!(
+                            "context_edit names an entry the setup did not write: {target_id}"
+                        ))
+                    })?;
+                    edited = true;
+                    Some(self.session().append_context_edit(target, content)?.as_str().to_owned())
+                }
+            };
+            if let (Some(id), Some(written)) = (id, written) {
+                ids.insert(id, written);
             }
+        }
+        if edited {
+            self.inner.transcript.rebuild();
         }
         self.extensions_replaced("new", previous).await;
         Ok(())

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::Extensions;
 use crate::agent_session::{
     AgentSession, BranchSummaryChoice, PromptOptions, PromptOutcome, PromptSource, RegisteredMcpServer, Seed,
-    SessionCommandError,
+    SeedEntry, SessionCommandError,
 };
 use crate::ui::{ComponentUpdate, UiAnswer};
 
@@ -334,20 +334,26 @@ async fn replace_session(session: &AgentSession, action: Action) -> Result<Value
 
 /// An entry a `setup` callback appended, as rho writes it again in the new session.
 fn seed_entry(entry: Value) -> Option<Seed> {
-    match entry.get("type")?.as_str()? {
-        "message" => serde_json::from_value(entry.get("message")?.clone()).ok().map(|m| Seed::Message(Box::new(m))),
-        "custom" => Some(Seed::Custom {
+    let id = entry.get("id").and_then(Value::as_str).map(str::to_owned);
+    let seeded = match entry.get("type")?.as_str()? {
+        "message" => SeedEntry::Message(Box::new(serde_json::from_value(entry.get("message")?.clone()).ok()?)),
+        "custom" => SeedEntry::Custom {
             custom_type: entry.get("customType")?.as_str()?.to_owned(),
             data: entry.get("data").cloned(),
-        }),
+        },
         "custom_message" => {
             let mut message = entry.as_object()?.clone();
             message.insert("role".into(), json!("custom"));
             message.insert("timestamp".into(), json!(rho_types::types::now_ms()));
-            serde_json::from_value(Value::Object(message)).ok().map(|m| Seed::Message(Box::new(m)))
+            SeedEntry::Message(Box::new(serde_json::from_value(Value::Object(message)).ok()?))
         }
-        _ => None,
-    }
+        "context_edit" => SeedEntry::ContextEdit {
+            target_id: entry.get("targetId")?.as_str()?.to_owned(),
+            content: crate::agent_session::edit_content(&entry).ok()?,
+        },
+        _ => return None,
+    };
+    Some(Seed { id, entry: seeded })
 }
 
 /// `{customType, content, display, details}` as a custom message of the conversation.
