@@ -134,3 +134,16 @@ pub fn diff_context() -> Style {
 pub fn selected() -> Style {
     token(Token::Accent).add_modifier(Modifier::BOLD)
 }
+
+/// A tab as pi draws it: three spaces (a terminal cell cannot hold a tab, and one left in a
+/// line would be dropped, running columns together and losing code's indentation).
+pub const TAB: &str = "   ";
+
+/// Replaces the tabs in `lines` with [`TAB`].
+pub fn expand_tabs(lines: &mut [ratatui::text::Line<'static>]) {
+    for span in lines.iter_mut().flat_map(|line| line.spans.iter_mut()) {
+        if span.content.contains('\t') {
+            span.content = span.content.replace('\t', TAB).into();
+        }
+    }
+}

@@ -60,10 +60,11 @@ impl Tui {
     }
 
     /// Adds lines to the history above the viewport, wrapped to the terminal's width.
-    pub fn insert(&mut self, lines: Vec<Line<'static>>) -> std::io::Result<()> {
+    pub fn insert(&mut self, mut lines: Vec<Line<'static>>) -> std::io::Result<()> {
         if lines.is_empty() {
             return Ok(());
         }
+        crate::style::expand_tabs(&mut lines);
         let width = self.width();
         let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
         let height = u16::try_from(paragraph.line_count(width)).unwrap_or(u16::MAX);

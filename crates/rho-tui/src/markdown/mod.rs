@@ -37,6 +37,7 @@ pub fn render_from(text: &str, continued: bool) -> Vec<Line<'static>> {
         r.event(event);
     }
     r.flush();
+    style::expand_tabs(&mut r.lines);
     r.lines
 }
 
@@ -318,6 +319,19 @@ pub fn plain(lines: &[Line<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tabs_are_drawn_as_pi_draws_them() {
+        // Highlighted (Go) and plain code keep their indentation; tab-separated columns stay
+        // apart.
+        for lang in ["go", ""] {
+            let text = format!("```{lang}\nfunc main() {{\n\tfmt.Println(\"hi\")\n}}\n```\n\nname\tsize");
+            let out = plain(&render(&text));
+            assert!(out.contains("  \u{20}\u{20}\u{20}fmt.Println(\"hi\")"), "{out:?}");
+            assert!(out.ends_with("name   size"), "{out:?}");
+            assert!(!out.contains('\t'), "{out:?}");
+        }
+    }
 
     #[test]
     fn blocks_render_with_their_markers() {
