@@ -98,15 +98,17 @@ async fn ctrl_o_and_ctrl_t_redraw_what_is_shown() {
     term.submit("run two");
     term.wait_idle_with("both ran").await;
     let folded = term.scrollback_and_screen();
-    assert_eq!(folded.matches("more lines (Ctrl+O to expand)").count(), 2, "{folded}");
+    // Folded to their last lines, as pi folds shell output.
+    assert_eq!(folded.matches("(4 earlier lines, Ctrl+O to expand)").count(), 2, "{folded}");
+    let shown = |whole: &str, line: &str| whole.lines().any(|l| l == line);
+    assert!(shown(&folded, "  first-10") && !shown(&folded, "  first-4"), "{folded}");
     assert!(folded.contains("secret pondering"), "{folded}");
 
     term.send(keys::CTRL_O);
     term.wait_for("Tool output expanded").await;
     let expanded = term.wait_idle_with("both ran").await;
     let whole = term.scrollback_and_screen();
-    let shown = |whole: &str, line: &str| whole.lines().any(|l| l == line);
-    assert!(shown(&whole, "  first-10") && shown(&whole, "  second-10"), "{whole}");
+    assert!(shown(&whole, "  first-1") && shown(&whole, "  second-10"), "{whole}");
     assert!(!whole.contains("Ctrl+O to expand"), "{whole}");
     assert_eq!(repeated(&whole, "-1"), Vec::<String>::new(), "{whole}");
     assert!(expanded.contains("second-10"), "{expanded}");
@@ -122,8 +124,8 @@ async fn ctrl_o_and_ctrl_t_redraw_what_is_shown() {
     term.wait_for("Tool output folded").await;
     term.wait_idle_with("both ran").await;
     let whole = term.scrollback_and_screen();
-    assert_eq!(whole.matches("more lines (Ctrl+O to expand)").count(), 2, "{whole}");
-    assert!(!shown(&whole, "  first-10"), "{whole}");
+    assert_eq!(whole.matches("earlier lines, Ctrl+O to expand)").count(), 2, "{whole}");
+    assert!(!shown(&whole, "  first-1"), "{whole}");
 }
 
 /// Runs of blank lines in a tool's output are shown as they are.

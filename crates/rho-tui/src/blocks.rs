@@ -81,7 +81,7 @@ pub fn tool_call(name: &str, args: &Map<String, Value>, expanded: bool) -> Vec<L
         && let Some(write) = rho_tools::params::read::<rho_tools::params::WriteParams>(args)
     {
         let lang = highlight::lang_of_path(&write.path);
-        lines.extend(text_lines(&write.content, lang.as_deref(), false, expanded).0);
+        lines.extend(text_lines(&write.content, lang.as_deref(), false, expanded, false).0);
     }
     lines
 }
@@ -128,7 +128,7 @@ pub fn tool_result(
         }
         None => {
             let text = content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
-            let (mut lines, folded) = text_lines(&text, lang, is_error, expanded);
+            let (mut lines, folded) = text_lines(&text, lang, is_error, expanded, false);
             if lines.is_empty() && is_error {
                 lines.push(error("  (error)"));
             }
@@ -137,13 +137,32 @@ pub fn tool_result(
     }
 }
 
-/// `text`'s lines, indented and folded unless `expanded`: highlighted as `lang` when syntect
-/// knows it, else in `toolOutput` (`error` for an error). Only the lines shown are styled.
-fn text_lines(text: &str, lang: Option<&str>, is_error: bool, expanded: bool) -> (Vec<Line<'static>>, bool) {
+/// A shell command's output (the `bash` tool's, a `!` command's): folded to its last lines,
+/// where a failure says why, as pi folds it.
+pub fn shell_output(content: &[UserContent], is_error: bool, expanded: bool) -> Vec<Line<'static>> {
+    let text = content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
+    let (mut lines, _) = text_lines(&text, None, is_error, expanded, true);
+    if lines.is_empty() && is_error {
+        lines.push(error("  (error)"));
+    }
+    lines
+}
+
+/// `text`'s lines, indented and folded unless `expanded` (to the first lines, or with `tail` to
+/// the last): highlighted as `lang` when syntect knows it, else in `toolOutput` (`error` for an
+/// error). Only the lines shown are styled.
+fn text_lines(
+    text: &str,
+    lang: Option<&str>,
+    is_error: bool,
+    expanded: bool,
+    tail: bool,
+) -> (Vec<Line<'static>>, bool) {
     let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
     let all: Vec<&str> = text.trim_end().lines().collect();
+    let kept = if tail { &all[all.len().saturating_sub(limit)..] } else { &all[..all.len().min(limit)] };
     // Tabs as three spaces, as pi shows them (a terminal cell has no tab width).
-    let shown: Vec<String> = all[..all.len().min(limit)].iter().map(|l| l.replace('\t', "   ")).collect();
+    let shown: Vec<String> = kept.iter().map(|l| l.replace('\t', "   ")).collect();
     let highlighted = lang.filter(|_| !is_error && !shown.is_empty()).and_then(|lang| {
         let code: String = shown.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
         highlight::highlight(&code, lang)
@@ -152,23 +171,49 @@ fn text_lines(text: &str, lang: Option<&str>, is_error: bool, expanded: bool) ->
         let styled = if is_error { style::error() } else { style::tool_output() };
         shown.into_iter().map(|l| vec![Span::styled(l, styled)]).collect()
     });
+    if tail {
+        return earlier_lines(spans, all.len(), limit, expanded);
+    }
     indented(spans, all.len(), limit, expanded)
+}
+
+/// The last lines shown, indented, after how many came before them when `total` passes `limit`.
+fn earlier_lines(
+    shown: Vec<Vec<Span<'static>>>,
+    total: usize,
+    limit: usize,
+    expanded: bool,
+) -> (Vec<Line<'static>>, bool) {
+    let folded = total > limit;
+    let mut lines = Vec::with_capacity(shown.len() + 1);
+    if folded {
+        let hint = if expanded { "" } else { ", Ctrl+O to expand" };
+        lines.push(notice(&format!("  … ({} earlier lines{hint})", total - limit)));
+    }
+    lines.extend(indent(shown));
+    (lines, folded)
 }
 
 /// The lines shown, indented, and how many more there are when `total` passes `limit`.
 fn indented(shown: Vec<Vec<Span<'static>>>, total: usize, limit: usize, expanded: bool) -> (Vec<Line<'static>>, bool) {
-    let mut lines = Vec::with_capacity(shown.len() + 1);
-    for line in shown {
-        let mut spans = vec![Span::styled("  ", style::dim())];
-        spans.extend(line);
-        lines.push(Line::from(spans));
-    }
+    let mut lines = indent(shown);
     let folded = total > limit;
     if folded {
         let hint = if expanded { "" } else { " (Ctrl+O to expand)" };
         lines.push(notice(&format!("  … {} more lines{hint}", total - limit)));
     }
     (lines, folded)
+}
+
+fn indent(shown: Vec<Vec<Span<'static>>>) -> Vec<Line<'static>> {
+    shown
+        .into_iter()
+        .map(|line| {
+            let mut spans = vec![Span::styled("  ", style::dim())];
+            spans.extend(line);
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// `!command`: the command and its output (folded unless `expanded`), and how it ended.
@@ -183,8 +228,7 @@ pub fn bash(
         Line::default(),
         Line::from(vec![Span::styled("$ ", style::accent()), Span::styled(command.to_owned(), style::bold())]),
     ];
-    let content = [UserContent::text(output)];
-    lines.extend(tool_result(&content, None, false, expanded, None).0);
+    lines.extend(shell_output(&[UserContent::text(output)], false, expanded));
     if cancelled {
         lines.push(notice("  (cancelled)"));
     } else if let Some(code) = exit_code.filter(|c| *c != 0) {
@@ -251,6 +295,18 @@ mod tests {
         assert!(markdown::plain(&folded).ends_with("… 4 more lines (Ctrl+O to expand)"));
         let (expanded, _) = tool_result(&content, None, false, true, None);
         assert_eq!(plain(&expanded).lines().count(), 10);
+    }
+
+    #[test]
+    fn shell_output_folds_to_its_last_lines() {
+        let text = (1..=10).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let folded = plain(&shell_output(&[UserContent::text(text.clone())], false, false));
+        assert_eq!(
+            folded,
+            "  … (4 earlier lines, Ctrl+O to expand)\n  line 5\n  line 6\n  line 7\n  line 8\n  line 9\n  line 10"
+        );
+        assert_eq!(plain(&shell_output(&[UserContent::text(text)], false, true)).lines().count(), 10);
+        assert_eq!(plain(&shell_output(&[UserContent::text("short")], false, false)), "  short");
     }
 
     #[test]

@@ -42,8 +42,11 @@ pub fn result(r: &Finished<'_>, expanded: bool) -> Vec<Line<'static>> {
     lines
 }
 
-/// The result's text (Ctrl+O shows the last one whole).
+/// The result's text (Ctrl+O shows the last one whole); a shell command's folded to its end.
 pub fn text(r: &Finished<'_>, expanded: bool) -> Vec<Line<'static>> {
+    if r.name == "bash" && r.details.and_then(|d| d.get("diff")).is_none() {
+        return blocks::shell_output(r.content, r.is_error, expanded);
+    }
     let lang = match r.name {
         "read" => r
             .args
