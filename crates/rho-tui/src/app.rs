@@ -145,6 +145,9 @@ pub struct App {
     pub status: Option<String>,
     /// A retry waiting to start.
     pub retry: Option<Retry>,
+    /// The error the last failed attempt of this prompt printed: a retry that fails the same way
+    /// says so in a short line instead of printing it again.
+    last_error: Option<String>,
     pub select: Option<(Picking, Select)>,
     /// A tool's dialog waiting for an answer.
     pub dialog: Option<Dialog>,
@@ -211,6 +214,7 @@ impl App {
             follow_up: Vec::new(),
             status: None,
             retry: None,
+            last_error: None,
             select: None,
             dialog: None,
             completion: 0,
@@ -384,6 +388,7 @@ impl App {
     fn on_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::MessageStart { message: AgentMessage::User(user) } => {
+                self.last_error = None;
                 self.push(blocks::user(&user.text()));
             }
             AgentEvent::MessageStart { message: message @ AgentMessage::Custom(_) } => {
@@ -398,7 +403,16 @@ impl App {
             },
             AgentEvent::MessageEnd { message: AgentMessage::Assistant(message) } => {
                 self.end_stream();
-                self.push(blocks::stop_notice(&message));
+                let repeated = message.stop_reason == rho_types::types::StopReason::Error
+                    && message.error_message.is_some()
+                    && self.last_error == message.error_message;
+                if repeated {
+                    self.push([blocks::error("Error: the same as the last attempt")]);
+                } else {
+                    self.push(blocks::stop_notice(&message));
+                }
+                self.last_error =
+                    message.error_message.filter(|_| message.stop_reason == rho_types::types::StopReason::Error);
             }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
                 self.end_stream();
