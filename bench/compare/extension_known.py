@@ -53,6 +53,10 @@ KNOWN_PI16: dict[tuple[str, str], str] = {
     ("requests", "ssh.ts"):
         "the extension rewrites the prompt line `Current working directory: <cwd>`: rho's own prompt has that line "
         "(as pi 0.73.1's had), pi 1.6.0's puts the directory in a <cwd> block, so only rho's prompt is rewritten",
+    ("responses", "handoff.ts"):
+        "a prompt naming an extension command is answered once the command has finished, but rho does not hold up "
+        "the commands sent after it (docs/decisions.md D4): a get_state sent as soon as the command's notice is out "
+        "may be answered before the prompt, where pi reads no command until the prompt is answered",
     ("requests", "plan-mode"):
         "after 'Execute the plan' its agent_end handler restores the normal tools and sends a message: pi 1.6.0 goes "
         "on within the same run, whose system prompt was built at its start (plan mode's read-only tools); rho's "

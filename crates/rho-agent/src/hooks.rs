@@ -3,8 +3,9 @@
 //! which arguments (`tool_call`), a call's result (`tool_result`), and a finished message before
 //! it is reported (`message_end`), whether a turn that ended asks for one more request
 //! (`turn_end`, pi 1.6's actionable boundary), and where a request made with a virtual model goes
-//! (`route`, asked whenever the model is virtual). A point is awaited only when [`AgentHooks::wants`] says so,
-//! so a loop whose hooks listen to nothing awaits nothing and copies nothing.
+//! (`route`, asked whenever the model is virtual). A point is awaited only when
+//! [`AgentHooks::wants`] says so, so a loop whose hooks listen to nothing awaits nothing and
+//! copies nothing.
 
 use futures::future::BoxFuture;
 use rho_types::types::ToolCall;
@@ -46,6 +47,11 @@ pub struct ToolOutcome {
 pub struct Route {
     pub model: Model,
     pub thinking: ThinkingLevel,
+}
+
+/// Why a request made with the virtual model `model` cannot be routed when nothing routes it.
+pub fn not_registered(model: &Model) -> String {
+    format!("Virtual model {} is not registered.", model.selector())
 }
 
 /// The application's hooks into the loop. Every method has a pass-through default.
@@ -104,7 +110,7 @@ pub trait AgentHooks: Send + Sync {
         _messages: &'a [AgentMessage],
         _cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Route, String>> {
-        Box::pin(async move { Err(format!("Virtual model {} is not registered.", model.selector())) })
+        Box::pin(async move { Err(not_registered(model)) })
     }
 
     /// A message that ended, before it is reported and recorded: the same message or a

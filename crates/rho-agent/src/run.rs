@@ -216,7 +216,7 @@ async fn stream_assistant(
         Some((hooks, messages)) => {
             let routed = match hooks {
                 Some(hooks) => hooks.route(&selected, thinking, &messages, cancel).await,
-                None => Err(format!("Virtual model {} is not registered.", selected.selector())),
+                None => Err(crate::hooks::not_registered(&selected)),
             };
             match routed {
                 Ok(route) => (route.model, route.thinking),

@@ -98,7 +98,7 @@ impl AgentSession {
         cancel: &CancellationToken,
     ) -> Result<Route, String> {
         let name = format!("Virtual model {}", model.selector());
-        let extensions = self.extensions().cloned().ok_or_else(|| format!("{name} is not registered."))?;
+        let extensions = self.extensions().cloned().ok_or_else(|| rho_agent::not_registered(model))?;
         let state = (reason != RouteReason::Direct).then(|| self.router_state(model)).flatten();
         let request = RouteRequest {
             provider: model.provider.clone(),

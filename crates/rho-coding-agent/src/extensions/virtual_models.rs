@@ -84,3 +84,36 @@ impl Extensions {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn definition(levels: Option<Vec<&str>>) -> VirtualModelDefinition {
+        VirtualModelDefinition {
+            provider: "router".into(),
+            id: "auto".into(),
+            name: None,
+            thinking_levels: levels.map(|l| l.into_iter().map(str::to_owned).collect()),
+            context_window: Some(50_000),
+            max_tokens: None,
+            input: None,
+        }
+    }
+
+    #[test]
+    fn a_definition_lists_its_levels_and_leaves_the_rest_unknown() {
+        let model = virtual_model(&definition(Some(vec!["low", "high"]))).unwrap();
+        assert!(model.is_virtual() && model.reasoning);
+        assert_eq!(model.thinking_levels(), [ThinkingLevel::Low, ThinkingLevel::High]);
+        assert_eq!((model.name.as_str(), model.context_window, model.max_tokens), ("auto", 50_000, 0));
+        assert_eq!(model.input, [InputKind::Text, InputKind::Image]);
+        // Without levels: off only, no reasoning.
+        let plain = virtual_model(&definition(None)).unwrap();
+        assert!(!plain.reasoning);
+        assert_eq!(plain.thinking_levels(), [ThinkingLevel::Off]);
+        assert_eq!(virtual_model(&definition(Some(vec!["loud"]))).unwrap_err(), "unknown thinking level \"loud\"");
+        let unnamed = VirtualModelDefinition { id: " ".into(), ..definition(None) };
+        assert!(virtual_model(&unnamed).is_err());
+    }
+}
