@@ -6,12 +6,13 @@
 - a reply of --line-mb MB that arrives as one SSE event (one delta);
 - a prompt of --prompt-mb MB in ACP mode (`session/prompt`);
 - a reply of --blocked-mb MB (1 MB deltas) to an RPC host that reads nothing until the reply
-  has had time to arrive.
+  has had time to arrive;
+- an `edit` of one word in a file of --edit-mb MB that is one line, and in one of many lines.
 
 Each row gives rho's peak RSS (/proc/<pid>/status VmHWM) and that peak over the input's size.
 
 Usage: python3 bench/rpc/large_inputs.py [--session-mb 100] [--prompt-mb 50] [--line-mb 50]
-       [--blocked-mb 100] [--no-build]
+       [--blocked-mb 100] [--edit-mb 20] [--only edit] [--no-build]
 """
 
 import argparse
@@ -53,12 +54,13 @@ def write_session(path: Path, cwd: Path, size_mb: int) -> None:
 
 
 def finish(proc, mock):
-    """Reads rho's frames to `agent_end`; rho's peak RSS in MB, once it and the mock ended."""
+    """Reads rho's frames to `agent_settled` (a small frame: a large `agent_end` may come in
+    chunks); rho's peak RSS in MB, once it and the mock ended."""
     buf = b""
-    while b'"type":"agent_end"' not in buf:
+    while b'"type":"agent_settled"' not in buf:
         chunk = proc.stdout.read(1 << 20)
         if not chunk:
-            raise SystemExit("rho ended without agent_end")
+            raise SystemExit("rho ended without agent_settled")
         buf = buf[-64:] + chunk
     peak = bench.peak_rss_kb(proc.pid) / 1024
     proc.stdin.close()
@@ -132,17 +134,42 @@ def run_blocked(size_mb):
     return finish(proc, mock)
 
 
+def run_edit(size_mb, one_line):
+    """Peak RSS in MB of rho replacing one word in the middle of a `size_mb` MB file."""
+    def file(work):
+        half = size_mb * 1_000_000 // 2
+        filler = "x" * half if one_line else ("x" * 59 + "\n") * (half // 60)
+        (work / "big.txt").write_text(filler + "MARK" + filler)
+        return ["--no-session"]
+
+    turns = [
+        {"toolCalls": [{"name": "edit", "arguments": {"path": "big.txt", "edits": [
+            {"oldText": "MARK", "newText": "DONE"}]}}]},
+        {"text": "edited"},
+    ]
+    return run(turns, [], "edit it", file)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--session-mb", type=int, default=100)
     parser.add_argument("--prompt-mb", type=int, default=50)
     parser.add_argument("--line-mb", type=int, default=50)
     parser.add_argument("--blocked-mb", type=int, default=100)
+    parser.add_argument("--edit-mb", type=int, default=20)
+    parser.add_argument("--only", choices=["edit"], help="only the edit rows")
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
     if not args.no_build:
         bench.build()
     rows = []
+    for one_line in (True, False):
+        peak = run_edit(args.edit_mb, one_line)
+        shape = "one line" if one_line else "lines of 60 bytes"
+        rows.append((f"an edit in a {args.edit_mb} MB file of {shape}", args.edit_mb, peak))
+    if args.only == "edit":
+        report(rows)
+        return
 
     def session(work):
         path = work / "big.jsonl"
@@ -161,6 +188,10 @@ def main():
     peak = run_blocked(args.blocked_mb)
     rows.append((f"a {args.blocked_mb} MB reply to a host that reads late", args.blocked_mb, peak))
 
+    report(rows)
+
+
+def report(rows):
     print("| input | peak RSS | peak / input |")
     print("| --- | --- | --- |")
     for what, size, peak in rows:

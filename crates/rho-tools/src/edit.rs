@@ -22,7 +22,7 @@ use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
 use crate::edit_apply::{EditError, Replacement, apply_edits};
 use crate::edit_args::{EditArgs, advertised_schema, prepare};
-use crate::edit_diff::generate_diff_string;
+use crate::edit_diff::{generate_diff_string, unified_patch};
 use crate::edit_match::normalize_line_endings;
 use crate::file_access::is_text_file;
 use crate::os_error;
@@ -119,12 +119,6 @@ impl EditRequest {
 
         let new_body = apply_edits(body, &self.edits, &self.path)?;
 
-        let mut output = String::with_capacity(new_body.len() + 3);
-        if bom {
-            output.push(BOM);
-        }
-        output.push_str(&new_body);
-
         let (old, new) = (normalize_line_endings(body), normalize_line_endings(&new_body));
         let diff = generate_diff_string(&old, &new, 4);
         let mut details = json!({"diff": diff.diff});
@@ -132,12 +126,13 @@ impl EditRequest {
             details["firstChangedLine"] = json!(line);
         }
         // pi 1.6's standard unified patch of the edit, beside the display diff.
-        let patch = similar::TextDiff::from_lines(&old, &new)
-            .unified_diff()
-            .context_radius(4)
-            .header(&self.path, &self.path)
-            .to_string();
+        let patch = unified_patch(&old, &new, 4, &self.path);
         details["patch"] = json!(patch);
+        drop((old, new));
+        let mut output = new_body;
+        if bom {
+            output.insert(0, BOM);
+        }
         let text = format!("Successfully replaced {} block(s) in {}.", self.edits.len(), self.path);
         Ok((output, AgentToolResult::text(text).with_details(details)))
     }

@@ -87,8 +87,10 @@ pub fn apply_edits(body: &str, edits: &[Replacement], path: &str) -> Result<Stri
     let path = path.to_owned();
     let total = edits.len();
     let one = total == 1;
-    let edits: Vec<(String, String)> =
-        edits.iter().map(|e| (normalize_line_endings(&e.old_text), normalize_line_endings(&e.new_text))).collect();
+    let edits: Vec<(String, String)> = edits
+        .iter()
+        .map(|e| (normalize_line_endings(&e.old_text).into_owned(), normalize_line_endings(&e.new_text).into_owned()))
+        .collect();
     if let Some(index) = edits.iter().position(|(old, _)| old.is_empty()) {
         return Err(if one { EditError::EmptyOldText { path } } else { EditError::EmptyOldTextAt { path, index } });
     }
@@ -132,10 +134,16 @@ pub fn apply_edits(body: &str, edits: &[Replacement], path: &str) -> Result<Stri
         }
     }
 
-    let mut out = body.to_owned();
-    for m in matches.iter().rev() {
-        out.replace_range(m.orig.clone(), &m.replacement);
+    // Built once, piece by piece: the file is copied one time whatever the number of edits.
+    let grown: usize = matches.iter().map(|m| m.replacement.len()).sum();
+    let mut out = String::with_capacity(body.len() + grown);
+    let mut at = 0;
+    for m in &matches {
+        out.push_str(&body[at..m.orig.start]);
+        out.push_str(&m.replacement);
+        at = m.orig.end;
     }
+    out.push_str(&body[at..]);
     if normalize_line_endings(body) == normalize_line_endings(&out) {
         return Err(if one { EditError::NoChange { path } } else { EditError::NoChanges { path } });
     }

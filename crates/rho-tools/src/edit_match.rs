@@ -10,7 +10,12 @@
 //! line normalizes to nothing. Normalizing per cluster rather than per string differs from
 //! whole-string NFKC only for sequences that compose across starters (decomposed Hangul is kept
 //! together), and both the file and `oldText` go through the same function.
+//!
+//! Memory is bounded by the file: a view that changes nothing borrows the file's text, and the
+//! fuzzy pass normalizes one cluster at a time into a reused buffer (ASCII goes through as it
+//! is), so a file of one long line costs no more than one of many.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use unicode_normalization::UnicodeNormalization;
@@ -43,8 +48,8 @@ impl Segment {
 
 /// A normalized text and its map back to the original.
 #[derive(Debug)]
-pub struct View {
-    pub text: String,
+pub struct View<'a> {
+    pub text: Cow<'a, str>,
     segments: Vec<Segment>,
     orig_len: usize,
 }
@@ -115,39 +120,69 @@ impl Builder {
         self.text.push_str(norm);
     }
 
-    fn push_fuzzy_line(&mut self, source: &str, body: Range<usize>) {
+    fn push_fuzzy_line(&mut self, source: &str, body: Range<usize>, buffer: &mut String) {
         let line = &source[body.clone()];
-        let mut clusters: Vec<(Range<usize>, String)> = Vec::new();
+        // The line's trailing whitespace normalizes to nothing: find where it starts (after the
+        // last cluster that is not all whitespace, whose own trailing whitespace is cut too).
+        let mut kept_end = line.len();
+        let mut last = None;
+        while kept_end > 0 {
+            let start = cluster_start(line, kept_end);
+            let norm = normalize_cluster(&line[start..kept_end]);
+            if !norm.chars().all(is_js_whitespace) {
+                let trimmed = norm.trim_end_matches(is_js_whitespace).len();
+                last = Some((start, norm[..trimmed].to_owned()));
+                break;
+            }
+            kept_end = start;
+        }
         let mut start = 0usize;
-        for (i, c) in line.char_indices().skip(1) {
-            if !extends_cluster(c) {
-                clusters.push((start..i, normalize_cluster(&line[start..i])));
-                start = i;
+        let ends = line.char_indices().skip(1).filter(|(_, c)| !extends_cluster(*c)).map(|(i, _)| i);
+        for end in ends.chain(std::iter::once(line.len())).filter(|end| *end > 0) {
+            let orig = body.start + start..body.start + end;
+            let cluster = &line[start..end];
+            match &last {
+                // Past the last cluster that stays: trailing whitespace.
+                _ if start >= kept_end => self.push(orig, "", false),
+                Some((at, norm)) if *at == start => self.push(orig, norm, cluster == norm),
+                _ if cluster.len() == 1 && cluster.is_ascii() => self.push(orig, cluster, true),
+                _ => {
+                    buffer.clear();
+                    buffer.extend(cluster.nfkc().map(fuzzy_char));
+                    self.push(orig, buffer, cluster == buffer.as_str());
+                }
             }
-        }
-        if start < line.len() {
-            clusters.push((start..line.len(), normalize_cluster(&line[start..])));
-        }
-        for (_, norm) in clusters.iter_mut().rev() {
-            if norm.chars().all(is_js_whitespace) {
-                norm.clear();
-                continue;
-            }
-            let trimmed = norm.trim_end_matches(is_js_whitespace).len();
-            norm.truncate(trimmed);
-            break;
-        }
-        for (range, norm) in clusters {
-            let orig = body.start + range.start..body.start + range.end;
-            let identity = source[orig.clone()] == *norm;
-            self.push(orig, &norm, identity);
+            start = end;
         }
     }
 }
 
-impl View {
-    pub fn build(source: &str, mode: Mode) -> Self {
+/// Where the cluster that ends at `end` starts: at its starter (a line's first character always
+/// starts one).
+fn cluster_start(line: &str, end: usize) -> usize {
+    line[..end].char_indices().rev().find(|(i, c)| *i == 0 || !extends_cluster(*c)).map_or(0, |(i, _)| i)
+}
+
+/// Whether fuzzy normalization leaves `source` as it is: ASCII, one `\n` per line break and no
+/// trailing whitespace.
+fn fuzzy_is_identity(source: &str) -> bool {
+    source.is_ascii()
+        && !source.contains('\r')
+        && source.split('\n').all(|line| !line.ends_with(|c: char| c.is_ascii() && is_js_whitespace(c)))
+}
+
+impl<'a> View<'a> {
+    pub fn build(source: &'a str, mode: Mode) -> Self {
+        let unchanged = match mode {
+            Mode::LineEndings => !source.contains('\r'),
+            Mode::Fuzzy => fuzzy_is_identity(source),
+        };
+        if unchanged {
+            let whole = Segment { orig: 0, orig_len: source.len(), norm: 0, norm_len: source.len(), identity: true };
+            return Self { text: Cow::Borrowed(source), segments: vec![whole], orig_len: source.len() };
+        }
         let mut builder = Builder { text: String::with_capacity(source.len()), segments: Vec::new() };
+        let mut buffer = String::new();
         let bytes = source.as_bytes();
         let mut line_start = 0usize;
         let mut i = 0usize;
@@ -167,7 +202,7 @@ impl View {
                 Mode::LineEndings => {
                     builder.push(line_start..i, &source[line_start..i], true);
                 }
-                Mode::Fuzzy => builder.push_fuzzy_line(source, line_start..i),
+                Mode::Fuzzy => builder.push_fuzzy_line(source, line_start..i, &mut buffer),
             }
             if term_len > 0 {
                 let identity = term_len == 1 && bytes[i] == b'\n';
@@ -176,7 +211,7 @@ impl View {
             i += term_len.max(1);
             line_start = i;
         }
-        Self { text: builder.text, segments: builder.segments, orig_len: source.len() }
+        Self { text: Cow::Owned(builder.text), segments: builder.segments, orig_len: source.len() }
     }
 
     /// The original range behind the normalized range `range` (which must lie on character
@@ -210,14 +245,14 @@ impl View {
     }
 }
 
-/// `\r\n` and lone `\r` as `\n`.
-pub fn normalize_line_endings(text: &str) -> String {
-    text.replace("\r\n", "\n").replace('\r', "\n")
+/// `\r\n` and lone `\r` as `\n` (the text itself when it has neither).
+pub fn normalize_line_endings(text: &str) -> Cow<'_, str> {
+    if text.contains('\r') { Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n")) } else { Cow::Borrowed(text) }
 }
 
 /// The fuzzy-normalized form of a text.
 pub fn normalize_fuzzy(text: &str) -> String {
-    View::build(text, Mode::Fuzzy).text
+    View::build(text, Mode::Fuzzy).text.into_owned()
 }
 
 /// Non-overlapping occurrences, counted like `haystack.split(needle).length - 1` (an empty
