@@ -9,8 +9,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Channel } from "./channel.mjs";
 import { createComponents } from "./components.mjs";
+import { beforeAgentStart, boundary, userBash } from "./answers.mjs";
 import { applyFlagValues, registered, withoutExit } from "./loading.mjs";
 import { capContent, removeSpillFiles } from "./output-cap.mjs";
+import { askProjectTrust } from "./project-trust.mjs";
 import { createProviderStreams } from "./provider-streams.mjs";
 import { createRenderer } from "./render.mjs";
 import { resolveExtensions as resolveWith } from "./resolve.mjs";
@@ -150,7 +152,7 @@ function handle(message) {
       respond(message.id, withAbort(message.id, () => runCommand(message.name, message.args)));
       break;
     case "project_trust":
-      respond(message.id, projectTrust(message.cwd));
+      respond(message.id, askProjectTrust(runnerModule, current.runner, init.mode, message.cwd, channel));
       break;
     case "shortcut":
       respond(message.id, runShortcut(message.shortcut));
@@ -529,101 +531,18 @@ async function emit(kind, event) {
     case "before_provider_headers":
       return runner.emitBeforeProviderHeaders(event.headers);
     case "before_agent_start":
-      return beforeAgentStart(event);
+      return beforeAgentStart(runner, init.cwd, event);
     case "input":
       return runner.emitInput(event.text, event.images, event.source, event.streamingBehavior ?? undefined);
     case "resources_discover":
       return runner.emitResourcesDiscover(event.cwd, event.reason);
     case "user_bash":
-      return userBash(event);
+      return userBash(runner, event);
     case "boundary":
-      return boundary(event);
+      return boundary(pi, runner, mirror.manager, init.cwd, state.pendingMessages > 0, event);
     default:
       return handling.run(event.type, () => runner.emit(event));
   }
-}
-
-/** `before_agent_start`: pi's event for a run started by a user message (`messageType: "user"`)
- *  or by a custom message with `triggerTurn` (`"custom"`). rho's prompt is the starting point;
- *  the answer says what the handlers changed. */
-async function beforeAgentStart(event) {
-  const trigger =
-    event.messageType === "custom"
-      ? { messageType: "custom", message: event.message }
-      : { messageType: "user", prompt: event.prompt, ...(event.images ? { images: event.images } : {}) };
-  const options = { ...(event.systemPromptOptions ?? {}), cwd: init.cwd, forceSystemPrompt: event.systemPrompt };
-  const result = await current.runner.emitBeforeAgentStart(trigger, options);
-  let systemPrompt = result.systemPromptOptions.forceSystemPrompt;
-  // Sections a handler added (`systemPromptOptions.sections.<name>`) follow the prompt as pi
-  // renders its own sections.
-  for (const [name, content] of Object.entries(result.systemPromptOptions.sections ?? {})) {
-    if (content) systemPrompt = `${systemPrompt}\n\n<${name}>\n${content}\n</${name}>`;
-  }
-  return {
-    messages: result.messages,
-    systemPrompt: systemPrompt !== event.systemPrompt ? systemPrompt : undefined,
-  };
-}
-
-/** `turn_end` and `agent_before_settle`, pi 1.6's actionable boundaries: pi's runner chains the
- *  handlers (each sees the entries proposed so far and the context rebuilt with them); rho
- *  appends the final proposal and decides the continuation. An invalid proposal is dropped. */
-async function boundary(event) {
-  const result = await current.runner.emitBoundary(event, (drafts) => boundaryContext(drafts, event.type));
-  return result.valid ? { entries: result.entries, continue: result.continue === true } : { entries: [], continue: false };
-}
-
-/** The context a boundary handler sees: the session branch with `drafts` appended, in memory. */
-function boundaryContext(drafts, type) {
-  const header = mirror.manager.getHeader();
-  const preview = pi.SessionManager.inMemory(init.cwd, undefined, [header, ...mirror.manager.getBranch()]);
-  for (const draft of drafts) {
-    switch (draft?.type) {
-      case "custom":
-        preview.appendCustomEntry(draft.customType, draft.data);
-        break;
-      case "custom_message":
-        preview.appendCustomMessageEntry(draft.customType, draft.content, draft.display, draft.details);
-        break;
-      case "context_edit":
-        preview.appendContextEdit(draft.targetId, draft.replacement);
-        break;
-      case "compaction":
-        preview.appendCompaction(draft.summary, draft.firstKeptEntryId, 0, draft.details, true, draft.usage);
-        break;
-      default:
-        throw new Error(`entries of type "${draft?.type}" cannot be appended at a boundary`);
-    }
-  }
-  const projection = preview.buildSessionProjection();
-  const llmMessages = pi.convertToLlm(projection.messages);
-  const finalRole = llmMessages.at(-1)?.role;
-  const queued = state.pendingMessages > 0;
-  const contextCanContinue = llmMessages.some((m) => m.role !== "system") && finalRole !== "assistant";
-  return {
-    contextEntries: projection.entries,
-    contextMessages: projection.messages,
-    llmMessages,
-    pendingMessages: [],
-    canContinue: contextCanContinue || (type === "turn_end" ? queued : finalRole === "assistant" && queued),
-  };
-}
-
-/** `user_bash`: a handler may answer with a result, or with operations this process runs. */
-async function userBash(event) {
-  const result = await current.runner.emitUserBash(event);
-  if (!result) return null;
-  if (result.result) return { result: result.result };
-  if (result.operations?.exec) {
-    let output = "";
-    const outcome = await result.operations.exec(event.command, event.cwd, {
-      onData: (data) => {
-        output += data.toString();
-      },
-    });
-    return { result: { output, exitCode: outcome?.exitCode ?? null, cancelled: false, truncated: false } };
-  }
-  return null;
 }
 
 async function runTool(message, signal) {
@@ -647,23 +566,6 @@ async function runTool(message, signal) {
     structuredContent: result?.structuredContent,
     terminate: result?.terminate === true ? true : undefined,
   };
-}
-
-/** `project_trust`: pi's own dispatch (the first yes or no wins, a throwing handler is reported
- *  and the next asked), with pi's limited trust context; this process has no dialogs then. */
-async function projectTrust(cwd) {
-  const ui = {
-    select: async () => undefined,
-    confirm: async () => false,
-    input: async () => undefined,
-    notify: () => {},
-  };
-  const ctx = { cwd, mode: init.mode, hasUI: false, ui };
-  const event = { type: "project_trust", cwd };
-  const { result, errors } = await runnerModule.emitProjectTrustEvent({ extensions: current.runner.extensions }, event, ctx);
-  for (const error of errors) channel.send({ type: "error", ...error });
-  if (result?.trusted !== "yes" && result?.trusted !== "no") return null;
-  return { trusted: result.trusted, remember: result.remember === true };
 }
 
 async function runCommand(name, args) {

@@ -42,6 +42,8 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("output-cap.mjs", include_str!("../host/output-cap.mjs")),
     ("loading.mjs", include_str!("../host/loading.mjs")),
     ("virtual-models.mjs", include_str!("../host/virtual-models.mjs")),
+    ("answers.mjs", include_str!("../host/answers.mjs")),
+    ("project-trust.mjs", include_str!("../host/project-trust.mjs")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

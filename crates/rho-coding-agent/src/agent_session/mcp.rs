@@ -39,6 +39,10 @@ pub(crate) struct SessionMcp {
     pub(super) file_names: Vec<String>,
     /// The servers extensions registered, by name, with their entries as given.
     pub(super) from_extensions: Mutex<BTreeMap<String, serde_json::Value>>,
+    /// The extensions' servers as last reported, until a change applies them.
+    pub(super) reported: Mutex<Option<Vec<super::RegisteredMcpServer>>>,
+    /// One change of the extensions' servers at a time (each waits for servers to close).
+    pub(super) changing: tokio::sync::Mutex<()>,
 }
 
 /// A prompt's `/mcp__<server>__<prompt> args`, resolved: the prompt and its bound arguments.
@@ -71,6 +75,8 @@ impl AgentSession {
             stop: CancellationToken::new(),
             announced: Mutex::default(),
             from_extensions: Mutex::default(),
+            reported: Mutex::default(),
+            changing: tokio::sync::Mutex::new(()),
         };
         if self.inner.mcp.set(mcp).is_ok() {
             let session = Arc::downgrade(&self.inner);

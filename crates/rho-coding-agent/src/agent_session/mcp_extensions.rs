@@ -23,16 +23,27 @@ pub(crate) struct RegisteredMcpServer {
 
 impl AgentSession {
     /// The servers extensions have registered now (the whole list): those no longer in it are
-    /// closed, new and changed ones started.
-    pub(crate) async fn set_extension_mcp_servers(&self, servers: Vec<RegisteredMcpServer>) {
+    /// closed, new and changed ones started, in the background. Lists reported in quick
+    /// succession end with the last one applied.
+    pub(crate) fn set_extension_mcp_servers(&self, servers: Vec<RegisteredMcpServer>) {
         if self.inner.mcp_off {
             return;
         }
         if self.inner.mcp.get().is_none() && !servers.is_empty() {
             self.set_up_mcp(McpConfig::default());
         }
+        let Some(mcp) = self.inner.mcp.get() else { return };
+        *mcp.reported.lock() = Some(servers);
+        let session = self.clone();
+        tokio::spawn(async move { session.apply_extension_mcp_servers().await });
+    }
+
+    async fn apply_extension_mcp_servers(&self) {
         self.start_mcp_now();
         let (Some(mcp), Some(manager)) = (self.inner.mcp.get(), self.mcp_manager().cloned()) else { return };
+        let _one_at_a_time = mcp.changing.lock().await;
+        // Applied already by the change after it, which took the last list.
+        let Some(servers) = mcp.reported.lock().take() else { return };
         let wanted: BTreeMap<String, RegisteredMcpServer> =
             servers.into_iter().filter(|s| !mcp.file_names.contains(&s.name)).map(|s| (s.name.clone(), s)).collect();
         let (added, removed) = {

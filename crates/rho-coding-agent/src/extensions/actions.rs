@@ -247,8 +247,7 @@ fn act(extensions: &Arc<Extensions>, session: &AgentSession, id: Option<String>,
                 .into_iter()
                 .map(|s| RegisteredMcpServer { name: s.name, config: s.config, extension_path: s.extension_path })
                 .collect();
-            let session = session.clone();
-            tokio::spawn(async move { session.set_extension_mcp_servers(servers).await });
+            session.set_extension_mcp_servers(servers);
         }
         Action::NewSession { .. }
         | Action::Fork { .. }
