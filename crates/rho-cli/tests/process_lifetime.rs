@@ -1,7 +1,7 @@
 //! Every process rho starts for the model ends with rho: a daemon a command started (in a
 //! session of its own, out of the command's process group) and a background job of a finished
 //! command end when rho exits cleanly and when it is killed with SIGKILL; so does an MCP server
-//! that ignores both end of input and SIGTERM.
+//! that ignores both end of input and SIGTERM. The spill files of its commands go with it too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -69,4 +69,17 @@ async fn an_mcp_server_that_ignores_eof_and_sigterm_ends_with_rho() {
         }
         assert!(ends(pid).await, "the server outlived rho (killed: {kill})");
     }
+}
+
+#[tokio::test]
+async fn the_spill_files_of_a_killed_rho_are_removed() {
+    let env = Env::new(Vec::new()).await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    // 100,000 lines: past the limits, so the whole output goes to a spill file.
+    let result = rho.data(json!({"type": "bash", "command": "seq 100000"})).await;
+    let spill = std::path::PathBuf::from(result["fullOutputPath"].as_str().unwrap_or_else(|| panic!("{result}")));
+    assert!(spill.is_file(), "{result}");
+    rho.child.start_kill().unwrap();
+    rho.child.wait().await.unwrap();
+    assert!(eventually(|| !spill.exists()).await, "{} outlived a killed rho", spill.display());
 }

@@ -4,7 +4,8 @@
 //! <token>`), started with the first of them and outliving nothing but rho, is told by the kernel
 //! when rho is gone (the parent-death signal) and then kills every process that carries the token:
 //! background jobs of finished commands, daemons that left their process group, an MCP server that
-//! ignores EOF and SIGTERM. A process that clears its environment escapes it.
+//! ignores EOF and SIGTERM. A process that clears its environment escapes it. Then it removes
+//! the bash tool's spill files rho left (named with the token, see [`crate::output`]).
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -102,7 +103,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         // A process forking right now may leave a child for the next round.
         std::thread::sleep(Duration::from_millis(20));
     }
+    remove_spill_files(&token);
     0
+}
+
+/// The spill files of the rho whose token is `token`, in the temporary folder.
+fn remove_spill_files(token: &str) {
+    let prefix = crate::output::spill_prefix(Some(token));
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        if entry.file_name().to_str().is_some_and(|name| name.starts_with(&prefix) && name.ends_with(".log")) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The processes whose environment holds `marker` (this one excepted).

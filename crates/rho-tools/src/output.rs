@@ -1,6 +1,8 @@
 //! A shell command's output as the bash tool and the user shell keep it: a rolling buffer of the
 //! newest chunks (about 100 KiB, enough to tail-truncate to 50 KiB) and, once the output passes
-//! 50 KiB or is truncated at all, a spill file `<tmp>/rho-bash-<16 hex>.log` holding all of it.
+//! 50 KiB or is truncated at all, a spill file `<tmp>/rho-bash-<16 hex>.log` holding all of it
+//! (`rho-bash-<owner token>-<16 hex>.log` under the process guardian, which removes them when
+//! rho is killed; a clean exit removes them itself).
 //! The reference creates that file only past 50 KiB and so names an `undefined` file when output
 //! is cut by the line limit alone; rho always has a file to point to.
 
@@ -26,15 +28,24 @@ pub fn remove_spill_files() {
     }
 }
 
-/// A fresh, exclusively created `<tmp>/rho-bash-<16 hex>.log`.
+/// The start of the name of every spill file of the process whose owner token is `token`.
+pub fn spill_prefix(token: Option<&str>) -> String {
+    match token {
+        Some(token) => format!("rho-bash-{token}-"),
+        None => "rho-bash-".to_owned(),
+    }
+}
+
+/// A fresh, exclusively created `<tmp>/rho-bash-[<owner token>-]<16 hex>.log`.
 fn create_spill_file() -> std::io::Result<(PathBuf, File)> {
     let dir = std::env::temp_dir();
+    let prefix = spill_prefix(crate::guardian::owner_env().map(|(_, token)| token));
     let mut last_err = None;
     for _ in 0..8 {
         let id = uuid::Uuid::new_v4();
         let bytes = id.as_bytes();
         let hex: String = bytes[..6].iter().chain(&bytes[10..12]).map(|b| format!("{b:02x}")).collect();
-        let path = dir.join(format!("rho-bash-{hex}.log"));
+        let path = dir.join(format!("{prefix}{hex}.log"));
         // In the shared temporary folder: readable by the user alone.
         match std::os::unix::fs::OpenOptionsExt::mode(File::options().write(true).create_new(true), 0o600).open(&path) {
             Ok(file) => {
