@@ -300,3 +300,34 @@ async fn ctrl_t_mid_thinking_leaves_no_partial_block() {
     let whole = term.wait_until("the thinking shown", |s| s.contains("ponder step 39")).await;
     assert_eq!(term.scrollback_and_screen().matches("ponder step 0\n").count(), 1, "{whole}");
 }
+
+/// How many times rho's threads gave up or lost the processor so far.
+fn context_switches(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// Idle (no run, no key for a while), nothing wakes the process: no spinner's timer, no input
+/// polling at a frame's pace. It woke about 135 times a second before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_screen_does_not_wake() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    // A measurement window, past the input reader's quick polls that follow the last key.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let before = context_switches(term.pid());
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let woke = context_switches(term.pid()) - before;
+    assert!(woke <= 30, "{woke} wakeups in 3 s of idle");
+}

@@ -75,6 +75,11 @@ use rho_coding_agent::{AgentSession, startup};
 const FRAME: Duration = Duration::from_millis(16);
 /// The spinner's step.
 const TICK: Duration = Duration::from_millis(80);
+/// How long the input reader waits at a time while keys come, and once they stopped for
+/// [`INPUT_IDLE_AFTER`].
+const INPUT_POLL: Duration = Duration::from_millis(20);
+const INPUT_IDLE_POLL: Duration = Duration::from_millis(500);
+const INPUT_IDLE_AFTER: Duration = Duration::from_secs(2);
 /// How long quitting waits for an aborted run to wind down.
 const QUIT_GRACE: Duration = Duration::from_secs(3);
 
@@ -217,6 +222,9 @@ async fn main_loop(
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     let mut ticker = tokio::time::interval(TICK);
+    // It waits while nothing moves: it then goes on from when it is next needed, without the
+    // ticks missed meanwhile.
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
     let mut last_frame = Instant::now() - FRAME;
     loop {
@@ -253,7 +261,8 @@ async fn main_loop(
                 dirty = true;
             }
             _ = tokio::time::sleep_until(frame_due), if dirty => {}
-            _ = ticker.tick() => {
+            // Idle, nothing moves on screen: no timer wakes the process.
+            _ = ticker.tick(), if app.is_working() || app.held.is_holding() => {
                 if app.held.is_holding() {
                     app.release_held();
                     dirty = true;
@@ -331,12 +340,16 @@ fn start_terminal(tx: &UnboundedSender<AppEvent>) -> Result<Tui, i32> {
     }
 }
 
-/// Keys, pastes and resizes, read on a thread of their own. The reader waits in short polls so
-/// that a cursor-position query of the viewport (which reads the same input) is never blocked.
+/// Keys, pastes and resizes, read on a thread of their own. A poll holds the input, and a
+/// cursor-position query of the viewport (a resize, a suspend) reads the same input: the reader
+/// waits in short polls while input comes (a query follows an event), in long ones once the
+/// person has been idle for [`INPUT_IDLE_AFTER`], so an idle screen hardly wakes.
 fn spawn_input(tx: UnboundedSender<AppEvent>) {
     std::thread::spawn(move || {
+        let mut last_input = Instant::now();
         loop {
-            match event::poll(Duration::from_millis(20)) {
+            let wait = if last_input.elapsed() < INPUT_IDLE_AFTER { INPUT_POLL } else { INPUT_IDLE_POLL };
+            match event::poll(wait) {
                 Ok(false) => {
                     if tx.is_closed() {
                         return;
@@ -344,6 +357,7 @@ fn spawn_input(tx: UnboundedSender<AppEvent>) {
                 }
                 Ok(true) => match event::read() {
                     Ok(e) => {
+                        last_input = Instant::now();
                         if tx.send(AppEvent::Input(e)).is_err() {
                             return;
                         }

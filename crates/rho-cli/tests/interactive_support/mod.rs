@@ -143,6 +143,11 @@ impl Terminal {
         Terminal { parser, raw, writer, child, _master: pty.master }
     }
 
+    /// rho's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("rho runs")
+    }
+
     /// The visible screen, trailing spaces and blank lines dropped.
     pub fn screen(&self) -> String {
         let contents = self.parser.lock().unwrap().screen().contents();
