@@ -3,6 +3,8 @@
 
 For each of --runs fresh processes against rho-mock-llm:
 - idle memory: resident set size once the first frame is drawn and start-up is over;
+- idle wakeups: context switches a second of rho's threads over --idle-s seconds, from 2.5 s
+  after the first frame (past the input reader's quick polls that follow a key);
 - time to first frame: spawn to the first footer drawn (the line starting with the token
   counts), measured outside; rho's own count from the mode's start is reported too;
 - a reply of --deltas text deltas of --size bytes (rho-mock-llm's `flood`, one long paragraph,
@@ -12,7 +14,8 @@ For each of --runs fresh processes against rho-mock-llm:
 The terminal side answers the viewport's cursor-position queries (always row 1) and reads
 everything rho writes; it does not emulate the screen.
 
-Usage: python3 bench/tui/bench.py [--runs N] [--deltas N] [--size N] [--delay-ms N] [--no-build]
+Usage: python3 bench/tui/bench.py [--runs N] [--deltas N] [--size N] [--delay-ms N] [--idle-s S]
+       [--no-build]
 Needs Python 3 and cargo. Prints a markdown table (medians, with min-max).
 """
 
@@ -136,6 +139,19 @@ class Pty:
                 return int(line.split()[1]) / 1024
         return 0.0
 
+    def context_switches(self):
+        total = 0
+        for status in Path(f"/proc/{self.pid}/task").glob("*/status"):
+            for line in status.read_text().splitlines():
+                if "ctxt_switches" in line:
+                    total += int(line.split()[1])
+        return total
+
+    def idle(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.pump(0.05)
+
     def cpu(self):
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -154,7 +170,7 @@ class Pty:
         raise TimeoutError("rho did not quit")
 
 
-def one_run(deltas, size, delay_ms):
+def one_run(deltas, size, delay_ms, idle_s):
     turn = {"flood": {"count": deltas, "size": size}}
     if delay_ms > 0:
         turn["chunkDelayMs"] = delay_ms
@@ -171,8 +187,14 @@ def one_run(deltas, size, delay_ms):
         settle = time.monotonic() + 0.3
         while time.monotonic() < settle:
             term.pump(0.01)
-        cpu0 = term.cpu()
         idle_rss = term.rss_mb()
+        wakeups = None
+        if idle_s > 0:
+            term.idle(2.5)
+            switches = term.context_switches()
+            term.idle(idle_s)
+            wakeups = (term.context_switches() - switches) / idle_s
+        cpu0 = term.cpu()
         t1 = time.monotonic()
         os.write(term.fd, b"go\r")
         sessions = agent / "sessions"
@@ -196,6 +218,7 @@ def one_run(deltas, size, delay_ms):
             "first_frame_ms": first_frame * 1000,
             "first_frame_internal_ms": frames["firstFrameMs"],
             "idle_rss_mb": idle_rss,
+            **({"idle_wakeups_per_s": wakeups} if wakeups is not None else {}),
             "reply_wall_ms": reply_wall * 1000,
             "reply_cpu_ms": reply_cpu * 1000,
             "frames": frames["frames"],
@@ -214,11 +237,12 @@ def main():
     parser.add_argument("--deltas", type=int, default=5000)
     parser.add_argument("--size", type=int, default=8)
     parser.add_argument("--delay-ms", type=int, default=0, help="pause between two deltas (0: as fast as possible)")
+    parser.add_argument("--idle-s", type=float, default=3, help="seconds of idle wakeups measured (0: none)")
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
     if not args.no_build:
         build()
-    runs = [one_run(args.deltas, args.size, args.delay_ms) for _ in range(args.runs)]
+    runs = [one_run(args.deltas, args.size, args.delay_ms, args.idle_s) for _ in range(args.runs)]
     pacing = f", {args.delay_ms} ms apart" if args.delay_ms else ", unpaced"
     print(f"rho interactive mode, {args.runs} runs, a reply of {args.deltas} deltas x {args.size} bytes{pacing}, 100x30 pty\n")
     print_medians(runs)
