@@ -57,19 +57,11 @@ fn write_session(env: &Env, lines: &[Value]) -> std::path::PathBuf {
     file
 }
 
-/// `role:text` of each message of a request body (Anthropic's wire form).
+/// `role:first line of text` of each message of a request body.
 fn sent(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(s) => s.clone(),
-                blocks => blocks[0]["text"].as_str().unwrap_or_default().to_owned(),
-            };
-            format!("{}:{}", m["role"].as_str().unwrap(), text.lines().next().unwrap_or_default())
-        })
+    crate::common::message_texts(body)
+        .into_iter()
+        .map(|(role, text)| format!("{role}:{}", text.lines().next().unwrap_or_default()))
         .collect()
 }
 

@@ -341,6 +341,23 @@ pub fn check_outbound(frame: &Value) {
     }
 }
 
+/// Each message of a request body (Anthropic's wire form) as its role and its text (the text
+/// blocks joined).
+pub fn message_texts(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let text = match &m["content"] {
+                Value::String(s) => s.clone(),
+                blocks => blocks.as_array().unwrap().iter().filter_map(|b| b["text"].as_str()).collect(),
+            };
+            (m["role"].as_str().unwrap().to_owned(), text)
+        })
+        .collect()
+}
+
 /// Replaces run-dependent values: timestamps and durations by 0, ids by `[id]`, paths, URLs and
 /// the prompt's date by placeholders.
 pub fn redact(value: &Value) -> Value {

@@ -8,24 +8,11 @@ use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
 use crate::common::extensions::{fixture, pi_host};
-use crate::common::{Env, Rho, read_jsonl};
+use crate::common::{Env, Rho, message_texts, read_jsonl};
 
 /// A request's messages as `role: text`.
 fn sent(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(s) => s.clone(),
-                blocks => {
-                    blocks.as_array().unwrap().iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("")
-                }
-            };
-            format!("{}: {text}", m["role"].as_str().unwrap())
-        })
-        .collect()
+    message_texts(body).into_iter().map(|(role, text)| format!("{role}: {text}")).collect()
 }
 
 #[tokio::test]
