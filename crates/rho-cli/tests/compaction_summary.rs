@@ -44,6 +44,11 @@ fn options() -> StreamOptions {
     StreamOptions { api_key: Some("test-key".into()), ..StreamOptions::default() }
 }
 
+/// A summary request to `model` at level high, without instructions or retries.
+fn request(model: &Model) -> SummaryRequest<'_> {
+    SummaryRequest { model, options: options(), custom_instructions: None, retry: None, thinking: ThinkingLevel::High }
+}
+
 fn user(text: &str) -> AgentMessage {
     AgentMessage::User(UserMessage {
         content: UserMessageContent::Blocks(vec![UserContent::text(text)]),
@@ -145,18 +150,9 @@ async fn compaction_updates_the_previous_summary_with_a_focus() {
     assert_eq!(preparation.first_kept_entry_id, kept.as_str());
     assert!(!preparation.is_split_turn);
 
-    let output = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: Some("the parser"),
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap();
+    let output = compact(&preparation, SummaryRequest { custom_instructions: Some("the parser"), ..request(&model) })
+        .await
+        .unwrap();
 
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
@@ -212,18 +208,7 @@ async fn a_first_compaction_uses_the_initial_prompt() {
     s.append_message(&assistant(vec![text("hi")])).unwrap();
     s.append_message(&user(&"z".repeat(400))).unwrap();
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let output = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: None,
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap();
+    let output = compact(&preparation, request(&model)).await.unwrap();
     let sent = sent(&server.requests()[0]);
     assert_eq!(
         sent.prompt,
@@ -260,18 +245,7 @@ async fn a_split_turn_sends_two_requests_at_once_and_merges_them() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     assert!(preparation.is_split_turn);
 
-    let output = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: None,
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap();
+    let output = compact(&preparation, request(&model)).await.unwrap();
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -315,18 +289,7 @@ async fn a_split_first_turn_has_no_prior_history() {
     let s = split_turn_session(false);
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     assert!(preparation.is_split_turn && preparation.messages_to_summarize.is_empty());
-    let output = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: None,
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap();
+    let output = compact(&preparation, request(&model)).await.unwrap();
     assert_eq!(server.requests().len(), 1);
     assert!(sent(&server.requests()[0]).prompt.contains("## Original Request"));
     assert!(output.summary.starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX"));
@@ -341,13 +304,7 @@ async fn a_split_turn_after_a_compaction_keeps_the_previous_summary() {
     let s = split_turn_session(false);
     let mut preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     preparation.previous_summary = Some("## Goal\nOld work".into());
-    let request = SummaryRequest {
-        model: &model,
-        options: options(),
-        custom_instructions: Some("the lexer"),
-        retry: None,
-        thinking: ThinkingLevel::High,
-    };
+    let request = SummaryRequest { custom_instructions: Some("the lexer"), ..request(&model) };
     let output = compact(&preparation, request).await.unwrap();
     assert_eq!(server.requests().len(), 1);
     assert!(sent(&server.requests()[0]).prompt.ends_with("\n\nAdditional focus: the lexer"));
@@ -362,18 +319,7 @@ async fn an_error_reply_fails_the_compaction() {
     s.append_message(&user("a")).unwrap();
     s.append_message(&assistant(vec![text("b")])).unwrap();
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let error = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: None,
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap_err();
+    let error = compact(&preparation, request(&model)).await.unwrap_err();
     let CompactionError::Summarization(message) = &error else {
         panic!("expected a summarization failure, got {error:?}");
     };
@@ -392,18 +338,7 @@ async fn a_failed_turn_prefix_request_names_the_turn_prefix() {
     let model = model(&server, false);
     let s = split_turn_session(true);
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
-    let error = compact(
-        &preparation,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: None,
-            retry: None,
-            thinking: ThinkingLevel::High,
-        },
-    )
-    .await
-    .unwrap_err();
+    let error = compact(&preparation, request(&model)).await.unwrap_err();
     assert!(error.to_string().starts_with("Turn prefix summarization failed: "), "{error}");
     assert!(error.to_string().contains("prefix went wrong"), "{error}");
 }
@@ -418,19 +353,7 @@ async fn cancelling_mid_request_cancels_the_compaction() {
     let preparation = prepare_compaction(&s.branch_entries(), SETTINGS).unwrap().unwrap();
     let options = options();
     let cancel = options.cancel.clone();
-    let task = tokio::spawn(async move {
-        compact(
-            &preparation,
-            SummaryRequest {
-                model: &model,
-                options,
-                custom_instructions: None,
-                retry: None,
-                thinking: ThinkingLevel::High,
-            },
-        )
-        .await
-    });
+    let task = tokio::spawn(async move { compact(&preparation, SummaryRequest { options, ..request(&model) }).await });
     // Cancel once the request has reached the server.
     while server.requests().is_empty() {
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -459,13 +382,7 @@ async fn branch_summary_request_and_stored_text() {
     assert_eq!(abandoned.len(), 4);
     let output = generate_branch_summary(
         &abandoned,
-        SummaryRequest {
-            model: &model,
-            options: options(),
-            custom_instructions: Some("the trie"),
-            retry: None,
-            thinking: ThinkingLevel::Off,
-        },
+        SummaryRequest { custom_instructions: Some("the trie"), thinking: ThinkingLevel::Off, ..request(&model) },
         BranchSummaryOptions::default(),
     )
     .await
@@ -495,11 +412,9 @@ async fn branch_summary_request_and_stored_text() {
     let replaced = generate_branch_summary(
         &abandoned,
         SummaryRequest {
-            model: &model,
-            options: options(),
             custom_instructions: Some("Just list the files."),
-            retry: None,
             thinking: ThinkingLevel::Off,
+            ..request(&model)
         },
         BranchSummaryOptions { replace_instructions: true, ..BranchSummaryOptions::default() },
     )
