@@ -24,7 +24,11 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    rho_tools::guardian::enable(std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("/proc/self/exe")));
+    // rho's memory, descriptors and environment (the provider keys, the stdin a host drives it
+    // through) are not for its commands to read or write through /proc, in any mode: a
+    // non-dumpable process's /proc entries belong to root.
+    let _ = nix::sys::prctl::set_dumpable(false);
+    rho_tools::guardian::enable(rho_sandbox::own_binary());
     // `rho install …` and the other package commands take their own arguments (pi reads its
     // first argument the same way).
     let raw: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();

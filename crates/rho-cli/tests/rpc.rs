@@ -40,3 +40,4 @@ mod rpc_subprotocols;
 mod rpc_task;
 mod rpc_transcript;
 mod sandbox;
+mod sandbox_escapes;

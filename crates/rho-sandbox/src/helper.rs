@@ -50,6 +50,10 @@ pub fn command(sandbox: Option<&Sandbox>, program: &OsStr) -> std::process::Comm
     }
 }
 
+/// The argument (in place of the program) that makes the helper confine itself, say what of the
+/// sandbox this machine could not set up, one line each, and exit.
+pub const PROBE_ARG: &str = "--probe";
+
 /// The helper's whole life, given the arguments after [`HELPER_ARG`]: confine, then become
 /// the program. Returns only when that failed, with the reason (the caller exits 126 with it).
 pub fn run_helper(args: impl IntoIterator<Item = OsString>) -> String {
@@ -57,27 +61,63 @@ pub fn run_helper(args: impl IntoIterator<Item = OsString>) -> String {
     let (Some(policy), Some(program)) = (args.next(), args.next()) else {
         return format!("usage: rho {HELPER_ARG} <policy> <program> [args…]");
     };
-    let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
-        Some(Ok(policy)) => policy,
-        _ => return "the sandbox policy is not valid".into(),
+    let Some(Ok(policy)) = policy.to_str().map(serde_json::from_str::<SandboxPolicy>) else {
+        return "the sandbox policy is not valid".into();
     };
-    if let Err(reason) = enforce(&policy) {
-        return format!("the sandbox could not be set up: {reason}");
+    let gaps = match enforce(&policy) {
+        Ok(gaps) => gaps,
+        Err(reason) => return format!("the sandbox could not be set up: {reason}"),
+    };
+    if program == PROBE_ARG {
+        for gap in gaps {
+            println!("{gap}");
+        }
+        std::process::exit(0);
     }
     exec(&program, args)
 }
 
-fn enforce(policy: &SandboxPolicy) -> Result<(), String> {
+/// What of `policy` this machine leaves unenforced, said as the user needs to hear it; `Ok(vec![])`
+/// when the sandbox is set up in full, an error when it cannot be at all.
+pub fn probe(sandbox: &Sandbox) -> Result<Vec<String>, String> {
+    let Some((launcher, mut leading)) = sandbox.wrap(OsStr::new(PROBE_ARG)) else {
+        return Ok(Vec::new());
+    };
+    leading.truncate(2);
+    leading.push(PROBE_ARG.into());
+    let output = std::process::Command::new(launcher)
+        .args(leading)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", launcher.display()))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().trim_start_matches("rho: ").to_owned());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).lines().map(str::to_owned).collect())
+}
+
+fn enforce(policy: &SandboxPolicy) -> Result<Vec<String>, String> {
     if !policy.confines() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     #[cfg(target_os = "linux")]
     {
-        crate::landlock::restrict(policy)?;
-        if !policy.network {
-            crate::seccomp::deny_network()?;
+        let mut gaps = Vec::new();
+        if let Err(reason) = crate::namespaces::isolate(policy) {
+            let kept = if policy.read_only.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = policy.read_only.iter().map(|p| p.display().to_string()).collect();
+                format!("{} stay writable, and ", names.join(", "))
+            };
+            gaps.push(format!(
+                "the sandbox's mount layer is off ({reason}): {kept}commands can change the permissions and times of \
+                 files outside the writable roots"
+            ));
         }
-        Ok(())
+        gaps.extend(crate::landlock::restrict(policy)?);
+        crate::seccomp::apply(policy)?;
+        Ok(gaps)
     }
     #[cfg(not(target_os = "linux"))]
     Err("sandboxes need Linux".into())

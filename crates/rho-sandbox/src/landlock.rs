@@ -25,13 +25,19 @@ pub(crate) fn probe() -> Result<(), String> {
 }
 
 /// Restricts this process (it must be single-threaded: Landlock binds the calling thread) and
-/// its future children to `policy`.
-pub(crate) fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
+/// its future children to `policy`. A kernel that enforces only part of it (an ABI older than
+/// rho's) is named in the returned gaps.
+pub(crate) fn restrict(policy: &SandboxPolicy) -> Result<Vec<String>, String> {
     let status = ruleset(policy).and_then(|r| r.restrict_self()).map_err(|e| format!("Landlock: {e}"))?;
-    if status.ruleset == RulesetStatus::NotEnforced {
-        return Err("this kernel does not enforce Landlock".into());
+    match status.ruleset {
+        RulesetStatus::NotEnforced => Err("this kernel does not enforce Landlock".into()),
+        RulesetStatus::PartiallyEnforced => Ok(vec![format!(
+            "this kernel's Landlock is older than ABI {}: it enforces only part of the sandbox (without ABI 6 \
+             commands can signal processes outside it; without ABI 4 the network is closed by seccomp alone)",
+            ABI_USED as i32
+        )]),
+        RulesetStatus::FullyEnforced => Ok(Vec::new()),
     }
-    Ok(())
 }
 
 fn ruleset(policy: &SandboxPolicy) -> Result<landlock::RulesetCreated, RulesetError> {

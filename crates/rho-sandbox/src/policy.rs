@@ -55,15 +55,32 @@ pub struct SandboxPolicy {
     pub mode: SandboxMode,
     /// Where writes may go (workspace-write only), each resolved (symlinks followed) when the
     /// policy was made.
+    #[serde(with = "crate::paths")]
     pub writable_roots: Vec<PathBuf>,
+    /// What stays read-only inside the writable roots: the files that make rho, git or pi run
+    /// code later, outside any sandbox (see [`PROTECTED_NAMES`]), each resolved.
+    #[serde(with = "crate::paths", default)]
+    pub read_only: Vec<PathBuf>,
     /// Whether commands may open network connections (TCP, UDP, any socket but a Unix pair).
     pub network: bool,
 }
+
+/// The entries of a writable root that stay read-only: git's repository (its hooks, its config's
+/// fsmonitor, filters and editors run outside the box on the user's next git command, or on
+/// rho's own) and the project's rho and pi folders (extensions, settings, MCP servers and
+/// agents are loaded from them at the next start).
+pub const PROTECTED_NAMES: [&str; 3] = [".git", ".rho", ".pi"];
 
 /// A write the policy does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct SandboxDenied(String);
+
+impl SandboxDenied {
+    pub(crate) fn new(message: String) -> Self {
+        Self(message)
+    }
+}
 
 impl SandboxPolicy {
     /// The policy of `mode` for a session in `cwd`: in workspace-write the project, the temp dir
@@ -81,18 +98,28 @@ impl SandboxPolicy {
             }
             SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
         };
+        let read_only = protected_within(&writable_roots);
         // `network` opens it in workspace-write only: read-only is closed, full access open.
         let network = match mode {
             SandboxMode::DangerFullAccess => true,
             SandboxMode::WorkspaceWrite => network,
             SandboxMode::ReadOnly => false,
         };
-        Self { mode, writable_roots, network }
+        Self { mode, writable_roots, read_only, network }
     }
 
     /// No sandbox at all.
     pub fn full_access() -> Self {
-        Self { mode: SandboxMode::DangerFullAccess, writable_roots: Vec::new(), network: true }
+        Self { mode: SandboxMode::DangerFullAccess, writable_roots: Vec::new(), read_only: Vec::new(), network: true }
+    }
+
+    /// Keeps `path` (a file or folder) read-only too when it lies in a writable root: rho's own
+    /// binary, which the user starts again.
+    pub fn protect(&mut self, path: &Path) {
+        let Ok(path) = path.canonicalize() else { return };
+        if self.writable_roots.iter().any(|root| path.starts_with(root)) && !self.read_only.contains(&path) {
+            self.read_only.push(path);
+        }
     }
 
     /// Whether commands run confined.
@@ -111,14 +138,20 @@ impl SandboxPolicy {
             ))),
             SandboxMode::WorkspaceWrite => {
                 let resolved = resolve(path);
-                if self.writable_roots.iter().any(|root| resolved.starts_with(root)) {
-                    return Ok(());
-                }
                 let shown = if resolved == path {
                     path.display().to_string()
                 } else {
                     format!("{} (which is {})", path.display(), resolved.display())
                 };
+                if let Some(kept) = self.read_only.iter().find(|kept| resolved.starts_with(kept)) {
+                    return Err(SandboxDenied(format!(
+                        "The workspace-write sandbox keeps {} read-only: {shown} was not changed",
+                        kept.display()
+                    )));
+                }
+                if self.writable_roots.iter().any(|root| resolved.starts_with(root)) {
+                    return Ok(());
+                }
                 Err(SandboxDenied(format!(
                     "The workspace-write sandbox allows writes only in {}: {shown} is outside",
                     self.roots_list()
@@ -132,10 +165,49 @@ impl SandboxPolicy {
     }
 }
 
+/// The protected entries of each root that exist, resolved, with the repository a `.git` file
+/// points to (a worktree's `gitdir:`, and that repository's common dir).
+fn protected_within(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut kept = Vec::new();
+    for root in roots {
+        for name in PROTECTED_NAMES {
+            let entry = root.join(name);
+            if std::fs::symlink_metadata(&entry).is_err() {
+                continue;
+            }
+            if name == ".git"
+                && let Some(gitdir) = gitdir_of(&entry)
+            {
+                if let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
+                    .ok()
+                    .and_then(|c| gitdir.join(c.trim()).canonicalize().ok())
+                {
+                    kept.push(common);
+                }
+                kept.push(gitdir);
+            }
+            kept.push(resolve(&entry));
+        }
+    }
+    kept.sort();
+    kept.dedup();
+    kept
+}
+
+/// The folder a `.git` file names (`gitdir: <path>`); `None` for a `.git` folder.
+fn gitdir_of(dot_git: &Path) -> Option<PathBuf> {
+    if !std::fs::symlink_metadata(dot_git).ok()?.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let target = text.lines().find_map(|line| line.strip_prefix("gitdir:"))?.trim();
+    dot_git.parent()?.join(target).canonicalize().ok()
+}
+
 /// `path` with its longest existing prefix resolved by the file system (symlinks, `..`) and
 /// the rest (which does not exist yet) normalised by name; a dangling symlink is followed to
 /// where a write through it would create its target.
-fn resolve(path: &Path) -> PathBuf {
+pub(crate) fn resolve(path: &Path) -> PathBuf {
     resolve_within(path, 0)
 }
 

@@ -72,12 +72,13 @@ impl Tool for EditTool {
             let abs = resolve_to_cwd(&path, &self.options.cwd);
             crate::sandbox_check::check_write(&self.options, &abs)?;
             let request = EditRequest { path, edits };
+            let sandbox = self.options.sandbox.clone();
             let Some(files) = self.options.file_access.clone() else {
-                return blocking(&ctx.cancel, move || request.run(&abs)).await;
+                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref())).await;
             };
             let probe = abs.clone();
             if !blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
-                return blocking(&ctx.cancel, move || request.run(&abs)).await;
+                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref())).await;
             }
             abortable(&ctx.cancel, async move {
                 let describe = |e: std::io::Error| ToolError::new(os_error::describe(&e, "open", &abs));
@@ -97,7 +98,7 @@ struct EditRequest {
 }
 
 impl EditRequest {
-    fn run(self, abs: &Path) -> Result<AgentToolResult, ToolError> {
+    fn run(self, abs: &Path, sandbox: Option<&rho_sandbox::Sandbox>) -> Result<AgentToolResult, ToolError> {
         access(abs, AccessFlags::R_OK | AccessFlags::W_OK)
             .map_err(|errno| EditError::Access { path: self.path.clone(), code: format!("{errno:?}") })?;
         if std::fs::metadata(abs).is_ok_and(|meta| meta.is_dir()) {
@@ -106,7 +107,7 @@ impl EditRequest {
         let raw = std::fs::read(abs).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
         let raw = String::from_utf8(raw).map_err(|_| EditError::NotUtf8 { path: self.path.clone() })?;
         let (output, result) = self.apply(&raw)?;
-        std::fs::write(abs, output).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
+        crate::sandbox_check::write_file(sandbox, abs, output.as_bytes())?;
         Ok(result)
     }
 

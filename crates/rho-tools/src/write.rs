@@ -31,13 +31,6 @@ impl WriteTool {
 }
 
 /// Creates `abs`'s parent directories and writes `content` to it.
-fn write_file(abs: &Path, content: &str) -> Result<(), ToolError> {
-    if let Some(parent) = abs.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| ToolError::new(os_error::describe(&e, "mkdir", parent)))?;
-    }
-    std::fs::write(abs, content).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))
-}
-
 impl Tool for WriteTool {
     fn name(&self) -> &str {
         "write"
@@ -89,7 +82,13 @@ impl Tool for WriteTool {
                     })
                     .await?;
                 }
-                None => blocking(&ctx.cancel, move || write_file(&abs, &content)).await?,
+                None => {
+                    let sandbox = self.options.sandbox.clone();
+                    blocking(&ctx.cancel, move || {
+                        crate::sandbox_check::write_file(sandbox.as_deref(), &abs, content.as_bytes())
+                    })
+                    .await?
+                }
             }
             Ok(AgentToolResult::text(format!("Successfully wrote to {path}")))
         })

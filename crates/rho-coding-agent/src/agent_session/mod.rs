@@ -31,7 +31,7 @@ mod sessions;
 mod sink;
 mod state;
 mod todos;
-mod tools;
+pub(crate) mod tools;
 mod transcript;
 mod ttsr;
 mod virtual_models;

@@ -316,10 +316,13 @@ pub(crate) fn sandbox(cwd: &std::path::Path, settings: &Settings) -> Option<Arc<
         return None;
     }
     let roots: Vec<std::path::PathBuf> = config.writable_roots.iter().map(std::path::PathBuf::from).collect();
-    let policy = rho_sandbox::SandboxPolicy::new(config.mode, cwd, &roots, config.network);
+    let mut policy = rho_sandbox::SandboxPolicy::new(config.mode, cwd, &roots, config.network);
+    // The file the user starts rho from again stays as it is.
+    if let Ok(binary) = std::env::current_exe() {
+        policy.protect(&binary);
+    }
     // rho confines each command by starting it through its own binary.
-    let launcher = std::env::current_exe().unwrap_or_else(|_| std::path::PathBuf::from("/proc/self/exe"));
-    Some(Arc::new(rho_sandbox::Sandbox::new(policy, launcher)))
+    Some(Arc::new(rho_sandbox::Sandbox::new(policy, rho_sandbox::own_binary())))
 }
 
 /// The `task` tool's view of its session: the model and session file at call time. Weak, so
@@ -352,13 +355,7 @@ impl AgentSession {
         if !selection.has("task") || !task.enabled || depth >= task.max_recursion_depth {
             return;
         }
-        let program = match std::env::current_exe() {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!("the task tool is off: cannot find the rho executable: {e}");
-                return;
-            }
-        };
+        let program = rho_sandbox::own_binary();
         let env = TaskEnv {
             tool_options: tool_options(&self.inner.paths, &settings),
             paths: self.inner.paths.clone(),

@@ -65,7 +65,7 @@ pub fn prepare_in(cli: &Cli, cwd: PathBuf, rpc_mode: bool) -> Result<Prepared, S
     if !trusted_project && let Some(notice) = trust::skipped_notice(&paths) {
         eprintln!("{notice}");
     }
-    check_sandbox(&settings).map_err(|e| StartupError::new(e, 1))?;
+    check_sandbox(&settings, &paths.cwd).map_err(|e| StartupError::new(e, 1))?;
     for warning in settings.without_effect() {
         eprintln!("Warning: {warning}");
     }
@@ -98,9 +98,17 @@ fn setting_overrides(cli: &Cli) -> Result<Vec<SettingOverride>, String> {
         .collect()
 }
 
-/// A sandbox that was asked for and cannot be enforced stops rho: never run unconfined.
-fn check_sandbox(settings: &Settings) -> Result<(), String> {
-    rho_sandbox::check_supported(settings.sandbox().mode).map_err(|e| format!("Error: {e}"))
+/// A sandbox that was asked for and cannot be enforced stops rho: never run unconfined. One that
+/// this machine enforces only in part is said so, with what is missing.
+fn check_sandbox(settings: &Settings, cwd: &std::path::Path) -> Result<(), String> {
+    rho_sandbox::check_supported(settings.sandbox().mode).map_err(|e| format!("Error: {e}"))?;
+    if let Some(sandbox) = crate::agent_session::tools::sandbox(cwd, settings) {
+        match rho_sandbox::probe(&sandbox) {
+            Ok(gaps) => gaps.iter().for_each(|gap| eprintln!("Warning: {gap}")),
+            Err(e) => return Err(format!("Error: the sandbox could not be set up: {e}")),
+        }
+    }
+    Ok(())
 }
 
 /// Builds the session options for a mode. `sink` and `ui` come from the mode.

@@ -1,0 +1,204 @@
+//! The sandbox against the indirect escapes: what a confined command plants for later (git's
+//! hooks and config, the project's `.pi` and `.rho`, rho's own binary), what Landlock does not
+//! see (metadata of files outside, resource limits and priorities of other processes, a
+//! datagram to an outside socket, rho's own `/proc` entries), and a folder swapped for a link
+//! while the write tool writes (0 of 1,000 writes land outside). Git's own commands still read
+//! the project.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::{Env, Rho};
+use rho_mock_llm::Turn;
+use serde_json::json;
+
+/// Each tool result of the run `prompt` starts, as (is error, text), in order.
+async fn tool_results(rho: &mut Rho, prompt: &str) -> Vec<(bool, String)> {
+    rho.send(json!({"type": "prompt", "message": prompt})).await;
+    rho.until_agent_end()
+        .await
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| (f["isError"] == true, f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()))
+        .collect()
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.email=a@b", "-c", "user.name=n"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[tokio::test]
+async fn what_runs_later_outside_the_box_stays_read_only_inside_the_project() {
+    let env = Env::outside_tmp(Vec::new()).await;
+    let home = env.cwd.parent().unwrap().to_path_buf();
+    git(&env.cwd, &["init", "-q"]);
+    std::fs::write(env.cwd.join("tracked.txt"), "v1\n").unwrap();
+    std::fs::write(env.cwd.join(".gitignore"), "bin/\n").unwrap();
+    git(&env.cwd, &["add", "."]);
+    git(&env.cwd, &["commit", "-qm", "first"]);
+    std::fs::create_dir_all(env.cwd.join(".pi")).unwrap();
+    std::fs::create_dir_all(env.cwd.join(".rho")).unwrap();
+    std::fs::create_dir_all(env.cwd.join("bin")).unwrap();
+    // rho started from a binary inside the project, as a checkout running its own build does.
+    let binary = env.cwd.join("bin/rho");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_rho"), &binary).unwrap();
+    let outside = home.join("outside.txt");
+    std::fs::write(&outside, "mine").unwrap();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let attempts = [
+        "(echo 'touch ~/pwned' > .git/hooks/post-checkout) 2>/dev/null && echo hook=written || echo hook=denied",
+        "git config core.fsmonitor 'touch ~/pwned' 2>/dev/null && echo fsmonitor=set || echo fsmonitor=denied",
+        "mkdir -p .pi/extensions 2>/dev/null && echo pi=made || echo pi=denied",
+        "(echo '{}' > .rho/settings.json) 2>/dev/null && echo rho=written || echo rho=denied",
+        "(mv bin/rho bin/rho.old && printf '#!/bin/sh\\ntouch ~/pwned\\n' > bin/rho) 2>/dev/null \
+         && echo binary=replaced || echo binary=denied",
+        &format!("chmod 644 '{}' 2>/dev/null && echo chmod=done || echo chmod=denied", outside.display()),
+        &format!("touch -d 2001-01-01 '{}' 2>/dev/null && echo utime=done || echo utime=denied", outside.display()),
+        "echo v2 > tracked.txt && echo edit=ok",
+        "git status --short && git log --oneline | wc -l",
+    ];
+    env.server.push_turns(vec![
+        Turn::tool_call("bash", json!({"command": attempts.join("\n")})),
+        Turn::tool_call("write", json!({"path": ".git/hooks/pre-commit", "content": "touch ~/pwned"})),
+        Turn::tool_call(
+            "edit",
+            json!({"path": ".git/config", "edits": [{"oldText": "[core]", "newText": "[core]\n\tfsmonitor = x"}]}),
+        ),
+        Turn::tool_call("write", json!({"path": ".pi/extensions/x.ts", "content": "planted"})),
+        Turn::tool_call(
+            "bash",
+            json!({"command": "echo still=confined; (echo x > ~/pwned) 2>/dev/null || echo home=denied"}),
+        ),
+        Turn::text("done"),
+    ]);
+    let mut command = env.configure(tokio::process::Command::new(&binary));
+    command.args(["--mode", "rpc", "--model", "mock/mock-model", "--sandbox", "workspace-write", "--no-session"]);
+    let mut rho = Rho::start_command(command).await;
+    let results = tool_results(&mut rho, "plant something").await;
+
+    assert_eq!(
+        results[0],
+        (
+            false,
+            "hook=denied\nfsmonitor=denied\npi=denied\nrho=denied\nbinary=denied\nchmod=denied\nutime=denied\nedit=ok\n M tracked.txt\n1\n"
+                .to_owned()
+        )
+    );
+    let cwd = env.cwd.canonicalize().unwrap();
+    let kept = |what: &str| format!("The workspace-write sandbox keeps {} read-only: ", cwd.join(what).display());
+    for (result, what) in results[1..4].iter().zip([".git", ".git", ".pi"]) {
+        assert!(result.0 && result.1.starts_with(&kept(what)), "{result:?}");
+    }
+    assert_eq!(results[4], (false, "still=confined\nhome=denied\n".to_owned()));
+    assert!(!home.join("pwned").exists());
+    assert!(!env.cwd.join(".git/hooks/post-checkout").exists() && !env.cwd.join(".git/hooks/pre-commit").exists());
+    assert!(!std::fs::read_to_string(env.cwd.join(".git/config")).unwrap().contains("fsmonitor"));
+    assert!(!env.cwd.join(".pi/extensions").exists() && !env.cwd.join(".rho/settings.json").exists());
+    assert_eq!(std::fs::metadata(&outside).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::read(&binary).unwrap(), std::fs::read(env!("CARGO_BIN_EXE_rho")).unwrap());
+    // The user's own git goes on as before.
+    git(&env.cwd, &["commit", "-qam", "second"]);
+}
+
+#[tokio::test]
+async fn read_only_commands_cannot_reach_other_processes_or_outside_sockets() {
+    let env = Env::outside_tmp(Vec::new()).await;
+    let home = env.cwd.parent().unwrap().to_path_buf();
+    let socket_path = home.join("agent.dgram");
+    let socket = std::os::unix::net::UnixDatagram::bind(&socket_path).unwrap();
+    socket.set_nonblocking(true).unwrap();
+    let auth = env.agent_dir.join("auth.json");
+    std::fs::write(&auth, "{}").unwrap();
+    std::fs::set_permissions(&auth, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let send = format!(
+        "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); \
+         s.sendto(b'x', '{}')\" 2>/dev/null && echo dgram=sent || echo dgram=denied",
+        socket_path.display()
+    );
+    let attempts = [
+        "prlimit --pid $PPID --cpu=1:1 2>/dev/null && echo prlimit=set || echo prlimit=denied".to_owned(),
+        "renice -n 19 -p $PPID >/dev/null 2>&1 && echo renice=set || echo renice=denied".to_owned(),
+        format!("chmod 644 '{}' 2>/dev/null && echo chmod=done || echo chmod=denied", auth.display()),
+        "head -c 1 /proc/$PPID/environ >/dev/null 2>&1 && echo environ=read || echo environ=denied".to_owned(),
+        "(echo '{\"type\":\"bash\",\"command\":\"touch injected\"}' > /proc/$PPID/fd/0) 2>/dev/null \
+         && echo stdin=written || echo stdin=denied"
+            .to_owned(),
+        send,
+        "nice -n 5 true && ulimit -v 1000000 && echo own=ok".to_owned(),
+    ];
+    env.server.push_turns(vec![Turn::tool_call("bash", json!({"command": attempts.join("\n")})), Turn::text("done")]);
+    let mut rho = Rho::start(&env, &["--sandbox", "read-only", "--no-session"]).await;
+    let results = tool_results(&mut rho, "reach out").await;
+    assert_eq!(
+        results[0],
+        (
+            false,
+            "prlimit=denied\nrenice=denied\nchmod=denied\nenviron=denied\nstdin=denied\ndgram=denied\nown=ok\n"
+                .to_owned()
+        )
+    );
+    assert_eq!(std::fs::metadata(&auth).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(socket.recv(&mut [0u8; 8]).is_err(), "a datagram reached the outside socket");
+    assert!(!env.cwd.join("injected").exists());
+    // rho is as it was: it answers, with no CPU limit set on it.
+    assert_eq!(rho.data(json!({"type": "get_state"})).await["sandbox"]["mode"], "read-only");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", rho.child.id().unwrap())).unwrap();
+    assert!(limits.lines().any(|l| l.starts_with("Max cpu time") && l.contains("unlimited")), "{limits}");
+}
+
+#[tokio::test]
+async fn a_folder_swapped_for_a_link_during_writes_lets_none_outside() {
+    const ROUNDS: usize = 10;
+    const WRITES: usize = 100;
+    let env = Env::outside_tmp(Vec::new()).await;
+    let home = env.cwd.parent().unwrap().to_path_buf();
+    let outside = home.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(env.cwd.join("d")).unwrap();
+    // A confined background process swaps `d` with a link out (renameat2's RENAME_EXCHANGE, so
+    // `d` is always one or the other), as fast as it can.
+    let swapper = format!(
+        "setsid python3 -c \"import ctypes, os; libc = ctypes.CDLL(None); os.symlink('{}', 'link')\n\
+         while True: libc.renameat2(-100, b'd', -100, b'link', 2)\" >/dev/null 2>&1 < /dev/null &\n\
+         sleep 0.2; test -L d -o -L link && echo swapping",
+        outside.display()
+    );
+    let mut turns = vec![Turn::tool_call("bash", json!({"command": swapper}))];
+    for round in 0..ROUNDS {
+        let mut turn = Turn::text("");
+        for i in 0..WRITES {
+            turn = turn.with_tool_call("write", json!({"path": format!("d/f{round}-{i}.txt"), "content": "x"}));
+        }
+        turns.push(turn);
+    }
+    turns.push(Turn::tool_call(
+        "bash",
+        json!({"command": "pkill -f 'mv -T d d.real' ; pkill -f 'while :; do mv' ; echo stopped"}),
+    ));
+    turns.push(Turn::text("done"));
+    env.server.push_turns(turns);
+    let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
+    let results = tool_results(&mut rho, "race").await;
+    assert_eq!(results[0], (false, "swapping\n".to_owned()));
+    let writes = &results[1..results.len() - 1];
+    assert_eq!(writes.len(), ROUNDS * WRITES);
+    let landed_outside = std::fs::read_dir(&outside).unwrap().count();
+    let refused = writes.iter().filter(|(error, _)| *error).count();
+    eprintln!("{refused} of {} writes refused, {landed_outside} outside", writes.len());
+    assert_eq!(landed_outside, 0, "writes that landed outside the project");
+    for (error, text) in writes.iter().filter(|(error, _)| *error) {
+        assert!(
+            *error && (text.contains("changed while it was being written") || text.contains("is outside")),
+            "{text}"
+        );
+    }
+}
