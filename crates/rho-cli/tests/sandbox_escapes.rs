@@ -202,3 +202,42 @@ async fn a_folder_swapped_for_a_link_during_writes_lets_none_outside() {
         );
     }
 }
+
+#[tokio::test]
+async fn code_planted_in_a_trusted_project_waits_until_it_is_trusted_again() {
+    let env = Env::outside_tmp(Vec::new()).await;
+    env.trust_project();
+    let planted = json!({"mcpServers": {"planted": {"command": "sh", "args": ["-c", "touch planted-ran"]}}});
+    env.server.push_turns(vec![
+        Turn::tool_call("bash", json!({"command": format!("echo '{planted}' > .mcp.json && echo planted")})),
+        Turn::text("done"),
+    ]);
+    let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
+    assert_eq!(tool_results(&mut rho, "plant a server").await, [(false, "planted\n".to_owned())]);
+    rho.close_stdin();
+    rho.wait().await;
+
+    // The next start, unconfined: the planted server is named, not started.
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.data(json!({"type": "get_state"})).await;
+    let mut stderr_pipe = rho.child.stderr.take().unwrap();
+    rho.close_stdin();
+    assert!(rho.wait().await.success());
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stderr_pipe, &mut stderr).await.unwrap();
+    assert!(
+        stderr.contains(
+            "Warning: this project's own code was not started, as its code changed since it was trusted: .mcp.json \
+             (MCP servers: planted)"
+        ),
+        "{stderr}"
+    );
+    assert!(!env.cwd.join("planted-ran").exists());
+
+    // Trusted again, as the user decides: it runs.
+    env.trust_project();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    assert!(common::eventually(|| env.cwd.join("planted-ran").exists()).await);
+    rho.close_stdin();
+    rho.wait().await;
+}

@@ -4,6 +4,7 @@
 pub mod paths;
 pub mod settings;
 pub mod trust;
+pub mod trust_code;
 
 pub use paths::{ConfigPaths, agent_dir, expand_tilde};
 pub use settings::{

@@ -87,7 +87,7 @@ pub fn default_project_trust(agent_dir: &Path) -> String {
 }
 
 /// The folder's key: its canonical path (a symlinked path is the folder it names).
-fn key(dir: &Path) -> String {
+pub(super) fn key(dir: &Path) -> String {
     dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()).to_string_lossy().into_owned()
 }
 
@@ -112,11 +112,23 @@ pub fn is_declined(agent_dir: &Path, dir: &Path) -> bool {
     decision(agent_dir, dir) == Some(false)
 }
 
-/// Trusts `dir` from now on; `false` when it already was.
+/// Trusts `dir` (and its code as it is now, see [`super::trust_code`]) from now on; `false`
+/// when it already was.
 pub fn trust(agent_dir: &Path, dir: &Path) -> std::io::Result<bool> {
     let was = is_trusted(agent_dir, dir);
     set_decision(agent_dir, dir, true)?;
+    super::trust_code::record(agent_dir, dir)?;
     Ok(!was)
+}
+
+/// Whether `dir` is trusted by a decision (not by `defaultProjectTrust`) and its code changed
+/// since: it is then not run until trusted again.
+pub fn code_changed(agent_dir: &Path, dir: &Path) -> bool {
+    let decided = match decision(agent_dir, dir) {
+        Some(trusted) => trusted,
+        None => read_legacy(agent_dir).projects.contains_key(&key(dir)),
+    };
+    decided && super::trust_code::check(agent_dir, dir) == super::trust_code::CodeState::Changed
 }
 
 /// Declines `dir` from now on (pi's "Do not trust"); `false` when it was not trusted.
@@ -142,7 +154,7 @@ fn set_decision(agent_dir: &Path, dir: &Path, trusted: bool) -> std::io::Result<
 }
 
 /// Written whole to a private temporary file and renamed over the old one.
-fn write_private(agent_dir: &Path, path: &Path, text: String) -> std::io::Result<()> {
+pub(super) fn write_private(agent_dir: &Path, path: &Path, text: String) -> std::io::Result<()> {
     std::fs::create_dir_all(agent_dir)?;
     let mut temp = tempfile::NamedTempFile::new_in(agent_dir)?;
     temp.write_all(text.as_bytes())?;
@@ -152,8 +164,8 @@ fn write_private(agent_dir: &Path, path: &Path, text: String) -> std::io::Result
 }
 
 /// What in the project at `cwd` would run code, one line each (for the notice and the
-/// question): its MCP config files and extension folders that exist, and its settings files
-/// that set [`CODE_SETTINGS`].
+/// question): its MCP config files, extension and sub-agent folders that exist, and its
+/// settings files that set [`CODE_SETTINGS`].
 pub fn project_code(cwd: &Path) -> Vec<String> {
     let mut found = Vec::new();
     for file in [".mcp.json", ".pi/mcp.json", ".rho/mcp.json"] {
@@ -164,6 +176,11 @@ pub fn project_code(cwd: &Path) -> Vec<String> {
     for dir in [".pi/extensions", ".rho/extensions"] {
         if std::fs::read_dir(cwd.join(dir)).is_ok_and(|mut entries| entries.next().is_some()) {
             found.push(format!("{dir}/ (extensions)"));
+        }
+    }
+    for dir in [".rho/agents", ".omp/agents", ".pi/agents"] {
+        if std::fs::read_dir(cwd.join(dir)).is_ok_and(|mut entries| entries.next().is_some()) {
+            found.push(format!("{dir}/ (sub-agents, which may replace rho's own)"));
         }
     }
     for file in [".pi/settings.json", ".rho/settings.json"] {

@@ -8,19 +8,26 @@ use crate::cli::Cli;
 use crate::config::ConfigPaths;
 use crate::config::trust;
 
-/// Whether the project's own code may run in this run.
+/// Whether the project's own code may run in this run: trusted, and not changed since.
 pub fn project_trusted(cli: &Cli, paths: &ConfigPaths) -> bool {
-    !cli.no_approve && (cli.trust_project || trust::is_trusted(&paths.agent_dir, &paths.cwd))
+    !cli.no_approve
+        && (cli.trust_project
+            || (trust::is_trusted(&paths.agent_dir, &paths.cwd) && !trust::code_changed(&paths.agent_dir, &paths.cwd)))
 }
 
-/// The one notice of a run in a project not trusted that has code of its own; `None` when
-/// there is nothing to say.
+/// The one notice of a run in a project not trusted (or whose code changed since it was) that
+/// has code of its own; `None` when there is nothing to say.
 pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
     let found = trust::project_code(&paths.cwd);
+    let why = if trust::code_changed(&paths.agent_dir, &paths.cwd) {
+        "its code changed since it was trusted"
+    } else {
+        "the project is not trusted"
+    };
     (!found.is_empty()).then(|| {
         format!(
-            "Warning: this project's own code was not started, as the project is not trusted: {}. Run `rho trust` \
-             in {} to allow it from now on (`rho untrust` withdraws it), or start with --trust-project for one run.",
+            "Warning: this project's own code was not started, as {why}: {}. Run `rho trust` in {} to allow it \
+             from now on (`rho untrust` withdraws it), or start with --trust-project for one run.",
             found.join("; "),
             paths.cwd.display()
         )
@@ -80,7 +87,11 @@ pub fn ask_on_terminal(cli: &mut Cli, paths: &ConfigPaths) {
         return;
     }
     let mut err = std::io::stderr();
-    let _ = writeln!(err, "{} has code of its own that rho would run:", paths.cwd.display());
+    if trust::code_changed(&paths.agent_dir, &paths.cwd) {
+        let _ = writeln!(err, "The code of {} changed since you trusted it; rho would run:", paths.cwd.display());
+    } else {
+        let _ = writeln!(err, "{} has code of its own that rho would run:", paths.cwd.display());
+    }
     for item in &found {
         let _ = writeln!(err, "  {item}");
     }

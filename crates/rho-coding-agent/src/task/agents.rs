@@ -75,11 +75,12 @@ const BUNDLED: [(&str, &str); 3] = [
 /// The project directories searched for agents, in precedence order.
 const PROJECT_DIRS: [&str; 3] = [".rho/agents", ".omp/agents", ".pi/agents"];
 
-/// Every agent definition visible from `paths.cwd`.
-pub fn discover_agents(paths: &ConfigPaths) -> Discovery {
+/// Every agent definition visible from `paths.cwd`; the project's own only when the project is
+/// trusted (a definition chooses a sub-agent's prompt and tools, and can replace rho's own).
+pub fn discover_agents(paths: &ConfigPaths, project_trusted: bool) -> Discovery {
     let mut dirs: Vec<(PathBuf, AgentSource)> = Vec::new();
     let mut project_agents_dir = None;
-    for rel in PROJECT_DIRS {
+    for rel in PROJECT_DIRS.iter().filter(|_| project_trusted) {
         if let Some(dir) = paths.cwd.ancestors().map(|a| a.join(rel)).find(|d| d.is_dir()) {
             project_agents_dir.get_or_insert_with(|| dir.clone());
             dirs.push((dir, AgentSource::Project));
@@ -188,7 +189,7 @@ mod tests {
     #[test]
     fn bundled_agents_parse() {
         let dir = tempfile::tempdir().unwrap();
-        let found = discover_agents(&paths(dir.path()));
+        let found = discover_agents(&paths(dir.path()), true);
         let names: Vec<&str> = found.agents.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["task", "explore", "reviewer"]);
         let explore = found.get("explore").unwrap();
@@ -212,7 +213,7 @@ mod tests {
         std::fs::write(dir.path().join("work/.omp/agents/x.md"), "---\nname: task\ntools: [read]\n---\nProject.\n")
             .unwrap();
         std::fs::write(dir.path().join("work/.omp/agents/bad.md"), "---\n- not a map\n---\n").unwrap();
-        let found = discover_agents(&p);
+        let found = discover_agents(&p, true);
         let task = found.get("task").unwrap();
         assert_eq!((task.source, task.system_prompt.as_str()), (AgentSource::Project, "Project."));
         let explore = found.get("explore").unwrap();
@@ -221,5 +222,10 @@ mod tests {
         assert_eq!(explore.thinking, Some(ThinkingLevel::High));
         assert_eq!(found.get("reviewer").unwrap().source, AgentSource::Bundled);
         assert_eq!(found.project_agents_dir, Some(dir.path().join("work/.omp/agents")));
+
+        // A project not trusted keeps rho's own task agent.
+        let untrusted = discover_agents(&p, false);
+        assert_eq!(untrusted.get("task").unwrap().source, AgentSource::Bundled);
+        assert_eq!(untrusted.project_agents_dir, None);
     }
 }

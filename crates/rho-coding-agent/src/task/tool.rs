@@ -112,7 +112,7 @@ impl TaskTool {
     pub fn new(env: TaskEnv) -> Self {
         let task = env.settings.task();
         let isolation = task.isolation.mode != IsolationMode::None;
-        let discovery = discover_agents(&env.paths);
+        let discovery = discover_agents(&env.paths, env.settings.project_trusted());
         let agents: Vec<&AgentDefinition> =
             discovery.agents.iter().filter(|a| !task.disabled_agents.contains(&a.name)).collect();
         let description = describe(&agents, task.max_concurrency, isolation);
@@ -123,7 +123,7 @@ impl TaskTool {
         let started = Instant::now();
         let params = TaskParams::parse(args).map_err(ToolError::new)?;
         let task = self.env.settings.task();
-        let discovery = discover_agents(&self.env.paths);
+        let discovery = discover_agents(&self.env.paths, self.env.settings.project_trusted());
         let project_dir = discovery.project_agents_dir.clone();
         if params.isolated.is_some() && task.isolation.mode == IsolationMode::None {
             let details = TaskToolDetails::empty(project_dir, 0);
