@@ -241,3 +241,24 @@ async fn code_planted_in_a_trusted_project_waits_until_it_is_trusted_again() {
     rho.close_stdin();
     rho.wait().await;
 }
+
+#[tokio::test]
+async fn a_project_whose_path_is_not_utf8_is_confined_like_any_other() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::outside_tmp(vec![
+        Turn::tool_call(
+            "bash",
+            json!({"command": "echo in > inside.txt && echo ok; (echo x > ../up.txt) 2>/dev/null || echo up=denied"}),
+        ),
+        Turn::text("done"),
+    ])
+    .await;
+    let project = env.cwd.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir_all(&project).unwrap();
+    let mut command =
+        env.command(&["--mode", "rpc", "--model", "mock/mock-model", "--sandbox", "workspace-write", "--no-session"]);
+    command.current_dir(&project);
+    let mut rho = Rho::start_command(command).await;
+    assert_eq!(tool_results(&mut rho, "write here").await, [(false, "ok\nup=denied\n".to_owned())]);
+    assert!(project.join("inside.txt").exists() && !env.cwd.join("up.txt").exists());
+}

@@ -35,3 +35,22 @@ pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+
+    use crate::{SandboxMode, SandboxPolicy};
+
+    #[test]
+    fn a_path_that_is_not_utf8_goes_to_the_helper_and_back_unchanged() {
+        let mut policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, Path::new("/nonexistent"), &[], false);
+        let odd = PathBuf::from(std::ffi::OsStr::from_bytes(b"/work/caf\xe9"));
+        policy.writable_roots = vec![odd.clone(), PathBuf::from("/tmp")];
+        let wire = serde_json::to_string(&policy).unwrap();
+        assert!(wire.contains(r#""writableRoots":[[47,119,111,114,107,47,99,97,102,233],"/tmp"]"#), "{wire}");
+        let back: SandboxPolicy = serde_json::from_str(&wire).unwrap();
+        assert_eq!(back, policy);
+    }
+}
