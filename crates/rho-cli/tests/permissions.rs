@@ -4,7 +4,10 @@
 //! ("always" is remembered for the session); print mode, having no one to ask, refuses;
 //! `--approval never` refuses without asking and `--approval ask` asks before any call that can
 //! change something; a project's settings add deny rules but cannot allow anything unless the
-//! project is trusted, nor drop the user's own deny rules.
+//! project is trusted, nor drop the user's own deny rules. Commands are judged as the shell
+//! parses them: every spelling of a denied command is refused, and an output redirection is a
+//! write that a command's allow rule does not cover; a path rule sees every spelling of its path
+//! (`@`, `~`, a symlink, `/proc/self/root`, a folder above it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -191,4 +194,96 @@ async fn a_project_adds_deny_rules_but_allows_nothing_unless_trusted() {
     let outcome = results(&frames);
     assert_eq!(outcome[0].1, "Permission denied: the rule Bash(echo:*) in permissions.deny refuses this call.");
     assert!(!outcome[1].0, "{:?}", outcome[1]);
+}
+
+#[tokio::test]
+async fn approval_ask_asks_before_a_redirection_that_a_command_rule_does_not_cover() {
+    let env = Env::new(vec![
+        bash("echo fine"),
+        bash("echo 'echo PWNED' >> ~/.bashrc"),
+        bash("echo quiet > /dev/null 2>&1"),
+        Turn::text("done"),
+    ])
+    .await;
+    write_global(&env, json!({"permissions": {"allow": ["Bash(echo:*)"]}}));
+    let mut rho = Rho::start(&env, &["--no-session", "--approval", "ask"]).await;
+    let (frames, asked) = run_answering(&mut rho, "go", "Deny").await;
+    assert_eq!(asked, ["Allow this call? (--approval ask)\nbash: echo 'echo PWNED' >> ~/.bashrc"]);
+    let outcome = results(&frames);
+    assert_eq!(outcome[0], (false, "fine\n".to_owned()));
+    assert!(outcome[1].0, "{:?}", outcome[1]);
+    assert!(!outcome[2].0, "{:?}", outcome[2]);
+    assert!(!env.dir.path().join(".bashrc").exists(), "the redirection ran");
+}
+
+#[tokio::test]
+async fn a_deny_rule_refuses_every_spelling_of_its_command() {
+    let spellings = [
+        "FOO=1 rm -f keep",
+        "\\rm -f keep",
+        "\"rm\" -f keep",
+        "r\"\"m -f keep",
+        "/bin/rm -f keep",
+        "command rm -f keep",
+        "env FOO=1 rm -f keep",
+        "timeout 5 rm -f keep",
+        "{ rm -f keep; }",
+        "true && (rm -f keep)",
+        "if true; then rm -f keep; fi",
+        "bash -c 'rm -f keep'",
+        "eval 'rm -f keep'",
+        "f(){ rm -f keep; }; f",
+        "echo keep | xargs rm -f",
+        "echo `rm -f keep`",
+    ];
+    let mut turns: Vec<Turn> = spellings.iter().map(|s| bash(s)).collect();
+    turns.push(bash("touch made"));
+    turns.push(Turn::text("done"));
+    let env = Env::new(turns).await;
+    std::fs::write(env.cwd.join("keep"), "").unwrap();
+    write_global(&env, json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "clean up"})).await;
+    let outcome = results(&rho.until_agent_end().await);
+    let denied = (true, "Permission denied: the rule Bash(rm:*) in permissions.deny refuses this call.".to_owned());
+    for (spelling, result) in spellings.iter().zip(&outcome) {
+        assert_eq!(*result, denied, "{spelling}");
+    }
+    assert_eq!(outcome[spellings.len()], (false, "(no output)".to_owned()));
+    assert!(env.cwd.join("keep").exists(), "a denied command ran");
+    assert!(env.cwd.join("made").exists());
+}
+
+#[tokio::test]
+async fn a_read_deny_rule_refuses_every_spelling_of_its_folder() {
+    let env = Env::new(Vec::new()).await;
+    let home = env.dir.path().to_path_buf();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), env.cwd.join("keys")).unwrap();
+    let ssh = home.join(".ssh").display().to_string();
+    let calls = [
+        ("read", json!({"path": format!("@{ssh}/id_rsa")})),
+        ("read", json!({"path": "@~/.ssh/id_rsa"})),
+        ("read", json!({"path": "keys/id_rsa"})),
+        ("read", json!({"path": format!("/proc/self/root{ssh}/id_rsa")})),
+        ("grep", json!({"pattern": "PRIVATE", "path": "~"})),
+        ("find", json!({"pattern": "*", "path": ssh})),
+        ("ls", json!({"path": "~/.ssh"})),
+    ];
+    let mut turns: Vec<Turn> = calls.iter().map(|(tool, args)| Turn::tool_call(tool, args.clone())).collect();
+    turns.push(Turn::text("done"));
+    env.server.push_turns(turns);
+    write_global(&env, json!({"permissions": {"deny": ["Read(~/.ssh/**)"]}}));
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "read,grep,find,ls"]).await;
+    rho.send(json!({"type": "prompt", "message": "look"})).await;
+    let frames = rho.until_agent_end().await;
+    let outcome = results(&frames);
+    let denied =
+        (true, "Permission denied: the rule Read(~/.ssh/**) in permissions.deny refuses this call.".to_owned());
+    assert_eq!(outcome.len(), calls.len());
+    for ((tool, args), result) in calls.iter().zip(&outcome) {
+        assert_eq!(*result, denied, "{tool} {args}");
+    }
+    assert!(!serde_json::to_string(&frames).unwrap().contains("PRIVATE KEY"));
 }

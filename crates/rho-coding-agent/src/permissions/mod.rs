@@ -3,15 +3,22 @@
 //! which are refused, and which wait for the user's answer. Deny wins over ask, ask over allow.
 //! A project's settings add `deny` and `ask` rules always and `allow` rules only when the project
 //! is trusted; no list of one file replaces another's.
+//!
+//! A `bash` command is judged by what the shell parser finds in it ([`shell`]): every simple
+//! command, wrappers peeled, and every file it redirects output to, judged as a write by the
+//! `Edit` / `Write` rules. A path tool is judged by every spelling of its path ([`paths`]).
 
 mod gate;
+mod paths;
 mod rule;
+mod shell;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 pub use gate::{AskAnswer, Asker, PermissionGate, UiAsker};
+use paths::Scope;
 pub use rule::{Call, Rule};
 
 use crate::config::Settings;
@@ -93,25 +100,103 @@ impl Rules {
     /// What the rules say of `call`. A command is judged part by part: one part denied or asked
     /// is enough, and it is allowed only when every part is.
     pub fn decide(&self, call: &Call<'_>) -> Decision {
-        let (parts, substitutes) = match (call.tool, call.command()) {
-            ("bash", Some(command)) => rule::command_parts(command),
-            _ => (Vec::new(), false),
-        };
-        let judged: Vec<Option<&str>> =
-            if call.tool == "bash" { parts.iter().map(|p| Some(p.as_str())).collect() } else { vec![None] };
-        let first = |rules: &[Rule]| {
-            rules.iter().find(|r| judged.iter().any(|part| r.matches(call, *part))).map(|r| r.text.clone())
-        };
-        if let Some(rule) = first(&self.deny) {
-            return Decision::Deny(rule);
+        if let ("bash", Some(command)) = (call.tool, call.command()) {
+            return self.decide_command(call, command);
         }
-        if let Some(rule) = first(&self.ask) {
-            return Decision::Ask(rule);
+        if let Some(scope) = path_scope(call.tool) {
+            return self.decide_path(call, scope);
         }
-        let allowed = !substitutes
-            && !judged.is_empty()
-            && judged.iter().all(|part| self.allow.iter().any(|r| r.matches(call, *part)));
-        if allowed { Decision::Allow } else { Decision::Undecided }
+        self.first_of(
+            |rules| rules.iter().find(|r| r.is_whole_tool(call.tool)),
+            || self.allow.iter().any(|r| r.is_whole_tool(call.tool)),
+        )
+    }
+
+    /// Deny, then ask, by `refusing`; then allow when `allowed`.
+    fn first_of<'r>(
+        &'r self,
+        refusing: impl Fn(&'r [Rule]) -> Option<&'r Rule>,
+        allowed: impl FnOnce() -> bool,
+    ) -> Decision {
+        if let Some(rule) = refusing(&self.deny) {
+            return Decision::Deny(rule.text.clone());
+        }
+        if let Some(rule) = refusing(&self.ask) {
+            return Decision::Ask(rule.text.clone());
+        }
+        if allowed() { Decision::Allow } else { Decision::Undecided }
+    }
+
+    fn decide_path(&self, call: &Call<'_>, scope: Scope) -> Decision {
+        let raw = call.args.get("path").and_then(Value::as_str).unwrap_or(".");
+        let given = paths::tool_paths(call.tool, raw, call.cwd, call.home);
+        let resolved: Vec<PathBuf> = given.iter().map(|p| paths::resolved(p)).collect();
+        let scope = if scope == Scope::Tree && resolved.iter().all(|p| p.is_file()) { Scope::File } else { scope };
+        let touches = |rule: &Rule| given.iter().chain(&resolved).any(|p| rule.touches(call.tool, p, scope));
+        self.first_of(
+            |rules| rules.iter().find(|r| touches(r)),
+            || resolved.iter().all(|p| self.allow.iter().any(|r| r.covers(call.tool, p, scope))),
+        )
+    }
+
+    fn decide_command(&self, call: &Call<'_>, command: &str) -> Decision {
+        let script = shell::parse(command);
+        let spelled = |raw: &String| paths::shell_path(raw, call.cwd, call.home);
+        let writes: Vec<Option<PathBuf>> = script.writes.iter().map(spelled).collect();
+        let reads: Vec<PathBuf> = script.reads.iter().filter_map(spelled).collect();
+        let file = |tool: &'static str, rule: &Rule, path: &PathBuf| {
+            rule.touches(tool, path, Scope::File) || rule.touches(tool, &paths::resolved(path), Scope::File)
+        };
+        let refuses = |rule: &Rule| {
+            rule.is_whole_tool("bash")
+                || script.commands.iter().flat_map(|c| &c.views).any(|view| {
+                    rule.matches_words(&view.words) || by_basename(&view.words).is_some_and(|w| rule.matches_words(&w))
+                })
+                || writes.iter().flatten().any(|path| file("write", rule, path))
+                || reads.iter().any(|path| file("read", rule, path))
+        };
+        self.first_of(
+            |rules| rules.iter().find(|r| refuses(r)),
+            || {
+                if self.allow.iter().any(|r| r.is_whole_tool("bash")) {
+                    return true;
+                }
+                let command_allowed = |command: &shell::SimpleCommand| {
+                    !command.needs_allow
+                        || command
+                            .views
+                            .iter()
+                            .filter(|view| view.allowable)
+                            .any(|view| self.allow.iter().any(|r| r.matches_words(&view.words)))
+                };
+                let write_allowed = |path: &Option<PathBuf>| {
+                    path.as_ref().is_some_and(|path| {
+                        self.allow.iter().any(|r| r.covers("write", &paths::resolved(path), Scope::File))
+                    })
+                };
+                !script.unaccounted
+                    && !script.commands.is_empty()
+                    && script.commands.iter().all(command_allowed)
+                    && writes.iter().all(write_allowed)
+            },
+        )
+    }
+}
+
+/// A command's words with a path-qualified name (`/bin/rm`) cut to its last part, for refusing
+/// rules; `None` when the name has no folder.
+fn by_basename(words: &[shell::Word]) -> Option<Vec<shell::Word>> {
+    let name = words.first()?.as_deref()?;
+    let base = shell::basename(name);
+    (base != name).then(|| std::iter::once(Some(base.to_owned())).chain(words[1..].iter().cloned()).collect())
+}
+
+/// How much a path tool reaches, if `tool` is one.
+fn path_scope(tool: &str) -> Option<Scope> {
+    match tool {
+        "read" | "edit" | "write" => Some(Scope::File),
+        "grep" | "find" | "ls" => Some(Scope::Tree),
+        _ => None,
     }
 }
 
@@ -143,35 +228,4 @@ fn describe(tool: &str, args: &Map<String, Value>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> Rules {
-        let parse = |list: &[&str]| list.iter().map(|t| Rule::parse(t, Path::new("/p"), None).unwrap()).collect();
-        Rules { allow: parse(allow), ask: parse(ask), deny: parse(deny) }
-    }
-
-    fn decide(rules: &Rules, tool: &str, args: Value) -> Decision {
-        rules.decide(&Call { tool, args: args.as_object().unwrap(), cwd: Path::new("/p"), home: None })
-    }
-
-    #[test]
-    fn deny_wins_over_ask_and_ask_over_allow() {
-        let r = rules(&["Bash"], &["Bash(git push:*)"], &["Bash(rm:*)"]);
-        assert_eq!(decide(&r, "bash", json!({"command": "ls"})), Decision::Allow);
-        assert_eq!(decide(&r, "bash", json!({"command": "git push origin"})), Decision::Ask("Bash(git push:*)".into()));
-        assert_eq!(decide(&r, "bash", json!({"command": "ls && rm -rf x"})), Decision::Deny("Bash(rm:*)".into()));
-        assert_eq!(decide(&r, "read", json!({"path": "x"})), Decision::Undecided);
-    }
-
-    #[test]
-    fn a_command_is_allowed_only_when_every_part_is() {
-        let r = rules(&["Bash(npm test:*)"], &[], &[]);
-        assert_eq!(decide(&r, "bash", json!({"command": "npm test"})), Decision::Allow);
-        assert_eq!(decide(&r, "bash", json!({"command": "npm test && curl evil"})), Decision::Undecided);
-        assert_eq!(decide(&r, "bash", json!({"command": "npm test $(curl evil)"})), Decision::Undecided);
-        let r = rules(&[], &[], &["Bash(curl:*)"]);
-        assert_eq!(decide(&r, "bash", json!({"command": "echo $(curl evil)"})), Decision::Deny("Bash(curl:*)".into()));
-    }
-}
+mod tests;

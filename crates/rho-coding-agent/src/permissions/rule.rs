@@ -1,13 +1,16 @@
 //! One permission rule in Claude Code's syntax, and what it matches: `Bash` (every command),
-//! `Bash(npm run test:*)` (commands starting so), `Bash(git status)` (that command), `Read(./.env)`
-//! and `Edit(src/**)` (paths, gitignore-style globs: `./` or bare from the project, `~/` from
-//! home, `//` from the root), `Write(…)`, `mcp__server` / `mcp__server__*` (a server's tools),
-//! `mcp__server__tool`, or any other tool's own name (`task`, an extension's tool).
+//! `Bash(npm run test:*)` (commands whose words start with these), `Bash(git status)` (that
+//! command), `Read(./.env)` and `Edit(src/**)` (paths, gitignore-style globs: `./` or bare from the
+//! project, `~/` from home, `//` from the root), `Write(…)`, `mcp__server` / `mcp__server__*` (a
+//! server's tools), `mcp__server__tool`, or any other tool's own name (`task`, an extension's tool).
+//! A command rule is compared word by word with a simple command as the shell parser reads it.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Map, Value};
+
+use super::paths::{PathPattern, Scope, normalize};
+use super::shell::{self, Word};
 
 /// A parsed rule.
 #[derive(Debug, Clone)]
@@ -20,12 +23,12 @@ pub struct Rule {
 
 #[derive(Debug, Clone)]
 enum Spec {
-    /// `Bash(prefix:*)`.
-    CommandPrefix(String),
-    /// `Bash(exact command)`.
-    Command(String),
+    /// `Bash(prefix:*)`: the prefix's words.
+    CommandPrefix(Vec<String>),
+    /// `Bash(exact command)`: its words.
+    Command(Vec<String>),
     /// `Read(…)`, `Edit(…)`, `Write(…)`: where the path may be.
-    Path(GlobMatcher),
+    Path(PathPattern),
     /// A specifier rho does not interpret (`WebFetch(domain:…)`): matches nothing.
     Other,
 }
@@ -51,12 +54,6 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// The absolute path a path tool acts on (the project for grep/find/ls without one).
-    fn path(&self) -> Option<PathBuf> {
-        let raw = self.args.get("path").and_then(Value::as_str).unwrap_or(".");
-        Some(normalize(&self.cwd.join(crate::config::expand_tilde(raw, self.home))))
-    }
-
     /// `bash`'s command.
     pub fn command(&self) -> Option<&str> {
         self.args.get("command").and_then(Value::as_str)
@@ -81,17 +78,19 @@ impl Rule {
         let spec = match spec {
             None | Some("") | Some("*") => None,
             Some(spec) if matches!(name, "Bash" | "bash") => Some(match spec.strip_suffix(":*") {
-                Some(prefix) => Spec::CommandPrefix(prefix.trim().to_owned()),
-                None => Spec::Command(spec.to_owned()),
+                Some(prefix) => Spec::CommandPrefix(command_words(prefix)),
+                None => Spec::Command(command_words(spec)),
             }),
-            Some(spec) if matches!(name, "Read" | "Edit" | "Write") => Some(Spec::Path(path_glob(spec, cwd, home)?)),
+            Some(spec) if matches!(name, "Read" | "Edit" | "Write") => {
+                Some(Spec::Path(PathPattern::new(&absolute_pattern(spec, cwd, home), spec)?))
+            }
             Some(_) => Some(Spec::Other),
         };
         Ok(Rule { text: trimmed.to_owned(), name: name.to_owned(), spec })
     }
 
     /// Whether the rule names `tool` at all.
-    fn names(&self, tool: &str) -> bool {
+    pub fn names(&self, tool: &str) -> bool {
         if let Some(tools) = tools_of(&self.name) {
             return tools.contains(&tool);
         }
@@ -107,124 +106,136 @@ impl Rule {
         self.name == tool
     }
 
-    /// Whether the rule covers `call`; for `bash`, `part` is one of the command's parts.
-    pub fn matches(&self, call: &Call<'_>, part: Option<&str>) -> bool {
-        if !self.names(call.tool) {
+    /// Whether the rule names `tool` with nothing narrowing it (`Bash`, `Read`, `task`).
+    pub fn is_whole_tool(&self, tool: &str) -> bool {
+        self.spec.is_none() && self.names(tool)
+    }
+
+    /// Whether the rule covers a simple command's words (a rule naming `bash`).
+    pub fn matches_words(&self, words: &[Word]) -> bool {
+        if !self.names("bash") {
             return false;
         }
+        let same = |rule: &[String], words: &[Word]| rule.iter().zip(words).all(|(r, w)| w.as_deref() == Some(r));
         match &self.spec {
             None => true,
-            Some(Spec::CommandPrefix(prefix)) => part.is_some_and(|p| {
-                p == prefix || p.strip_prefix(prefix.as_str()).is_some_and(|rest| rest.starts_with(char::is_whitespace))
-            }),
-            Some(Spec::Command(command)) => part.is_some_and(|p| p == command),
-            Some(Spec::Path(glob)) => call.path().is_some_and(|path| glob.is_match(path)),
-            Some(Spec::Other) => false,
+            Some(Spec::CommandPrefix(prefix)) => words.len() >= prefix.len() && same(prefix, words),
+            Some(Spec::Command(command)) => words.len() == command.len() && same(command, words),
+            Some(Spec::Path(_) | Spec::Other) => false,
         }
+    }
+
+    /// Whether a refusing rule reaches `path` as `tool` uses it.
+    pub fn touches(&self, tool: &str, path: &Path, scope: Scope) -> bool {
+        self.names(tool)
+            && match &self.spec {
+                None => true,
+                Some(Spec::Path(pattern)) => pattern.touches(path, scope),
+                Some(_) => false,
+            }
+    }
+
+    /// Whether an allowing rule covers all of `path` as `tool` uses it.
+    pub fn covers(&self, tool: &str, path: &Path, scope: Scope) -> bool {
+        self.names(tool)
+            && match &self.spec {
+                None => true,
+                Some(Spec::Path(pattern)) => pattern.covers(path, scope),
+                Some(_) => false,
+            }
     }
 }
 
-/// A path rule's glob, made absolute: `//x` from the root, `~/x` from home, `/x`, `./x` and `x`
-/// from the project.
-fn path_glob(spec: &str, cwd: &Path, home: Option<&Path>) -> Result<GlobMatcher, String> {
-    let absolute = if let Some(rest) = spec.strip_prefix("//") {
+/// A command rule's words, read as the shell reads them (`git commit -m "x y"` is four words);
+/// split at spaces when the text is not one plain command.
+fn command_words(text: &str) -> Vec<String> {
+    let text = text.trim();
+    shell::rule_words(text).unwrap_or_else(|| text.split_whitespace().map(str::to_owned).collect())
+}
+
+/// A path rule's pattern, made absolute: `//x` from the root, `~/x` from home, `/x`, `./x` and
+/// `x` from the project.
+fn absolute_pattern(spec: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    if let Some(rest) = spec.strip_prefix("//") {
         PathBuf::from("/").join(rest)
     } else if spec.starts_with("~/") {
         crate::config::expand_tilde(spec, home)
     } else {
         normalize(&cwd.join(spec.trim_start_matches('/')))
-    };
-    GlobBuilder::new(&absolute.to_string_lossy())
-        .literal_separator(true)
-        .build()
-        .map(|glob| glob.compile_matcher())
-        .map_err(|e| format!("\"{spec}\" is not a path pattern: {e}"))
-}
-
-/// `path` with `.` and `..` taken by name.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
     }
-    out
-}
-
-/// A shell command's simple commands, for rules to judge one by one: split at `;`, `&&`, `||`,
-/// `|`, `&`, newlines, and around substituted commands (`$(…)`, backquotes, `<(…)`, subshells),
-/// so a deny rule sees `curl` in `echo $(curl …)`. The flag says whether the command substitutes
-/// commands into itself, which no allow rule can vouch for.
-pub fn command_parts(command: &str) -> (Vec<String>, bool) {
-    let substitutes = ["$(", "`", "<(", ">("].iter().any(|s| command.contains(s));
-    let parts = command
-        .split(['\n', ';', '&', '|', '`', '(', ')'])
-        .map(|p| p.trim().trim_matches(['$', '<', '>']).trim())
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-        .collect();
-    (parts, substitutes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn call<'a>(tool: &'a str, args: &'a Value) -> Call<'a> {
-        Call { tool, args: args.as_object().unwrap(), cwd: Path::new("/p"), home: Some(Path::new("/h")) }
-    }
 
     fn rule(text: &str) -> Rule {
         Rule::parse(text, Path::new("/p"), Some(Path::new("/h"))).unwrap()
     }
 
+    fn words(text: &str) -> Vec<Word> {
+        text.split_whitespace().map(|w| Some(w.to_owned())).collect()
+    }
+
     #[test]
     fn bash_rules_match_commands_by_prefix_or_whole() {
-        let args = json!({"command": "npm run test --watch"});
-        let c = call("bash", &args);
-        assert!(rule("Bash(npm run test:*)").matches(&c, Some("npm run test --watch")));
-        assert!(rule("Bash(npm run test:*)").matches(&c, Some("npm run test")));
-        assert!(!rule("Bash(npm run test:*)").matches(&c, Some("npm run tests")));
-        assert!(rule("Bash(git status)").matches(&c, Some("git status")));
-        assert!(!rule("Bash(git status)").matches(&c, Some("git status -s")));
-        assert!(rule("Bash").matches(&c, Some("anything")));
-        assert!(!rule("Bash").matches(&call("read", &json!({"path": "x"})), None));
-        assert_eq!(
-            command_parts("a && b | c; d\ne"),
-            (vec!["a".into(), "b".into(), "c".into(), "d".into(), "e".into()], false)
+        assert!(rule("Bash(npm run test:*)").matches_words(&words("npm run test --watch")));
+        assert!(rule("Bash(npm run test:*)").matches_words(&words("npm run test")));
+        assert!(!rule("Bash(npm run test:*)").matches_words(&words("npm run tests")));
+        assert!(!rule("Bash(npm run test:*)").matches_words(&words("npm run")));
+        assert!(rule("Bash(git status)").matches_words(&words("git status")));
+        assert!(!rule("Bash(git status)").matches_words(&words("git status -s")));
+        assert!(rule("Bash").matches_words(&words("anything")));
+        assert!(!rule("Read").matches_words(&words("anything")));
+        // Rules are read as the shell reads words; a word that expands matches no rule word.
+        assert!(
+            rule("Bash(git commit -m \"a b\":*)")
+                .matches_words(&words("git commit -m").into_iter().chain([Some("a b".to_owned())]).collect::<Vec<_>>())
         );
-        assert_eq!(command_parts("npm test $(rm -rf /)"), (vec!["npm test".into(), "rm -rf /".into()], true));
+        assert!(!rule("Bash(rm:*)").matches_words(&[None, Some("x".into())]));
     }
 
     #[test]
     fn path_rules_match_from_the_project_home_or_root() {
-        let env = json!({"path": ".env"});
-        assert!(rule("Read(./.env)").matches(&call("read", &env), None));
-        assert!(rule("Read(./.env)").matches(&call("grep", &env), None));
-        assert!(!rule("Read(./.env)").matches(&call("write", &env), None));
-        assert!(rule("Edit(src/**)").matches(&call("write", &json!({"path": "src/a/b.rs"})), None));
-        assert!(!rule("Edit(src/*)").matches(&call("write", &json!({"path": "src/a/b.rs"})), None));
-        assert!(!rule("Edit(src/**)").matches(&call("edit", &json!({"path": "src/../x.rs"})), None));
-        assert!(rule("Read(~/.ssh/**)").matches(&call("read", &json!({"path": "/h/.ssh/id_rsa"})), None));
-        assert!(rule("Read(//etc/**)").matches(&call("read", &json!({"path": "../../etc/passwd"})), None));
+        let file = Scope::File;
+        assert!(rule("Read(./.env)").touches("read", Path::new("/p/.env"), file));
+        assert!(rule("Read(./.env)").touches("grep", Path::new("/p/.env"), file));
+        assert!(!rule("Read(./.env)").touches("write", Path::new("/p/.env"), file));
+        assert!(rule("Edit(src/**)").covers("write", Path::new("/p/src/a/b.rs"), file));
+        assert!(!rule("Edit(src/*)").covers("write", Path::new("/p/src/a/b.rs"), file));
+        assert!(rule("Read(~/.ssh/**)").touches("read", Path::new("/h/.ssh/id_rsa"), file));
+        assert!(rule("Read(//etc/**)").touches("read", Path::new("/etc/passwd"), file));
+        // A refused folder refuses what is in it.
+        assert!(rule("Read(./secrets)").touches("read", Path::new("/p/secrets/key"), file));
+        assert!(!rule("Read(./secrets)").covers("read", Path::new("/p/secrets/key"), file));
+    }
+
+    #[test]
+    fn a_walking_tool_is_refused_above_a_rule_and_allowed_only_beneath_a_whole_folder() {
+        let tree = Scope::Tree;
+        let ssh = rule("Read(~/.ssh/**)");
+        for root in ["/h/.ssh", "/h", "/", "/h/.ssh/keys"] {
+            assert!(ssh.touches("grep", Path::new(root), tree), "{root}");
+        }
+        assert!(!ssh.touches("grep", Path::new("/h/src"), tree));
+        assert!(!ssh.touches("grep", Path::new("/h/.sshx"), tree));
+        assert!(rule("Read(src/**/*.env)").touches("find", Path::new("/p/src/a"), tree));
+        let src = rule("Read(src/**)");
+        assert!(src.covers("grep", Path::new("/p/src"), tree));
+        assert!(src.covers("grep", Path::new("/p/src/a"), tree));
+        assert!(!src.covers("grep", Path::new("/p"), tree));
+        assert!(!rule("Read(src/*.rs)").covers("grep", Path::new("/p/src"), tree));
     }
 
     #[test]
     fn mcp_and_other_tools_match_by_name() {
-        let none = json!({});
-        assert!(rule("mcp__github").matches(&call("mcp__github__create_issue", &none), None));
-        assert!(rule("mcp__github__*").matches(&call("mcp__github__create_issue", &none), None));
-        assert!(!rule("mcp__git").matches(&call("mcp__github__create_issue", &none), None));
-        assert!(rule("mcp__github__create_issue").matches(&call("mcp__github__create_issue", &none), None));
-        assert!(!rule("mcp__github__create_issue").matches(&call("mcp__github__list", &none), None));
-        assert!(rule("task").matches(&call("task", &none), None));
-        assert!(!rule("WebFetch(domain:example.com)").matches(&call("WebFetch", &none), None));
+        assert!(rule("mcp__github").is_whole_tool("mcp__github__create_issue"));
+        assert!(rule("mcp__github__*").is_whole_tool("mcp__github__create_issue"));
+        assert!(!rule("mcp__git").is_whole_tool("mcp__github__create_issue"));
+        assert!(rule("mcp__github__create_issue").is_whole_tool("mcp__github__create_issue"));
+        assert!(!rule("mcp__github__create_issue").is_whole_tool("mcp__github__list"));
+        assert!(rule("task").is_whole_tool("task"));
+        assert!(!rule("WebFetch(domain:example.com)").is_whole_tool("WebFetch"));
         assert!(Rule::parse("Bash(npm", Path::new("/"), None).unwrap_err().contains("no closing parenthesis"));
     }
 }
