@@ -2,8 +2,9 @@
 """What confining a command costs: `rho __sandbox <policy> /bin/true` (the wrapper bash calls go
 through under --sandbox) against `/bin/true` alone, each started N times from Python, for the
 read-only and workspace-write policies. Prints the median and p90 wall time per start and the
-difference, which is the sandbox's set-up cost per command (Landlock ruleset, seccomp filter, one
-more exec of rho). Needs a Linux kernel with Landlock.
+difference, which is the sandbox's set-up cost per command (the mount layer's namespace and
+remounts, the Landlock ruleset, the seccomp filter, one more exec of rho). Needs a Linux kernel
+with Landlock (and user namespaces for the mount layer).
 
     python3 bench/sandbox/bench.py [--runs 300] [--no-build]
 """
@@ -39,10 +40,23 @@ def main():
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-p", "rho-cli"], cwd=ROOT, check=True)
     project = tempfile.mkdtemp(prefix="rho-sandbox-bench-")
+    # A project as rho protects it: its .git and .pi stay read-only inside the writable root.
+    for kept in (".git", ".pi"):
+        os.mkdir(os.path.join(project, kept))
+    read_only = [os.path.join(project, ".git"), os.path.join(project, ".pi")]
     policies = {
-        "read-only": {"mode": "read-only", "writableRoots": [], "network": False},
-        "workspace-write": {"mode": "workspace-write", "writableRoots": [project, "/tmp"], "network": False},
+        "read-only": {"mode": "read-only", "writableRoots": [], "readOnly": [], "network": False},
+        "workspace-write": {
+            "mode": "workspace-write",
+            "writableRoots": [project, "/tmp"],
+            "readOnly": read_only,
+            "network": False,
+        },
     }
+    probe = subprocess.run(
+        [RHO, "__sandbox", json.dumps(policies["workspace-write"]), "--probe"], capture_output=True, text=True
+    )
+    print(f"layers this machine leaves off: {probe.stdout.strip() or 'none'}")
     base_median, base_p90 = timed(["/bin/true"], args.runs)
     print(f"/bin/true alone:            median {base_median:.2f} ms  p90 {base_p90:.2f} ms")
     for name, policy in policies.items():
