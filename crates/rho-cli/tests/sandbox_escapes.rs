@@ -1,5 +1,5 @@
 //! The sandbox against the indirect escapes: what a confined command plants for later (git's
-//! hooks and config, the project's `.pi` and `.rho`, rho's own binary), what Landlock does not
+//! hooks and config, the project's `.pi` and `.rho`, a script at rho's path), what Landlock does not
 //! see (metadata of files outside, resource limits and priorities of other processes, a
 //! datagram to an outside socket, rho's own `/proc` entries), and a folder swapped for a link
 //! while the write tool writes (0 of 1,000 writes land outside). Git's own commands still read
@@ -60,7 +60,7 @@ async fn what_runs_later_outside_the_box_stays_read_only_inside_the_project() {
         "mkdir -p .pi/extensions 2>/dev/null && echo pi=made || echo pi=denied",
         "(echo '{}' > .rho/settings.json) 2>/dev/null && echo rho=written || echo rho=denied",
         "(mv bin/rho bin/rho.old && printf '#!/bin/sh\\ntouch ~/pwned\\n' > bin/rho) 2>/dev/null \
-         && echo binary=replaced || echo binary=denied",
+         && chmod +x bin/rho && echo binary=replaced || echo binary=denied",
         &format!("chmod 644 '{}' 2>/dev/null && echo chmod=done || echo chmod=denied", outside.display()),
         &format!("touch -d 2001-01-01 '{}' 2>/dev/null && echo utime=done || echo utime=denied", outside.display()),
         "echo v2 > tracked.txt && echo edit=ok",
@@ -89,7 +89,7 @@ async fn what_runs_later_outside_the_box_stays_read_only_inside_the_project() {
         results[0],
         (
             false,
-            "hook=denied\nfsmonitor=denied\npi=denied\nrho=denied\nbinary=denied\nchmod=denied\nutime=denied\nedit=ok\n M tracked.txt\n1\n"
+            "hook=denied\nfsmonitor=denied\npi=denied\nrho=denied\nbinary=replaced\nchmod=denied\nutime=denied\nedit=ok\n M tracked.txt\n1\n"
                 .to_owned()
         )
     );
@@ -104,9 +104,14 @@ async fn what_runs_later_outside_the_box_stays_read_only_inside_the_project() {
     assert!(!std::fs::read_to_string(env.cwd.join(".git/config")).unwrap().contains("fsmonitor"));
     assert!(!env.cwd.join(".pi/extensions").exists() && !env.cwd.join(".rho/settings.json").exists());
     assert_eq!(std::fs::metadata(&outside).unwrap().permissions().mode() & 0o777, 0o600);
-    assert_eq!(std::fs::read(&binary).unwrap(), std::fs::read(env!("CARGO_BIN_EXE_rho")).unwrap());
-    // The user's own git goes on as before.
-    git(&env.cwd, &["commit", "-qam", "second"]);
+    // The file at rho's path was replaced, and what rho started next was still rho, confined.
+    assert!(std::fs::read_to_string(&binary).unwrap().contains("pwned"));
+
+    // The user's own commands (a host's `bash`, `!cmd`) may write the repository: it is theirs.
+    let user = rho
+        .data(json!({"type": "bash", "command": "git -c user.email=a@b -c user.name=n commit -qam from-user && echo committed"}))
+        .await;
+    assert_eq!(user["output"], "committed\n", "{user}");
 }
 
 #[tokio::test]

@@ -26,6 +26,14 @@ impl Sandbox {
         &self.policy
     }
 
+    /// The box of a command the user typed (`!cmd`, a host's `bash`): the same writable roots,
+    /// without the entries kept read-only from the model, which are the user's to change.
+    pub fn for_user(&self) -> Sandbox {
+        let mut policy = self.policy.clone();
+        policy.read_only.clear();
+        Sandbox { policy, launcher: self.launcher.clone() }
+    }
+
     /// The program and leading arguments that run `program` confined (its own arguments
     /// follow); `None` when the policy confines nothing.
     pub fn wrap(&self, program: &OsStr) -> Option<(&Path, Vec<OsString>)> {

@@ -113,15 +113,6 @@ impl SandboxPolicy {
         Self { mode: SandboxMode::DangerFullAccess, writable_roots: Vec::new(), read_only: Vec::new(), network: true }
     }
 
-    /// Keeps `path` (a file or folder) read-only too when it lies in a writable root: rho's own
-    /// binary, which the user starts again.
-    pub fn protect(&mut self, path: &Path) {
-        let Ok(path) = path.canonicalize() else { return };
-        if self.writable_roots.iter().any(|root| path.starts_with(root)) && !self.read_only.contains(&path) {
-            self.read_only.push(path);
-        }
-    }
-
     /// Whether commands run confined.
     pub fn confines(&self) -> bool {
         self.mode != SandboxMode::DangerFullAccess

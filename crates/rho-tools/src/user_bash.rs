@@ -182,6 +182,8 @@ pub async fn run_user_bash(
         return Ok(result_of(&mut sink, Ending::Cancelled));
     }
     let full_command = with_prefix(options, command);
+    // The user's own command: confined like the model's, but `.git`, `.rho` and `.pi` are theirs.
+    let sandbox = options.sandbox.as_deref().map(rho_sandbox::Sandbox::for_user);
     let ending = run_shell(
         ShellCommand {
             shell: &shell,
@@ -189,7 +191,7 @@ pub async fn run_user_bash(
             cwd,
             path_env: shell_path_env(options),
             env: &options.environment,
-            sandbox: options.sandbox.as_deref(),
+            sandbox: sandbox.as_ref(),
             hide_provider_keys: !options.inherit_provider_keys,
         },
         &mut sink,

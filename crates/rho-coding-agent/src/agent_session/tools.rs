@@ -316,12 +316,9 @@ pub(crate) fn sandbox(cwd: &std::path::Path, settings: &Settings) -> Option<Arc<
         return None;
     }
     let roots: Vec<std::path::PathBuf> = config.writable_roots.iter().map(std::path::PathBuf::from).collect();
-    let mut policy = rho_sandbox::SandboxPolicy::new(config.mode, cwd, &roots, config.network);
-    // The file the user starts rho from again stays as it is.
-    if let Ok(binary) = std::env::current_exe() {
-        policy.protect(&binary);
-    }
-    // rho confines each command by starting it through its own binary.
+    let policy = rho_sandbox::SandboxPolicy::new(config.mode, cwd, &roots, config.network);
+    // rho confines each command by starting it through its own binary, by `/proc/self/exe`: a
+    // command that replaces the file at rho's path does not choose what runs next.
     Some(Arc::new(rho_sandbox::Sandbox::new(policy, rho_sandbox::own_binary())))
 }
 
