@@ -174,7 +174,7 @@ async fn a_folder_swapped_for_a_link_during_writes_lets_none_outside() {
     let swapper = format!(
         "setsid python3 -c \"import ctypes, os; libc = ctypes.CDLL(None); os.symlink('{}', 'link')\n\
          while True: libc.renameat2(-100, b'd', -100, b'link', 2)\" >/dev/null 2>&1 < /dev/null &\n\
-         sleep 0.2; test -L d -o -L link && echo swapping",
+         for i in $(seq 200); do test -L d -o -L link && break; sleep 0.05; done; test -L d -o -L link && echo swapping",
         outside.display()
     );
     let mut turns = vec![Turn::tool_call("bash", json!({"command": swapper}))];
