@@ -133,6 +133,11 @@ async fn read_only_commands_cannot_reach_other_processes_or_outside_sockets() {
         "prlimit --pid $PPID --cpu=1:1 2>/dev/null && echo prlimit=set || echo prlimit=denied".to_owned(),
         "renice -n 19 -p $PPID >/dev/null 2>&1 && echo renice=set || echo renice=denied".to_owned(),
         format!("chmod 644 '{}' 2>/dev/null && echo chmod=done || echo chmod=denied", auth.display()),
+        format!("chown $(id -u):$(id -g) '{}' 2>/dev/null && echo chown=done || echo chown=denied", auth.display()),
+        format!(
+            "python3 -c \"import os; os.setxattr('{}', 'user.rho', b'x')\" 2>/dev/null && echo xattr=set || echo xattr=denied",
+            auth.display()
+        ),
         "head -c 1 /proc/$PPID/environ >/dev/null 2>&1 && echo environ=read || echo environ=denied".to_owned(),
         "(echo '{\"type\":\"bash\",\"command\":\"touch injected\"}' > /proc/$PPID/fd/0) 2>/dev/null \
          && echo stdin=written || echo stdin=denied"
@@ -147,7 +152,7 @@ async fn read_only_commands_cannot_reach_other_processes_or_outside_sockets() {
         results[0],
         (
             false,
-            "prlimit=denied\nrenice=denied\nchmod=denied\nenviron=denied\nstdin=denied\ndgram=denied\nown=ok\n"
+            "prlimit=denied\nrenice=denied\nchmod=denied\nchown=denied\nxattr=denied\nenviron=denied\nstdin=denied\ndgram=denied\nown=ok\n"
                 .to_owned()
         )
     );
@@ -161,50 +166,69 @@ async fn read_only_commands_cannot_reach_other_processes_or_outside_sockets() {
 }
 
 #[tokio::test]
-async fn a_folder_swapped_for_a_link_during_writes_lets_none_outside() {
+async fn a_folder_swapped_for_a_link_during_writes_and_edits_lets_none_outside() {
     const ROUNDS: usize = 10;
-    const WRITES: usize = 100;
+    const CALLS: usize = 100;
     let env = Env::outside_tmp(Vec::new()).await;
     let home = env.cwd.parent().unwrap().to_path_buf();
     let outside = home.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::create_dir_all(env.cwd.join("d")).unwrap();
+    // The files the edits aim at, inside and (the same names) outside.
+    for k in 0..ROUNDS * CALLS {
+        std::fs::write(env.cwd.join(format!("d/e{k}.txt")), "a").unwrap();
+        std::fs::write(outside.join(format!("e{k}.txt")), "a").unwrap();
+    }
     // A confined background process swaps `d` with a link out (renameat2's RENAME_EXCHANGE, so
     // `d` is always one or the other), as fast as it can.
     let swapper = format!(
-        "setsid python3 -c \"import ctypes, os; libc = ctypes.CDLL(None); os.symlink('{}', 'link')\n\
+        "setsid python3 -c \"import ctypes, os; libc = ctypes.CDLL(None); os.symlink('{}', 'link'); \
+         open('started', 'w').close()\n\
          while True: libc.renameat2(-100, b'd', -100, b'link', 2)\" >/dev/null 2>&1 < /dev/null &\n\
-         for i in $(seq 200); do test -L d -o -L link && break; sleep 0.05; done; test -L d -o -L link && echo swapping",
+         for i in $(seq 200); do test -e started && break; sleep 0.05; done; test -e started && echo swapping",
         outside.display()
     );
     let mut turns = vec![Turn::tool_call("bash", json!({"command": swapper}))];
     for round in 0..ROUNDS {
         let mut turn = Turn::text("");
-        for i in 0..WRITES {
+        for i in 0..CALLS {
             turn = turn.with_tool_call("write", json!({"path": format!("d/f{round}-{i}.txt"), "content": "x"}));
         }
         turns.push(turn);
     }
-    turns.push(Turn::tool_call(
-        "bash",
-        json!({"command": "pkill -f 'mv -T d d.real' ; pkill -f 'while :; do mv' ; echo stopped"}),
-    ));
+    for round in 0..ROUNDS {
+        let mut turn = Turn::text("");
+        for i in 0..CALLS {
+            let path = format!("d/e{}.txt", round * CALLS + i);
+            turn = turn.with_tool_call("edit", json!({"path": path, "edits": [{"oldText": "a", "newText": "b"}]}));
+        }
+        turns.push(turn);
+    }
     turns.push(Turn::text("done"));
     env.server.push_turns(turns);
     let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
     let results = tool_results(&mut rho, "race").await;
     assert_eq!(results[0], (false, "swapping\n".to_owned()));
-    let writes = &results[1..results.len() - 1];
-    assert_eq!(writes.len(), ROUNDS * WRITES);
-    let landed_outside = std::fs::read_dir(&outside).unwrap().count();
-    let refused = writes.iter().filter(|(error, _)| *error).count();
-    eprintln!("{refused} of {} writes refused, {landed_outside} outside", writes.len());
-    assert_eq!(landed_outside, 0, "writes that landed outside the project");
-    for (error, text) in writes.iter().filter(|(error, _)| *error) {
-        assert!(
-            *error && (text.contains("changed while it was being written") || text.contains("is outside")),
-            "{text}"
-        );
+    let (writes, edits) = results[1..].split_at(ROUNDS * CALLS);
+    assert_eq!(edits.len(), ROUNDS * CALLS);
+    let written_outside = std::fs::read_dir(&outside)
+        .unwrap()
+        .filter(|e| !e.as_ref().unwrap().file_name().to_string_lossy().starts_with('e'))
+        .count();
+    let edited_outside = (0..ROUNDS * CALLS)
+        .filter(|k| std::fs::read_to_string(outside.join(format!("e{k}.txt"))).unwrap() != "a")
+        .count();
+    let refused = |calls: &[(bool, String)]| calls.iter().filter(|(error, _)| *error).count();
+    eprintln!(
+        "writes: {} of {} refused, {written_outside} outside; edits: {} of {} refused, {edited_outside} outside",
+        refused(writes),
+        writes.len(),
+        refused(edits),
+        edits.len()
+    );
+    assert_eq!((written_outside, edited_outside), (0, 0), "writes and edits that landed outside the project");
+    for (_, text) in writes.iter().chain(edits).filter(|(error, _)| *error) {
+        assert!(text.contains("changed while it was being written") || text.contains("is outside"), "{text}");
     }
 }
 
