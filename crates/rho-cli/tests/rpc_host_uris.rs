@@ -76,7 +76,6 @@ async fn an_abort_withdraws_a_request_the_host_never_answers() {
     rho.data(schemes()).await;
     rho.send(json!({"type": "prompt", "message": "go"})).await;
     let request = rho.until(|f| f["type"] == "host_uri_request").await.pop().unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
     rho.send(json!({"id": "a", "type": "abort"})).await;
     let frames = rho.until(|f| f["id"] == "a").await;
     let cancel = frames.iter().find(|f| f["type"] == "host_uri_cancel").unwrap();

@@ -65,12 +65,10 @@ async fn cancel_kills_and_marks_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let options = ToolOptions::new(dir.path());
     let cancel = CancellationToken::new();
+    // Cancelled once the command is seen running.
     let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        trigger.cancel();
-    });
-    let r = run_user_bash("echo started; sleep 30", dir.path(), &options, cancel, &mut |_| {}).await.unwrap();
+    let mut on_output = |_: &str| trigger.cancel();
+    let r = run_user_bash("echo started; sleep 30", dir.path(), &options, cancel, &mut on_output).await.unwrap();
     assert!(r.cancelled);
     assert_eq!(r.exit_code, None);
     assert_eq!(r.output, "started\n");

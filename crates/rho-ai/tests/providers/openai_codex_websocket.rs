@@ -228,9 +228,19 @@ async fn a_socket_the_server_closed_while_idle_is_replaced_not_given_up() {
     collect(&m, &prompt("hi"), options.clone()).await;
     // The server goes away, closing the idle socket, and comes back on the same port.
     drop(server);
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let script = rho_mock_llm::Script::from_value(json!({"turns": [{"text": "second"}]})).unwrap();
-    let server = rho_mock_llm::MockServer::start_on(addr, script).await.unwrap();
+    // The port is free again once the old server's listener is gone.
+    let mut tries = 0;
+    let server = loop {
+        match rho_mock_llm::MockServer::start_on(addr, script.clone()).await {
+            Ok(server) => break server,
+            Err(e) => {
+                tries += 1;
+                assert!(tries < 300, "the port stayed taken: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    };
 
     let events = collect(&m, &prompt("hi"), options).await;
     assert_eq!(final_message(&events).text(), "second");
