@@ -4,7 +4,6 @@
 
 use crate::common;
 
-use std::time::Duration;
 
 use common::{Env, Rho, redact};
 use rho_mock_llm::Turn;
