@@ -62,10 +62,11 @@ const MODEL_KEYS = new Set([
 	"headers",
 	"compat",
 	"thinkingLevelMap",
-	// pi 1.6's fields rho does not use: image limits per request, prompt-cache lifetimes, and
-	// a gateway's own metadata (the lab behind a model, its upstream providers, free models).
+	// Image and request limits, and prompt-cache lifetimes: generated as shared constants.
 	"inputLimits",
 	"promptCache",
+	// pi 1.6's fields rho does not use: a gateway's own metadata (the lab behind a model, its
+	// upstream providers, free models).
 	"lab",
 	"providers",
 	"free",
@@ -186,9 +187,6 @@ function rustInt(n, what) {
 	return String(n);
 }
 
-/** Structured compat keys left out (see `convert`). */
-const droppedCompat = new Set();
-
 /** The Rust names of the API constants data.rs imports (`use crate::model::api::*`). */
 let apiConstants = new Set();
 
@@ -243,16 +241,12 @@ function convert(model, provider, apis, notes) {
 	const headers = Object.entries(model.headers ?? {});
 	for (const [name, value] of headers)
 		if (typeof value !== "string") throw new Error(`${where}: header ${name} is not a string`);
-	// pi 1.6's structured compat values (a model's allowed fallbacks, a chat template's
-	// arguments) are for features rho does not have: left out, and said so once per key.
-	const compat = Object.entries({ ...(model.compat ?? {}), ...extraCompat }).filter(([key, value]) => {
-		if (value === null || typeof value !== "object") return true;
-		droppedCompat.add(key);
-		return false;
-	});
+	// Structured compat values (a model's allowed fallbacks, a chat template's arguments) are
+	// kept as their JSON text.
+	const compat = Object.entries({ ...(model.compat ?? {}), ...extraCompat });
 	for (const [key, value] of compat)
-		if (typeof value !== "boolean" && typeof value !== "string")
-			throw new Error(`${where}: compat.${key} is ${JSON.stringify(value)} (only booleans and strings are generated)`);
+		if (typeof value !== "boolean" && typeof value !== "string" && (value === null || typeof value !== "object"))
+			throw new Error(`${where}: compat.${key} is ${JSON.stringify(value)} (only booleans, strings, objects and arrays are generated)`);
 	const thinking = Object.entries(model.thinkingLevelMap ?? {});
 	for (const [level, value] of thinking) {
 		if (!THINKING_LEVELS.includes(level)) throw new Error(`${where}: thinking level ${level}`);
@@ -275,10 +269,73 @@ function convert(model, provider, apis, notes) {
 		headers,
 		compat,
 		thinking,
+		inputLimits: model.inputLimits === undefined ? undefined : inputLimits(model.inputLimits, where),
+		promptCache: model.promptCache === undefined ? undefined : promptCache(model.promptCache, where),
 	};
 }
 
-function modelLine(m, apis) {
+/** Checks `keys` of `object` against the allowed ones. */
+function onlyKeys(object, keys, where) {
+	if (object === null || typeof object !== "object" || Array.isArray(object)) throw new Error(`${where} is not an object`);
+	for (const key of Object.keys(object)) if (!keys.includes(key)) throw new Error(`${where}.${key} (teach the generator about it)`);
+}
+
+/** `Some(n)` / `None` for an optional positive integer. */
+function rustOptionalInt(n, what) {
+	return n === undefined ? "None" : `Some(${rustInt(n, what)})`;
+}
+
+/** pi 1.6's `inputLimits` as a Rust `InputLimits` expression. */
+function inputLimits(limits, where) {
+	const at = `${where}: inputLimits`;
+	onlyKeys(limits, ["maxRequestBytes", "images"], at);
+	let images = "None";
+	if (limits.images !== undefined) {
+		onlyKeys(limits.images, ["resize", "maxPerMessage", "maxPerRequest"], `${at}.images`);
+		const r = limits.images.resize;
+		let resize = "None";
+		if (r !== undefined) {
+			onlyKeys(r, ["maxWidth", "maxHeight", "maxBytes", "jpegQuality"], `${at}.images.resize`);
+			if (r.jpegQuality !== undefined && r.jpegQuality > 100) throw new Error(`${at}.images.resize.jpegQuality ${r.jpegQuality}`);
+			const field = (key) => rustOptionalInt(r[key], `${at}.images.resize.${key}`);
+			resize = `Some(ImageResize { max_width: ${field("maxWidth")}, max_height: ${field("maxHeight")}, max_bytes: ${field("maxBytes")}, jpeg_quality: ${field("jpegQuality")} })`;
+		}
+		const count = (key) => rustOptionalInt(limits.images[key], `${at}.images.${key}`);
+		images = `Some(ImageInputLimits { resize: ${resize}, max_per_message: ${count("maxPerMessage")}, max_per_request: ${count("maxPerRequest")} })`;
+	}
+	return `InputLimits { max_request_bytes: ${rustOptionalInt(limits.maxRequestBytes, `${at}.maxRequestBytes`)}, images: ${images} }`;
+}
+
+/** pi 1.6's `promptCache` as a Rust `PromptCache` expression. */
+function promptCache(cache, where) {
+	onlyKeys(cache, ["short", "long"], `${where}: promptCache`);
+	const tier = (key) => {
+		const seconds = cache[key];
+		if (seconds === undefined) return "None";
+		if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds <= 0)
+			throw new Error(`${where}: promptCache.${key} is ${seconds}`);
+		return `Some(${rustFloat(seconds)})`;
+	};
+	return `PromptCache { short: ${tier("short")}, long: ${tier("long")} }`;
+}
+
+/** Shared constants for repeated values: the Rust expression's constant name, in first-seen order. */
+class Constants {
+	constructor(prefix, type) {
+		this.prefix = prefix;
+		this.type = type;
+		this.names = new Map();
+	}
+	name(expression) {
+		if (!this.names.has(expression)) this.names.set(expression, `${this.prefix}_${this.names.size + 1}`);
+		return this.names.get(expression);
+	}
+	lines() {
+		return [...this.names].map(([expression, name]) => `const ${name}: ${this.type} = ${expression};`);
+	}
+}
+
+function modelLine(m, apis, limits, caches) {
 	let line = `m(${rustString(m.id)}, ${rustString(m.name)}, ${apis.get(m.api)}, ${rustString(m.baseUrl)}, ${m.reasoning}, ${m.images}, [${m.cost.map(rustFloat).join(", ")}], ${m.contextWindow}, ${m.maxTokens})`;
 	if (m.tiers.length > 0)
 		line += `.tiers(&[${m.tiers.map(([above, rates]) => `(${above}, [${rates.map(rustFloat).join(", ")}])`).join(", ")}])`;
@@ -286,13 +343,21 @@ function modelLine(m, apis) {
 		line += `.headers(&[${m.headers.map(([k, v]) => `(${rustString(k)}, ${rustString(v)})`).join(", ")}])`;
 	if (m.compat.length > 0)
 		line += `.compat(&[${m.compat
-			.map(([k, v]) => `(${rustString(k)}, ${typeof v === "boolean" ? `Bool(${v})` : `Str(${rustString(v)})`})`)
+			.map(([k, v]) => `(${rustString(k)}, ${compatValue(v)})`)
 			.join(", ")}])`;
 	if (m.thinking.length > 0) {
 		const level = (l) => l[0].toUpperCase() + l.slice(1);
 		line += `.thinking(&[${m.thinking.map(([l, v]) => `(${level(l)}, ${v === null ? "None" : `Some(${rustString(v)})`})`).join(", ")}])`;
 	}
+	if (m.inputLimits !== undefined) line += `.limits(${limits.name(m.inputLimits)})`;
+	if (m.promptCache !== undefined) line += `.cache(${caches.name(m.promptCache)})`;
 	return `    ${line},`;
+}
+
+function compatValue(v) {
+	if (typeof v === "boolean") return `Bool(${v})`;
+	if (typeof v === "string") return `Str(${rustString(v)})`;
+	return `Json(${rustString(JSON.stringify(v))})`;
 }
 
 /** `text` in lines of at most `width` columns after `indent`, broken at `separator`s. */
@@ -371,35 +436,41 @@ async function generate(args) {
 	const searchOrder = Object.keys(defaultModelPerProvider).filter((p) => included.has(p));
 
 	const total = [...included.values()].reduce((n, ms) => n + ms.length, 0);
+	const limits = new Constants("LIMITS", "InputLimits");
+	const caches = new Constants("CACHE", "PromptCache");
+	const tables = [];
+	for (const [provider, models] of included) {
+		const first = models[0];
+		tables.push("");
+		tables.push(`static ${staticName(provider)}: CatalogProvider = CatalogProvider {`);
+		tables.push(`    name: ${rustString(provider)},`);
+		tables.push(`    api: ${apis.get(first.api)},`);
+		tables.push(`    base_url: ${rustString(first.baseUrl)},`);
+		tables.push(`    default_model: ${rustString(defaultModelPerProvider[provider])},`);
+		tables.push(`    models: ${staticName(provider)}_MODELS,`);
+		tables.push("};");
+		tables.push("");
+		tables.push(`static ${staticName(provider)}_MODELS: &[CatalogModel] = &[`);
+		for (const m of models) tables.push(modelLine(m, apis, limits, caches));
+		tables.push("];");
+	}
 	const body = [];
-	body.push("use super::CompatValue::{Bool, Str};");
+	body.push("use super::CompatValue::{Bool, Json, Str};");
 	body.push("use super::{CatalogModel, CatalogProvider, m};");
 	body.push("use crate::model::ThinkingLevel::*;");
 	body.push("use crate::model::api::*;");
+	body.push("use crate::model::{ImageInputLimits, ImageResize, InputLimits, PromptCache};");
+	body.push("");
+	body.push("/// The input limits and prompt-cache lifetimes models share (pi's `inputLimits`, `promptCache`).");
+	body.push(...limits.lines(), ...caches.lines());
 	body.push("");
 	body.push("/// Every provider, in pi's registry order (`getProviders()`): the order models are listed in.");
 	body.push(`pub(super) static REGISTRY_ORDER: &[&CatalogProvider] = &[${[...included.keys()].map((p) => `&${staticName(p)}`).join(", ")}];`);
 	body.push("");
 	body.push("/// Every provider, in the order pi's initial-model search walks them (`defaultModelPerProvider`).");
 	body.push(`pub(super) static SEARCH_ORDER: &[&CatalogProvider] = &[${searchOrder.map((p) => `&${staticName(p)}`).join(", ")}];`);
-	for (const [provider, models] of included) {
-		const first = models[0];
-		body.push("");
-		body.push(`static ${staticName(provider)}: CatalogProvider = CatalogProvider {`);
-		body.push(`    name: ${rustString(provider)},`);
-		body.push(`    api: ${apis.get(first.api)},`);
-		body.push(`    base_url: ${rustString(first.baseUrl)},`);
-		body.push(`    default_model: ${rustString(defaultModelPerProvider[provider])},`);
-		body.push(`    models: ${staticName(provider)}_MODELS,`);
-		body.push("};");
-		body.push("");
-		body.push(`static ${staticName(provider)}_MODELS: &[CatalogModel] = &[`);
-		for (const m of models) body.push(modelLine(m, apis));
-		body.push("];");
-	}
+	body.push(...tables);
 
-	if (droppedCompat.size > 0)
-		notes.push(`compat keys with structured values left out (rho has no such feature): ${[...droppedCompat].sort().join(", ")}`);
 	const counts = [...included]
 		.map(([p, ms]) => {
 			const all = Object.keys(MODELS[p]).length;

@@ -93,6 +93,8 @@ async fn agent(turns: Value, started: Arc<Notify>) -> (MockServer, Agent) {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     };
     let tool = UntilCancelled { schema: json!({"type": "object", "properties": {}}), started };

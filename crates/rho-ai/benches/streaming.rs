@@ -188,6 +188,8 @@ fn model(api: &str) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use crate::auth::ApiKeys;
 use crate::catalog;
 use crate::config_error::{ConfigError, parse_json, read_optional, redact_strings};
-use crate::model::{InputKind, Model, ModelCost, SamplingParams, ThinkingLevel};
+use crate::model::{InputKind, InputLimits, Model, ModelCost, PromptCache, SamplingParams, ThinkingLevel};
 use crate::types::CostTier;
 
 /// Defaults for fields a custom model leaves out.
@@ -90,6 +90,9 @@ pub struct ModelDefinition {
     /// pi 1.6's sampling defaults and their overrides per thinking level.
     pub sampling_params: Option<Map<String, Value>>,
     pub sampling_params_by_thinking_level: Option<Map<String, Value>>,
+    /// pi 1.6's image and request limits, and prompt-cache lifetimes.
+    pub input_limits: Option<InputLimits>,
+    pub prompt_cache: Option<PromptCache>,
 }
 
 #[derive(Clone, Default, Deserialize)]
@@ -106,6 +109,9 @@ pub struct ModelOverride {
     pub thinking_level_map: Option<Map<String, Value>>,
     pub sampling_params: Option<Map<String, Value>>,
     pub sampling_params_by_thinking_level: Option<Map<String, Value>>,
+    /// Merged field by field over the model's own, as pi does.
+    pub input_limits: Option<InputLimits>,
+    pub prompt_cache: Option<PromptCache>,
 }
 
 /// A `thinkingLevelMap` as rho keeps it: the levels it knows, each with the provider's value
@@ -261,9 +267,11 @@ fn validate(name: &str, config: &ProviderConfig) -> Result<(), String> {
             Some(_) => {}
         }
         check_limits(id, model.context_window, model.max_tokens)?;
+        check_extras(id, model.input_limits.as_ref(), model.prompt_cache.as_ref())?;
     }
     for (id, o) in config.model_overrides.iter().flatten() {
         check_limits(id, o.context_window, o.max_tokens)?;
+        check_extras(id, o.input_limits.as_ref(), o.prompt_cache.as_ref())?;
     }
     Ok(())
 }
@@ -277,6 +285,13 @@ fn check_limits(id: &str, context_window: Option<f64>, max_tokens: Option<f64>) 
         }
     }
     Ok(())
+}
+
+fn check_extras(id: &str, limits: Option<&InputLimits>, cache: Option<&PromptCache>) -> Result<(), String> {
+    match limits.and_then(InputLimits::problem).or_else(|| cache.and_then(PromptCache::problem)) {
+        Some(problem) => Err(format!("model \"{id}\": {problem}")),
+        None => Ok(()),
+    }
 }
 
 /// A token count from a validated number.
@@ -438,6 +453,8 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
     }
     model.sampling =
         merge_sampling(model.sampling.take(), o.sampling_params.as_ref(), o.sampling_params_by_thinking_level.as_ref());
+    model.input_limits = InputLimits::merge(model.input_limits, o.input_limits);
+    model.prompt_cache = PromptCache::merge(model.prompt_cache, o.prompt_cache);
 }
 
 /// `base` with `params` and `by_level` merged in, key by key (a level's entries too); `None`
@@ -483,6 +500,8 @@ fn custom_model(
         headers: BTreeMap::new(),
         compat,
         thinking_level_map: d.thinking_level_map.as_ref().map(thinking_level_map),
+        prompt_cache: d.prompt_cache,
+        input_limits: d.input_limits,
         sampling: merge_sampling(None, d.sampling_params.as_ref(), d.sampling_params_by_thinking_level.as_ref()),
     }
 }

@@ -298,3 +298,54 @@ fn cost_tiers_and_sampling_params_are_read() {
     assert_eq!(opus.cost.rates_for(1_000)[0], 5.0, "an override of tiers alone keeps the base prices");
     assert_eq!(opus.cost.rates_for(300_000), [10.0, 37.5, 1.0, 12.5]);
 }
+
+#[test]
+fn input_limits_prompt_cache_and_structured_compat_are_read_and_merged() {
+    let (models, _, _) = applied(
+        r#"{"providers": {
+      "anthropic": {"modelOverrides": {"claude-sonnet-4-5": {
+        "inputLimits": {"images": {"resize": {"maxWidth": 800, "jpegQuality": 60}, "maxPerMessage": 5}},
+        "promptCache": {"long": 7200},
+        "compat": {"allowedFallbackModels": [{"provider": "anthropic", "model": "claude-opus-5",
+                    "cost": {"input": 5, "output": 25, "cacheRead": 0.5, "cacheWrite": 6.25}}]}}}},
+      "local": {"baseUrl": "http://localhost:8000/v1", "api": "openai-completions",
+        "models": [{"id": "glm", "reasoning": true,
+          "inputLimits": {"maxRequestBytes": 1000000, "images": {"resize": {"maxBytes": 65536}, "maxPerRequest": 4}},
+          "promptCache": {"short": 300},
+          "compat": {"thinkingFormat": "baseten",
+                     "chatTemplateArgs": {"enable_thinking": {"$var": "thinking.enabled"}}}}]}}}"#,
+    );
+    let sonnet = find(&models, "anthropic", "claude-sonnet-4-5");
+    // Field by field over the catalogue's own.
+    assert_eq!(
+        serde_json::to_value(sonnet.input_limits).unwrap(),
+        json!({"maxRequestBytes": 33554432, "images": {"maxPerMessage": 5, "maxPerRequest": 100,
+               "resize": {"maxWidth": 800, "maxHeight": 2000, "maxBytes": 4718592, "jpegQuality": 60}}})
+    );
+    assert_eq!(serde_json::to_value(sonnet.prompt_cache).unwrap(), json!({"short": 300.0, "long": 7200.0}));
+    assert_eq!(sonnet.compat.as_ref().unwrap()["allowedFallbackModels"][0]["model"], "claude-opus-5");
+    let glm = find(&models, "local", "glm");
+    let shown = serde_json::to_value(glm).unwrap();
+    assert_eq!(
+        shown["inputLimits"],
+        json!({"maxRequestBytes": 1000000, "images": {"resize": {"maxBytes": 65536}, "maxPerRequest": 4}})
+    );
+    assert_eq!(shown["promptCache"], json!({"short": 300.0}));
+    assert_eq!(shown["compat"]["chatTemplateArgs"], json!({"enable_thinking": {"$var": "thinking.enabled"}}));
+}
+
+#[test]
+fn out_of_range_limits_reject_the_file() {
+    let with = |model: &str| {
+        format!(
+            r#"{{"providers": {{"local": {{"baseUrl": "http://localhost:1/v1", "api": "openai-completions",
+              "models": [{model}]}}}}}}"#
+        )
+    };
+    let zero = parse_err(&with(r#"{"id": "m", "inputLimits": {"images": {"resize": {"maxWidth": 0}}}}"#));
+    assert!(zero.contains("model \"m\": inputLimits.images.resize.maxWidth must be at least 1"), "{zero}");
+    let cache = parse_err(&with(r#"{"id": "m", "promptCache": {"short": -1}}"#));
+    assert!(cache.contains("promptCache.short"), "{cache}");
+    let negative = parse_err(&with(r#"{"id": "m", "inputLimits": {"maxRequestBytes": -5}}"#));
+    assert!(negative.contains("inputLimits"), "{negative}");
+}

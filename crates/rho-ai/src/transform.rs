@@ -165,6 +165,8 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
+            input_limits: None,
             sampling: None,
         }
     }

@@ -36,6 +36,8 @@ fn model(server: &MockServer, reasoning: bool) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -8,6 +8,7 @@
 pub mod json;
 pub mod message;
 pub mod model;
+pub mod model_limits;
 pub mod queue;
 pub mod system;
 pub mod text;

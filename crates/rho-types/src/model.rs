@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::model_limits::{ImageInputLimits, ImageResize, InputLimits, PromptCache};
 pub use crate::types::ModelCost;
 
 /// The wire API a model is spoken to with.
@@ -98,6 +99,12 @@ pub struct Model {
     /// level the model does not take. `xhigh` and `max` exist only where it names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level_map: Option<BTreeMap<ThinkingLevel, Option<String>>>,
+    /// pi 1.6's `promptCache`: the prompt cache's lifetime per retention tier (kept and shown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
+    /// pi 1.6's `inputLimits`: its `images.resize` decides how new images are shrunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_limits: Option<InputLimits>,
     /// pi 1.6's `samplingParams` and `samplingParamsByThinkingLevel` (models.json): body fields
     /// an OpenAI-style request carries (`temperature`, `top_p`, …). Configuration, not shown to
     /// hosts.
@@ -196,6 +203,11 @@ impl Model {
         format!("{}/{}", self.provider, self.id)
     }
 
+    /// How new images are shrunk for this model, when it says (`inputLimits.images.resize`).
+    pub fn image_resize(&self) -> Option<ImageResize> {
+        self.input_limits?.image_resize()
+    }
+
     /// A compat flag from `compat`, if set.
     pub fn compat_bool(&self, key: &str) -> Option<bool> {
         self.compat.as_ref()?.get(key)?.as_bool()
@@ -225,6 +237,8 @@ mod tests {
             headers: BTreeMap::from([("x-secret".into(), "s".into())]),
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
+            input_limits: None,
             sampling: None,
         }
     }

@@ -198,6 +198,8 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::model::{InputKind, Model, ModelCost, ThinkingLevel};
+use crate::model::{InputKind, InputLimits, Model, ModelCost, PromptCache, ThinkingLevel};
 use crate::types::CostTier;
 
 /// A built-in provider and its models.
@@ -44,6 +44,8 @@ pub struct CatalogProvider {
 pub enum CompatValue {
     Bool(bool),
     Str(&'static str),
+    /// An object or array (a chat template's arguments, allowed fallback models), as JSON text.
+    Json(&'static str),
 }
 
 /// One built-in model, as pi's table has it.
@@ -70,9 +72,14 @@ pub struct CatalogModel {
     /// pi's `thinkingLevelMap`: a level mapped to `None` is not supported, one mapped to a value
     /// is sent as that value; `xhigh` exists only when it is listed. Least to most intensive.
     pub thinking_level_map: &'static [(ThinkingLevel, Option<&'static str>)],
+    /// pi's `inputLimits`: image and request limits.
+    pub input_limits: Option<InputLimits>,
+    /// pi's `promptCache`: the prompt cache's lifetime per retention tier.
+    pub prompt_cache: Option<PromptCache>,
 }
 
-/// A model row without price tiers, headers, compat flags or thinking-level map (most of them).
+/// A model row without price tiers, headers, compat flags, thinking-level map, input limits or
+/// prompt-cache lifetimes (each added by its builder).
 #[allow(clippy::too_many_arguments)]
 pub(crate) const fn m(
     id: &'static str,
@@ -99,6 +106,8 @@ pub(crate) const fn m(
         headers: &[],
         compat: &[],
         thinking_level_map: &[],
+        input_limits: None,
+        prompt_cache: None,
     }
 }
 
@@ -123,6 +132,16 @@ impl CatalogModel {
         self
     }
 
+    pub(crate) const fn limits(mut self, limits: InputLimits) -> Self {
+        self.input_limits = Some(limits);
+        self
+    }
+
+    pub(crate) const fn cache(mut self, cache: PromptCache) -> Self {
+        self.prompt_cache = Some(cache);
+        self
+    }
+
     /// The full [`Model`] for this row of `provider`.
     pub fn to_model(&self, provider: &CatalogProvider) -> Model {
         let mut input = vec![InputKind::Text];
@@ -138,6 +157,8 @@ impl CatalogModel {
                     let value = match *value {
                         CompatValue::Bool(b) => Value::Bool(b),
                         CompatValue::Str(s) => Value::String(s.to_owned()),
+                        // Generated from pi's JSON, so it parses; checked by the catalogue's tests.
+                        CompatValue::Json(text) => serde_json::from_str(text).unwrap_or(Value::Null),
                     };
                     ((*key).to_owned(), value)
                 })
@@ -176,6 +197,8 @@ impl CatalogModel {
             thinking_level_map: (!self.thinking_level_map.is_empty()).then(|| {
                 self.thinking_level_map.iter().map(|(level, value)| (*level, value.map(str::to_owned))).collect()
             }),
+            prompt_cache: self.prompt_cache,
+            input_limits: self.input_limits,
             sampling: None,
         }
     }

@@ -289,7 +289,7 @@ fn a_model_is_built_with_its_provider_fields() {
     let json = rho_types::json::to_string(&model).unwrap();
     assert_eq!(
         json,
-        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000,"compat":{"supportsStrictTools":true}}"#
+        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000,"maxTokens":64000,"compat":{"supportsStrictTools":true},"promptCache":{"short":300,"long":3600},"inputLimits":{"maxRequestBytes":33554432,"images":{"resize":{"maxWidth":2000,"maxHeight":2000,"maxBytes":4718592,"jpegQuality":80},"maxPerRequest":100}}}"#
     );
     let opencode_gemini = find("opencode", "gemini-3.5-flash").unwrap();
     assert_eq!(
@@ -346,4 +346,35 @@ fn prices_above_an_input_size_come_from_pi() {
     let json = rho_types::json::to_string(&gemini.cost).unwrap();
     assert!(json.contains(r#""tiers":[{"inputTokensAbove":200000"#), "{json}");
     assert!(find("anthropic", "claude-sonnet-4-5").unwrap().cost.tiers.is_empty());
+}
+
+#[test]
+fn structured_compat_values_limits_and_cache_lifetimes_come_from_pi() {
+    for provider in PROVIDERS {
+        for row in provider.models {
+            for (key, value) in row.compat {
+                if let CompatValue::Json(text) = value {
+                    let parsed: serde_json::Value = serde_json::from_str(text).unwrap();
+                    assert!(parsed.is_object() || parsed.is_array(), "{}/{} compat.{key}", provider.name, row.id);
+                }
+            }
+        }
+    }
+    let glm = find("baseten", "zai-org/GLM-5.2").unwrap();
+    assert_eq!(
+        glm.compat.as_ref().unwrap()["chatTemplateArgs"],
+        serde_json::json!({"enable_thinking": {"$var": "thinking.enabled"}})
+    );
+    let fable = find("anthropic", "claude-fable-5").unwrap();
+    let fallbacks = fable.compat.as_ref().unwrap()["allowedFallbackModels"].as_array().unwrap().clone();
+    assert!(!fallbacks.is_empty());
+    assert_eq!(fallbacks[0]["provider"], "anthropic");
+    assert!(fallbacks[0]["cost"]["input"].is_number());
+    let cache = fable.prompt_cache.unwrap();
+    assert_eq!((cache.short, cache.long), (Some(300.0), Some(3600.0)));
+    let nova = find("amazon-bedrock", "amazon.nova-pro-v1:0").unwrap();
+    let limits = nova.input_limits.unwrap();
+    assert_eq!(limits.images.unwrap().max_per_message, Some(20));
+    assert_eq!(nova.image_resize().unwrap().max_bytes, Some(4_718_592));
+    assert_eq!(find("amazon-bedrock", "amazon.nova-micro-v1:0").unwrap().input_limits, None);
 }

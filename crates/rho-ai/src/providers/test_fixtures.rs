@@ -25,6 +25,8 @@ pub(crate) fn model(api: &str, provider: &str, id: &str, base_url: &str) -> Mode
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -52,6 +52,8 @@ pub fn model(wire: Wire, server: &MockServer) -> Model {
         headers: [("x-model-header".to_owned(), "from-model".to_owned())].into(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -508,6 +508,8 @@ fn placeholder_model() -> Model {
         headers: Default::default(),
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     }
 }

@@ -298,6 +298,8 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
+            input_limits: None,
             sampling: None,
         };
         let entries = vec![model_change("mc"), message("r", tool_result("only a result"))];

@@ -341,6 +341,8 @@ mod tests {
             headers: Default::default(),
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
+            input_limits: None,
             sampling: None,
         };
         let options = StreamOptions::default();

@@ -57,6 +57,8 @@ pub(crate) fn virtual_model(definition: &VirtualModelDefinition) -> Result<Model
         headers: BTreeMap::new(),
         compat: None,
         thinking_level_map: Some(thinking_level_map),
+        prompt_cache: None,
+        input_limits: None,
         sampling: None,
     })
 }
