@@ -35,8 +35,11 @@ pub(crate) enum ThinkingFormat {
     Together,
     /// `reasoning: {effort}`, only for a level the model's map names (Ant Ling).
     AntLing,
-    /// `reasoning_effort` from the model's map (Baseten).
+    /// `reasoning_effort` from the model's map and `chat_template_args` from
+    /// `compat.chatTemplateArgs` (Baseten).
     Baseten,
+    /// `chat_template_kwargs` from `compat.chatTemplateKwargs`.
+    ChatTemplate,
 }
 
 impl ThinkingFormat {
@@ -51,6 +54,7 @@ impl ThinkingFormat {
             "together" => Self::Together,
             "ant-ling" => Self::AntLing,
             "baseten" => Self::Baseten,
+            "chat-template" => Self::ChatTemplate,
             _ => return None,
         })
     }
@@ -141,6 +145,10 @@ pub(crate) struct Compat {
     pub prompt_cache_key: PromptCacheKey,
     /// OpenRouter's `provider` routing preferences, sent as is.
     pub open_router_routing: Option<Value>,
+    /// `compat.chatTemplateArgs` and `compat.chatTemplateKwargs`, before their `$var`s are filled
+    /// in (see `chat_template`).
+    pub chat_template_args: Map<String, Value>,
+    pub chat_template_kwargs: Map<String, Value>,
 }
 
 impl Compat {
@@ -193,6 +201,12 @@ impl Compat {
         }
         if let Some(routing) = object("openRouterRouting") {
             compat.open_router_routing = Some(Value::Object(routing));
+        }
+        if let Some(args) = object("chatTemplateArgs") {
+            compat.chat_template_args = args;
+        }
+        if let Some(kwargs) = object("chatTemplateKwargs") {
+            compat.chat_template_kwargs = kwargs;
         }
         compat
     }
@@ -290,6 +304,8 @@ impl Compat {
                 || ant_ling),
             prompt_cache_key: PromptCacheKey::Auto,
             open_router_routing: None,
+            chat_template_args: Map::new(),
+            chat_template_kwargs: Map::new(),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! headers its `sessionAffinityFormat` names.
 
 mod cache;
+mod chat_template;
 mod compat;
 pub(super) mod format;
 pub(super) mod stream;

@@ -5,12 +5,13 @@
 //! for `off` means thinking cannot be switched off, so DeepSeek and OpenRouter say nothing when
 //! it is off. Thinking off is otherwise said explicitly where the format has a way to say it.
 //!
-//! Baseten's `chat_template_args` and the `chat-template` format are built from structured
-//! `compat` values (`chatTemplateArgs`, `chatTemplateKwargs`) that rho's catalogue leaves out, so
-//! they are not sent.
+//! Baseten's `chat_template_args` and the `chat-template` format's `chat_template_kwargs` are
+//! the model's `compat.chatTemplateArgs` / `compat.chatTemplateKwargs` with their variables
+//! filled in ([`super::chat_template`]).
 
 use serde_json::{Map, Value, json};
 
+use super::chat_template;
 use super::compat::{Compat, ThinkingFormat};
 use crate::model::{Model, ThinkingLevel};
 use crate::providers::requested_thinking;
@@ -23,6 +24,9 @@ pub(super) fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat
     let level = requested_thinking(model, options);
     // The level, where the server takes an effort field at all.
     let requested_effort = level.filter(|_| compat.supports_reasoning_effort);
+    // `thinking.budget` of a chat template: under the request's output cap.
+    let ceiling = body.get(compat.max_tokens_field.as_str()).and_then(Value::as_u64).unwrap_or(model.max_tokens);
+    let budget = || chat_template::budget(level, level.map_or(0, |l| options.thinking_budgets.for_level(l)), ceiling);
     let mut insert = |key: &str, value: Value| {
         body.insert(key.into(), value);
     };
@@ -85,7 +89,15 @@ pub(super) fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat
                 insert("reasoning", json!({"effort": effort}));
             }
         }
+        ThinkingFormat::ChatTemplate => {
+            if let Some(kwargs) = chat_template::fill(model, level, budget(), &compat.chat_template_kwargs) {
+                insert("chat_template_kwargs", Value::Object(kwargs));
+            }
+        }
         ThinkingFormat::Baseten => {
+            if let Some(args) = chat_template::fill(model, level, budget(), &compat.chat_template_args) {
+                insert("chat_template_args", Value::Object(args));
+            }
             let effort = match level {
                 Some(level) => mapped_effort(model, compat, level),
                 None => off_value(model).map(|v| json!(v)),

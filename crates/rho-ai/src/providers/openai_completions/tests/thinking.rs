@@ -159,3 +159,30 @@ fn baseten_thinking() {
     no_effort.compat = Some(json!({"thinkingFormat": "baseten", "supportsReasoningEffort": false}));
     assert_eq!(asked(&no_effort, High), json!({}));
 }
+
+/// Baseten's `chat_template_args` and the `chat-template` format's `chat_template_kwargs`, with
+/// their variables filled in for the level.
+#[test]
+fn chat_template_values_are_sent_filled_in() {
+    let compat = json!({"thinkingFormat": "baseten", "supportsReasoningEffort": false,
+        "chatTemplateArgs": {"enable_thinking": {"$var": "thinking.enabled"}, "effort": {"$var": "thinking.effort"}}});
+    let glm =
+        mapped(served("baseten", "zai-org/GLM-5.2", "https://inference.baseten.co/v1", compat), &[(High, Some("max"))]);
+    let args = |level| fields(&body(&glm, level), &["chat_template_args"]);
+    assert_eq!(args(High), json!({"chat_template_args": {"enable_thinking": true, "effort": "max"}}));
+    assert_eq!(args(Low), json!({"chat_template_args": {"enable_thinking": true, "effort": "low"}}));
+    assert_eq!(args(Off), json!({"chat_template_args": {"enable_thinking": false}}));
+
+    let kwargs = json!({"thinkingFormat": "chat-template", "maxTokensField": "max_tokens",
+        "chatTemplateKwargs": {"thinking": {"$var": "thinking.enabled", "omitWhenOff": true},
+                               "budget": {"$var": "thinking.budget"}, "style": "terse"}});
+    let vllm = served("vllm", "qwen3", "http://localhost:8000/v1", kwargs);
+    let sent = body(&vllm, Low);
+    let budget = sent["chat_template_kwargs"]["budget"].as_u64().unwrap();
+    assert!(budget > 0 && budget + 1024 <= sent["max_tokens"].as_u64().unwrap(), "{sent}");
+    assert_eq!(sent["chat_template_kwargs"]["thinking"], json!(true));
+    assert_eq!(
+        fields(&body(&vllm, Off), &["chat_template_kwargs"]),
+        json!({"chat_template_kwargs": {"style": "terse"}})
+    );
+}
