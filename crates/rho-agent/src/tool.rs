@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use rho_types::model::ImageResize;
 use rho_types::types::ToolSpec;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -38,6 +39,9 @@ pub struct ToolContext {
     pub tool_call_id: String,
     /// Fires on abort (or when a steering message interrupts the batch).
     pub cancel: CancellationToken,
+    /// The current model's resize profile for new images (`inputLimits.images.resize`), when it
+    /// has one.
+    pub image_resize: Option<ImageResize>,
     on_update: Option<UpdateSink>,
 }
 
@@ -49,7 +53,13 @@ impl std::fmt::Debug for ToolContext {
 
 impl ToolContext {
     pub fn new(tool_call_id: impl Into<String>, cancel: CancellationToken, on_update: Option<UpdateSink>) -> Self {
-        Self { tool_call_id: tool_call_id.into(), cancel, on_update }
+        Self { tool_call_id: tool_call_id.into(), cancel, image_resize: None, on_update }
+    }
+
+    /// This context for a model with `profile` as its image resize profile.
+    pub fn with_image_resize(mut self, profile: Option<ImageResize>) -> Self {
+        self.image_resize = profile;
+        self
     }
 
     /// Reports the result so far (replacing the previous one).

@@ -71,9 +71,9 @@ pub(crate) async fn execute(
             args: call.arguments.clone(),
         });
     }
-    let (interrupt_mode, gate, hooks) = {
+    let (interrupt_mode, gate, hooks, image_resize) = {
         let state = agent.state();
-        (state.interrupt_mode, state.tool_gate.clone(), state.hooks.clone())
+        (state.interrupt_mode, state.tool_gate.clone(), state.hooks.clone(), state.model.image_resize())
     };
 
     let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
@@ -116,7 +116,8 @@ pub(crate) async fn execute(
                 });
             })
         };
-        let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update));
+        let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update))
+            .with_image_resize(image_resize);
         let checks = Checks { gate: gate.clone(), hooks: hooks.clone() };
         let spawned = Instant::now();
         let handle = tokio::spawn(run_tool(tool, call.clone(), args, ctx, predecessor, checks));

@@ -1,8 +1,11 @@
-//! Shrinking images before they go to a model: at most 2000×2000 pixels and 4.5 MiB encoded
-//! (under the providers' 5 MB limit). An image already within the limits is passed through
-//! byte for byte. Otherwise it is scaled to fit (EXIF orientation applied first), encoded as
-//! both PNG and JPEG and the smaller kept; if that is still too big, lower JPEG qualities and
-//! then smaller scales are tried. An image that cannot be decoded is passed through unchanged.
+//! Shrinking images before they go to a model, to the current model's resize profile
+//! (`inputLimits.images.resize`), by default at most 2000×2000 pixels and 4.5 MiB of base64
+//! (under the providers' 5 MB limit), as pi 1.6 does. An image already within the limits is
+//! passed through byte for byte. Otherwise it is scaled to fit (EXIF orientation applied first),
+//! encoded as PNG and as JPEG at the profile's quality and the smaller kept; if neither fits,
+//! lower JPEG qualities are tried, then the size shrinks by a quarter at a time down to 1×1. An
+//! image that fits nowhere is left out ([`resize_image`] gives `None`); one that cannot be
+//! decoded is passed through unchanged.
 
 use std::io::Cursor;
 
@@ -10,13 +13,18 @@ use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::PngEncoder;
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageReader};
+use rho_types::model::ImageResize;
+
+/// What the model is told in place of an image that fits nowhere.
+pub const IMAGE_TOO_LARGE: &str = "[Image omitted: could not be resized below the inline image size limit.]";
 
 /// The limits an image must fit.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResizeLimits {
     pub max_width: u32,
     pub max_height: u32,
-    pub max_bytes: usize,
+    /// The largest base64-encoded payload, in bytes.
+    pub max_bytes: u64,
     pub jpeg_quality: u8,
 }
 
@@ -24,6 +32,25 @@ impl Default for ResizeLimits {
     fn default() -> Self {
         Self { max_width: 2000, max_height: 2000, max_bytes: 4_718_592, jpeg_quality: 80 }
     }
+}
+
+impl ResizeLimits {
+    /// A model's resize profile, the defaults for what it leaves out.
+    pub fn for_profile(profile: Option<ImageResize>) -> Self {
+        let d = Self::default();
+        let Some(p) = profile else { return d };
+        Self {
+            max_width: p.max_width.unwrap_or(d.max_width),
+            max_height: p.max_height.unwrap_or(d.max_height),
+            max_bytes: p.max_bytes.unwrap_or(d.max_bytes),
+            jpeg_quality: p.jpeg_quality.unwrap_or(d.jpeg_quality),
+        }
+    }
+}
+
+/// The size of `len` bytes once base64-encoded.
+fn base64_len(len: usize) -> u64 {
+    (len as u64).div_ceil(3) * 4
 }
 
 /// The image to send and how it relates to the original.
@@ -97,91 +124,59 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Option<Encoded> {
     Some(Encoded { data, mime_type: "image/jpeg" })
 }
 
-fn round_scaled(value: u32, numerator: f64, denominator: f64) -> u32 {
-    ((f64::from(value) * numerator / denominator).round() as u32).max(1)
-}
-
-/// Fits `bytes` (an image of type `mime`) into `limits`.
-pub fn resize_image(bytes: &[u8], mime: &str, limits: ResizeLimits) -> ResizedImage {
+/// Fits `bytes` (an image of type `mime`) into `limits`; `None` when no size and encoding fits.
+pub fn resize_image(bytes: &[u8], mime: &str, limits: ResizeLimits) -> Option<ResizedImage> {
     let Some(image) = decode(bytes) else {
-        return ResizedImage::unchanged(bytes, mime, 0, 0);
+        return Some(ResizedImage::unchanged(bytes, mime, 0, 0));
     };
     let (original_width, original_height) = (image.width(), image.height());
-    if original_width <= limits.max_width && original_height <= limits.max_height && bytes.len() <= limits.max_bytes {
-        return ResizedImage::unchanged(bytes, mime, original_width, original_height);
+    if original_width <= limits.max_width
+        && original_height <= limits.max_height
+        && base64_len(bytes.len()) < limits.max_bytes
+    {
+        return Some(ResizedImage::unchanged(bytes, mime, original_width, original_height));
     }
 
-    let (mut target_width, mut target_height) = (original_width, original_height);
-    if target_width > limits.max_width {
-        target_height = round_scaled(target_height, f64::from(limits.max_width), f64::from(target_width));
-        target_width = limits.max_width;
+    let (mut width, mut height) = (original_width, original_height);
+    if width > limits.max_width {
+        height = (f64::from(height) * f64::from(limits.max_width) / f64::from(width)).round() as u32;
+        width = limits.max_width;
     }
-    if target_height > limits.max_height {
-        target_width = round_scaled(target_width, f64::from(limits.max_height), f64::from(target_height));
-        target_height = limits.max_height;
+    if height > limits.max_height {
+        width = (f64::from(width) * f64::from(limits.max_height) / f64::from(height)).round() as u32;
+        height = limits.max_height;
     }
+    let (mut width, mut height) = (width.max(1), height.max(1));
 
-    let mut best: Option<(Encoded, u32, u32)> = None;
-    let mut attempt = |width: u32, height: u32, qualities: &[u8]| -> Option<ResizedImage> {
+    // The profile's quality first, then the lower ones, each once.
+    let mut qualities = vec![limits.jpeg_quality];
+    qualities.extend([85u8, 70, 55, 40].into_iter().filter(|q| *q != limits.jpeg_quality));
+    let fits = |encoded: &Encoded| base64_len(encoded.data.len()) < limits.max_bytes;
+    loop {
         let resized = image.resize_exact(width, height, FilterType::Lanczos3);
         let png = encode_png(&resized);
-        for &quality in qualities {
-            let jpeg = encode_jpeg(&resized, quality);
-            let candidate = match (&png, &jpeg) {
-                (Some(p), Some(j)) => Some(if p.data.len() <= j.data.len() { p } else { j }),
-                (p, j) => p.as_ref().or(j.as_ref()),
-            };
-            let Some(candidate) = candidate else {
-                continue;
-            };
-            if candidate.data.len() <= limits.max_bytes {
-                return Some(ResizedImage {
-                    data: candidate.data.clone(),
-                    mime_type: candidate.mime_type.to_owned(),
-                    original_width,
-                    original_height,
-                    width,
-                    height,
-                    was_resized: true,
-                });
-            }
-            let is_better = best.as_ref().is_none_or(|(b, _, _)| candidate.data.len() < b.data.len());
-            if is_better {
-                best = Some((Encoded { data: candidate.data.clone(), mime_type: candidate.mime_type }, width, height));
-            }
+        let mut jpegs = qualities.iter().map(|q| encode_jpeg(&resized, *q));
+        let first_jpeg = jpegs.next().flatten();
+        // The smaller of PNG and JPEG at the profile's quality, then the other, then lower qualities.
+        let jpeg_smaller = matches!((&png, &first_jpeg), (Some(p), Some(j)) if j.data.len() < p.data.len());
+        let preferred = if jpeg_smaller { [first_jpeg, png] } else { [png, first_jpeg] };
+        let found = preferred.into_iter().flatten().find(&fits).or_else(|| jpegs.flatten().find(&fits));
+        if let Some(encoded) = found {
+            return Some(ResizedImage {
+                data: encoded.data,
+                mime_type: encoded.mime_type.to_owned(),
+                original_width,
+                original_height,
+                width,
+                height,
+                was_resized: true,
+            });
         }
-        None
-    };
-
-    let qualities = [85u8, 70, 55, 40];
-    let first = [limits.jpeg_quality];
-    if let Some(done) = attempt(target_width, target_height, &first) {
-        return done;
-    }
-    if let Some(done) = attempt(target_width, target_height, &qualities) {
-        return done;
-    }
-    for scale in [1.0f64, 0.75, 0.5, 0.35, 0.25] {
-        let width = (f64::from(target_width) * scale).round() as u32;
-        let height = (f64::from(target_height) * scale).round() as u32;
-        if width < 100 || height < 100 {
-            break;
+        if width == 1 && height == 1 {
+            return None;
         }
-        if let Some(done) = attempt(width, height, &qualities) {
-            return done;
-        }
-    }
-    match best {
-        Some((encoded, width, height)) => ResizedImage {
-            data: encoded.data,
-            mime_type: encoded.mime_type.to_owned(),
-            original_width,
-            original_height,
-            width,
-            height,
-            was_resized: true,
-        },
-        None => ResizedImage::unchanged(bytes, mime, original_width, original_height),
+        let next = |side: u32| if side == 1 { 1 } else { (side * 3 / 4).max(1) };
+        (width, height) = (next(width), next(height));
     }
 }
 
@@ -201,7 +196,7 @@ mod tests {
     #[test]
     fn small_images_pass_through_untouched() {
         let bytes = png_bytes(10, 20);
-        let r = resize_image(&bytes, "image/png", ResizeLimits::default());
+        let r = resize_image(&bytes, "image/png", ResizeLimits::default()).unwrap();
         assert!(!r.was_resized);
         assert_eq!(r.data, bytes);
         assert_eq!((r.width, r.height), (10, 20));
@@ -212,7 +207,7 @@ mod tests {
     fn large_images_are_scaled_to_fit() {
         let bytes = png_bytes(300, 150);
         let limits = ResizeLimits { max_width: 100, max_height: 100, ..ResizeLimits::default() };
-        let r = resize_image(&bytes, "image/png", limits);
+        let r = resize_image(&bytes, "image/png", limits).unwrap();
         assert!(r.was_resized);
         assert_eq!((r.width, r.height), (100, 50));
         assert_eq!((r.original_width, r.original_height), (300, 150));
@@ -227,8 +222,36 @@ mod tests {
     #[test]
     fn undecodable_images_pass_through() {
         let bytes = b"\x89PNG\r\n\x1a\nnot really".to_vec();
-        let r = resize_image(&bytes, "image/png", ResizeLimits::default());
+        let r = resize_image(&bytes, "image/png", ResizeLimits::default()).unwrap();
         assert!(!r.was_resized);
         assert_eq!(r.data, bytes);
+    }
+
+    #[test]
+    fn a_profile_fills_in_the_defaults() {
+        let profile = ImageResize { max_width: Some(512), jpeg_quality: Some(60), ..ImageResize::default() };
+        assert_eq!(
+            ResizeLimits::for_profile(Some(profile)),
+            ResizeLimits { max_width: 512, max_height: 2000, max_bytes: 4_718_592, jpeg_quality: 60 }
+        );
+        assert_eq!(ResizeLimits::for_profile(None), ResizeLimits::default());
+    }
+
+    #[test]
+    fn the_byte_limit_counts_base64() {
+        let bytes = png_bytes(64, 64);
+        // The raw file fits, its base64 (a third larger) does not.
+        let max_bytes = bytes.len() as u64 + 1;
+        assert!(base64_len(bytes.len()) >= max_bytes);
+        let limits = ResizeLimits { max_bytes, ..ResizeLimits::default() };
+        let r = resize_image(&bytes, "image/png", limits).unwrap();
+        assert!(r.was_resized);
+        assert!(base64_len(r.data.len()) < max_bytes);
+    }
+
+    #[test]
+    fn an_image_that_fits_nowhere_is_left_out() {
+        let limits = ResizeLimits { max_bytes: 16, ..ResizeLimits::default() };
+        assert!(resize_image(&png_bytes(40, 40), "image/png", limits).is_none());
     }
 }

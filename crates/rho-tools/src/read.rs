@@ -1,7 +1,7 @@
 //! The `read` tool: a text file's lines as they are (no line numbers), a window of them with
 //! `offset`/`limit`, cut at 2000 lines / 50 KiB with a notice saying how to continue; JPEG, PNG,
 //! GIF and WebP files (recognized by their magic bytes) come back as image blocks, shrunk to the
-//! providers' limits. Files with NUL bytes that are not images are refused as binary instead of
+//! current model's resize profile (or left out when they cannot be). Files with NUL bytes that are not images are refused as binary instead of
 //! being dumped into the context, and devices, FIFOs and sockets without being opened. A text
 //! file is read in one pass that keeps only what can be returned ([`crate::read_window`]). With
 //! a [`crate::FileAccess`], an existing text file is read through it (an editor's unsaved
@@ -18,7 +18,7 @@ use crate::ToolOptions;
 use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
 use crate::file_access::is_text_file;
-use crate::image_resize::{ResizeLimits, resize_image};
+use crate::image_resize::{IMAGE_TOO_LARGE, ResizeLimits, resize_image};
 use crate::js;
 use crate::os_error;
 use crate::params::{self, Parameters, ReadParams};
@@ -84,6 +84,7 @@ impl ReadTool {
             offset,
             limit,
             auto_resize: self.options.auto_resize_images,
+            resize: ResizeLimits::for_profile(ctx.image_resize),
             block_images: self.options.block_images,
         };
         if let Some(target) = self.options.host_uris.as_ref().and_then(|h| h.target(&request.path))
@@ -115,6 +116,8 @@ struct ReadRequest {
     offset: Option<f64>,
     limit: Option<f64>,
     auto_resize: bool,
+    /// The current model's resize profile (`inputLimits.images.resize`), defaults filled in.
+    resize: ResizeLimits,
     block_images: bool,
 }
 
@@ -213,7 +216,11 @@ impl ReadRequest {
             return AgentToolResult::text(text);
         }
         let (data, mime_type) = if self.auto_resize {
-            let resized = resize_image(bytes, mime, ResizeLimits::default());
+            let Some(resized) = resize_image(bytes, mime, self.resize) else {
+                text.push('\n');
+                text.push_str(IMAGE_TOO_LARGE);
+                return AgentToolResult::text(text);
+            };
             if let Some(note) = resized.dimension_note() {
                 text.push('\n');
                 text.push_str(&note);
