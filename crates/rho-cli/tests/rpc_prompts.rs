@@ -58,6 +58,26 @@ async fn agents_md_templates_and_skills_shape_what_the_model_sees() {
     assert!(skill.contains("Use Keep a Changelog.") && skill.ends_with("for 0.2"), "{skill}");
 }
 
+/// pi 1.6's additions: a folder's `AGENTS.override.md` stands in for its `AGENTS.md`, and a
+/// template's `${1:-…}` and `${@:-…}` fill in what the user left out.
+#[tokio::test]
+async fn an_agents_override_and_template_defaults_as_pi_1_6_reads_them() {
+    let env = Env::new(vec![Turn::text("One."), Turn::text("Two.")]).await;
+    write(&env.cwd.join("AGENTS.md"), "The shared instructions.");
+    write(&env.cwd.join("AGENTS.override.md"), "My own instructions.");
+    write(&env.cwd.join(".rho/prompts/review.md"), "Review ${@:-the staged changes}. Focus on ${1:-correctness}.");
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let system = rho.data(json!({"type": "get_state"})).await["systemPrompt"].as_str().unwrap().to_owned();
+    assert!(system.contains("My own instructions.") && !system.contains("The shared instructions."), "{system}");
+    rho.send(json!({"type": "prompt", "message": "/review"})).await;
+    rho.until_agent_end().await;
+    rho.send(json!({"type": "prompt", "message": "/review speed"})).await;
+    rho.until_agent_end().await;
+    let bodies = env.request_bodies();
+    assert_eq!(bodies[0]["messages"][0]["content"][0]["text"], "Review the staged changes. Focus on correctness.");
+    assert_eq!(bodies[1]["messages"][2]["content"][0]["text"], "Review speed. Focus on speed.");
+}
+
 #[tokio::test]
 async fn a_broken_settings_file_is_reported_and_the_defaults_apply() {
     let env = Env::new(vec![]).await;

@@ -1,6 +1,8 @@
 //! Context files: the `AGENTS.md` (else `CLAUDE.md`) of the agent dir and of every directory
 //! from the filesystem root down to the working directory, which the system prompt includes
-//! under "# Project Context", in that order (general first, most specific last).
+//! under "# Project Context", in that order (general first, most specific last). A directory's
+//! `AGENTS.override.md` (pi 1.6) stands in for its `AGENTS.md` or `CLAUDE.md`, and for nothing
+//! else.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,7 @@ use super::resource::ResourceDiagnostic;
 use crate::config::ConfigPaths;
 
 /// The names looked for in each directory, preferred first; one file per directory.
-pub const CONTEXT_FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+pub const CONTEXT_FILE_NAMES: [&str; 5] = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
 /// One loaded context file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +84,25 @@ mod tests {
                 (cwd.join("AGENTS.md"), "project"),
             ]
         );
+    }
+
+    #[test]
+    fn an_override_replaces_its_own_folder_s_file_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let agent = root.join("agent");
+        let cwd = root.join("proj");
+        fs::create_dir_all(&agent).unwrap();
+        fs::create_dir_all(&cwd).unwrap();
+        fs::write(agent.join("AGENTS.md"), "global").unwrap();
+        fs::write(root.join("AGENTS.md"), "parent").unwrap();
+        fs::write(cwd.join("AGENTS.md"), "project").unwrap();
+        fs::write(cwd.join("AGENTS.override.md"), "project override").unwrap();
+        let (files, _) = load_context_files(&ConfigPaths::new(None, agent, cwd.clone()));
+        let ours = under(root, files.clone());
+        let contents: Vec<&str> = ours.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["global", "parent", "project override"]);
+        assert_eq!(files.last().unwrap().path, cwd.join("AGENTS.override.md"));
     }
 
     #[test]

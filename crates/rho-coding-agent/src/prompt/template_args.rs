@@ -3,8 +3,9 @@
 //!
 //! Placeholders: `$1`…`$n` (a missing argument is empty), `${@:N}` (arguments from the N-th
 //! on) and `${@:N:L}` (L arguments from the N-th), `$ARGUMENTS` and `$@` (all, joined by
-//! spaces). The template is scanned once, left to right, so text that came from an argument is
-//! never substituted again.
+//! spaces), and with a default for a missing or empty value `${N:-text}`, `${@:-text}` and
+//! `${ARGUMENTS:-text}`. The template is scanned once, left to right, so text that came from an
+//! argument is never substituted again.
 
 /// Splits on spaces and tabs outside quotes; `'…'` and `"…"` group words and are removed.
 pub fn parse_command_args(input: &str) -> Vec<String> {
@@ -70,6 +71,9 @@ fn placeholder(s: &str, args: &[String], all: &str) -> Option<(String, usize)> {
         let value = index.checked_sub(1).and_then(|i| args.get(i)).cloned().unwrap_or_default();
         return Some((value, digits));
     }
+    if let Some(found) = with_default(s, args, all) {
+        return Some(found);
+    }
     if s.starts_with("ARGUMENTS") {
         return Some((all.to_owned(), "ARGUMENTS".len()));
     }
@@ -95,6 +99,23 @@ fn placeholder(s: &str, args: &[String], all: &str) -> Option<(String, usize)> {
     };
     let value = args[from..to].join(" ");
     Some((value, "{@:".len() + close + 1))
+}
+
+/// `{N:-text}`, `{@:-text}`, `{ARGUMENTS:-text}`: the value, or `text` when it is missing or
+/// empty (the text ends at the first `}`).
+fn with_default(s: &str, args: &[String], all: &str) -> Option<(String, usize)> {
+    let inner = s.strip_prefix('{')?;
+    let (target, rest) = inner.split_once(":-")?;
+    let close = rest.find('}')?;
+    let value = match target {
+        "@" | "ARGUMENTS" => Some(all),
+        digits if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| args.get(i)).map(String::as_str)
+        }
+        _ => return None,
+    };
+    let text = value.filter(|v| !v.is_empty()).unwrap_or(&rest[..close]);
+    Some((text.to_owned(), 1 + target.len() + 2 + close + 1))
 }
 
 fn parse_count(s: &str) -> Option<usize> {
@@ -124,6 +145,18 @@ mod tests {
         assert_eq!(parse_command_args(r#""unclosed quote"#), ["unclosed quote"]);
         assert_eq!(parse_command_args("line1\nline2"), ["line1\nline2"]);
         assert!(parse_command_args("").is_empty());
+    }
+
+    #[test]
+    fn defaults_stand_in_for_missing_or_empty_values() {
+        let focus = "Focus on ${1:-correctness, security}. Files: ${@:-all}. Ask: ${ARGUMENTS:-none}; ${2:-} end";
+        assert_eq!(substitute_args(focus, &[]), "Focus on correctness, security. Files: all. Ask: none;  end");
+        assert_eq!(
+            substitute_args(focus, &args(&["speed", "b"])),
+            "Focus on speed. Files: speed b. Ask: speed b; b end"
+        );
+        assert_eq!(substitute_args("${1:-x}", &args(&[""])), "x");
+        assert_eq!(substitute_args("${0:-zero} ${x:-y} ${1:-unclosed", &args(&["a"])), "zero ${x:-y} ${1:-unclosed");
     }
 
     #[test]
