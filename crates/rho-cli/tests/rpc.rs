@@ -9,6 +9,7 @@ mod behind_a_proxy;
 mod compaction_summary;
 mod export_html;
 mod logins;
+mod model_input_fields;
 mod permissions;
 mod pi16_cli;
 mod pi_user;
