@@ -6,7 +6,6 @@
 
 use crate::common;
 
-
 use common::{Env, Rho, redact, tool_results};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};

@@ -4,7 +4,6 @@
 
 use crate::common;
 
-
 use common::{Env, Rho, redact};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};

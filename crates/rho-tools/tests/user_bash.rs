@@ -1,7 +1,6 @@
 //! The user shell executor behind the RPC `bash` command: cleaned output and BashResult fields.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] fns
 
-
 use pretty_assertions::assert_eq;
 use rho_tools::{ToolOptions, run_user_bash};
 use tokio_util::sync::CancellationToken;
