@@ -339,3 +339,36 @@ async fn a_failing_command_keeps_its_structured_content() {
     let result = result.map(ToString::to_string).unwrap_or_default();
     assert!(result.contains("Command exited with code 3") && result.contains("\"is_error\":true"), "{sent}");
 }
+
+/// pi 1.6's variables: the model's commands learn the session (read as each starts, so a model
+/// or level change shows in the next), every command rho starts carries the process markers,
+/// and the user's own `bash` gets the markers only.
+#[tokio::test]
+async fn the_model_s_commands_see_the_session_and_every_command_the_markers() {
+    let script = "echo id=${PI_SESSION_ID:+set} file=${PI_SESSION_FILE:-none} \
+                  model=$PI_PROVIDER/$PI_MODEL level=$PI_REASONING_LEVEL agent=$AI_AGENT pi=$PI_CODING_AGENT";
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": script})),
+        Turn::text("one"),
+        Turn::tool_call("bash", json!({"command": script})),
+        Turn::text("two"),
+    ])
+    .await;
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    let results = |frames: &[Value]| -> Vec<String> {
+        frames
+            .iter()
+            .filter(|f| f["type"] == "tool_execution_end")
+            .map(|f| f["result"]["content"][0]["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    rho.send(json!({"type": "prompt", "message": "who am I"})).await;
+    let first = results(&rho.until_agent_end().await);
+    assert_eq!(first, ["id=set file=none model=mock/mock-model level=off agent=rho pi=true\n"]);
+    rho.data(json!({"type": "set_model", "provider": "mock", "modelId": "mock-small"})).await;
+    rho.send(json!({"type": "prompt", "message": "and now"})).await;
+    let second = results(&rho.until_agent_end().await);
+    assert_eq!(second, ["id=set file=none model=mock/mock-small level=off agent=rho pi=true\n"]);
+    let user = rho.data(json!({"type": "bash", "command": script})).await;
+    assert_eq!(user["output"], "id= file=none model=/ level= agent=rho pi=true\n");
+}

@@ -148,6 +148,11 @@ fn with_status(text: &str, status: &str) -> String {
 }
 
 impl BashTool {
+    /// The session's variables as they are now.
+    fn session_env(&self) -> Vec<(&'static str, String)> {
+        self.options.session_environment.as_ref().map(|s| s.variables()).unwrap_or_default()
+    }
+
     async fn run(&self, command: &str, timeout: Option<f64>, ctx: &ToolContext) -> Result<AgentToolResult, ToolError> {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::new("Command aborted"));
@@ -177,6 +182,7 @@ impl BashTool {
                         env: &self.options.environment,
                         sandbox: self.options.sandbox.as_deref(),
                         hide_provider_keys: !self.options.inherit_provider_keys,
+                        session_env: self.session_env(),
                     },
                     &mut sink,
                     &ctx.cancel,
@@ -259,6 +265,8 @@ impl BashTool {
         if !self.options.inherit_provider_keys {
             env.extend(rho_ai::auth::provider_key_variables().map(|var| (var.to_owned(), String::new())));
         }
+        env.extend(crate::PROCESS_MARKERS.map(|(k, v)| (k.to_owned(), v.to_owned())));
+        env.extend(self.session_env().into_iter().map(|(k, v)| (k.to_owned(), v)));
         env.extend(self.options.environment.iter().cloned());
         // In a sandbox the host's terminal starts rho's confining helper, which becomes the shell.
         let (program, mut args) = match self.options.sandbox.as_deref().and_then(|s| s.wrap(shell.as_os_str())) {

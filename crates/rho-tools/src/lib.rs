@@ -88,7 +88,20 @@ pub struct ToolOptions {
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     /// Settings `bash.inheritProviderKeys`: commands see the provider key variables rho reads.
     pub inherit_provider_keys: bool,
+    /// The session as the `bash` tool's commands see it; `None` tells them nothing.
+    pub session_environment: Option<Arc<dyn SessionEnvironment>>,
 }
+
+/// The session as the model's commands see it, read when each `bash` command starts (pi 1.6's
+/// `PI_SESSION_ID`, `PI_SESSION_FILE`, `PI_PROVIDER`, `PI_MODEL`, `PI_REASONING_LEVEL`); the
+/// user's own commands (`!cmd`, a host's `bash`) do not get them.
+pub trait SessionEnvironment: Send + Sync + std::fmt::Debug {
+    fn variables(&self) -> Vec<(&'static str, String)>;
+}
+
+/// Every process rho starts for a shell carries these markers (pi 1.6's): `AI_AGENT` names the
+/// agent that started it, `PI_CODING_AGENT` says it runs inside a pi-family agent.
+pub const PROCESS_MARKERS: [(&str, &str); 2] = [("AI_AGENT", "rho"), ("PI_CODING_AGENT", "true")];
 
 impl Default for ToolOptions {
     fn default() -> Self {
@@ -106,6 +119,7 @@ impl Default for ToolOptions {
             host_uris: None,
             sandbox: None,
             inherit_provider_keys: false,
+            session_environment: None,
         }
     }
 }

@@ -61,6 +61,8 @@ pub struct ShellCommand<'a> {
     pub sandbox: Option<&'a rho_sandbox::Sandbox>,
     /// Leaves the provider key variables rho reads out of the command's environment.
     pub hide_provider_keys: bool,
+    /// The session's variables (the model's commands only), before `env`, which may override.
+    pub session_env: Vec<(&'static str, String)>,
 }
 
 /// Sends SIGKILL to the process group `pgid` (falling back to the leader alone).
@@ -117,6 +119,8 @@ pub async fn run_shell(
                 command.env_remove(var);
             }
         }
+        command.envs(crate::PROCESS_MARKERS);
+        command.envs(cmd.session_env.iter().map(|(k, v)| (k, v)));
         command.envs(cmd.env.iter().map(|(k, v)| (k, v)));
         command.spawn()?
         // `command` (holding our copies of the pipe's write end) is dropped here, so the pipe
@@ -205,6 +209,7 @@ mod tests {
             env: &[],
             sandbox: None,
             hide_provider_keys: false,
+            session_env: Vec::new(),
         }
     }
 

@@ -193,6 +193,7 @@ pub async fn run_user_bash(
             env: &options.environment,
             sandbox: sandbox.as_ref(),
             hide_provider_keys: !options.inherit_provider_keys,
+            session_env: Vec::new(),
         },
         &mut sink,
         &cancel,

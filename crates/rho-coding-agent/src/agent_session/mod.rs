@@ -200,7 +200,9 @@ impl AgentSession {
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
-        let hooks = tools::ToolHooks { file_access, terminals, host_uris };
+        let session_variables = Arc::new(tools::SessionVariables::default());
+        let hooks =
+            tools::ToolHooks { file_access, terminals, host_uris, session_environment: session_variables.clone() };
         let mut tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
         tool_set.set_filter(tool_filter);
         let ui_service = ui;
@@ -265,6 +267,7 @@ impl AgentSession {
                 routing: virtual_models::Routing::default(),
             }),
         };
+        session_variables.attach(&this.inner);
         this.install_task_tool(&selection);
         if let Some(config) = mcp {
             this.start_mcp(config);

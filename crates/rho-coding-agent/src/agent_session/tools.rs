@@ -9,7 +9,7 @@
 //! `--tools` left out included).
 
 use std::path::PathBuf;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use rho_agent::Tool;
 use rho_rpc::DumpTool;
@@ -94,6 +94,8 @@ pub(crate) struct ToolHooks {
     pub file_access: Option<Arc<dyn rho_tools::FileAccess>>,
     pub terminals: Option<Arc<dyn rho_tools::Terminals>>,
     pub host_uris: Option<Arc<dyn rho_tools::HostUris>>,
+    /// What the `bash` tool's commands learn of the session; attached once the session exists.
+    pub session_environment: Arc<SessionVariables>,
 }
 
 pub(crate) struct ToolSet {
@@ -133,7 +135,14 @@ impl ToolSet {
         let options = tool_options(paths, settings);
         // A confined session runs its commands itself: an editor's terminal is outside the box.
         let terminals = hooks.terminals.filter(|_| options.sandbox.is_none());
-        let options = ToolOptions { file_access: hooks.file_access, terminals, host_uris: hooks.host_uris, ..options };
+        let session_environment: Arc<dyn rho_tools::SessionEnvironment> = hooks.session_environment;
+        let options = ToolOptions {
+            file_access: hooks.file_access,
+            terminals,
+            host_uris: hooks.host_uris,
+            session_environment: Some(session_environment),
+            ..options
+        };
         let (builtin, spare) = match &selection {
             ToolSelection::Names(names) => {
                 let left_out: Vec<&str> =
@@ -306,6 +315,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         host_uris: None,
         sandbox: sandbox(&paths.cwd, settings),
         inherit_provider_keys: settings.get_bool("bash.inheritProviderKeys").unwrap_or(false),
+        session_environment: None,
     }
 }
 
@@ -320,6 +330,36 @@ pub(crate) fn sandbox(cwd: &std::path::Path, settings: &Settings) -> Option<Arc<
     // rho confines each command by starting it through its own binary, by `/proc/self/exe`: a
     // command that replaces the file at rho's path does not choose what runs next.
     Some(Arc::new(rho_sandbox::Sandbox::new(policy, rho_sandbox::own_binary())))
+}
+
+/// The session as the `bash` tool's commands see it (pi 1.6's variables), read at each command's
+/// start. Weak, so the tools (held by the session) do not keep the session alive.
+#[derive(Debug, Default)]
+pub struct SessionVariables(OnceLock<Weak<Inner>>);
+
+impl SessionVariables {
+    pub(crate) fn attach(&self, inner: &Arc<Inner>) {
+        let _ = self.0.set(Arc::downgrade(inner));
+    }
+}
+
+impl rho_tools::SessionEnvironment for SessionVariables {
+    fn variables(&self) -> Vec<(&'static str, String)> {
+        let Some(inner) = self.0.get().and_then(Weak::upgrade) else { return Vec::new() };
+        let session = inner.transcript.session();
+        let mut vars = vec![("PI_SESSION_ID", session.session_id().to_owned())];
+        if let Some(file) = session.session_file() {
+            vars.push(("PI_SESSION_FILE", file.display().to_string()));
+        }
+        drop(session);
+        if *inner.has_model.lock() {
+            let (provider, id) = inner.agent.read_model(|m| (m.provider.clone(), m.id.clone()));
+            vars.push(("PI_PROVIDER", provider));
+            vars.push(("PI_MODEL", id));
+        }
+        vars.push(("PI_REASONING_LEVEL", inner.agent.thinking_level().as_str().to_owned()));
+        vars
+    }
 }
 
 /// The `task` tool's view of its session: the model and session file at call time. Weak, so

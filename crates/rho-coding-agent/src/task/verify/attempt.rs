@@ -190,6 +190,7 @@ impl AttemptEnv<'_> {
                     env: &self.shell.environment,
                     sandbox: self.shell.sandbox.as_deref(),
                     hide_provider_keys: !self.shell.inherit_provider_keys,
+                    session_env: Vec::new(),
                 };
                 let timeout = command.timeout_ms.map(Duration::from_millis);
                 run_shell(cmd, &mut output, self.cancel, timeout).await
