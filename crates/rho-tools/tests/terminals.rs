@@ -82,11 +82,14 @@ async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
     assert_eq!(path.0, "PATH");
     assert!(path.1.starts_with(&format!("{}:", dir.path().join("agent/bin").display())), "{path:?}");
     // The provider keys are set empty (the host's environment can only be added to), then the
-    // configured environment.
-    let (keys, configured) = command.env[1..].split_at(command.env.len() - 2);
+    // process markers, then the configured environment.
+    let (keys, rest) = command.env[1..].split_at(command.env.len() - 4);
     assert!(keys.contains(&("ANTHROPIC_API_KEY".to_owned(), String::new())), "{keys:?}");
     assert!(keys.iter().all(|(_, value)| value.is_empty()), "{keys:?}");
-    assert_eq!(configured, [("GREETING".to_owned(), "hi".to_owned())]);
+    let owned = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    };
+    assert_eq!(rest, owned(&[("AI_AGENT", "rho"), ("PI_CODING_AGENT", "true"), ("GREETING", "hi")]));
 
     let failing = Arc::new(Scripted { output: "", ending: Ending::Exited(Some(2)), commands: Mutex::default() });
     let options = self::options(dir.path(), &failing);
@@ -102,7 +105,7 @@ async fn a_command_runs_in_the_hosts_terminal_and_reads_as_a_local_run() {
         .await
         .unwrap();
     let env = inheriting.commands.lock().unwrap()[0].env.clone();
-    assert_eq!(env[1..], [("GREETING".to_owned(), "hi".to_owned())]);
+    assert_eq!(env[1..], owned(&[("AI_AGENT", "rho"), ("PI_CODING_AGENT", "true"), ("GREETING", "hi")]));
 }
 
 #[tokio::test]
