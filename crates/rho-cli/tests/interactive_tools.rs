@@ -98,3 +98,25 @@ fn check_compact(screen: &str) {
     assert!(screen.contains("✓ Alpha [task] look around · completed"), "{screen}");
     assert!(!screen.contains("<task-summary>"), "{screen}");
 }
+
+/// An edit's diff, collapsed, shows what changed: two 3-line replacements far apart show their
+/// `-` and `+` lines with `...` for the rest, not the first lines of one long diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collapsed_edit_shows_every_change_of_two_far_apart() {
+    let file: String = (1..=60).map(|i| format!("line {i}\n")).collect();
+    let edits = json!([
+        {"oldText": "line 10\nline 11\nline 12\n", "newText": "ten\neleven\ntwelve\n"},
+        {"oldText": "line 50\nline 51\nline 52\n", "newText": "fifty\nfifty-one\nfifty-two\n"}
+    ]);
+    let env = Env::new(vec![Turn::tool_call("edit", json!({"path": "f.txt", "edits": edits})), Turn::text("edited")])
+        .await;
+    std::fs::write(env.cwd.join("f.txt"), file).unwrap();
+    let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
+    term.ready().await;
+    term.submit("edit the file");
+    let screen = term.wait_idle_with("edited").await;
+    for changed in ["-10 line 10", "+12 twelve", "-50 line 50", "+52 fifty-two"] {
+        assert!(screen.contains(changed), "{changed} in:\n{screen}");
+    }
+    assert!(!screen.contains(" 30 line 30"), "{screen}");
+}

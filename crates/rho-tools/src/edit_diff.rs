@@ -178,6 +178,25 @@ fn diff_keeping(old: &str, new: &str, context: usize, keep: usize) -> DiffResult
             new_no += part.lines.len();
             continue;
         }
+        // Between two changes a long run keeps its ends: `context` lines each side of a `...`.
+        if last_was_change && next_is_change && part.lines.len() > context * 2 {
+            for line in &part.lines[..context] {
+                out.push(format!(" {old_no:>width$} {}", clip(line)));
+                old_no += 1;
+                new_no += 1;
+            }
+            out.push(format!(" {blank} ..."));
+            let skipped = part.lines.len() - context * 2;
+            old_no += skipped;
+            new_no += skipped;
+            for line in &part.lines[part.lines.len() - context..] {
+                out.push(format!(" {old_no:>width$} {}", clip(line)));
+                old_no += 1;
+                new_no += 1;
+            }
+            last_was_change = false;
+            continue;
+        }
         let mut shown: &[&str] = &part.lines;
         let mut skip_start = 0;
         let mut skip_end = 0;
@@ -247,16 +266,19 @@ mod tests {
     }
 
     #[test]
-    fn unchanged_runs_between_changes_are_shown_whole() {
+    fn a_run_between_changes_keeps_its_ends_when_longer_than_twice_the_context() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl";
         let new = "A\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL";
         let r = generate_diff_string(old, new, 4);
-        let lines: Vec<&str> = r.diff.lines().collect();
-        assert_eq!(lines.first(), Some(&"- 1 a"));
-        assert_eq!(lines[1], "+ 1 A");
-        assert_eq!(lines.len(), 2 + 10 + 2);
-        assert_eq!(lines.last(), Some(&"+12 L"));
+        let expected = [
+            "- 1 a", "+ 1 A", "  2 b", "  3 c", "  4 d", "  5 e", "    ...", "  8 h", "  9 i", " 10 j", " 11 k",
+            "-12 l", "+12 L",
+        ];
+        assert_eq!(r.diff.lines().collect::<Vec<_>>(), expected);
         assert_eq!(r.first_changed_line, Some(1));
+        // Eight lines between (twice the context) are shown whole.
+        let r = generate_diff_string("a\nb\nc\nd\ne\nf\ng\nh\ni\nj", "A\nb\nc\nd\ne\nf\ng\nh\ni\nJ", 4);
+        assert_eq!(r.diff.lines().count(), 2 + 8 + 2);
     }
 
     /// Texts of a few short lines from a small alphabet, so that changes, repeats and missing

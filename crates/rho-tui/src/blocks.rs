@@ -12,6 +12,8 @@ use super::{diff, highlight, markdown, style, tool_blocks};
 
 /// Lines of a tool result shown before the rest is folded away.
 pub const FOLDED_RESULT_LINES: usize = 6;
+/// An edit's diff, collapsed: its changed lines first (see `diff::collapsed`).
+const FOLDED_DIFF_LINES: usize = 16;
 /// Lines of a tool result shown at most, even expanded.
 const EXPANDED_RESULT_LINES: usize = 2000;
 
@@ -119,12 +121,20 @@ pub fn tool_result(
 ) -> (Vec<Line<'static>>, bool) {
     let diff = details.and_then(|d| d.get("diff")).and_then(Value::as_str).filter(|_| !is_error);
     match diff {
-        Some(diff) => {
-            let limit = if expanded { EXPANDED_RESULT_LINES } else { FOLDED_RESULT_LINES };
+        Some(diff) if expanded => {
             // Only the lines shown are styled (a diff may be very long).
             let all = diff::render(diff.trim_end());
             let total = all.len();
-            indented(all.into_iter().take(limit).collect(), total, limit, expanded)
+            indented(all.into_iter().take(EXPANDED_RESULT_LINES).collect(), total, EXPANDED_RESULT_LINES, true)
+        }
+        Some(diff) => {
+            // Collapsed, the changes stay and the context goes first, as far as it must.
+            let (kept, stands_for) = diff::collapsed(diff.trim_end(), FOLDED_DIFF_LINES);
+            let shown = diff::render(&kept);
+            let total = shown.len();
+            let (lines, cut) =
+                indented(shown.into_iter().take(FOLDED_DIFF_LINES).collect(), total, FOLDED_DIFF_LINES, false);
+            (lines, cut || stands_for > total)
         }
         None => {
             let text = content.iter().filter_map(UserContent::as_text).collect::<Vec<_>>().join("\n");
@@ -284,6 +294,30 @@ pub fn message_after(
 mod tests {
     use super::*;
     use crate::markdown::plain;
+
+    #[test]
+    fn a_collapsed_diff_keeps_every_change_and_drops_context_first() {
+        // Two changes far apart, each a 3-line replacement with its context.
+        let mut diff = vec!["    ...".to_owned()];
+        for (at, name) in [(10, "a"), (40, "b")] {
+            diff.extend((at - 4..at).map(|n| format!(" {n:>2} keep {n}")));
+            diff.extend((at..at + 3).map(|n| format!("-{n:>2} old {name}{n}")));
+            diff.extend((at..at + 3).map(|n| format!("+{n:>2} new {name}{n}")));
+            diff.extend((at + 3..at + 7).map(|n| format!(" {n:>2} keep {n}")));
+            diff.push("    ...".to_owned());
+        }
+        let details = serde_json::json!({"diff": diff.join("\n")});
+        let (folded, was_folded) = tool_result(&[], Some(&details), false, false, None);
+        assert!(was_folded);
+        let shown = plain(&folded);
+        for n in [10, 11, 12, 40, 41, 42] {
+            assert!(shown.contains(&format!("new {}{n}", if n < 40 { "a" } else { "b" })), "{shown}");
+        }
+        assert!(!shown.contains("keep"), "{shown}");
+        assert!(!shown.contains("more lines"), "{shown}");
+        let (expanded, _) = tool_result(&[], Some(&details), false, true, None);
+        assert_eq!(plain(&expanded).lines().count(), diff.len());
+    }
 
     #[test]
     fn long_results_fold_and_expand() {

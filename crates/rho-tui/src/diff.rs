@@ -12,6 +12,28 @@ use super::style;
 /// comparison takes time and memory in the product of the two lengths).
 const MAX_WORDS: usize = 400;
 
+/// A diff as the collapsed view shows it: every `-` and `+` line, and context only while the
+/// whole fits in `limit` lines; a run of context left out becomes one `...` line. Returns the
+/// lines kept and how many of the diff's lines they stand for.
+pub fn collapsed(diff: &str, limit: usize) -> (String, usize) {
+    let lines: Vec<&str> = diff.lines().collect();
+    if lines.len() <= limit {
+        return (diff.to_owned(), lines.len());
+    }
+    let mut kept: Vec<&str> = Vec::new();
+    for line in &lines {
+        match parse(line) {
+            Some(('-' | '+', ..)) => kept.push(line),
+            _ if kept.last() != Some(&ELIDED) => kept.push(ELIDED),
+            _ => {}
+        }
+    }
+    (kept.join("\n"), lines.len())
+}
+
+/// What stands for the context lines a collapsed diff leaves out.
+const ELIDED: &str = "  ...";
+
 /// The diff's lines as spans.
 pub fn render(diff: &str) -> Vec<Vec<Span<'static>>> {
     let lines: Vec<&str> = diff.lines().collect();
