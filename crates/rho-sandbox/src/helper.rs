@@ -88,11 +88,10 @@ pub fn run_helper(args: impl IntoIterator<Item = OsString>) -> String {
 /// What of `policy` this machine leaves unenforced, said as the user needs to hear it; `Ok(vec![])`
 /// when the sandbox is set up in full, an error when it cannot be at all.
 pub fn probe(sandbox: &Sandbox) -> Result<Vec<String>, String> {
-    let Some((launcher, mut leading)) = sandbox.wrap(OsStr::new(PROBE_ARG)) else {
+    // The probe stands where the program would: `rho __sandbox <policy> --probe`.
+    let Some((launcher, leading)) = sandbox.wrap(OsStr::new(PROBE_ARG)) else {
         return Ok(Vec::new());
     };
-    leading.truncate(2);
-    leading.push(PROBE_ARG.into());
     let output = std::process::Command::new(launcher)
         .args(leading)
         .stdin(std::process::Stdio::null())
