@@ -108,8 +108,8 @@ async fn a_collapsed_edit_shows_every_change_of_two_far_apart() {
         {"oldText": "line 10\nline 11\nline 12\n", "newText": "ten\neleven\ntwelve\n"},
         {"oldText": "line 50\nline 51\nline 52\n", "newText": "fifty\nfifty-one\nfifty-two\n"}
     ]);
-    let env = Env::new(vec![Turn::tool_call("edit", json!({"path": "f.txt", "edits": edits})), Turn::text("edited")])
-        .await;
+    let env =
+        Env::new(vec![Turn::tool_call("edit", json!({"path": "f.txt", "edits": edits})), Turn::text("edited")]).await;
     std::fs::write(env.cwd.join("f.txt"), file).unwrap();
     let term = Terminal::start_with(&env, &[], &[DARK_BACKGROUND]);
     term.ready().await;

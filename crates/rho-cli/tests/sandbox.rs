@@ -16,7 +16,7 @@ use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
 /// The text of each tool result of the run `prompt` starts, in order.
-async fn tool_results(rho: &mut Rho, prompt: &str) -> Vec<(bool, String)> {
+pub(crate) async fn tool_results(rho: &mut Rho, prompt: &str) -> Vec<(bool, String)> {
     rho.send(json!({"type": "prompt", "message": prompt})).await;
     let frames = rho.until_agent_end().await;
     frames

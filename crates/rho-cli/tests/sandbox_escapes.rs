@@ -11,20 +11,10 @@ use crate::common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use crate::sandbox::tool_results;
 use common::{Env, Rho};
 use rho_mock_llm::Turn;
 use serde_json::json;
-
-/// Each tool result of the run `prompt` starts, as (is error, text), in order.
-async fn tool_results(rho: &mut Rho, prompt: &str) -> Vec<(bool, String)> {
-    rho.send(json!({"type": "prompt", "message": prompt})).await;
-    rho.until_agent_end()
-        .await
-        .iter()
-        .filter(|f| f["type"] == "tool_execution_end")
-        .map(|f| (f["isError"] == true, f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()))
-        .collect()
-}
 
 fn git(dir: &Path, args: &[&str]) {
     let status = std::process::Command::new("git")
