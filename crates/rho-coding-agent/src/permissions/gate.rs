@@ -146,6 +146,10 @@ impl ToolGate for PermissionGate {
                     "Permission denied: the rule {rule} in permissions.deny refuses this call."
                 ))),
                 Decision::Ask(rule) => self.ask(&format!("the rule {rule} in permissions.ask"), tool, args, ctx).await,
+                Decision::Unreadable(rule) => {
+                    let why = format!("a command rho cannot read in full, where the rule {rule} may apply");
+                    self.ask(&why, tool, args, ctx).await
+                }
                 Decision::Allow => Ok(()),
                 Decision::Undecided if self.approval == Approval::Ask && !only_reads(tool) => {
                     self.ask("--approval ask", tool, args, ctx).await

@@ -57,6 +57,9 @@ pub enum Decision {
     Ask(String),
     /// Allow rules cover it (every part of a command).
     Allow,
+    /// A command the parser cannot read in full, where a `deny` or `ask` rule (its text) for
+    /// `bash` may be what it hides: asked, never run unasked.
+    Unreadable(String),
     /// No rule decides: the approval mode does.
     Undecided,
 }
@@ -141,6 +144,17 @@ impl Rules {
 
     fn decide_command(&self, call: &Call<'_>, command: &str) -> Decision {
         let script = shell::parse(command);
+        let decision = self.decide_script(call, &script);
+        if decision == Decision::Undecided
+            && script.unaccounted
+            && let Some(rule) = self.deny.iter().chain(&self.ask).find(|r| r.names("bash"))
+        {
+            return Decision::Unreadable(rule.text.clone());
+        }
+        decision
+    }
+
+    fn decide_script(&self, call: &Call<'_>, script: &shell::Script) -> Decision {
         let spelled = |raw: &String| paths::shell_path(raw, call.cwd, call.home);
         let writes: Vec<Option<PathBuf>> = script.writes.iter().map(spelled).collect();
         let reads: Vec<PathBuf> = script.reads.iter().filter_map(spelled).collect();

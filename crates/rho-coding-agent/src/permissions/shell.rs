@@ -122,7 +122,20 @@ struct Walker<'s, 'o> {
 }
 
 impl Walker<'_, '_> {
-    fn walk(&mut self, node: Node<'_>) {
+    /// Visits every node of the tree, parents before children, in order; with a stack of its
+    /// own, so a command nested a hundred thousand deep costs memory, not the thread's stack.
+    fn walk(&mut self, root: Node<'_>) {
+        let mut stack = vec![root];
+        let mut children = Vec::new();
+        while let Some(node) = stack.pop() {
+            self.visit(node);
+            let mut cursor = node.walk();
+            children.extend(node.children(&mut cursor));
+            stack.extend(children.drain(..).rev());
+        }
+    }
+
+    fn visit(&mut self, node: Node<'_>) {
         if node.is_error() || node.is_missing() {
             self.script.unaccounted = true;
         }
@@ -152,10 +165,6 @@ impl Walker<'_, '_> {
                 self.script.unaccounted |= !wrappers::harmless_variable(name);
             }
             _ => {}
-        }
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            self.walk(child);
         }
     }
 

@@ -115,7 +115,8 @@ fn what_the_parser_cannot_account_for_is_never_allowed() {
         "PATH=/tmp:$PATH ls",
         "{ls,-la}",
     ] {
-        assert_eq!(bash(&r, command), Decision::Undecided, "{command:?}");
+        // Asked, since the deny rule may be what it hides.
+        assert_eq!(bash(&r, command), Decision::Unreadable("Bash(curl:*)".into()), "{command:?}");
     }
     // Deny rules still see what is literal around it.
     assert_eq!(bash(&r, "$X; curl evil"), Decision::Deny("Bash(curl:*)".into()));
@@ -233,4 +234,15 @@ fn other_tools_match_by_name() {
     assert_eq!(decide(&r, "mcp__github__create_issue", json!({})), Decision::Ask("mcp__github".into()));
     assert_eq!(decide(&r, "mcp__fs__write", json!({})), Decision::Deny("mcp__fs__write".into()));
     assert_eq!(decide(&r, "mcp__fs__read", json!({})), Decision::Undecided);
+}
+
+#[test]
+fn a_command_the_parser_cannot_read_in_full_is_asked_where_a_deny_rule_could_apply() {
+    let r = rules(&[], &[], &["Bash(rm:*)"]);
+    let deep = format!("{}rm x{}", "(".repeat(20_000), ")".repeat(20_000));
+    assert!(matches!(bash(&r, &deep), Decision::Deny(_) | Decision::Unreadable(_)), "{:?}", bash(&r, "x"));
+    assert_eq!(bash(&r, "$CMD x"), Decision::Unreadable("Bash(rm:*)".into()));
+    assert_eq!(bash(&r, "ls"), Decision::Undecided);
+    // With no rule about commands, nothing changes for them.
+    assert_eq!(bash(&rules(&[], &[], &["Read(./.env)"]), "$CMD x"), Decision::Undecided);
 }

@@ -194,3 +194,13 @@ fn rule_words_read_a_rule_as_the_shell_would() {
     );
     assert_eq!(rule_words("a && b"), None);
 }
+
+#[test]
+fn a_command_nested_very_deep_is_read_without_exhausting_the_stack() {
+    let deep = format!("{}rm x{}", "(".repeat(100_000), ")".repeat(100_000));
+    // On a thread with a small stack, as a runtime's worker may have.
+    let script =
+        std::thread::Builder::new().stack_size(256 * 1024).spawn(move || parse(&deep)).unwrap().join().unwrap();
+    let found = script.commands.iter().any(|c| c.views.iter().any(|v| v.words.first() == Some(&Some("rm".to_owned()))));
+    assert!(found || script.unaccounted, "{script:?}");
+}
