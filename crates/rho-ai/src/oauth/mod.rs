@@ -151,6 +151,17 @@ pub fn refresh_entry(
     provider: &'static OAuthProvider,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<OAuthCredentials, LoginError> {
+    refresh_entry_within(path, provider, env, 0)
+}
+
+/// [`refresh_entry`], refreshing too when the token has less than `min_validity_ms` left
+/// (`rho auth print-bearer-token --min-expiry`).
+pub fn refresh_entry_within(
+    path: &Path,
+    provider: &'static OAuthProvider,
+    env: &dyn Fn(&str) -> Option<String>,
+    min_validity_ms: i64,
+) -> Result<OAuthCredentials, LoginError> {
     let one_at_a_time = refresh_mutex(path, provider.id);
     let _mine = guard(&one_at_a_time);
     let _lock = AuthFileLock::acquire(path).map_err(|e| LoginError::File(e.to_string()))?;
@@ -159,7 +170,7 @@ pub fn refresh_entry(
         .get(provider.id)
         .and_then(OAuthCredentials::from_entry)
         .ok_or_else(|| LoginError::LoggedOut { provider: provider.id.to_owned(), path: path.to_owned() })?;
-    if current.is_fresh(refresh::now_ms()) {
+    if current.is_fresh(refresh::now_ms().saturating_add(min_validity_ms)) {
         return Ok(current);
     }
     let url = token_url(provider, &current, env);

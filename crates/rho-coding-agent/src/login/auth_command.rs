@@ -1,6 +1,8 @@
 //! `rho auth …`, pi 1.6's `pi auth`: log in to or out of a provider (an account, or an API key
-//! saved with `--api-key`), print the API key a provider resolves to, or check that it is ready,
-//! without starting a session. A subcommand rho does not know is an error that names it.
+//! saved with `--api-key`), print the API key or the login's bearer token a provider resolves to
+//! (refreshed when it has less than `--min-expiry` left, 30 minutes by default), or check that
+//! it is ready, without starting a session. A subcommand rho does not know is an error that
+//! names it.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -13,7 +15,11 @@ const USAGE: &str = "Usage:
   rho auth login <provider> [--api-key] [--no-browser]
   rho auth logout <provider>
   rho auth print-api-key --provider <provider> | --model <provider/id>
+  rho auth print-bearer-token --provider <provider> | --model <provider/id> [--min-expiry <duration>]
   rho auth check --provider <provider> | --model <provider/id>";
+
+/// How long a printed bearer token stays valid at least, unless `--min-expiry` says otherwise.
+const DEFAULT_MIN_EXPIRY_MS: i64 = 30 * 60_000;
 
 /// The arguments after `auth` when the command line is `rho auth …`.
 pub fn command(raw: &[String]) -> Option<&[String]> {
@@ -36,6 +42,7 @@ pub async fn run(args: &[String], paths: &ConfigPaths) -> i32 {
         Some("login") if flag("--api-key") => save_key(positional.get(1).copied(), &auth_file),
         Some("login") => login(positional.get(1).copied(), &auth_file, !flag("--no-browser")).await,
         Some("logout") => logout(positional.get(1).copied(), &auth_file),
+        Some("print-bearer-token") => bearer_token(args, &auth_file),
         Some(verb @ ("print-api-key" | "check")) => {
             let Some(provider) = provider_of(args) else {
                 return report(Err((2, format!("name the provider: rho auth {verb} --provider <provider>"))));
@@ -53,6 +60,44 @@ pub async fn run(args: &[String], paths: &ConfigPaths) -> i32 {
         None => Err((2, format!("name an auth command\n\n{USAGE}"))),
     };
     report(result)
+}
+
+/// `rho auth print-bearer-token`: the provider's login token, refreshed first when it has less
+/// than `--min-expiry` left.
+fn bearer_token(args: &[String], auth_file: &std::path::Path) -> Outcome {
+    let Some(provider) = provider_of(args) else {
+        return Err((2, "name the provider: rho auth print-bearer-token --provider <provider>".to_owned()));
+    };
+    let min_validity_ms = match args.iter().position(|a| a == "--min-expiry") {
+        Some(at) => args
+            .get(at + 1)
+            .and_then(|value| duration_ms(value))
+            .ok_or_else(|| (2, "--min-expiry must use a duration such as 30m or 1h".to_owned()))?,
+        None => DEFAULT_MIN_EXPIRY_MS,
+    };
+    let logins = oauth::Logins::load(auth_file, rho_ai::auth::process_env());
+    if !logins.has(&provider) {
+        return Err((1, format!("Provider \"{provider}\" is not configured with an OAuth bearer token")));
+    }
+    let spec = oauth::usable(&provider, auth_file).map_err(|e| (1, e.to_string()))?;
+    let env = rho_ai::auth::process_env();
+    let creds =
+        oauth::refresh_entry_within(auth_file, spec, env.as_ref(), min_validity_ms).map_err(|e| (1, e.to_string()))?;
+    Ok(creds.access)
+}
+
+/// `30m`, `1h`, `45s`, `500ms` in milliseconds.
+fn duration_ms(text: &str) -> Option<i64> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let amount: i64 = text[..digits].parse().ok()?;
+    let unit = match text[digits..].to_ascii_lowercase().as_str() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return None,
+    };
+    amount.checked_mul(unit)
 }
 
 /// One line on stdout.
@@ -129,6 +174,10 @@ mod tests {
         assert_eq!(provider_of(&args).as_deref(), Some("openai"));
         assert_eq!(provider_of(&words(&["check", "--model", "anthropic/claude-x"])).as_deref(), Some("anthropic"));
         assert_eq!(provider_of(&words(&["check"])), None);
+        assert_eq!(duration_ms("30m"), Some(1_800_000));
+        assert_eq!(duration_ms("1H"), Some(3_600_000));
+        assert_eq!(duration_ms("500ms"), Some(500));
+        assert_eq!((duration_ms("30"), duration_ms("m"), duration_ms("1d")), (None, None, None));
         assert_eq!(command(&words(&["auth", "login", "x"])), Some(&words(&["login", "x"])[..]));
         assert_eq!(command(&words(&["authors"])), None);
     }
