@@ -120,3 +120,30 @@ async fn a_collapsed_edit_shows_every_change_of_two_far_apart() {
     }
     assert!(!screen.contains(" 30 line 30"), "{screen}");
 }
+
+/// Two calls of one reply, the first finishing last: each output is drawn under its own call,
+/// live and when the session is continued (pi's order), not both calls then both outputs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_output_is_under_its_own_call_live_and_on_continue() {
+    let slow = json!({"command": "sleep 0.5; echo slow-output"});
+    let quick = json!({"command": "echo quick-output"});
+    let env = Env::new(vec![Turn::tool_call("bash", slow).with_tool_call("bash", quick), Turn::text("both ran")]).await;
+    let mut first = Terminal::start(&env, &[]);
+    first.ready().await;
+    first.submit("run both");
+    let screen = first.wait_idle_with("both ran").await;
+    check_order(&screen);
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+
+    let second = Terminal::start(&env, &["-c"]);
+    let screen = second.wait_idle_with("both ran").await;
+    check_order(&screen);
+}
+
+fn check_order(screen: &str) {
+    let at = |text: &str| screen.find(text).unwrap_or_else(|| panic!("{text} in:\n{screen}"));
+    let order =
+        [at("sleep 0.5; echo slow-output"), at("\n  slow-output"), at("echo quick-output"), at("\n  quick-output")];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?} in:\n{screen}");
+}

@@ -28,7 +28,7 @@ use super::tool_blocks::{self, TASK_TOOL};
 use super::transcript::{self, Entry, Shown, Toggles, Transcript};
 use super::tree_items::TreeFilter;
 use super::widgets::ExtensionWidgets;
-use super::{notices, replay};
+use super::{call_order, notices, replay};
 use rho_coding_agent::ui::{ComponentUpdate, UiAnswer};
 use rho_coding_agent::{AgentSession, AgentSessionEvent};
 
@@ -162,8 +162,8 @@ pub struct App {
     hidden_thinking: Option<String>,
     /// Tools running now: call id and the name.
     pub running: Vec<(String, String)>,
-    /// The arguments of the tools running now, by call id.
-    call_args: Vec<(String, Map<String, Value>)>,
+    /// The calls of this run not yet shown with their results.
+    calls: call_order::CallOrder,
     /// The sub-agents of each running task call.
     pub tasks: Vec<TaskBoard>,
     /// Statuses and widgets set through the UI service.
@@ -223,7 +223,7 @@ impl App {
             hide_thinking: false,
             hidden_thinking: None,
             running: Vec::new(),
-            call_args: Vec::new(),
+            calls: call_order::CallOrder::default(),
             tasks: Vec::new(),
             widgets: ExtensionWidgets::default(),
             components: Components::default(),
@@ -416,12 +416,12 @@ impl App {
             }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
                 self.end_stream();
-                self.push_tool_call(&tool_call_id, &tool_name, &args);
                 if tool_name == TASK_TOOL {
                     self.tasks.push(TaskBoard::new(tool_call_id.clone()));
                 }
-                self.call_args.push((tool_call_id.clone(), args));
-                self.running.push((tool_call_id, tool_name));
+                self.running.push((tool_call_id.clone(), tool_name.clone()));
+                let shown = self.calls.start(tool_call_id, tool_name, args);
+                self.show_calls(shown);
             }
             AgentEvent::ToolExecutionUpdate { tool_call_id, partial_result, .. } => {
                 if let Some(board) = self.tasks.iter_mut().find(|b| b.call_id == tool_call_id) {
@@ -431,11 +431,15 @@ impl App {
             AgentEvent::ToolExecutionEnd { tool_call_id, tool_name, result, is_error, .. } => {
                 self.running.retain(|(id, _)| *id != tool_call_id);
                 self.tasks.retain(|b| b.call_id != tool_call_id);
-                let args = self.call_args.iter().position(|(id, _)| *id == tool_call_id);
-                let args = args.map(|at| self.call_args.remove(at).1);
-                let output =
-                    ToolOutput { name: tool_name, args, content: result.content, details: result.details, is_error };
-                self.push_tool_result(&tool_call_id, output);
+                let output = ToolOutput {
+                    name: tool_name,
+                    args: None,
+                    content: result.content,
+                    details: result.details,
+                    is_error,
+                };
+                let shown = self.calls.finish(&tool_call_id, output);
+                self.show_calls(shown);
             }
             AgentEvent::QueueUpdate { steering, follow_up } => {
                 self.steering = steering;
@@ -444,7 +448,8 @@ impl App {
             AgentEvent::AgentEnd { .. } => {
                 self.end_stream();
                 self.running.clear();
-                self.call_args.clear();
+                let shown = self.calls.drain();
+                self.show_calls(shown);
                 self.tasks.clear();
             }
             _ => {}

@@ -277,7 +277,10 @@ pub fn message_after(
                 details: r.details.as_ref(),
                 is_error: r.is_error,
             };
-            tool_blocks::result(&result, expanded)
+            // Under its own call, when the call is known (a replay draws the call here).
+            let mut lines = call_args.map(|args| tool_call(&r.tool_name, args, expanded)).unwrap_or_default();
+            lines.extend(tool_blocks::result(&result, expanded));
+            lines
         }
         AgentMessage::BashExecution(b) => bash(&b.command, &b.output, b.exit_code, b.cancelled, expanded),
         AgentMessage::CompactionSummary(_) => vec![Line::default(), notice("(earlier messages compacted)")],

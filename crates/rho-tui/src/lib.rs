@@ -10,6 +10,7 @@ mod actions;
 mod app;
 mod backend;
 mod blocks;
+mod call_order;
 mod clipboard;
 mod commands;
 mod components;

@@ -154,6 +154,16 @@ impl App {
         self.push_rendered(request, fallback);
     }
 
+    /// Calls and results in the order [`CallOrder`](super::call_order::CallOrder) gives them.
+    pub fn show_calls(&mut self, steps: Vec<super::call_order::Step>) {
+        for step in steps {
+            match step {
+                super::call_order::Step::Call { id, name, args } => self.push_tool_call(&id, &name, &args),
+                super::call_order::Step::Result { id, output } => self.push_tool_result(&id, output),
+            }
+        }
+    }
+
     /// A tool's result, by the extension tool's `renderResult` when it has one.
     pub fn push_tool_result(&mut self, tool_call_id: &str, output: ToolOutput) {
         let request = self.session.extension_renders_tool(&output.name).1.then(|| RenderRequest::ToolResult {

@@ -20,8 +20,9 @@ pub fn tail(messages: &[AgentMessage]) -> Vec<Entry> {
     while start > 0 && count < MAX_LINES {
         start -= 1;
         let args = tool_blocks::call_args(messages, start);
-        count += blocks::message_after(&messages[start], args, false).len();
-        kept.push(Entry::Message(Box::new(messages[start].clone()), args.cloned()));
+        let message = without_answered_calls(messages, start);
+        count += blocks::message_after(&message, args, false).len();
+        kept.push(Entry::Message(Box::new(message), args.cloned()));
     }
     let mut out = Vec::with_capacity(kept.len() + 1);
     if start > 0 {
@@ -36,6 +37,25 @@ pub fn tail(messages: &[AgentMessage]) -> Vec<Entry> {
     }
     out.extend(kept.into_iter().rev());
     out
+}
+
+/// The message at `index`; an assistant message without the tool calls the results after it
+/// answer, since each result is drawn under its own call (pi's order), not all calls first.
+fn without_answered_calls(messages: &[AgentMessage], index: usize) -> AgentMessage {
+    use rho_types::types::AssistantContent;
+    let AgentMessage::Assistant(assistant) = &messages[index] else { return messages[index].clone() };
+    let answered: Vec<&str> = messages[index + 1..]
+        .iter()
+        .map_while(|m| match m {
+            AgentMessage::ToolResult(r) => Some(r.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut shown = assistant.clone();
+    shown
+        .content
+        .retain(|block| !matches!(block, AssistantContent::ToolCall(call) if answered.contains(&call.id.as_str())));
+    AgentMessage::Assistant(shown)
 }
 
 #[cfg(test)]
