@@ -479,8 +479,11 @@ async fn fork_starts_a_new_session_before_an_earlier_message() {
     term.send("second");
     term.wait_for("1/2").await;
     term.send(keys::ENTER);
-    term.wait_for("Forked into a new session:").await;
+    let screen = term.wait_for("Forked into a new session:").await;
     assert_eq!(env.session_files().len(), 2, "the fork is a new session file");
+    // Below the line, the branch now followed: what came before the message, not what followed.
+    let below = &screen[screen.find("Forked into a new session:").unwrap()..];
+    assert!(below.contains("first answer") && !below.contains("second answer"), "{screen}");
 
     // The message is back in the editor, to edit and send again.
     term.send(" again");

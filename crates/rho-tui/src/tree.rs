@@ -62,20 +62,24 @@ impl App {
         self.select = Some((Picking::Fork, Select::new("Fork from a message", items, 0)));
     }
 
-    /// Forks before the user message `entry_id`; its text goes into the editor.
+    /// Forks before the user message `entry_id`; its text goes into the editor, and the new
+    /// session's conversation is drawn below, so the screen shows the branch now followed.
     pub fn fork(&mut self, entry_id: &str) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         let entry_id = entry_id.to_owned();
         tokio::spawn(async move {
-            let lines = match session.fork(&entry_id).await {
+            let entries = match session.fork(&entry_id).await {
                 Ok(text) => {
                     let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
-                    vec![Line::default(), blocks::notice(&format!("Forked into a new session: {}", file_of(&session)))]
+                    let forked = blocks::notice(&format!("── Forked into a new session: {} ──", file_of(&session)));
+                    let mut entries = vec![Entry::Lines(vec![Line::default(), forked])];
+                    entries.extend(replay::tail(&session.messages()));
+                    entries
                 }
-                Err(e) => vec![blocks::error(&format!("Error: {e}"))],
+                Err(e) => vec![Entry::Lines(vec![blocks::error(&format!("Error: {e}"))])],
             };
-            let _ = tx.send(AppEvent::Lines(lines));
+            let _ = tx.send(AppEvent::Entries(entries));
         });
     }
 
