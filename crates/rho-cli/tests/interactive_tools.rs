@@ -147,3 +147,28 @@ fn check_order(screen: &str) {
         [at("sleep 0.5; echo slow-output"), at("\n  slow-output"), at("echo quick-output"), at("\n  quick-output")];
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?} in:\n{screen}");
 }
+
+/// A continued session is drawn with the spacing it had live: a blank line between thinking and
+/// text, and between a tool's output and the text after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continued_session_keeps_the_blank_lines_it_had_live() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "echo tool-output"})).with_thinking("pondering-first"),
+        Turn::text("final-words").with_thinking("pondering-again"),
+    ])
+    .await;
+    let mut first = Terminal::start(&env, &[]);
+    first.ready().await;
+    first.submit("go");
+    let live = first.wait_idle_with("final-words").await;
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+    let second = Terminal::start(&env, &["-c"]);
+    let resumed = second.wait_idle_with("final-words").await;
+    let part = |screen: &str| -> String {
+        let from = screen.find("pondering-first").unwrap();
+        let to = screen.find("final-words").unwrap() + "final-words".len();
+        screen[from..to].to_owned()
+    };
+    assert_eq!(part(&resumed), part(&live), "live:\n{live}\nresumed:\n{resumed}");
+}

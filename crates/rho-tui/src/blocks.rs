@@ -261,7 +261,12 @@ pub fn message_after(
             for block in &a.content {
                 match block {
                     AssistantContent::Text(t) => lines.extend(markdown::render(&t.text)),
-                    AssistantContent::Thinking(t) => lines.extend(thinking(&t.thinking)),
+                    // Set apart by blank lines, as when it streamed.
+                    AssistantContent::Thinking(t) => {
+                        lines.push(Line::default());
+                        lines.extend(thinking(&t.thinking));
+                        lines.push(Line::default());
+                    }
                     AssistantContent::ToolCall(call) => lines.extend(tool_call(&call.name, &call.arguments, expanded)),
                     AssistantContent::RedactedThinking(_) => lines.push(notice("(thinking redacted)")),
                 }
