@@ -128,6 +128,11 @@ pub fn provider_key_variables() -> impl Iterator<Item = &'static str> {
     ENV_VARS.iter().flat_map(|(_, vars)| vars.iter().copied()).filter(move |var| seen.insert(*var))
 }
 
+/// The providers a key can be stored for (`/login`'s "API key" entries), in the table's order.
+pub fn key_providers() -> impl Iterator<Item = &'static str> {
+    ENV_VARS.iter().map(|(provider, _)| *provider)
+}
+
 /// The variable to name when `provider` has no key ("set ANTHROPIC_API_KEY"): its usual API key
 /// variable.
 pub fn env_var_for(provider: &str) -> Option<&'static str> {

@@ -638,3 +638,25 @@ async fn login_and_logout_from_the_editor() {
     let auth: Value = serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
     assert!(auth.get("openai-codex").is_none(), "{auth}");
 }
+
+/// `/login` offers an API key for the providers that take one, as pi 1.6 does: picked, it is asked
+/// for in a dialog and saved in auth.json as pi saves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_lists_api_keys_and_saves_one_asked_in_a_dialog() {
+    let env = Env::new(vec![]).await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("/login");
+    let list = term.wait_for("Log in to").await;
+    assert!(list.contains("subscription"), "{list}");
+    term.send("mistral");
+    term.wait_for("API key").await;
+    term.send(keys::ENTER);
+    term.wait_for("API key for mistral").await;
+    term.send("sk-mistral-test");
+    term.send(keys::ENTER);
+    term.wait_for("Saved an API key for mistral").await;
+    let auth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
+    assert_eq!(auth["mistral"], json!({"type": "api_key", "key": "sk-mistral-test"}));
+}

@@ -16,7 +16,7 @@ impl App {
             Picking::TreeSummary => self.tree_summary_picked(value),
             Picking::SettingValue => self.setting_value_picked(value),
             Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
-            Picking::Login => self.login(value),
+            Picking::Login => self.login_picked(value),
             Picking::Logout => self.logout_command(value),
             Picking::Settings | Picking::ScopedModels => self.toggled(picking, value),
         }

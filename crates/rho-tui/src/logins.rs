@@ -2,7 +2,9 @@
 //! lists the logins rho has a flow for (or takes one by name), shows the URL to open in the
 //! history (and opens the desktop's browser), and asks in a dialog for the address the browser
 //! ends on, for when the browser cannot come back to rho; the browser's callback closes the
-//! dialog. The login is saved to `auth.json` as pi saves it, and used at once.
+//! dialog. The login is saved to `auth.json` as pi saves it, and used at once. As in pi 1.6, the
+//! list also offers an API key for every provider that takes one: asked in a dialog, saved in
+//! `auth.json`.
 
 use ratatui::text::{Line, Span};
 use rho_ai::oauth::{self, providers};
@@ -15,6 +17,9 @@ use super::{blocks, style};
 use rho_coding_agent::login::flow::{self, Paste, Prompt};
 use rho_coding_agent::ui::UiAnswer;
 
+/// The value of a `/login` entry that asks for an API key, before the provider's id.
+const API_KEY_PREFIX: &str = "api-key:";
+
 impl App {
     /// `/login [provider]`.
     pub fn login_command(&mut self, args: &str) {
@@ -23,16 +28,58 @@ impl App {
             return;
         }
         let stored = oauth::store::read(&self.session.paths().auth_file()).unwrap_or_default();
-        let items: Vec<SelectItem> = providers::PROVIDERS
+        let is_key = |id: &str| stored.get(id).and_then(|e| e.get("type")).and_then(|t| t.as_str()) == Some("api_key");
+        let mut items: Vec<SelectItem> = providers::PROVIDERS
             .iter()
             .filter(|p| flow::has_flow(p))
             .map(|p| SelectItem {
                 label: p.name.to_owned(),
-                detail: if stored.contains_key(p.id) { "logged in".to_owned() } else { String::new() },
+                detail: if stored.contains_key(p.id) && !is_key(p.id) {
+                    "subscription · logged in".to_owned()
+                } else {
+                    "subscription".to_owned()
+                },
                 value: p.id.to_owned(),
             })
             .collect();
+        items.extend(rho_ai::auth::key_providers().map(|id| SelectItem {
+            label: id.to_owned(),
+            detail: if is_key(id) { "API key · stored".to_owned() } else { "API key".to_owned() },
+            value: format!("{API_KEY_PREFIX}{id}"),
+        }));
         self.select = Some((Picking::Login, Select::new("Log in to", items, 0)));
+    }
+
+    /// A `/login` entry picked: a subscription's login, or an API key to ask for.
+    pub fn login_picked(&mut self, value: &str) {
+        match value.strip_prefix(API_KEY_PREFIX) {
+            Some(provider) => self.ask_api_key(provider),
+            None => self.login(value),
+        }
+    }
+
+    /// Asks for `provider`'s API key in a dialog and saves it in `auth.json`, where it is used
+    /// from the next request on.
+    fn ask_api_key(&mut self, provider: &str) {
+        let (tx, session, provider) = (self.tx.clone(), self.session.clone(), provider.to_owned());
+        let (answer_tx, answer_rx) = oneshot::channel::<UiAnswer>();
+        let title = format!("API key for {provider}");
+        let _ = tx.send(AppEvent::Dialog(UiMethod::Input { title, placeholder: None, timeout: None }, answer_tx));
+        tokio::spawn(async move {
+            let key = match answer_rx.await {
+                Ok(UiAnswer::Value(text)) if !text.trim().is_empty() => text.trim().to_owned(),
+                _ => return,
+            };
+            let auth_file = session.paths().auth_file();
+            let line = match oauth::save_api_key(&auth_file, &provider, &key).map_err(|e| e.to_string()) {
+                Ok(()) => match session.reload_logins() {
+                    Ok(()) => blocks::notice(&format!("Saved an API key for {provider} in {}", auth_file.display())),
+                    Err(e) => blocks::error(&format!("Saved, but reading auth.json again failed: {e}")),
+                },
+                Err(e) => blocks::error(&format!("The API key was not saved: {e}")),
+            };
+            let _ = tx.send(AppEvent::Lines(vec![line]));
+        });
     }
 
     /// Runs `id`'s login beside the editor.
