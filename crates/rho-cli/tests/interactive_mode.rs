@@ -559,3 +559,31 @@ async fn clone_continues_in_a_copy_of_the_session() {
     let keys = term.wait_for("Duplicate the session into a new file").await;
     assert!(keys.contains("/fork") && keys.contains("/tree") && keys.contains("/clone"), "{keys}");
 }
+
+/// `/import <path>` (pi 1.6): confirmed, a session file from elsewhere is copied next to the
+/// current session and opened, its conversation drawn and continued; the original stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_copies_a_session_in_and_continues_it() {
+    let env = Env::new(vec![Turn::text("answer from elsewhere"), Turn::text("continued here")]).await;
+    let mut first = Terminal::start(&env, &["a question from elsewhere"]);
+    first.wait_idle_with("answer from elsewhere").await;
+    first.send(keys::CTRL_D);
+    assert_eq!(first.exit_code().await, 0);
+    // The session moves out of rho's folders, as a file someone sent.
+    let elsewhere = env.dir.path().join("shared.jsonl");
+    std::fs::rename(&env.session_files()[0], &elsewhere).unwrap();
+
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("hello");
+    term.wait_idle_with("continued here").await;
+    term.submit(&format!("/import {}", elsewhere.display()));
+    term.wait_for("Import session: Replace current session with").await;
+    term.send(keys::ENTER);
+    let screen = term.wait_for("Session imported from:").await;
+    let below = &screen[screen.find("Session imported from:").unwrap()..];
+    assert!(below.contains("a question from elsewhere") && below.contains("answer from elsewhere"), "{screen}");
+    assert!(elsewhere.exists(), "the original stays");
+    let copies: Vec<_> = env.session_files().into_iter().filter(|f| f.ends_with("shared.jsonl")).collect();
+    assert_eq!(copies.len(), 1, "{:?}", env.session_files());
+}

@@ -114,6 +114,7 @@ impl App {
             "session" => self.push(self.session_info()),
             "copy" => self.copy(),
             "resume" => self.open_session_picker(),
+            "import" => self.import_session(args),
             "fork" => self.open_fork_selector(),
             "tree" => self.open_tree_selector(),
             "clone" => self.clone_session(),

@@ -14,6 +14,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("scoped-models", "Choose the models Ctrl+P cycles"),
     ("new", "Start a new session"),
     ("resume", "Resume a session of this directory"),
+    ("import", "Import a JSONL session and continue it: /import <path>"),
     ("fork", "Fork a new session from an earlier message"),
     ("tree", "Navigate the session tree and continue from any entry"),
     ("clone", "Duplicate the session into a new file and continue there"),

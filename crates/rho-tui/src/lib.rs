@@ -21,6 +21,7 @@ mod file_keys;
 mod footer;
 mod frame_stats;
 mod highlight;
+mod import;
 mod keybindings;
 mod keys;
 mod lists;
