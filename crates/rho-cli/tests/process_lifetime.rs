@@ -58,7 +58,9 @@ async fn an_mcp_server_that_ignores_eof_and_sigterm_ends_with_rho() {
         .unwrap();
         let mut rho = Rho::start(&env, &["--no-session"]).await;
         let _ = rho.data(json!({"type": "get_state"})).await;
-        assert!(eventually(|| pid_file.exists()).await, "the server did not start");
+        // Written, not only created: `echo $$ >` makes the file before it writes the number.
+        let written = || std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n'));
+        assert!(eventually(written).await, "the server did not start");
         let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
         if kill {
             rho.child.start_kill().unwrap();
