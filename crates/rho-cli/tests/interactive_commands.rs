@@ -660,3 +660,39 @@ async fn login_lists_api_keys_and_saves_one_asked_in_a_dialog() {
         serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("auth.json")).unwrap()).unwrap();
     assert_eq!(auth["mistral"], json!({"type": "api_key", "key": "sk-mistral-test"}));
 }
+
+/// pi 1.6's `/thinking`, `/trust` and `/name` without a name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thinking_trust_and_name_as_pi_1_6_has_them() {
+    let env = Env::with_api(vec![], "anthropic-messages", true).await;
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("/thinking high");
+    term.wait_for("Thinking: high").await;
+    term.submit("/thinking");
+    let list = term.wait_for("Thinking level").await;
+    assert!(list.contains("high") && list.contains("current"), "{list}");
+    term.send(keys::ESCAPE);
+    term.wait_until("the list closed", |s| !s.contains("Thinking level")).await;
+    term.submit("/thinking sideways");
+    term.wait_for("Unknown thinking level \"sideways\"").await;
+
+    term.submit("/trust");
+    // The decision in force is highlighted: not trusted, the second row.
+    term.wait_for("→ Do not trust this project").await;
+    term.send(keys::UP);
+    term.wait_for("→ Trust this project").await;
+    term.send(keys::ENTER);
+    term.wait_for("Trusted: this project's MCP servers").await;
+    let decisions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("trust.json")).unwrap()).unwrap();
+    let cwd = env.cwd.canonicalize().unwrap();
+    assert_eq!(decisions[cwd.to_str().unwrap()], json!(true), "{decisions}");
+
+    term.submit("/name");
+    term.wait_for("The session has no name").await;
+    term.submit("/name release work");
+    term.wait_for("Session named: release work").await;
+    term.submit("/name");
+    term.wait_for("Session name: release work").await;
+}

@@ -106,7 +106,9 @@ impl App {
             "reload" => self.reload(),
             "model" if args.is_empty() => self.open_model_selector(),
             "model" => self.set_model(args),
-            "name" if args.is_empty() => self.push([blocks::error("Usage: /name <name>")]),
+            "name" if args.is_empty() => self.show_name(),
+            "thinking" => self.thinking_command(args),
+            "trust" => self.trust_command(),
             "name" => match self.session.set_session_name(args) {
                 Ok(()) => self.push([blocks::notice(&format!("Session named: {args}"))]),
                 Err(e) => self.push([blocks::error(&format!("Error: {e}"))]),

@@ -88,6 +88,10 @@ pub enum Picking {
     Login,
     /// `/logout`: a login to remove.
     Logout,
+    /// `/thinking`: a thinking level.
+    Thinking,
+    /// `/trust`: the project's trust decision.
+    Trust,
 }
 
 /// An automatic retry waiting: which attempt comes and when.

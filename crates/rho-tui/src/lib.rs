@@ -30,6 +30,7 @@ mod markdown;
 mod mention;
 mod notices;
 mod path_complete;
+mod pi16_commands;
 mod picker;
 mod reload;
 mod rendered;

@@ -18,6 +18,8 @@ impl App {
             Picking::Dialog => self.answer_dialog(Some(value.to_owned())),
             Picking::Login => self.login_picked(value),
             Picking::Logout => self.logout_command(value),
+            Picking::Thinking => self.thinking_command(value),
+            Picking::Trust => self.trust_picked(value),
             Picking::Settings | Picking::ScopedModels => self.toggled(picking, value),
         }
     }

@@ -1,0 +1,94 @@
+//! Commands pi 1.6 added to the editor: `/thinking [level]` (a list of the levels the model
+//! takes without one), `/trust` (this project's trust decision, saved for the next start) and
+//! `/name` without a name (the current one said).
+
+use rho_coding_agent::config::trust;
+use rho_types::ThinkingLevel;
+
+use super::app::{App, Picking};
+use super::blocks;
+use super::select::{Select, SelectItem};
+
+/// The `/trust` list's values.
+const TRUST: &str = "trust";
+const DECLINE: &str = "decline";
+
+impl App {
+    /// `/thinking [level]`.
+    pub fn thinking_command(&mut self, args: &str) {
+        let levels = self.session.available_thinking_levels();
+        if args.is_empty() {
+            let current = self.session.thinking_level();
+            let items: Vec<SelectItem> = levels
+                .iter()
+                .map(|level| SelectItem {
+                    label: level.as_str().to_owned(),
+                    detail: if *level == current { "current".to_owned() } else { String::new() },
+                    value: level.as_str().to_owned(),
+                })
+                .collect();
+            let selected = levels.iter().position(|l| *l == current).unwrap_or(0);
+            self.select = Some((Picking::Thinking, Select::new("Thinking level", items, selected)));
+            return;
+        }
+        let line = match ThinkingLevel::parse(args) {
+            Some(level) if levels.contains(&level) => match self.session.set_thinking_level(level) {
+                Ok(()) => blocks::notice(&format!("Thinking: {}", self.session.thinking_level().as_str())),
+                Err(e) => blocks::error(&format!("Error: {e}")),
+            },
+            Some(level) => blocks::error(&format!(
+                "The model does not take the level {}: {}",
+                level.as_str(),
+                levels.iter().map(|l| l.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+            None => blocks::error(&format!(
+                "Unknown thinking level \"{args}\": off, minimal, low, medium, high, xhigh or max"
+            )),
+        };
+        self.push([line]);
+    }
+
+    /// `/trust`: whether this project's own code runs from the next start on.
+    pub fn trust_command(&mut self) {
+        let paths = self.session.paths();
+        let trusted = trust::is_trusted(&paths.agent_dir, &paths.cwd);
+        let items = vec![
+            SelectItem {
+                label: "Trust this project".to_owned(),
+                detail: if trusted { "current".to_owned() } else { String::new() },
+                value: TRUST.to_owned(),
+            },
+            SelectItem {
+                label: "Do not trust this project".to_owned(),
+                detail: if trusted { String::new() } else { "current".to_owned() },
+                value: DECLINE.to_owned(),
+            },
+        ];
+        let title = format!("Trust {}", paths.cwd.display());
+        self.select = Some((Picking::Trust, Select::new(&title, items, usize::from(!trusted))));
+    }
+
+    /// A `/trust` choice, saved in `trust.json`.
+    pub fn trust_picked(&mut self, value: &str) {
+        let paths = self.session.paths();
+        let (agent_dir, cwd) = (paths.agent_dir.clone(), paths.cwd.clone());
+        let saved = if value == TRUST { trust::trust(&agent_dir, &cwd) } else { trust::untrust(&agent_dir, &cwd) };
+        let line = match saved {
+            Ok(_) if value == TRUST => {
+                blocks::notice("Trusted: this project's MCP servers, extensions and settings run from the next start")
+            }
+            Ok(_) => blocks::notice("Not trusted: this project's own code does not run from the next start on"),
+            Err(e) => blocks::error(&format!("The decision was not saved: {e}")),
+        };
+        self.push([line]);
+    }
+
+    /// `/name` without a name: the current one.
+    pub fn show_name(&mut self) {
+        let line = match self.session.session_name() {
+            Some(name) => blocks::notice(&format!("Session name: {name}")),
+            None => blocks::notice("The session has no name: /name <name> gives it one"),
+        };
+        self.push([line]);
+    }
+}
