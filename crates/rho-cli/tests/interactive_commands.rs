@@ -113,8 +113,18 @@ async fn settings_change_live_and_are_saved_to_the_global_settings() {
     term.send(keys::ESCAPE);
     term.wait_until("the menu closed", |s| !s.contains("Enter/Space change")).await;
     term.wait_for("mock/mock-model • high").await;
+    // pi 1.6's default project trust steps through ask, always, never.
+    term.submit("/settings");
+    settled(&term, "the settings menu", |s| s.contains("Default project trust")).await;
+    term.send("trust");
+    term.wait_until("only the project trust listed", |s| row(s, "Auto-compact").is_none()).await;
+    term.send(keys::ENTER);
+    settled(&term, "trust always", |s| shows(s, "Default project trust", "always")).await;
+    term.send(keys::ESCAPE);
+    term.wait_until("the menu closed", |s| !s.contains("Enter/Space change")).await;
 
     let saved = global_settings(&env);
+    assert_eq!(saved["defaultProjectTrust"], json!("always"), "{saved}");
     assert_eq!(saved["compaction"]["enabled"], json!(false), "{saved}");
     assert_eq!(saved["hideThinkingBlock"], json!(true), "{saved}");
     assert_eq!(saved["defaultThinkingLevel"], json!("high"), "{saved}");

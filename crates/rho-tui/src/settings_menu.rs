@@ -26,6 +26,7 @@ enum Setting {
     FollowUpMode,
     HideThinking,
     QuietStartup,
+    DefaultProjectTrust,
     DoubleEscape,
     TreeFilter,
     Thinking,
@@ -35,12 +36,13 @@ enum Setting {
     SkillCommands,
 }
 
-const SETTINGS: [Setting; 12] = [
+const SETTINGS: [Setting; 13] = [
     Setting::AutoCompact,
     Setting::SteeringMode,
     Setting::FollowUpMode,
     Setting::HideThinking,
     Setting::QuietStartup,
+    Setting::DefaultProjectTrust,
     Setting::DoubleEscape,
     Setting::TreeFilter,
     Setting::Thinking,
@@ -54,6 +56,9 @@ const BOOLS: &[&str] = &["true", "false"];
 const QUEUE_MODES: &[&str] = &["one-at-a-time", "all"];
 /// What Escape twice on an empty editor opens (`doubleEscapeAction`).
 pub const DOUBLE_ESCAPE_ACTIONS: &[&str] = &["tree", "fork", "none"];
+/// What decides a project's trust when nothing else does (`defaultProjectTrust`, pi 1.6).
+const DEFAULT_PROJECT_TRUST: &[&str] = &["ask", "always", "never"];
+const DEFAULT_PROJECT_TRUST_KEY: &str = "defaultProjectTrust";
 /// The view `/tree` opens in (`treeFilterMode`).
 const TREE_FILTER_MODES: &[&str] = &["default", "no-tools", "user-only", "labeled-only", "all"];
 
@@ -66,6 +71,7 @@ impl Setting {
             Self::FollowUpMode => "follow-up-mode",
             Self::HideThinking => "hide-thinking",
             Self::QuietStartup => "quiet-startup",
+            Self::DefaultProjectTrust => "default-project-trust",
             Self::DoubleEscape => "double-escape-action",
             Self::TreeFilter => "tree-filter-mode",
             Self::Thinking => "thinking",
@@ -89,6 +95,9 @@ impl Setting {
             }
             Self::HideThinking => "Hide thinking blocks in assistant responses",
             Self::QuietStartup => "Disable verbose printing at startup",
+            Self::DefaultProjectTrust => {
+                "Fallback behavior when no extension or saved trust decision decides project trust"
+            }
             Self::DoubleEscape => "Action when pressing Escape twice with empty editor",
             Self::TreeFilter => "Default filter when opening /tree",
             Self::Thinking => "Reasoning depth for thinking-capable models",
@@ -107,6 +116,7 @@ impl Setting {
             Self::FollowUpMode => "Follow-up mode",
             Self::HideThinking => "Hide thinking",
             Self::QuietStartup => "Quiet startup",
+            Self::DefaultProjectTrust => "Default project trust",
             Self::DoubleEscape => "Double-escape action",
             Self::TreeFilter => "Tree filter mode",
             Self::Thinking => "Thinking level",
@@ -125,6 +135,7 @@ impl Setting {
         match self {
             Self::SteeringMode | Self::FollowUpMode => Some(QUEUE_MODES),
             Self::DoubleEscape => Some(DOUBLE_ESCAPE_ACTIONS),
+            Self::DefaultProjectTrust => Some(DEFAULT_PROJECT_TRUST),
             Self::TreeFilter => Some(TREE_FILTER_MODES),
             Self::Thinking | Self::Theme => None,
             _ => Some(BOOLS),
@@ -193,6 +204,9 @@ impl App {
             Setting::HideThinking => self.hide_thinking.to_string(),
             Setting::QuietStartup => self.quiet_startup().to_string(),
             Setting::DoubleEscape => self.double_escape_action(),
+            Setting::DefaultProjectTrust => {
+                self.session.settings().get_string(DEFAULT_PROJECT_TRUST_KEY).unwrap_or_else(|| "ask".to_owned())
+            }
             Setting::TreeFilter => {
                 self.session.settings().get_string(TREE_FILTER_KEY).unwrap_or_else(|| "default".to_owned())
             }
@@ -295,6 +309,9 @@ impl App {
             }
             Setting::QuietStartup => self.save_setting(QUIET_STARTUP_KEY, Value::Bool(on)),
             Setting::DoubleEscape => self.save_setting(DOUBLE_ESCAPE_KEY, Value::String(value.to_owned())),
+            Setting::DefaultProjectTrust => {
+                self.save_setting(DEFAULT_PROJECT_TRUST_KEY, Value::String(value.to_owned()))
+            }
             Setting::TreeFilter => self.save_setting(TREE_FILTER_KEY, Value::String(value.to_owned())),
             Setting::Theme => theme::set(value).and_then(|()| {
                 // The history is drawn again in the theme's colours.
