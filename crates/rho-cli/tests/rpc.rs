@@ -42,3 +42,4 @@ mod rpc_task;
 mod rpc_transcript;
 mod sandbox;
 mod sandbox_escapes;
+mod web_fetch;

@@ -42,6 +42,7 @@ mod terminal;
 pub mod truncate;
 pub mod user_bash;
 pub mod walk;
+mod web_fetch;
 mod write;
 
 pub use bash::BashTool;
@@ -57,6 +58,7 @@ pub use read::{ReadTool, image_mime};
 pub use terminal::{TerminalCommand, TerminalRun, Terminals};
 pub use truncate::{TruncatedBy, TruncationOptions, TruncationResult, format_size};
 pub use user_bash::{OnOutput, UserBashError, UserBashResult, run_user_bash};
+pub use web_fetch::WebFetchTool;
 pub use write::WriteTool;
 
 /// What the tools need to know about the session and the user's settings.
@@ -159,6 +161,7 @@ pub fn blurb(name: &str) -> Option<&'static str> {
         "grep" => "Search file contents for patterns (respects .gitignore)",
         "find" => "Find files by glob pattern (respects .gitignore)",
         "ls" => "List directory contents",
+        "web_fetch" => "Fetch a web page or other text over http or https",
         _ => return None,
     })
 }

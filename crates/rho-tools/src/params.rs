@@ -115,7 +115,14 @@ macro_rules! parameters {
     )*};
 }
 
-parameters!(ReadParams, WriteParams, BashParams, GrepParams, FindParams, LsParams);
+/// `web_fetch`'s arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WebFetchParams {
+    /// The http or https URL to fetch
+    pub url: String,
+}
+
+parameters!(ReadParams, WriteParams, BashParams, GrepParams, FindParams, LsParams, WebFetchParams);
 
 /// The JSON Schema a tool advertises for `T`, in the reference's plain form: an object's
 /// `type`, `properties` (each with its `type` and `description`) and `required`, every

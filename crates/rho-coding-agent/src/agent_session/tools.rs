@@ -160,6 +160,9 @@ impl ToolSet {
         {
             own.push(Arc::new(AskTool::new(ui)));
         }
+        if selection.has("web_fetch") {
+            own.push(Arc::new(rho_tools::WebFetchTool::new(options.clone())));
+        }
         Self {
             builtin,
             spare,

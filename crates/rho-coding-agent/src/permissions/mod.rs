@@ -109,6 +109,13 @@ impl Rules {
         if let Some(scope) = path_scope(call.tool) {
             return self.decide_path(call, scope);
         }
+        if call.tool == "web_fetch" {
+            let url = call.args.get("url").and_then(Value::as_str).unwrap_or_default();
+            return self.first_of(
+                |rules| rules.iter().find(|r| r.matches_url(url)),
+                || self.allow.iter().any(|r| r.matches_url(url)),
+            );
+        }
         self.first_of(
             |rules| rules.iter().find(|r| r.is_whole_tool(call.tool)),
             || self.allow.iter().any(|r| r.is_whole_tool(call.tool)),

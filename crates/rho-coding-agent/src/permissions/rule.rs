@@ -29,7 +29,9 @@ enum Spec {
     Command(Vec<String>),
     /// `Read(…)`, `Edit(…)`, `Write(…)`: where the path may be.
     Path(PathPattern),
-    /// A specifier rho does not interpret (`WebFetch(domain:…)`): matches nothing.
+    /// `WebFetch(domain:example.com)`: the host, or one under it.
+    Domain(String),
+    /// A specifier rho does not interpret: matches nothing.
     Other,
 }
 
@@ -40,6 +42,7 @@ fn tools_of(name: &str) -> Option<&'static [&'static str]> {
         "Read" => &["read", "grep", "find", "ls"],
         "Edit" => &["edit", "write"],
         "Write" => &["write"],
+        "WebFetch" => &["web_fetch"],
         _ => return None,
     })
 }
@@ -84,6 +87,10 @@ impl Rule {
             Some(spec) if matches!(name, "Read" | "Edit" | "Write") => {
                 Some(Spec::Path(PathPattern::new(&absolute_pattern(spec, cwd, home), spec)?))
             }
+            Some(spec) if name == "WebFetch" => Some(match spec.strip_prefix("domain:") {
+                Some(domain) => Spec::Domain(domain.trim().trim_start_matches("*.").to_ascii_lowercase()),
+                None => Spec::Other,
+            }),
             Some(_) => Some(Spec::Other),
         };
         Ok(Rule { text: trimmed.to_owned(), name: name.to_owned(), spec })
@@ -111,6 +118,24 @@ impl Rule {
         self.spec.is_none() && self.names(tool)
     }
 
+    /// Whether the rule covers a `web_fetch` of `url`: `WebFetch` alone, or a `domain:` it lies in.
+    pub fn matches_url(&self, url: &str) -> bool {
+        if !self.names("web_fetch") {
+            return false;
+        }
+        match &self.spec {
+            None => true,
+            Some(Spec::Domain(domain)) => {
+                let host = url.split_once("://").map_or(url, |(_, rest)| rest);
+                let host = host.split(['/', '?', '#']).next().unwrap_or_default();
+                let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+                let host = host.split(':').next().unwrap_or_default().to_ascii_lowercase();
+                host == *domain || host.ends_with(&format!(".{domain}"))
+            }
+            Some(_) => false,
+        }
+    }
+
     /// Whether the rule covers a simple command's words (a rule naming `bash`).
     pub fn matches_words(&self, words: &[Word]) -> bool {
         if !self.names("bash") {
@@ -121,7 +146,7 @@ impl Rule {
             None => true,
             Some(Spec::CommandPrefix(prefix)) => words.len() >= prefix.len() && same(prefix, words),
             Some(Spec::Command(command)) => words.len() == command.len() && same(command, words),
-            Some(Spec::Path(_) | Spec::Other) => false,
+            Some(Spec::Path(_) | Spec::Domain(_) | Spec::Other) => false,
         }
     }
 

@@ -246,3 +246,17 @@ fn a_command_the_parser_cannot_read_in_full_is_asked_where_a_deny_rule_could_app
     // With no rule about commands, nothing changes for them.
     assert_eq!(bash(&rules(&[], &[], &["Read(./.env)"]), "$CMD x"), Decision::Undecided);
 }
+
+#[test]
+fn web_fetch_rules_match_by_domain_as_claude_code_writes_them() {
+    let r = rules(&["WebFetch(domain:docs.rs)"], &[], &["WebFetch(domain:evil.example)"]);
+    let fetch = |url: &str| {
+        let args = serde_json::json!({"url": url});
+        r.decide(&Call { tool: "web_fetch", args: args.as_object().unwrap(), cwd: Path::new("/p"), home: None })
+    };
+    assert_eq!(fetch("https://docs.rs/serde"), Decision::Allow);
+    assert_eq!(fetch("https://api.docs.rs/x"), Decision::Allow);
+    assert_eq!(fetch("https://notdocs.rs/x"), Decision::Undecided);
+    assert_eq!(fetch("http://user@evil.example:8080/x"), Decision::Deny("WebFetch(domain:evil.example)".into()));
+    assert_eq!(fetch("https://example.com"), Decision::Undecided);
+}

@@ -2,8 +2,9 @@
 //! `write`, unless the `defaultTools` setting says otherwise (plain names replace the defaults,
 //! `+name` adds a tool, `-name` removes one); `--tools` with plain names replaces the selection,
 //! with only `+name`/`-name` entries it changes it; `--no-builtin-tools` then drops the built-ins
-//! and `--no-tools` everything. rho's own tools (`todo_write`, `ask`, `task`) are named the same
-//! way: they are one setting away (`"defaultTools": ["+todo_write"]`, `--tools +task`). An ACP
+//! and `--no-tools` everything. rho's own tools (`todo_write`, `ask`, `task`, `web_fetch`) are
+//! named the same way: they are one setting away (`"defaultTools": ["+todo_write"]`,
+//! `--tools +web_fetch`). An ACP
 //! session also starts with `todo_write`: its todos are the editor's plan, a surface of ACP's own.
 //! Plain `--tools` entries may be patterns (`*`); entries starting with `mcp__` choose the MCP
 //! tools (all of them stay otherwise); `--exclude-tools` patterns keep tools of any source out.
@@ -18,7 +19,7 @@ use super::StartupError;
 const DEFAULT_TOOLS: &[&str] = &["read", "bash", "edit", "write"];
 
 /// rho's own tools, which a selection may name beside the built-ins.
-pub const OWN_TOOL_NAMES: &[&str] = &["todo_write", "ask", "task"];
+pub const OWN_TOOL_NAMES: &[&str] = &["todo_write", "ask", "task", "web_fetch"];
 
 /// The session's tools from the command line and the settings, and what the command line keeps
 /// out of the tools that come later (extensions, MCP servers).
