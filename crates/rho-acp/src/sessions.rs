@@ -98,6 +98,7 @@ pub(super) fn open(
         session.paths(),
         None,
         Some((permissions.clone(), permissions.clone())),
+        session.session_info(),
     );
     session.set_tool_gate(gate);
     let id = match how {

@@ -287,3 +287,62 @@ async fn a_read_deny_rule_refuses_every_spelling_of_its_folder() {
     }
     assert!(!serde_json::to_string(&frames).unwrap().contains("PRIVATE KEY"));
 }
+
+/// Claude Code's `PreToolUse` hooks from settings.json: a command that exits 2 blocks the call
+/// with its stderr, one that prints a `deny` decision blocks it with its reason, and a call the
+/// matcher does not name runs untouched; the hook reads the event as Claude Code writes it.
+#[tokio::test]
+async fn pre_tool_use_hooks_block_calls_as_claude_code_s_do() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "rm -rf keep"})),
+        Turn::tool_call("bash", json!({"command": "echo fine"})),
+        Turn::tool_call("write", json!({"path": "new.txt", "content": "x"})),
+        Turn::tool_call("read", json!({"path": "keep"})),
+        Turn::text("done"),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("keep"), "kept").unwrap();
+    let hook = env.dir.path().join("hook.sh");
+    std::fs::write(
+        &hook,
+        r#"input=$(cat)
+printf '%s' "$input" > "$CLAUDE_PROJECT_DIR/last-event.json"
+case "$input" in
+  *'"command":"rm '*) echo "no rm here" >&2; exit 2;;
+  *'"tool_name":"Write"'*) printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"writes are reviewed"}}';;
+esac
+exit 0
+"#,
+    )
+    .unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash|Write", "hooks": [{"type": "command", "command": format!("sh '{}'", hook.display())}]}
+    ]}});
+    std::fs::write(env.agent_dir.join("settings.json"), hooks.to_string()).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "clean up"})).await;
+    let results: Vec<(bool, String)> = rho
+        .until_agent_end()
+        .await
+        .iter()
+        .filter(|f| f["type"] == "tool_execution_end")
+        .map(|f| (f["isError"] == true, f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (true, "Blocked by a PreToolUse hook: no rm here".to_owned()),
+            (false, "fine\n".to_owned()),
+            (true, "Blocked by a PreToolUse hook: writes are reviewed".to_owned()),
+            (false, "kept".to_owned()),
+        ]
+    );
+    assert!(env.cwd.join("keep").exists() && !env.cwd.join("new.txt").exists());
+    let event: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.cwd.join("last-event.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "PreToolUse");
+    assert_eq!(event["tool_name"], "Write");
+    assert_eq!(event["tool_input"], json!({"path": "new.txt", "content": "x"}));
+    assert_eq!(event["cwd"], env.cwd.display().to_string());
+    assert!(event["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{event}");
+}

@@ -222,9 +222,6 @@ impl AgentSession {
             interrupt_mode: settings.interrupt_mode(),
             request_options: request_options.clone(),
         });
-        if let Some(gate) = permission_gate(&settings, &paths, ui_service.clone(), None) {
-            agent.set_tool_gate(Some(gate));
-        }
         if session.entries().is_empty() && has_model {
             // A new session starts by recording the model and level it runs with, as pi does.
             let model = agent.model();
@@ -268,6 +265,11 @@ impl AgentSession {
             }),
         };
         session_variables.attach(&this.inner);
+        let gate =
+            permission_gate(&this.settings(), &this.inner.paths, this.inner.ui.clone(), None, this.session_info());
+        if let Some(gate) = gate {
+            this.inner.agent.set_tool_gate(Some(gate));
+        }
         this.install_task_tool(&selection);
         if let Some(config) = mcp {
             this.start_mcp(config);
@@ -296,6 +298,20 @@ impl AgentSession {
 
     pub fn cwd(&self) -> &Path {
         &self.inner.paths.cwd
+    }
+
+    /// The session's id and file, read when called; weak, so what holds it (a tool gate held by
+    /// the session) does not keep the session alive.
+    pub fn session_info(&self) -> SessionInfo {
+        let inner = Arc::downgrade(&self.inner);
+        Box::new(move || match inner.upgrade() {
+            Some(inner) => {
+                let session = inner.transcript.session();
+                let file = session.session_file().map(|f| f.display().to_string());
+                (session.session_id().to_owned(), file)
+            }
+            None => (String::new(), None),
+        })
     }
 
     pub fn paths(&self) -> &ConfigPaths {
@@ -437,20 +453,32 @@ pub fn permission_gate(
     paths: &ConfigPaths,
     ui: Option<Arc<dyn Ui>>,
     acp: Option<(Arc<dyn crate::permissions::Asker>, Arc<dyn rho_agent::ToolGate>)>,
+    session_info: SessionInfo,
 ) -> Option<Arc<dyn rho_agent::ToolGate>> {
-    use crate::permissions::{Approval, PermissionGate, Rules, UiAsker};
+    use crate::permissions::{Approval, HookGate, PermissionGate, Rules, UiAsker};
     let (rules, warnings) = Rules::from_settings(settings, &paths.cwd, paths.home.as_deref());
     for warning in warnings {
         eprintln!("{warning}");
     }
     let approval = crate::permissions::approval(settings);
-    let (asker, fallback) = match acp {
-        Some((asker, fallback)) => (Some(asker), Some(fallback)),
-        None if rules.is_empty() && approval == Approval::Auto => return None,
-        None => (ui.map(|ui| Arc::new(UiAsker(ui)) as Arc<dyn crate::permissions::Asker>), None),
+    let asking = match acp {
+        Some((asker, fallback)) => Some((Some(asker), Some(fallback))),
+        None if rules.is_empty() && approval == Approval::Auto => None,
+        None => Some((ui.map(|ui| Arc::new(UiAsker(ui)) as Arc<dyn crate::permissions::Asker>), None)),
     };
-    Some(Arc::new(PermissionGate::new(rules, approval, asker, fallback, paths.cwd.clone(), paths.home.clone())))
+    let rules_gate = asking.map(|(asker, fallback)| {
+        Arc::new(PermissionGate::new(rules, approval, asker, fallback, paths.cwd.clone(), paths.home.clone()))
+            as Arc<dyn rho_agent::ToolGate>
+    });
+    // Claude Code's PreToolUse hooks come first: what they block is never asked about.
+    match HookGate::from_settings(settings, paths, session_info, rules_gate.clone()) {
+        Some(hooks) => Some(Arc::new(hooks)),
+        None => rules_gate,
+    }
 }
+
+/// The session's id and file as they are when asked (for hooks, which outlive a `/new`).
+pub type SessionInfo = Box<dyn Fn() -> (String, Option<String>) + Send + Sync>;
 
 /// The session id the requests use as their prompt-cache key.
 pub(crate) type CacheKey = Arc<Mutex<String>>;

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// The project settings that make rho run something (or let something run unasked): ignored in
 /// a project not trusted.
 pub const CODE_SETTINGS: &[&str] =
-    &["shellPath", "shellCommandPrefix", "bash.environment", "packages", "extensions", "permissions.allow"];
+    &["shellPath", "shellCommandPrefix", "bash.environment", "packages", "extensions", "permissions.allow", "hooks"];
 
 /// True for a project settings key that is one of [`CODE_SETTINGS`] (or inside one).
 pub fn is_code_setting(key: &str) -> bool {

@@ -9,6 +9,7 @@
 //! `Edit` / `Write` rules. A path tool is judged by every spelling of its path ([`paths`]).
 
 mod gate;
+mod hooks;
 mod paths;
 mod rule;
 mod shell;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use gate::{AskAnswer, Asker, PermissionGate, UiAsker};
+pub use hooks::HookGate;
 use paths::Scope;
 pub use rule::{Call, Rule};
 
