@@ -173,7 +173,7 @@ async fn a_folder_swapped_for_a_link_during_writes_and_edits_lets_none_outside()
     // `d` is always one or the other), as fast as it can.
     let swapper = format!(
         "setsid python3 -c \"import ctypes, os; libc = ctypes.CDLL(None); os.symlink('{}', 'link'); \
-         open('started', 'w').close()\n\
+         open('started', 'w').write(str(os.getpid()))\n\
          while True: libc.renameat2(-100, b'd', -100, b'link', 2)\" >/dev/null 2>&1 < /dev/null &\n\
          for i in $(seq 200); do test -e started && break; sleep 0.05; done; test -e started && echo swapping",
         outside.display()
@@ -198,6 +198,9 @@ async fn a_folder_swapped_for_a_link_during_writes_and_edits_lets_none_outside()
     env.server.push_turns(turns);
     let mut rho = Rho::start(&env, &["--sandbox", "workspace-write", "--no-session"]).await;
     let results = tool_results(&mut rho, "race").await;
+    // The swapper stops here, whatever the assertions say.
+    let swapper: i32 = std::fs::read_to_string(env.cwd.join("started")).unwrap().trim().parse().unwrap();
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(swapper), nix::sys::signal::Signal::SIGKILL);
     assert_eq!(results[0], (false, "swapping\n".to_owned()));
     let (writes, edits) = results[1..].split_at(ROUNDS * CALLS);
     assert_eq!(edits.len(), ROUNDS * CALLS);
