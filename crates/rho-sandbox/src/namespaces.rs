@@ -37,16 +37,9 @@ pub(crate) fn isolate(policy: &SandboxPolicy) -> Result<(), String> {
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none).map_err(|e| format!("private mounts: {e}"))?;
 
+    // The protected entries first, read-only, and the writable roots bound over themselves: a
+    // failure here leaves every mount as it was, and the caller goes on with Landlock alone.
     let mounts = mount_table()?;
-    for entry in &mounts {
-        // A mount hidden under another, or gone, cannot be reached and needs nothing.
-        let _ = remount(&entry.point, entry.flags | MsFlags::MS_RDONLY);
-    }
-    for root in &policy.writable_roots {
-        let flags = flags_at(&mounts, root);
-        bind(root)?;
-        remount(root, flags - MsFlags::MS_RDONLY).map_err(|e| format!("{}: {e}", root.display()))?;
-    }
     for kept in &policy.read_only {
         if std::fs::symlink_metadata(kept).is_err() {
             continue;
@@ -54,6 +47,17 @@ pub(crate) fn isolate(policy: &SandboxPolicy) -> Result<(), String> {
         let flags = flags_at(&mounts, kept);
         bind(kept)?;
         remount(kept, flags | MsFlags::MS_RDONLY).map_err(|e| format!("{}: {e}", kept.display()))?;
+    }
+    for root in &policy.writable_roots {
+        bind(root)?;
+    }
+    // Then every other mount read-only (the roots, and what is mounted inside them, stay as
+    // they are; a mount hidden under another, or gone, needs nothing).
+    for entry in mount_table()? {
+        if policy.writable_roots.iter().any(|root| entry.point.starts_with(root)) {
+            continue;
+        }
+        let _ = remount(&entry.point, entry.flags | MsFlags::MS_RDONLY);
     }
     // The working directory still points into the mounts as they were: taken again by its path,
     // it goes through the new ones.
