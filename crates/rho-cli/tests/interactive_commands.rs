@@ -706,3 +706,24 @@ async fn thinking_trust_and_name_as_pi_1_6_has_them() {
     term.submit("/name");
     term.wait_for("Session name: release work").await;
 }
+
+/// `/mcp` lists the MCP servers and where each stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_lists_the_servers_and_their_state() {
+    let env = Env::new(vec![]).await;
+    let broken = json!({"mcpServers": {"broken": {"command": "sh", "args": ["-c", "exit 3"]}}});
+    std::fs::write(env.agent_dir.join("mcp.json"), broken.to_string()).unwrap();
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    let mut listed = false;
+    for _ in 0..50 {
+        term.submit("/mcp");
+        let screen = term.wait_for("MCP servers:").await;
+        if screen.contains("  broken  failed: ") {
+            listed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(listed, "{}", term.screen());
+}

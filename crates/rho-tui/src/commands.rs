@@ -27,6 +27,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("hotkeys", "Show the keys"),
     ("reload", "Reload settings, context files, skills, prompt templates and themes"),
     ("trust", "Save this project's trust decision for the next start"),
+    ("mcp", "List the MCP servers and where each stands"),
     ("login", "Log in to a subscription (Claude Pro/Max, ChatGPT Plus/Pro)"),
     ("logout", "Log out of a subscription"),
     ("quit", "Quit rho"),

@@ -1,6 +1,7 @@
 //! Commands pi 1.6 added to the editor: `/thinking [level]` (a list of the levels the model
-//! takes without one), `/trust` (this project's trust decision, saved for the next start) and
-//! `/name` without a name (the current one said).
+//! takes without one), `/trust` (this project's trust decision, saved for the next start),
+//! `/mcp` (the MCP servers and where each stands; signing in and changing exposure are not in
+//! rho) and `/name` without a name (the current one said).
 
 use rho_coding_agent::config::trust;
 use rho_types::ThinkingLevel;
@@ -81,6 +82,30 @@ impl App {
             Err(e) => blocks::error(&format!("The decision was not saved: {e}")),
         };
         self.push([line]);
+    }
+
+    /// `/mcp`: every configured MCP server, its state and what it adds.
+    pub fn mcp_command(&mut self) {
+        let Some(servers) = self.session.mcp_servers().filter(|s| !s.is_empty()) else {
+            self.push([blocks::notice("No MCP servers are configured (mcp.json, .mcp.json, rho mcp add)")]);
+            return;
+        };
+        let mut lines = vec![ratatui::text::Line::default(), blocks::notice("MCP servers:")];
+        for server in servers {
+            let state = match (&server.status, &server.error) {
+                (rho_rpc::McpServerStatus::Failed, Some(error)) => format!("failed: {error}"),
+                (status, _) => {
+                    serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+                }
+            };
+            let adds = match (server.tool_count, server.prompt_count) {
+                (0, 0) => String::new(),
+                (tools, 0) => format!(" · {tools} tools"),
+                (tools, prompts) => format!(" · {tools} tools, {prompts} prompts"),
+            };
+            lines.push(blocks::notice(&format!("  {}  {state}{adds}", server.name)));
+        }
+        self.push(lines);
     }
 
     /// `/name` without a name: the current one.
