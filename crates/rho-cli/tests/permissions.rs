@@ -346,3 +346,37 @@ exit 0
     assert_eq!(event["cwd"], env.cwd.display().to_string());
     assert!(event["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{event}");
 }
+
+/// Claude Code's `PostToolUse` hooks: after the call ran, a hook that exits 2 adds its stderr to
+/// the result as feedback the model reads; the event carries the result.
+#[tokio::test]
+async fn post_tool_use_hooks_add_feedback_to_the_result() {
+    let env = Env::new(vec![Turn::tool_call("bash", json!({"command": "echo built"})), Turn::text("done")]).await;
+    let hook = env.dir.path().join("post.sh");
+    std::fs::write(
+        &hook,
+        "input=$(cat)\nprintf '%s' \"$input\" > \"$CLAUDE_PROJECT_DIR/post-event.json\"\n\
+         echo 'now run the tests' >&2\nexit 2\n",
+    )
+    .unwrap();
+    let hooks = json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("sh '{}'", hook.display())}]}
+    ]}});
+    std::fs::write(env.agent_dir.join("settings.json"), hooks.to_string()).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "build"})).await;
+    let frames = rho.until_agent_end().await;
+    let end = frames.iter().find(|f| f["type"] == "tool_execution_end").unwrap();
+    assert_eq!(end["isError"], false, "{end}");
+    assert_eq!(
+        end["result"]["content"],
+        json!([{"type": "text", "text": "built\n"}, {"type": "text", "text": "PostToolUse hook: now run the tests"}])
+    );
+    // The model reads it in the tool result it gets.
+    let sent = env.request_bodies()[1]["messages"].to_string();
+    assert!(sent.contains("PostToolUse hook: now run the tests"), "{sent}");
+    let event: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.cwd.join("post-event.json")).unwrap()).unwrap();
+    assert_eq!((event["hook_event_name"].as_str(), event["tool_name"].as_str()), (Some("PostToolUse"), Some("Bash")));
+    assert_eq!(event["tool_response"]["content"][0]["text"], "built\n");
+}

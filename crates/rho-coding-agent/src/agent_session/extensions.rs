@@ -39,7 +39,12 @@ impl AgentSession {
             extensions.shutdown().await;
             return Ok(started);
         }
-        self.inner.agent.set_hooks(Some(Arc::new(LoopHooks(extensions.clone()))));
+        let hooks: Arc<dyn rho_agent::AgentHooks> = Arc::new(LoopHooks(extensions.clone()));
+        let hooks = match self.inner.post_tool_hooks.get() {
+            Some(post) => Arc::new(crate::permissions::WithPostToolHooks { first: Some(hooks), post: post.clone() }),
+            None => hooks,
+        };
+        self.inner.agent.set_hooks(Some(hooks));
         if let Some(resources) = &extensions.registrations().package_resources {
             self.add_resource_paths(resources.skills.clone(), resources.prompts.clone());
             extensions.add_themes(resources.themes.clone());

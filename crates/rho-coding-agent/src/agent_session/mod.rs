@@ -158,6 +158,8 @@ pub(crate) struct Inner {
     pub builtin_commands: OnceLock<Vec<rho_rpc::AvailableCommand>>,
     /// What routing a virtual model's next request needs to know.
     pub routing: virtual_models::Routing,
+    /// Claude Code's `PostToolUse` hooks of the settings, after the extensions' own.
+    pub post_tool_hooks: OnceLock<Arc<crate::permissions::PostToolHooks>>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -262,6 +264,7 @@ impl AgentSession {
                 ui: ui_service,
                 builtin_commands: OnceLock::new(),
                 routing: virtual_models::Routing::default(),
+                post_tool_hooks: OnceLock::new(),
             }),
         };
         session_variables.attach(&this.inner);
@@ -269,6 +272,12 @@ impl AgentSession {
             permission_gate(&this.settings(), &this.inner.paths, this.inner.ui.clone(), None, this.session_info());
         if let Some(gate) = gate {
             this.inner.agent.set_tool_gate(Some(gate));
+        }
+        let post =
+            crate::permissions::PostToolHooks::from_settings(&this.settings(), &this.inner.paths, this.session_info());
+        if let Some(post) = post.map(Arc::new) {
+            let _ = this.inner.post_tool_hooks.set(post.clone());
+            this.inner.agent.set_hooks(Some(Arc::new(crate::permissions::WithPostToolHooks { first: None, post })));
         }
         this.install_task_tool(&selection);
         if let Some(config) = mcp {

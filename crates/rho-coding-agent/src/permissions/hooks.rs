@@ -8,6 +8,7 @@
 //! {"permissionDecision": "deny", "permissionDecisionReason": "…"}}` (`"allow"` runs the call
 //! without asking; the older `{"decision": "block" | "approve", "reason"}` too). Another exit
 //! code, a timeout or a command that cannot start is noted in the log and the call goes on.
+//! `PostToolUse` hooks are in [`super::post_tool`].
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -24,12 +25,19 @@ use crate::config::{ConfigPaths, Settings};
 /// How long a hook command may run unless its `timeout` says (seconds, as Claude Code's).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// One `PreToolUse` matcher and its commands.
+/// One hook entry's matcher and its commands.
 #[derive(Debug)]
-struct Matcher {
+pub(super) struct Matcher {
     /// `None` matches every tool (`""`, `"*"` or no matcher).
     pattern: Option<Regex>,
-    commands: Vec<(String, Duration)>,
+    pub(super) commands: Vec<(String, Duration)>,
+}
+
+impl Matcher {
+    /// Whether the entry is for the tool Claude Code calls `name`.
+    pub(super) fn matches(&self, name: &str) -> bool {
+        self.pattern.as_ref().is_none_or(|p| p.is_match(name))
+    }
 }
 
 /// What the hooks decided.
@@ -45,7 +53,7 @@ enum Verdict {
 pub struct HookGate {
     matchers: Vec<Matcher>,
     cwd: std::path::PathBuf,
-    session: Box<dyn Fn() -> (String, Option<String>) + Send + Sync>,
+    session: crate::agent_session::SessionInfo,
     inner: Option<Arc<dyn ToolGate>>,
 }
 
@@ -54,20 +62,10 @@ impl HookGate {
     pub fn from_settings(
         settings: &Settings,
         paths: &ConfigPaths,
-        session: Box<dyn Fn() -> (String, Option<String>) + Send + Sync>,
+        session: crate::agent_session::SessionInfo,
         inner: Option<Arc<dyn ToolGate>>,
     ) -> Option<HookGate> {
-        let (global, project) = settings.by_file("hooks");
-        let layers = [global, project, settings.command_line_overrides().get("hooks")];
-        let mut matchers = Vec::new();
-        for hooks in layers.into_iter().flatten() {
-            for entry in hooks.get("PreToolUse").and_then(Value::as_array).into_iter().flatten() {
-                match matcher(entry) {
-                    Ok(m) => matchers.push(m),
-                    Err(e) => eprintln!("Warning: hooks.PreToolUse: {e}; the entry is ignored"),
-                }
-            }
-        }
+        let matchers = matchers_of(settings, "PreToolUse");
         (!matchers.is_empty()).then(|| HookGate { matchers, cwd: paths.cwd.clone(), session, inner })
     }
 
@@ -85,7 +83,7 @@ impl HookGate {
         .to_string();
         let mut allowed = false;
         for matcher in &self.matchers {
-            if matcher.pattern.as_ref().is_some_and(|p| !p.is_match(&name)) {
+            if !matcher.matches(&name) {
                 continue;
             }
             for (command, timeout) in &matcher.commands {
@@ -100,49 +98,65 @@ impl HookGate {
     }
 
     async fn run(&self, command: &str, event: &str, timeout: Duration) -> Verdict {
-        let spawned = tokio::process::Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .current_dir(&self.cwd)
-            .env("CLAUDE_PROJECT_DIR", &self.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => {
-                tracing::warn!("PreToolUse hook `{command}` did not start: {e}");
-                return Verdict::Continue;
-            }
+        let Some((code, stdout, stderr)) = run_command(&self.cwd, command, event, timeout).await else {
+            return Verdict::Continue;
         };
-        if let Some(mut stdin) = child.stdin.take() {
-            // A hook that does not read its input is not an error.
-            let _ = stdin.write_all(event.as_bytes()).await;
-        }
-        let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
-            Ok(Ok(output)) => output,
-            Ok(Err(e)) => {
-                tracing::warn!("PreToolUse hook `{command}` failed: {e}");
-                return Verdict::Continue;
-            }
-            Err(_) => {
-                tracing::warn!("PreToolUse hook `{command}` took longer than {}s", timeout.as_secs());
-                return Verdict::Continue;
-            }
-        };
-        match output.status.code() {
+        match code {
             Some(2) => {
-                let reason = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+                let reason = stderr.trim().to_owned();
                 Verdict::Block(if reason.is_empty() { "a PreToolUse hook blocked this call".into() } else { reason })
             }
-            Some(0) => decision(&String::from_utf8_lossy(&output.stdout)),
+            Some(0) => decision(&stdout),
             code => {
-                let stderr = String::from_utf8_lossy(&output.stderr);
                 tracing::warn!("PreToolUse hook `{command}` exited with {code:?}: {}", stderr.trim());
                 Verdict::Continue
             }
+        }
+    }
+}
+
+/// Runs a hook `command` in `cwd` with `event` on stdin: its exit code, stdout and stderr;
+/// `None` (noted in the log) when it did not start, failed or took longer than `timeout`.
+pub(super) async fn run_command(
+    cwd: &std::path::Path,
+    command: &str,
+    event: &str,
+    timeout: Duration,
+) -> Option<(Option<i32>, String, String)> {
+    let spawned = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env("CLAUDE_PROJECT_DIR", cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            tracing::warn!("hook `{command}` did not start: {e}");
+            return None;
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // A hook that does not read its input is not an error.
+        let _ = stdin.write_all(event.as_bytes()).await;
+    }
+    match tokio::time::timeout(timeout, child.wait_with_output()).await {
+        Ok(Ok(output)) => Some((
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )),
+        Ok(Err(e)) => {
+            tracing::warn!("hook `{command}` failed: {e}");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("hook `{command}` took longer than {}s", timeout.as_secs());
+            None
         }
     }
 }
@@ -167,7 +181,24 @@ impl ToolGate for HookGate {
     }
 }
 
-/// A `PreToolUse` entry: its matcher (a regular expression over Claude Code's tool names, whole)
+/// The entries of `event` in every settings layer (global, the project's, `--setting`), in that
+/// order; a broken entry is warned about and left out.
+pub(super) fn matchers_of(settings: &Settings, event: &str) -> Vec<Matcher> {
+    let (global, project) = settings.by_file("hooks");
+    let layers = [global, project, settings.command_line_overrides().get("hooks")];
+    let mut matchers = Vec::new();
+    for hooks in layers.into_iter().flatten() {
+        for entry in hooks.get(event).and_then(Value::as_array).into_iter().flatten() {
+            match matcher(entry) {
+                Ok(m) => matchers.push(m),
+                Err(e) => eprintln!("Warning: hooks.{event}: {e}; the entry is ignored"),
+            }
+        }
+    }
+    matchers
+}
+
+/// A hook entry: its matcher (a regular expression over Claude Code's tool names, whole)
 /// and its command hooks.
 fn matcher(entry: &Value) -> Result<Matcher, String> {
     let pattern = match entry.get("matcher").and_then(Value::as_str).unwrap_or("") {
@@ -203,7 +234,7 @@ fn decision(stdout: &str) -> Verdict {
 }
 
 /// Claude Code's name for a rho tool, as its matchers and hook commands know them.
-fn claude_code_name(tool: &str) -> String {
+pub(super) fn claude_code_name(tool: &str) -> String {
     match tool {
         "bash" => "Bash",
         "read" => "Read",

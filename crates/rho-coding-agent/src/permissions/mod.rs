@@ -11,6 +11,7 @@
 mod gate;
 mod hooks;
 mod paths;
+mod post_tool;
 mod rule;
 mod shell;
 
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 pub use gate::{AskAnswer, Asker, PermissionGate, UiAsker};
 pub use hooks::HookGate;
 use paths::Scope;
+pub use post_tool::{PostToolHooks, WithPostToolHooks};
 pub use rule::{Call, Rule};
 
 use crate::config::Settings;
