@@ -71,16 +71,7 @@ impl HookGate {
 
     async fn verdict(&self, tool: &str, args: &Map<String, Value>) -> Verdict {
         let name = claude_code_name(tool);
-        let (session_id, transcript) = (self.session)();
-        let event = json!({
-            "session_id": session_id,
-            "transcript_path": transcript,
-            "cwd": self.cwd,
-            "hook_event_name": "PreToolUse",
-            "tool_name": name,
-            "tool_input": args,
-        })
-        .to_string();
+        let event = Value::Object(tool_event(&self.session, &self.cwd, "PreToolUse", &name, args)).to_string();
         let mut allowed = false;
         for matcher in &self.matchers {
             if !matcher.matches(&name) {
@@ -179,6 +170,28 @@ impl ToolGate for HookGate {
             }
         })
     }
+}
+
+/// A tool event as Claude Code's hooks read it on stdin.
+pub(super) fn tool_event(
+    session: &crate::agent_session::SessionInfo,
+    cwd: &std::path::Path,
+    event: &str,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Map<String, Value> {
+    let (session_id, transcript) = session();
+    let Value::Object(event) = json!({
+        "session_id": session_id,
+        "transcript_path": transcript,
+        "cwd": cwd,
+        "hook_event_name": event,
+        "tool_name": name,
+        "tool_input": args,
+    }) else {
+        return Map::new();
+    };
+    event
 }
 
 /// The entries of `event` in every settings layer (global, the project's, `--setting`), in that

@@ -12,7 +12,7 @@ use rho_types::{AgentMessage, Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::hooks::{Matcher, claude_code_name, matchers_of, run_command};
+use super::hooks::{Matcher, claude_code_name, matchers_of, run_command, tool_event};
 use crate::agent_session::SessionInfo;
 use crate::config::{ConfigPaths, Settings};
 
@@ -33,18 +33,11 @@ impl PostToolHooks {
     /// The feedback of the hooks that have some for `tool`'s call, in order.
     async fn feedback(&self, tool: &str, args: &Map<String, Value>, outcome: &ToolOutcome) -> Vec<String> {
         let name = claude_code_name(tool);
-        let (session_id, transcript) = (self.session)();
-        let event = json!({
-            "session_id": session_id,
-            "transcript_path": transcript,
-            "cwd": self.cwd,
-            "hook_event_name": "PostToolUse",
-            "tool_name": name,
-            "tool_input": args,
-            "tool_response": {"content": outcome.result.content, "details": outcome.result.details,
-                              "isError": outcome.is_error},
-        })
-        .to_string();
+        let mut event = tool_event(&self.session, &self.cwd, "PostToolUse", &name, args);
+        let response = json!({"content": outcome.result.content, "details": outcome.result.details,
+                              "isError": outcome.is_error});
+        event.insert("tool_response".to_owned(), response);
+        let event = Value::Object(event).to_string();
         let mut said = Vec::new();
         for matcher in self.matchers.iter().filter(|m| m.matches(&name)) {
             for (command, timeout) in &matcher.commands {
