@@ -380,3 +380,37 @@ async fn post_tool_use_hooks_add_feedback_to_the_result() {
     assert_eq!((event["hook_event_name"].as_str(), event["tool_name"].as_str()), (Some("PostToolUse"), Some("Bash")));
     assert_eq!(event["tool_response"]["content"][0]["text"], "built\n");
 }
+
+/// Claude Code's `UserPromptSubmit` hooks: one that exits 2 stops the prompt (nothing reaches the
+/// model, a notice says why); what one prints on exit 0 goes to the model with the prompt.
+#[tokio::test]
+async fn user_prompt_submit_hooks_stop_a_prompt_or_add_context() {
+    let env = Env::new(vec![Turn::text("noted")]).await;
+    let hook = env.dir.path().join("prompt.sh");
+    std::fs::write(
+        &hook,
+        "input=$(cat)\ncase \"$input\" in\n  *deploy*) echo 'no deploys on Fridays' >&2; exit 2;;\nesac\n\
+         echo 'Context: the build uses make.'\n",
+    )
+    .unwrap();
+    let hooks = json!({"hooks": {"UserPromptSubmit": [
+        {"hooks": [{"type": "command", "command": format!("sh '{}'", hook.display())}]}
+    ]}});
+    std::fs::write(env.agent_dir.join("settings.json"), hooks.to_string()).unwrap();
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"id": "p1", "type": "prompt", "message": "deploy now"})).await;
+    let frames = rho.until(|f| f["type"] == "notice").await;
+    assert_eq!(
+        frames.last().unwrap(),
+        &json!({"type": "notice", "level": "error", "source": "hooks",
+                "message": "Prompt blocked by a UserPromptSubmit hook: no deploys on Fridays"})
+    );
+    assert!(env.request_bodies().is_empty(), "the blocked prompt reached the model");
+
+    rho.send(json!({"type": "prompt", "message": "build it"})).await;
+    rho.until_agent_end().await;
+    assert_eq!(
+        env.request_bodies()[0]["messages"][0]["content"][0]["text"],
+        "build it\n\nContext: the build uses make."
+    );
+}

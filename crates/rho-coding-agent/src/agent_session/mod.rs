@@ -160,6 +160,8 @@ pub(crate) struct Inner {
     pub routing: virtual_models::Routing,
     /// Claude Code's `PostToolUse` hooks of the settings, after the extensions' own.
     pub post_tool_hooks: OnceLock<Arc<crate::permissions::PostToolHooks>>,
+    /// Claude Code's `UserPromptSubmit` hooks of the settings.
+    pub prompt_hooks: OnceLock<crate::permissions::PromptHooks>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -265,6 +267,7 @@ impl AgentSession {
                 builtin_commands: OnceLock::new(),
                 routing: virtual_models::Routing::default(),
                 post_tool_hooks: OnceLock::new(),
+                prompt_hooks: OnceLock::new(),
             }),
         };
         session_variables.attach(&this.inner);
@@ -272,6 +275,11 @@ impl AgentSession {
             permission_gate(&this.settings(), &this.inner.paths, this.inner.ui.clone(), None, this.session_info());
         if let Some(gate) = gate {
             this.inner.agent.set_tool_gate(Some(gate));
+        }
+        let prompt_hooks =
+            crate::permissions::PromptHooks::from_settings(&this.settings(), &this.inner.paths, this.session_info());
+        if let Some(hooks) = prompt_hooks {
+            let _ = this.inner.prompt_hooks.set(hooks);
         }
         let post =
             crate::permissions::PostToolHooks::from_settings(&this.settings(), &this.inner.paths, this.session_info());

@@ -12,6 +12,7 @@ mod gate;
 mod hooks;
 mod paths;
 mod post_tool;
+mod prompt_hooks;
 mod rule;
 mod shell;
 
@@ -23,6 +24,7 @@ pub use gate::{AskAnswer, Asker, PermissionGate, UiAsker};
 pub use hooks::HookGate;
 use paths::Scope;
 pub use post_tool::{PostToolHooks, WithPostToolHooks};
+pub use prompt_hooks::{PromptHooks, PromptVerdict};
 pub use rule::{Call, Rule};
 
 use crate::config::Settings;

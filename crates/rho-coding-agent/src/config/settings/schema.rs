@@ -130,7 +130,7 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("permissions.ask", StrList, D::EmptyList),
     k("permissions.deny", StrList, D::EmptyList),
     k("approval", Enum(&crate::permissions::Approval::NAMES), D::Str("auto")),
-    // Hooks in Claude Code's format (`PreToolUse` and `PostToolUse`; permissions/hooks.rs).
+    // Hooks in Claude Code's format (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`; permissions/hooks.rs).
     k("hooks", Record, D::None),
     // Images.
     k("images.autoResize", Bool, D::Bool(true)),
