@@ -9,6 +9,7 @@ mod interactive_support;
 mod interactive_commands;
 mod interactive_editor;
 mod interactive_mode;
+mod interactive_pi16_commands;
 mod interactive_screen;
 mod interactive_theme;
 mod interactive_tools;
