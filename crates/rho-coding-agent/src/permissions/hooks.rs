@@ -17,7 +17,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use regex::Regex;
 use rho_agent::{ToolContext, ToolError, ToolGate};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::io::AsyncWriteExt;
 
 use crate::config::{ConfigPaths, Settings};
@@ -172,6 +172,21 @@ impl ToolGate for HookGate {
     }
 }
 
+/// What every event Claude Code's hooks read on stdin starts with.
+pub(super) fn base_event(
+    session: &crate::agent_session::SessionInfo,
+    cwd: &std::path::Path,
+    event: &str,
+) -> Map<String, Value> {
+    let (session_id, transcript) = session();
+    let mut fields = Map::new();
+    fields.insert("session_id".into(), Value::String(session_id));
+    fields.insert("transcript_path".into(), transcript.map_or(Value::Null, Value::String));
+    fields.insert("cwd".into(), Value::String(cwd.display().to_string()));
+    fields.insert("hook_event_name".into(), Value::String(event.to_owned()));
+    fields
+}
+
 /// A tool event as Claude Code's hooks read it on stdin.
 pub(super) fn tool_event(
     session: &crate::agent_session::SessionInfo,
@@ -180,18 +195,10 @@ pub(super) fn tool_event(
     name: &str,
     args: &Map<String, Value>,
 ) -> Map<String, Value> {
-    let (session_id, transcript) = session();
-    let Value::Object(event) = json!({
-        "session_id": session_id,
-        "transcript_path": transcript,
-        "cwd": cwd,
-        "hook_event_name": event,
-        "tool_name": name,
-        "tool_input": args,
-    }) else {
-        return Map::new();
-    };
-    event
+    let mut fields = base_event(session, cwd, event);
+    fields.insert("tool_name".into(), Value::String(name.to_owned()));
+    fields.insert("tool_input".into(), Value::Object(args.clone()));
+    fields
 }
 
 /// The entries of `event` in every settings layer (global, the project's, `--setting`), in that
@@ -267,6 +274,7 @@ pub(super) fn claude_code_name(tool: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn decisions_read_as_claude_code_writes_them() {

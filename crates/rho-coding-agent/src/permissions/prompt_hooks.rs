@@ -4,9 +4,9 @@
 //! other output on exit 0 (plain text, or `hookSpecificOutput.additionalContext`) is added to
 //! the prompt as context.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::hooks::{Matcher, matchers_of, run_command};
+use super::hooks::{Matcher, base_event, matchers_of, run_command};
 use crate::agent_session::SessionInfo;
 use crate::config::{ConfigPaths, Settings};
 
@@ -35,15 +35,9 @@ impl PromptHooks {
 
     /// Runs the hooks on `prompt`.
     pub async fn submit(&self, prompt: &str) -> PromptVerdict {
-        let (session_id, transcript) = (self.session)();
-        let event = json!({
-            "session_id": session_id,
-            "transcript_path": transcript,
-            "cwd": self.cwd,
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": prompt,
-        })
-        .to_string();
+        let mut event = base_event(&self.session, &self.cwd, "UserPromptSubmit");
+        event.insert("prompt".into(), Value::String(prompt.to_owned()));
+        let event = Value::Object(event).to_string();
         let mut context = Vec::new();
         for (command, timeout) in self.matchers.iter().flat_map(|m| &m.commands) {
             let Some((code, stdout, stderr)) = run_command(&self.cwd, command, &event, *timeout).await else {
