@@ -8,18 +8,28 @@ use crate::cli::Cli;
 use crate::config::ConfigPaths;
 use crate::config::trust;
 
+/// Whether the trusted project's code changed since it was trusted, as this start found it:
+/// asked once per folder and process (the start asks it from several places, and the digest
+/// reads the project's code).
+fn code_changed(paths: &ConfigPaths) -> bool {
+    static FOUND: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, bool>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut found = FOUND.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    *found.entry(paths.cwd.clone()).or_insert_with(|| trust::code_changed(&paths.agent_dir, &paths.cwd))
+}
+
 /// Whether the project's own code may run in this run: trusted, and not changed since.
 pub fn project_trusted(cli: &Cli, paths: &ConfigPaths) -> bool {
     !cli.no_approve
         && (cli.trust_project
-            || (trust::is_trusted(&paths.agent_dir, &paths.cwd) && !trust::code_changed(&paths.agent_dir, &paths.cwd)))
+            || (trust::is_trusted(&paths.agent_dir, &paths.cwd) && !code_changed(paths)))
 }
 
 /// The one notice of a run in a project not trusted (or whose code changed since it was) that
 /// has code of its own; `None` when there is nothing to say.
 pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
     let found = trust::project_code(&paths.cwd);
-    let why = if trust::code_changed(&paths.agent_dir, &paths.cwd) {
+    let why = if code_changed(paths) {
         "its code changed since it was trusted"
     } else {
         "the project is not trusted"
@@ -87,7 +97,7 @@ pub fn ask_on_terminal(cli: &mut Cli, paths: &ConfigPaths) {
         return;
     }
     let mut err = std::io::stderr();
-    if trust::code_changed(&paths.agent_dir, &paths.cwd) {
+    if code_changed(paths) {
         let _ = writeln!(err, "The code of {} changed since you trusted it; rho would run:", paths.cwd.display());
     } else {
         let _ = writeln!(err, "{} has code of its own that rho would run:", paths.cwd.display());
