@@ -20,20 +20,14 @@ fn code_changed(paths: &ConfigPaths) -> bool {
 
 /// Whether the project's own code may run in this run: trusted, and not changed since.
 pub fn project_trusted(cli: &Cli, paths: &ConfigPaths) -> bool {
-    !cli.no_approve
-        && (cli.trust_project
-            || (trust::is_trusted(&paths.agent_dir, &paths.cwd) && !code_changed(paths)))
+    !cli.no_approve && (cli.trust_project || (trust::is_trusted(&paths.agent_dir, &paths.cwd) && !code_changed(paths)))
 }
 
 /// The one notice of a run in a project not trusted (or whose code changed since it was) that
 /// has code of its own; `None` when there is nothing to say.
 pub fn skipped_notice(paths: &ConfigPaths) -> Option<String> {
     let found = trust::project_code(&paths.cwd);
-    let why = if code_changed(paths) {
-        "its code changed since it was trusted"
-    } else {
-        "the project is not trusted"
-    };
+    let why = if code_changed(paths) { "its code changed since it was trusted" } else { "the project is not trusted" };
     (!found.is_empty()).then(|| {
         format!(
             "Warning: this project's own code was not started, as {why}: {}. Run `rho trust` in {} to allow it \
