@@ -94,11 +94,9 @@ pub(super) fn open(
     // The permission rules first; what they leave open, the session's mode decides, and both
     // ask through session/request_permission.
     let gate = rho_coding_agent::agent_session::permission_gate(
-        &session.settings(),
-        session.paths(),
+        &session,
         None,
         Some((permissions.clone(), permissions.clone())),
-        session.session_info(),
     );
     session.set_tool_gate(gate);
     let id = match how {

@@ -6,6 +6,7 @@
 mod common;
 
 mod behind_a_proxy;
+mod claude_hooks;
 mod compaction_summary;
 mod export_html;
 mod logins;

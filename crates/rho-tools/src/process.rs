@@ -76,9 +76,16 @@ pub fn kill_group(pgid: u32) {
     }
 }
 
-/// Kills the group when dropped while armed.
-struct GroupGuard {
+/// Kills a process group when dropped while armed.
+pub struct GroupGuard {
     pgid: Option<u32>,
+}
+
+impl GroupGuard {
+    /// Armed for the group `pgid` (a child started with `process_group(0)`).
+    pub fn new(pgid: u32) -> Self {
+        Self { pgid: Some(pgid) }
+    }
 }
 
 impl Drop for GroupGuard {

@@ -255,6 +255,11 @@ impl AgentSession {
         if preparation.summarizes_nothing() && !whole_branch {
             return Err(CompactionError::NothingToCompact.into());
         }
+        let trigger = match reason {
+            CompactionReason::Manual => crate::claude_hooks::CompactTrigger::Manual,
+            _ => crate::claude_hooks::CompactTrigger::Auto,
+        };
+        self.pre_compact_hooks(trigger, custom_instructions).await;
         // An extension may cancel the compaction or write the summary itself.
         let from_extension = match self.extension_compaction(&preparation, custom_instructions).await {
             ExtensionCompaction::Cancelled => return Err(CompactionError::Cancelled.into()),
@@ -301,6 +306,7 @@ impl AgentSession {
         self.tell_extensions(serde_json::json!({
             "type": "session_compact", "compactionEntry": entry, "fromExtension": by_extension,
         }));
+        self.start_session_hooks("compact");
         Ok(result)
     }
 

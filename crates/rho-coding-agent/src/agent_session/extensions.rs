@@ -40,8 +40,8 @@ impl AgentSession {
             return Ok(started);
         }
         let hooks: Arc<dyn rho_agent::AgentHooks> = Arc::new(LoopHooks(extensions.clone()));
-        let hooks = match self.inner.post_tool_hooks.get() {
-            Some(post) => Arc::new(crate::permissions::WithPostToolHooks { first: Some(hooks), post: post.clone() }),
+        let hooks = match self.post_tool_hooks() {
+            Some(post) => Arc::new(crate::claude_hooks::WithPostToolHooks { first: Some(hooks), post }),
             None => hooks,
         };
         self.inner.agent.set_hooks(Some(hooks));

@@ -44,8 +44,13 @@ impl AgentSession {
         let scope = self.lifecycle_token();
         if self.inner.agent.prompt_within(&scope, prompt, sink.clone()).await.is_ok() && !sink.finished() {
             self.after_runs(&sink).await;
-            // Nothing else follows: extensions may still ask for one more run.
-            while !sink.finished() && self.before_settle_boundary().await && self.continue_run(&sink).await {
+            // Nothing else follows: extensions, then Claude Code's Stop hooks, may still ask for
+            // one more run.
+            let mut stop_hook_active = false;
+            while !sink.finished()
+                && (self.before_settle_boundary().await || self.stop_hooks_continue(&mut stop_hook_active).await)
+                && self.continue_run(&sink).await
+            {
                 self.after_runs(&sink).await;
             }
         }
@@ -67,7 +72,9 @@ impl AgentSession {
     /// Whether the end of the last run calls for nothing more: the lifecycle may end with its
     /// `agent_end`, so a host that reads it can prompt at once.
     pub(crate) fn nothing_follows(&self) -> bool {
-        matches!(self.next_step(), NextStep::Done) && !self.settles_through_extensions()
+        matches!(self.next_step(), NextStep::Done)
+            && !self.settles_through_extensions()
+            && !self.settles_through_hooks()
     }
 
     /// Whether the run that just ended is the prompt's last (omp's `isTerminal`): nothing

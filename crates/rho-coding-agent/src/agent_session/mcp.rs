@@ -125,10 +125,11 @@ impl AgentSession {
         }
     }
 
-    /// The end of the session, the same in every mode: the extensions hear `session_shutdown`
-    /// and stop, the MCP servers stop (bounded), and a session file in which nothing was said
-    /// is removed.
+    /// The end of the session, the same in every mode: Claude Code's `SessionEnd` hooks run,
+    /// the extensions hear `session_shutdown` and stop, the MCP servers stop (bounded), and a
+    /// session file in which nothing was said is removed.
     pub async fn shutdown(&self) {
+        self.end_session_hooks("other").await;
         self.shutdown_extensions().await;
         self.shutdown_mcp().await;
         self.discard_if_unused();

@@ -10,6 +10,7 @@ mod abort_gate;
 mod bash;
 mod boundaries;
 mod budget;
+mod claude_hooks;
 mod compaction;
 mod context_usage;
 mod entries;
@@ -158,10 +159,8 @@ pub(crate) struct Inner {
     pub builtin_commands: OnceLock<Vec<rho_rpc::AvailableCommand>>,
     /// What routing a virtual model's next request needs to know.
     pub routing: virtual_models::Routing,
-    /// Claude Code's `PostToolUse` hooks of the settings, after the extensions' own.
-    pub post_tool_hooks: OnceLock<Arc<crate::permissions::PostToolHooks>>,
-    /// Claude Code's `UserPromptSubmit` hooks of the settings.
-    pub prompt_hooks: OnceLock<crate::permissions::PromptHooks>,
+    /// Claude Code's other hooks of the settings.
+    pub claude_hooks: OnceLock<claude_hooks::ClaudeHooks>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -201,6 +200,7 @@ impl AgentSession {
         let todos = TodoStore::new();
         let matcher = ttsr::matcher_for(std::mem::take(&mut resources.ttsr_rules), &settings, &paths.cwd);
         let context = session.build_context();
+        let resumed = !session.entries().is_empty();
         let has_model = model.is_some();
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
@@ -266,26 +266,13 @@ impl AgentSession {
                 ui: ui_service,
                 builtin_commands: OnceLock::new(),
                 routing: virtual_models::Routing::default(),
-                post_tool_hooks: OnceLock::new(),
-                prompt_hooks: OnceLock::new(),
+                claude_hooks: OnceLock::new(),
             }),
         };
         session_variables.attach(&this.inner);
-        let gate =
-            permission_gate(&this.settings(), &this.inner.paths, this.inner.ui.clone(), None, this.session_info());
-        if let Some(gate) = gate {
+        this.install_claude_hooks(resumed);
+        if let Some(gate) = permission_gate(&this, this.inner.ui.clone(), None) {
             this.inner.agent.set_tool_gate(Some(gate));
-        }
-        let prompt_hooks =
-            crate::permissions::PromptHooks::from_settings(&this.settings(), &this.inner.paths, this.session_info());
-        if let Some(hooks) = prompt_hooks {
-            let _ = this.inner.prompt_hooks.set(hooks);
-        }
-        let post =
-            crate::permissions::PostToolHooks::from_settings(&this.settings(), &this.inner.paths, this.session_info());
-        if let Some(post) = post.map(Arc::new) {
-            let _ = this.inner.post_tool_hooks.set(post.clone());
-            this.inner.agent.set_hooks(Some(Arc::new(crate::permissions::WithPostToolHooks { first: None, post })));
         }
         this.install_task_tool(&selection);
         if let Some(config) = mcp {
@@ -319,7 +306,7 @@ impl AgentSession {
 
     /// The session's id and file, read when called; weak, so what holds it (a tool gate held by
     /// the session) does not keep the session alive.
-    pub fn session_info(&self) -> SessionInfo {
+    pub(crate) fn session_info(&self) -> SessionInfo {
         let inner = Arc::downgrade(&self.inner);
         Box::new(move || match inner.upgrade() {
             Some(inner) => {
@@ -462,33 +449,41 @@ impl AgentSession {
     }
 }
 
-/// The gate of the permission rules and the approval mode, asking through `ui` (or `asker`, when
-/// the mode has its own way), and leaving what they do not decide to `fallback`; `None` when
-/// there are no rules, the approval mode is `auto` and there is no fallback (every call runs).
+/// The gate of `session`'s permission rules and approval mode, asking through `ui` (or `asker`,
+/// when the mode has its own way, with the `Notification` hooks told), and leaving what they do
+/// not decide to `fallback`, behind the `PreToolUse` hooks; `None` when there are no rules and
+/// no hooks, the approval mode is `auto` and there is no fallback (every call runs).
 pub fn permission_gate(
-    settings: &Settings,
-    paths: &ConfigPaths,
+    session: &AgentSession,
     ui: Option<Arc<dyn Ui>>,
     acp: Option<(Arc<dyn crate::permissions::Asker>, Arc<dyn rho_agent::ToolGate>)>,
-    session_info: SessionInfo,
 ) -> Option<Arc<dyn rho_agent::ToolGate>> {
-    use crate::permissions::{Approval, HookGate, PermissionGate, Rules, UiAsker};
-    let (rules, warnings) = Rules::from_settings(settings, &paths.cwd, paths.home.as_deref());
+    use crate::claude_hooks::{HookGate, NotifyingAsker};
+    use crate::permissions::{Approval, Asker, PermissionGate, Rules, UiAsker};
+    let settings = session.settings().clone();
+    let paths = session.paths();
+    let (rules, warnings) = Rules::from_settings(&settings, &paths.cwd, paths.home.as_deref());
     for warning in warnings {
         eprintln!("{warning}");
     }
-    let approval = crate::permissions::approval(settings);
+    let approval = crate::permissions::approval(&settings);
     let asking = match acp {
         Some((asker, fallback)) => Some((Some(asker), Some(fallback))),
         None if rules.is_empty() && approval == Approval::Auto => None,
-        None => Some((ui.map(|ui| Arc::new(UiAsker(ui)) as Arc<dyn crate::permissions::Asker>), None)),
+        None => Some((ui.map(|ui| Arc::new(UiAsker(ui)) as Arc<dyn Asker>), None)),
+    };
+    let notifying = |asker: Arc<dyn Asker>| match session.session_hooks() {
+        Some(hooks) => Arc::new(NotifyingAsker { inner: asker, hooks: hooks.clone() }) as Arc<dyn Asker>,
+        None => asker,
     };
     let rules_gate = asking.map(|(asker, fallback)| {
+        let asker = asker.map(notifying);
         Arc::new(PermissionGate::new(rules, approval, asker, fallback, paths.cwd.clone(), paths.home.clone()))
             as Arc<dyn rho_agent::ToolGate>
     });
     // Claude Code's PreToolUse hooks come first: what they block is never asked about.
-    match HookGate::from_settings(settings, paths, session_info, rules_gate.clone()) {
+    let hooks = session.hook_env().and_then(|env| HookGate::from_settings(&settings, &env, rules_gate.clone()));
+    match hooks {
         Some(hooks) => Some(Arc::new(hooks)),
         None => rules_gate,
     }

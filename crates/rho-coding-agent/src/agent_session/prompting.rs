@@ -191,20 +191,9 @@ impl AgentSession {
 
     // One body for every caller's string type: the run it starts is a large future.
     async fn submit_text(&self, text: String, mut options: PromptOptions) -> Result<PromptOutcome, PromptRejection> {
-        // Claude Code's UserPromptSubmit hooks: a prompt they block is not sent; what they add
-        // goes with it.
-        let text = match self.inner.prompt_hooks.get() {
-            Some(hooks) => match hooks.submit(&text).await {
-                crate::permissions::PromptVerdict::Block(reason) => {
-                    let message = format!("Prompt blocked by a UserPromptSubmit hook: {reason}");
-                    self.emit_notice(rho_rpc::NotifyType::Error, &message, Some("hooks"));
-                    return Ok(PromptOutcome::Handled);
-                }
-                crate::permissions::PromptVerdict::Send(context) if context.is_empty() => text,
-                crate::permissions::PromptVerdict::Send(context) => format!("{text}\n\n{context}"),
-            },
-            None => text,
-        };
+        // Claude Code's hooks: a prompt UserPromptSubmit blocks is not sent; what they add goes
+        // with it.
+        let Some(text) = self.hooked_prompt(text).await else { return Ok(PromptOutcome::Handled) };
         let Some(extensions) = self.extensions().cloned() else {
             return self.prompt_text(text, options);
         };

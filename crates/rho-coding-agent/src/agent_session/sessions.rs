@@ -69,6 +69,7 @@ impl AgentSession {
     ) -> Result<(), SessionCommandError> {
         self.before_extensions(json!({"type": "session_before_switch", "reason": "new"})).await?;
         self.stop().await;
+        self.end_session_hooks("clear").await;
         let previous = self.session_file();
         let mut replacement = {
             let current = self.session();
@@ -109,6 +110,7 @@ impl AgentSession {
             self.inner.transcript.rebuild();
         }
         self.extensions_replaced("new", previous).await;
+        self.start_session_hooks("clear");
         Ok(())
     }
 
@@ -119,6 +121,7 @@ impl AgentSession {
         let event = json!({"type": "session_before_switch", "reason": "resume", "targetSessionFile": target});
         self.before_extensions(event).await?;
         self.stop().await;
+        self.end_session_hooks("other").await;
         let previous = self.session_file();
         if !path.exists() {
             let mut session = Session::create_at(&target, &self.inner.paths.cwd, None)?;
@@ -133,6 +136,7 @@ impl AgentSession {
             self.install_session(session, false);
         }
         self.extensions_replaced("resume", previous).await;
+        self.start_session_hooks("resume");
         Ok(())
     }
 

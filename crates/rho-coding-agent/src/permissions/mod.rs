@@ -9,10 +9,7 @@
 //! `Edit` / `Write` rules. A path tool is judged by every spelling of its path ([`paths`]).
 
 mod gate;
-mod hooks;
 mod paths;
-mod post_tool;
-mod prompt_hooks;
 mod rule;
 mod shell;
 
@@ -21,10 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use gate::{AskAnswer, Asker, PermissionGate, UiAsker};
-pub use hooks::HookGate;
 use paths::Scope;
-pub use post_tool::{PostToolHooks, WithPostToolHooks};
-pub use prompt_hooks::{PromptHooks, PromptVerdict};
 pub use rule::{Call, Rule};
 
 use crate::config::Settings;

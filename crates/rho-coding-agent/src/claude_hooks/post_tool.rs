@@ -1,5 +1,4 @@
-//! `PostToolUse` hooks in Claude Code's settings format (see [`super::hooks`]): after a matching
-//! call ran, each command gets the event (with `tool_response`, the result the model gets) on
+//! `PostToolUse` hooks: after a matching call ran, each command gets the event (with `tool_response`, the result the model gets) on
 //! stdin; exiting with 2, or printing `{"decision": "block", "reason": "…"}`, adds its stderr (or
 //! the reason) to the result as feedback the model reads. The call has run either way.
 
@@ -12,46 +11,34 @@ use rho_types::{AgentMessage, Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::hooks::{Matcher, claude_code_name, matchers_of, run_command, tool_event};
-use crate::agent_session::SessionInfo;
-use crate::config::{ConfigPaths, Settings};
+use super::{EventHooks, HookEnv, claude_code_name, tool_fields};
+use crate::config::Settings;
 
 /// The `PostToolUse` hooks of the settings.
-pub struct PostToolHooks {
-    matchers: Vec<Matcher>,
-    cwd: std::path::PathBuf,
-    session: SessionInfo,
-}
+pub struct PostToolHooks(EventHooks);
 
 impl PostToolHooks {
     /// `None` when the settings have none.
-    pub fn from_settings(settings: &Settings, paths: &ConfigPaths, session: SessionInfo) -> Option<PostToolHooks> {
-        let matchers = matchers_of(settings, "PostToolUse");
-        (!matchers.is_empty()).then(|| PostToolHooks { matchers, cwd: paths.cwd.clone(), session })
+    pub fn from_settings(settings: &Settings, env: &Arc<HookEnv>) -> Option<PostToolHooks> {
+        EventHooks::from_settings(settings, env, "PostToolUse").map(PostToolHooks)
     }
 
     /// The feedback of the hooks that have some for `tool`'s call, in order.
     async fn feedback(&self, tool: &str, args: &Map<String, Value>, outcome: &ToolOutcome) -> Vec<String> {
         let name = claude_code_name(tool);
-        let mut event = tool_event(&self.session, &self.cwd, "PostToolUse", &name, args);
+        let mut fields = tool_fields(&name, args);
         let response = json!({"content": outcome.result.content, "details": outcome.result.details,
                               "isError": outcome.is_error});
-        event.insert("tool_response".to_owned(), response);
-        let event = Value::Object(event).to_string();
+        fields.insert("tool_response".to_owned(), response);
         let mut said = Vec::new();
-        for matcher in self.matchers.iter().filter(|m| m.matches(&name)) {
-            for (command, timeout) in &matcher.commands {
-                let Some((code, stdout, stderr)) = run_command(&self.cwd, command, &event, *timeout).await else {
-                    continue;
-                };
-                let answer = serde_json::from_str::<Value>(stdout.trim()).unwrap_or(Value::Null);
-                match code {
-                    Some(2) if !stderr.trim().is_empty() => said.push(stderr.trim().to_owned()),
-                    Some(0) if answer["decision"] == "block" => {
-                        said.push(answer["reason"].as_str().unwrap_or("a PostToolUse hook objected").to_owned());
-                    }
-                    _ => {}
+        for run in self.0.run_all(Some(&name), fields).await {
+            match (run.code, run.answer()) {
+                (Some(2), _) if !run.stderr.trim().is_empty() => said.push(run.stderr.trim().to_owned()),
+                (Some(0), Some(answer)) if answer.get("decision").and_then(Value::as_str) == Some("block") => {
+                    let reason = answer.get("reason").and_then(Value::as_str);
+                    said.push(reason.unwrap_or("a PostToolUse hook objected").to_owned());
                 }
+                _ => {}
             }
         }
         said
