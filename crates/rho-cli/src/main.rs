@@ -59,6 +59,8 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(run(cli));
+    // Pending telemetry goes out (bounded) while the runtime its exports run on is still up.
+    rho_coding_agent::telemetry::shutdown();
     // Work still winding down (a tool's process group being killed, a stream being torn down)
     // gets a moment; stdin is read on a thread of its own, so an idle process exits at once.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

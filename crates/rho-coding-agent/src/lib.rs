@@ -19,6 +19,7 @@ pub mod permissions;
 pub mod prompt;
 pub mod startup;
 pub mod task;
+pub mod telemetry;
 pub mod todo;
 pub mod tools;
 pub mod ttsr;

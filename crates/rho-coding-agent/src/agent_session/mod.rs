@@ -212,6 +212,7 @@ impl AgentSession {
         let ui_service = ui;
         let system_prompt = tool_set.system_prompt(&paths, &resources);
         let cache_key: CacheKey = Arc::new(Mutex::new(session.session_id().to_owned()));
+        let sink = crate::telemetry::observed(sink, &cache_key);
         let extensions: Arc<OnceLock<Arc<Extensions>>> = Arc::default();
         let request_options = request_options(registry.clone(), &settings, cache_key.clone(), extensions.clone());
         let agent = Agent::new(AgentConfig {

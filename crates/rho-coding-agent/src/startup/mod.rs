@@ -62,6 +62,7 @@ pub fn prepare_in(cli: &Cli, cwd: PathBuf, rpc_mode: bool) -> Result<Prepared, S
     for d in diagnostics {
         eprintln!("{d}");
     }
+    crate::telemetry::start(&settings);
     if !trusted_project && let Some(notice) = trust::skipped_notice(&paths) {
         eprintln!("{notice}");
     }

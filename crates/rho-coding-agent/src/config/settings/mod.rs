@@ -59,8 +59,9 @@ pub fn is_key_under(key: &str, prefixes: &[&str]) -> bool {
 }
 
 /// The keys a project's settings may not set: those that loosen what the model's commands may
-/// do, and where the session's transcript is written.
-pub const GLOBAL_ONLY_PREFIXES: &[&str] = &["sandbox", "bash.inheritProviderKeys", "approval", "sessionDir"];
+/// do, where the session's transcript is written, and where its telemetry is sent.
+pub const GLOBAL_ONLY_PREFIXES: &[&str] =
+    &["sandbox", "bash.inheritProviderKeys", "approval", "sessionDir", "telemetry"];
 
 /// True for a key only the global file and the command line may set.
 pub fn is_global_only_key(key: &str) -> bool {

@@ -132,6 +132,12 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("approval", Enum(&crate::permissions::Approval::NAMES), D::Str("auto")),
     // Hooks in Claude Code's format (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`; permissions/hooks.rs).
     k("hooks", Record, D::None),
+    // OpenTelemetry export (telemetry.rs; the OTEL_* variables win; global only: a project does
+    // not choose where its usage is sent).
+    k("telemetry.enabled", Bool, D::Bool(false)),
+    k("telemetry.endpoint", Str, D::None),
+    k("telemetry.protocol", Enum(&["http/protobuf", "http/json"]), D::Str("http/protobuf")),
+    k("telemetry.headers", StrRecord, D::EmptyRecord),
     // Images.
     k("images.autoResize", Bool, D::Bool(true)),
     k("images.blockImages", Bool, D::Bool(false)),
