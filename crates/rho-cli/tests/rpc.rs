@@ -43,4 +43,5 @@ mod rpc_task;
 mod rpc_transcript;
 mod sandbox;
 mod sandbox_escapes;
+mod telemetry;
 mod web_fetch;
