@@ -66,7 +66,8 @@ async fn keybindings_json_remaps_an_action() {
     let file = r#"{"tui.editor.undo": "alt+u", "tui.editor.deleteToLineStart": ["ctrl+u", "alt+k"],
                    "app.thinking.toggle": "alt+t", "app.session.new": "ctrl+n"}"#;
     std::fs::write(env.agent_dir.join("keybindings.json"), file).unwrap();
-    let term = Terminal::start(&env, &[]);
+    // Tall enough for /hotkeys' whole list.
+    let term = Terminal::start_sized(&env, &[], &[], 60, 100);
     term.ready().await;
     term.send("one two");
     editor_shows(&term, "one two").await;
