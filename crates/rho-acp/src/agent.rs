@@ -225,6 +225,13 @@ impl AcpAgent {
             Ok(input) => input,
             Err(message) => return responder.respond_with_error(invalid_params(message)),
         };
+        if let Some(options) = super::rewind::parse(&input.text) {
+            tokio::spawn(async move {
+                super::rewind::run(&acp, options).await;
+                let _ = answer(responder, Ok(PromptResponse::new(StopReason::EndTurn)));
+            });
+            return Ok(());
+        }
         let question = acp.trust_question.lock().take();
         match question {
             // The session's first prompt: the editor is asked about the project first.

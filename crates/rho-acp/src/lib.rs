@@ -27,6 +27,7 @@ mod mcp;
 mod permissions;
 mod prompt;
 mod replay;
+mod rewind;
 mod sessions;
 mod terminals;
 mod tool_calls;

@@ -90,6 +90,7 @@ pub(super) fn open(
     options.file_access = ClientFiles::offered(client.connection.clone(), id_cell.clone(), client.fs);
     options.terminals = ClientTerminals::offered(client.connection.clone(), id_cell.clone(), client.terminal);
     let session = AgentSession::new(options);
+    session.offer_builtin_commands(vec![super::rewind::listed()]);
     let permissions = Arc::new(Permissions::new(client.connection.clone(), id_cell.clone(), cwd.to_path_buf()));
     // The permission rules first; what they leave open, the session's mode decides, and both
     // ask through session/request_permission.

@@ -8,4 +8,5 @@ mod common;
 
 mod acp_mcp;
 mod acp_mode;
+mod acp_rewind;
 mod acp_sdk;

@@ -10,6 +10,7 @@ mod interactive_commands;
 mod interactive_editor;
 mod interactive_mode;
 mod interactive_pi16_commands;
+mod interactive_rewind;
 mod interactive_screen;
 mod interactive_theme;
 mod interactive_tools;

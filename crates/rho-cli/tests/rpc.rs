@@ -18,6 +18,7 @@ mod print_mode;
 mod process_lifetime;
 mod project_trust;
 mod prompt_system;
+mod rewind;
 mod rpc_abort_race;
 mod rpc_client;
 mod rpc_dispatch_fuzz;

@@ -4,6 +4,7 @@
 
 pub mod agent_session;
 pub mod budget;
+pub mod checkpoints;
 pub mod claude_hooks;
 pub mod cli;
 pub mod compaction;

@@ -21,6 +21,19 @@ pub enum StreamingBehavior {
 
 /// A command, discriminated by `type`. Unknown extra fields are ignored. Its names (`name()`,
 /// [`COMMAND_NAMES`]) come from the variants, as serde's tags do.
+/// What `rewind` puts back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RewindRestore {
+    /// The files and the conversation.
+    #[default]
+    Both,
+    /// The files only: the conversation stays.
+    Code,
+    /// The conversation only: the files stay.
+    Conversation,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantNames)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 #[strum(serialize_all = "snake_case")]
@@ -134,6 +147,17 @@ pub enum RpcCommand {
     },
     /// pi 0.73: duplicate the current branch into a new session.
     Clone,
+    /// rho: put back the files rho changed since a user message, move the conversation back
+    /// to just before it, or both.
+    Rewind {
+        entry_id: String,
+        #[serde(default)]
+        restore: RewindRestore,
+        #[serde(default)]
+        force: bool,
+        #[serde(default)]
+        dry_run: bool,
+    },
     GetBranchMessages,
     /// pi's name for `get_branch_messages`.
     GetForkMessages,

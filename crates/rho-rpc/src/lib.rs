@@ -14,8 +14,8 @@ pub mod schema;
 pub mod types;
 
 pub use command::{
-    HostToolResult, HostToolUpdate, HostUriResult, Inbound, RpcCommand, StreamingBehavior, UiResponse, parse_line,
-    parse_value,
+    HostToolResult, HostToolUpdate, HostUriResult, Inbound, RewindRestore, RpcCommand, StreamingBehavior, UiResponse,
+    parse_line, parse_value,
 };
 pub use event::{AgentFrameEvent, CompactionReason, Event, SessionEvent};
 pub use frames::{

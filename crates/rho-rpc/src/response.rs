@@ -371,6 +371,27 @@ pub struct BranchData {
     pub cancelled: bool,
 }
 
+/// `rewind`: the files put back (or, with `dryRun`, that would be), those left alone because
+/// they changed outside rho since, those whose earlier content was not kept, those that could
+/// not be written; and the message's text when the conversation moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindData {
+    pub restored: Vec<String>,
+    pub changed_outside: Vec<String>,
+    pub not_kept: Vec<String>,
+    pub failed: Vec<RewindFailure>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A file `rewind` could not write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RewindFailure {
+    pub path: String,
+    pub error: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BranchMessage {

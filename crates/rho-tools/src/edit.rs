@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::ToolOptions;
 use crate::abort::{abortable, blocking};
 use crate::args::{self, Args};
+use crate::checkpoints::Checkpoints;
 use crate::edit_apply::{EditError, Replacement, apply_edits};
 use crate::edit_args::{EditArgs, advertised_schema, prepare};
 use crate::edit_diff::{generate_diff_string, unified_patch};
@@ -73,18 +74,27 @@ impl Tool for EditTool {
             crate::sandbox_check::check_write(&self.options, &abs)?;
             let request = EditRequest { path, edits };
             let sandbox = self.options.sandbox.clone();
+            let checkpoints = self.options.checkpoints.clone();
             let Some(files) = self.options.file_access.clone() else {
-                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref())).await;
+                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref(), checkpoints.as_deref()))
+                    .await;
             };
             let probe = abs.clone();
             if !blocking(&ctx.cancel, move || Ok(is_text_file(&probe))).await? {
-                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref())).await;
+                return blocking(&ctx.cancel, move || request.run(&abs, sandbox.as_deref(), checkpoints.as_deref()))
+                    .await;
             }
             abortable(&ctx.cancel, async move {
                 let describe = |e: std::io::Error| ToolError::new(os_error::describe(&e, "open", &abs));
                 let raw = files.read_text(abs.clone()).await.map_err(describe)?;
                 let (output, result) = request.apply(&raw)?;
+                let before = checkpoints.as_ref().map(|c| c.keep(&abs, Some(raw.as_bytes())));
+                drop(raw);
+                let written = before.as_ref().map(|_| output.clone());
                 files.write_text(abs.clone(), output).await.map_err(describe)?;
+                if let (Some(checkpoints), Some(before), Some(written)) = (checkpoints, before, written) {
+                    checkpoints.wrote(&abs, before, written.as_bytes());
+                }
                 Ok(result)
             })
             .await
@@ -98,7 +108,12 @@ struct EditRequest {
 }
 
 impl EditRequest {
-    fn run(self, abs: &Path, sandbox: Option<&rho_sandbox::Sandbox>) -> Result<AgentToolResult, ToolError> {
+    fn run(
+        self,
+        abs: &Path,
+        sandbox: Option<&rho_sandbox::Sandbox>,
+        checkpoints: Option<&dyn Checkpoints>,
+    ) -> Result<AgentToolResult, ToolError> {
         access(abs, AccessFlags::R_OK | AccessFlags::W_OK)
             .map_err(|errno| EditError::Access { path: self.path.clone(), code: format!("{errno:?}") })?;
         if std::fs::metadata(abs).is_ok_and(|meta| meta.is_dir()) {
@@ -107,7 +122,12 @@ impl EditRequest {
         let raw = std::fs::read(abs).map_err(|e| ToolError::new(os_error::describe(&e, "open", abs)))?;
         let raw = String::from_utf8(raw).map_err(|_| EditError::NotUtf8 { path: self.path.clone() })?;
         let (output, result) = self.apply(&raw)?;
+        let before = checkpoints.map(|c| c.keep(abs, Some(raw.as_bytes())));
+        drop(raw);
         crate::sandbox_check::write_file(sandbox, abs, output.as_bytes())?;
+        if let (Some(checkpoints), Some(before)) = (checkpoints, before) {
+            checkpoints.wrote(abs, before, output.as_bytes());
+        }
         Ok(result)
     }
 

@@ -15,6 +15,7 @@ use rho_agent::Tool;
 mod abort;
 mod args;
 mod bash;
+pub mod checkpoints;
 mod collate;
 mod edit;
 mod edit_apply;
@@ -92,6 +93,8 @@ pub struct ToolOptions {
     pub inherit_provider_keys: bool,
     /// The session as the `bash` tool's commands see it; `None` tells them nothing.
     pub session_environment: Option<Arc<dyn SessionEnvironment>>,
+    /// Where `write` and `edit` report the files they change; `None` keeps nothing.
+    pub checkpoints: Option<Arc<dyn checkpoints::Checkpoints>>,
 }
 
 /// The session as the model's commands see it, read when each `bash` command starts (pi 1.6's
@@ -122,6 +125,7 @@ impl Default for ToolOptions {
             sandbox: None,
             inherit_provider_keys: false,
             session_environment: None,
+            checkpoints: None,
         }
     }
 }

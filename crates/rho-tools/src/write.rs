@@ -74,18 +74,30 @@ impl Tool for WriteTool {
                         })
                         .await?;
                     }
+                    let checkpoints = self.options.checkpoints.clone();
                     abortable(&ctx.cancel, async move {
+                        let kept = checkpoints.as_ref().map(|c| (c.clone(), c.keep(&abs, None), content.clone()));
                         files
                             .write_text(abs.clone(), content)
                             .await
-                            .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))
+                            .map_err(|e| ToolError::new(os_error::describe(&e, "open", &abs)))?;
+                        if let Some((checkpoints, before, written)) = kept {
+                            checkpoints.wrote(&abs, before, written.as_bytes());
+                        }
+                        Ok(())
                     })
                     .await?;
                 }
                 None => {
                     let sandbox = self.options.sandbox.clone();
+                    let checkpoints = self.options.checkpoints.clone();
                     blocking(&ctx.cancel, move || {
-                        crate::sandbox_check::write_file(sandbox.as_deref(), &abs, content.as_bytes())
+                        let before = checkpoints.as_ref().map(|c| c.keep(&abs, None));
+                        crate::sandbox_check::write_file(sandbox.as_deref(), &abs, content.as_bytes())?;
+                        if let (Some(checkpoints), Some(before)) = (checkpoints, before) {
+                            checkpoints.wrote(&abs, before, content.as_bytes());
+                        }
+                        Ok(())
                     })
                     .await?
                 }

@@ -120,6 +120,7 @@ impl App {
             "import" => self.import_session(args),
             "fork" => self.open_fork_selector(),
             "tree" => self.open_tree_selector(),
+            "rewind" => self.open_rewind_selector(),
             "clone" => self.clone_session(),
             "new" => {
                 let session = self.session.clone();

@@ -92,6 +92,10 @@ pub enum Picking {
     Thinking,
     /// `/trust`: the project's trust decision.
     Trust,
+    /// `/rewind`: a user message to rewind to before.
+    Rewind,
+    /// `/rewind`: what to restore (`choice:entry id`).
+    RewindChoice,
 }
 
 /// An automatic retry waiting: which attempt comes and when.

@@ -19,6 +19,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("fork", "Fork a new session from an earlier message"),
     ("tree", "Navigate the session tree and continue from any entry"),
     ("clone", "Duplicate the session into a new file and continue there"),
+    ("rewind", "Restore the code and/or conversation to before an earlier message"),
     ("name", "Name the session: /name <name> (without one, show it)"),
     ("session", "Show the session's file, id, messages, tokens and cost"),
     ("compact", "Compact the conversation: /compact [instructions]"),

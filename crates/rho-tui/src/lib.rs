@@ -36,6 +36,7 @@ mod reload;
 mod rendered;
 mod replay;
 mod resume;
+mod rewind;
 mod scoped_models;
 mod select;
 mod settings_menu;

@@ -20,6 +20,8 @@ impl App {
             Picking::Logout => self.logout_command(value),
             Picking::Thinking => self.thinking_command(value),
             Picking::Trust => self.trust_picked(value),
+            Picking::Rewind => self.rewind_message_picked(value),
+            Picking::RewindChoice => self.rewind_choice_picked(value),
             Picking::Settings | Picking::ScopedModels => self.toggled(picking, value),
         }
     }

@@ -6,8 +6,9 @@
 //! Moving in the tree asks first, as pi does, whether to summarize the branch being left (unless
 //! `branchSummary.skipPrompt`): no summary, a summary, or one with custom instructions typed in
 //! the editor (Escape there goes back to the question). Escape on the question goes back to the
-//! tree, and so does Escape while the summary is being written. Once moved, the new branch's
-//! conversation is shown again below.
+//! tree, and so does Escape while the summary is being written. Once moved, when rho changed
+//! files between the two points, it asks whether to put them as they are at the new one
+//! ([`crate::rewind`]); the new branch's conversation is shown again below.
 
 use ratatui::text::Line;
 use rho_rpc::UiMethod;
@@ -251,6 +252,7 @@ impl App {
         if matches!(summary, BranchSummaryChoice::Summarize { .. }) {
             self.status = Some("Summarizing the branch… (Esc to cancel)".to_owned());
         }
+        let old_leaf = self.session.leaf_id();
         tokio::spawn(async move {
             let entries = match session.navigate_tree(&entry_id, summary).await {
                 Ok(navigated) => {
@@ -258,7 +260,11 @@ impl App {
                         let _ = tx.send(AppEvent::UiNotify(UiMethod::SetEditorText { text }));
                     }
                     let continuing = blocks::notice("── Continuing from the selected entry ──");
-                    let mut entries = vec![Entry::Lines(vec![Line::default(), continuing])];
+                    let mut lines = vec![Line::default(), continuing];
+                    if let Some(old_leaf) = old_leaf {
+                        lines.extend(offer_files(&session, &tx, &old_leaf).await);
+                    }
+                    let mut entries = vec![Entry::Lines(lines)];
                     entries.extend(replay::tail(&session.messages()));
                     entries
                 }
@@ -285,6 +291,32 @@ impl App {
             report(vec![Line::default(), line]);
         });
     }
+}
+
+/// After a move from `old_leaf`: when rho changed files between there and here, asks whether
+/// to put them as they are here, and says what was done.
+async fn offer_files(
+    session: &rho_coding_agent::AgentSession,
+    tx: &tokio::sync::mpsc::UnboundedSender<AppEvent>,
+    old_leaf: &str,
+) -> Vec<Line<'static>> {
+    let preview = session.restore_files_after_move(old_leaf, true);
+    if preview.restored.is_empty() {
+        return Vec::new();
+    }
+    let count = preview.restored.len();
+    let message = format!(
+        "Restore the {count} file{} rho changed ({}) as they were here?",
+        if count == 1 { "" } else { "s" },
+        preview.restored.join(", ")
+    );
+    let (answer_tx, answer_rx) = oneshot::channel::<UiAnswer>();
+    let confirm = UiMethod::Confirm { title: "Files".to_owned(), message, timeout: None };
+    let _ = tx.send(AppEvent::Dialog(confirm, answer_tx));
+    if !answer_rx.await.is_ok_and(|answer| answer.confirmed()) {
+        return vec![blocks::notice("Files left as they are")];
+    }
+    super::rewind::report(&session.restore_files_after_move(old_leaf, false))
 }
 
 fn file_of(session: &rho_coding_agent::AgentSession) -> String {

@@ -26,6 +26,7 @@ mod prompting;
 mod providers;
 mod reload;
 mod retry;
+mod rewind;
 mod run_control;
 mod scope;
 mod sessions;
@@ -64,6 +65,7 @@ pub use prompting::{
     PendingCommand, PendingRun, PromptOptions, PromptOutcome, PromptRejection, PromptSource, RunOutcome,
 };
 pub use reload::{Reloaded, ResourceSources, load_resources};
+pub use rewind::{RewindOptions, Rewound};
 pub(crate) use sessions::{Seed, SeedEntry};
 pub use tools::{HostToolEntry, ToolFilter, ToolSelection, Ui, tool_pattern_matches};
 
@@ -161,6 +163,8 @@ pub(crate) struct Inner {
     pub routing: virtual_models::Routing,
     /// Claude Code's other hooks of the settings.
     pub claude_hooks: OnceLock<claude_hooks::ClaudeHooks>,
+    /// The files `write` and `edit` changed, kept for a rewind; `None` when turned off.
+    pub checkpoints: Option<Arc<crate::checkpoints::SessionCheckpoints>>,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -205,8 +209,17 @@ impl AgentSession {
         let model = model.unwrap_or_else(placeholder_model);
         let thinking_level = if has_model { model.clamp_thinking(thinking_level) } else { thinking_level };
         let session_variables = Arc::new(tools::SessionVariables::default());
-        let hooks =
-            tools::ToolHooks { file_access, terminals, host_uris, session_environment: session_variables.clone() };
+        let checkpoints = settings
+            .get_bool("checkpoints.enabled")
+            .unwrap_or(true)
+            .then(|| crate::checkpoints::SessionCheckpoints::new(&paths.agent_dir));
+        let hooks = tools::ToolHooks {
+            file_access,
+            terminals,
+            host_uris,
+            session_environment: session_variables.clone(),
+            checkpoints: checkpoints.clone(),
+        };
         let mut tool_set = tools::ToolSet::new(&paths, &settings, selection.clone(), ui.clone(), &todos, hooks);
         tool_set.set_filter(tool_filter);
         let ui_service = ui;
@@ -268,9 +281,13 @@ impl AgentSession {
                 builtin_commands: OnceLock::new(),
                 routing: virtual_models::Routing::default(),
                 claude_hooks: OnceLock::new(),
+                checkpoints,
             }),
         };
         session_variables.attach(&this.inner);
+        if let Some(checkpoints) = &this.inner.checkpoints {
+            checkpoints.attach(&this.inner);
+        }
         this.install_claude_hooks(resumed);
         if let Some(gate) = permission_gate(&this, this.inner.ui.clone(), None) {
             this.inner.agent.set_tool_gate(Some(gate));

@@ -96,6 +96,8 @@ pub(crate) struct ToolHooks {
     pub host_uris: Option<Arc<dyn rho_tools::HostUris>>,
     /// What the `bash` tool's commands learn of the session; attached once the session exists.
     pub session_environment: Arc<SessionVariables>,
+    /// Where `write` and `edit` report the files they change; attached once the session exists.
+    pub checkpoints: Option<Arc<crate::checkpoints::SessionCheckpoints>>,
 }
 
 pub(crate) struct ToolSet {
@@ -141,6 +143,7 @@ impl ToolSet {
             terminals,
             host_uris: hooks.host_uris,
             session_environment: Some(session_environment),
+            checkpoints: hooks.checkpoints.map(|c| c as Arc<dyn rho_tools::checkpoints::Checkpoints>),
             ..options
         };
         let (builtin, spare) = match &selection {
@@ -319,6 +322,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         sandbox: sandbox(&paths.cwd, settings),
         inherit_provider_keys: settings.get_bool("bash.inheritProviderKeys").unwrap_or(false),
         session_environment: None,
+        checkpoints: None,
     }
 }
 

@@ -130,8 +130,10 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("permissions.ask", StrList, D::EmptyList),
     k("permissions.deny", StrList, D::EmptyList),
     k("approval", Enum(&crate::permissions::Approval::NAMES), D::Str("auto")),
-    // Hooks in Claude Code's format (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`; permissions/hooks.rs).
+    // Hooks in Claude Code's format (claude_hooks/).
     k("hooks", Record, D::None),
+    // File checkpoints for a rewind (checkpoints/).
+    k("checkpoints.enabled", Bool, D::Bool(true)),
     // OpenTelemetry export (telemetry.rs; the OTEL_* variables win; global only: a project does
     // not choose where its usage is sent).
     k("telemetry.enabled", Bool, D::Bool(false)),

@@ -273,6 +273,9 @@ impl Dispatcher {
                 Err(SessionCommandError::Cancelled) => data(&CancelledData { cancelled: true }),
                 Err(e) => Reply::Err(e.to_string()),
             },
+            RpcCommand::Rewind { entry_id, restore, force, dry_run } => {
+                self.rewind(&entry_id, restore, force, dry_run).await
+            }
             RpcCommand::GetBranchMessages | RpcCommand::GetForkMessages => data(&BranchMessagesData {
                 messages: s
                     .branch_messages()
@@ -410,6 +413,34 @@ impl Dispatcher {
         self.subagents.reset();
         self.session.announce_commands();
         reply
+    }
+
+    /// `rewind`: the files, the conversation or both, back to just before a user message.
+    async fn rewind(&self, entry_id: &str, restore: rho_rpc::RewindRestore, force: bool, dry_run: bool) -> Reply {
+        let (code, conversation) = match restore {
+            rho_rpc::RewindRestore::Both => (true, true),
+            rho_rpc::RewindRestore::Code => (true, false),
+            rho_rpc::RewindRestore::Conversation => (false, true),
+        };
+        let options = crate::agent_session::RewindOptions { code, conversation, force, dry_run };
+        match self.session.rewind(entry_id, options).await {
+            Ok(rewound) => {
+                let files = rewound.files;
+                let failed =
+                    files.failed.into_iter().map(|f| rho_rpc::RewindFailure { path: f.path, error: f.error }).collect();
+                data(&rho_rpc::RewindData {
+                    restored: files.restored,
+                    changed_outside: files.changed_outside,
+                    not_kept: files.not_kept,
+                    failed,
+                    text: rewound.editor_text,
+                })
+            }
+            Err(SessionCommandError::InvalidBranchEntry) => {
+                Reply::Err("Invalid entry ID for rewinding: not a user message on the current branch".into())
+            }
+            Err(e) => Reply::Err(e.to_string()),
+        }
     }
 
     /// omp's `branch` and pi's `fork`: both continue in a new file; omp's hosts also get the
