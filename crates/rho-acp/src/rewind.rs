@@ -40,7 +40,7 @@ pub(super) fn parse(text: &str) -> Option<Result<RewindOptions, String>> {
 pub(super) async fn run(acp: &AcpSession, options: Result<RewindOptions, String>) {
     let text = match options {
         Ok(options) => match acp.session.branch_messages().last() {
-            Some(last) => match acp.session.rewind(&last.entry_id.to_string(), options).await {
+            Some(last) => match acp.session.rewind(last.entry_id.as_ref(), options).await {
                 Ok(rewound) => describe(&rewound.files, options),
                 Err(e) => format!("Rewind failed: {e}"),
             },

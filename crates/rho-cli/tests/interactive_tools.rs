@@ -172,3 +172,22 @@ async fn a_continued_session_keeps_the_blank_lines_it_had_live() {
     };
     assert_eq!(part(&resumed), part(&live), "live:\n{live}\nresumed:\n{resumed}");
 }
+
+/// `/jobs` lists the commands the model started in the background.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_lists_the_background_commands() {
+    let env = Env::new(vec![
+        Turn::tool_call("bash", json!({"command": "sleep 30", "run_in_background": true})),
+        Turn::text("started it"),
+    ])
+    .await;
+    let term = Terminal::start(&env, &["--tools", "+bash_output,+kill_bash"]);
+    term.ready().await;
+    term.submit("/jobs");
+    term.wait_for("No background commands").await;
+    term.submit("start a server");
+    term.wait_idle_with("started it").await;
+    term.submit("/jobs");
+    let screen = term.wait_for("Background commands:").await;
+    assert!(screen.contains("bash_1  running") && screen.contains("sleep 30"), "{screen}");
+}

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod background_jobs;
 mod behind_a_proxy;
 mod claude_hooks;
 mod compaction_summary;

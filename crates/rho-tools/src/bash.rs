@@ -18,7 +18,7 @@ use crate::ToolOptions;
 use crate::args::Args;
 use crate::js;
 use crate::output::{OutputBuffer, Snapshot};
-use crate::params::{self, BashParams, Parameters};
+use crate::params::{self, BashBackgroundParams, BashParams, Parameters};
 use crate::process::{Ending, OutputSink, ShellCommand, run_shell};
 use crate::shell::{resolve_shell, shell_path_env, with_prefix};
 use crate::terminal::{TerminalCommand, Terminals};
@@ -52,11 +52,25 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> &Value {
-        BashParams::schema()
+        match self.options.background {
+            Some(_) => BashBackgroundParams::schema(),
+            None => BashParams::schema(),
+        }
     }
 
     fn execute<'a>(&'a self, args: Args, ctx: ToolContext) -> BoxFuture<'a, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
+            if let Some(jobs) = &self.options.background {
+                let BashBackgroundParams { command, timeout, run_in_background } = params::parse(&args)?;
+                if run_in_background == Some(true) {
+                    let id = jobs.start(&self.options, &command, self.session_env()).map_err(ToolError::new)?;
+                    let text = format!(
+                        "Command running in the background with id {id}. Read its output with bash_output, stop it with kill_bash."
+                    );
+                    return Ok(AgentToolResult::text(text).with_details(json!({"bashId": id})));
+                }
+                return self.run(&command, timeout.filter(|t| *t > 0.0), &ctx).await;
+            }
             let BashParams { command, timeout } = params::parse(&args)?;
             let timeout = timeout.filter(|t| *t > 0.0);
             self.run(&command, timeout, &ctx).await

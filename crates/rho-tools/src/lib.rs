@@ -14,6 +14,8 @@ use rho_agent::Tool;
 
 mod abort;
 mod args;
+pub mod background;
+mod background_tools;
 mod bash;
 pub mod checkpoints;
 mod collate;
@@ -46,6 +48,7 @@ pub mod walk;
 mod web_fetch;
 mod write;
 
+pub use background_tools::{BashOutputTool, KillBashTool};
 pub use bash::BashTool;
 pub use edit::EditTool;
 pub use edit_diff::{DiffResult, generate_diff_string};
@@ -95,6 +98,8 @@ pub struct ToolOptions {
     pub session_environment: Option<Arc<dyn SessionEnvironment>>,
     /// Where `write` and `edit` report the files they change; `None` keeps nothing.
     pub checkpoints: Option<Arc<dyn checkpoints::Checkpoints>>,
+    /// The session's background commands: `bash` takes `run_in_background` when set.
+    pub background: Option<Arc<background::BackgroundJobs>>,
 }
 
 /// The session as the model's commands see it, read when each `bash` command starts (pi 1.6's
@@ -126,6 +131,7 @@ impl Default for ToolOptions {
             inherit_provider_keys: false,
             session_environment: None,
             checkpoints: None,
+            background: None,
         }
     }
 }
@@ -166,6 +172,8 @@ pub fn blurb(name: &str) -> Option<&'static str> {
         "find" => "Find files by glob pattern (respects .gitignore)",
         "ls" => "List directory contents",
         "web_fetch" => "Fetch a web page or other text over http or https",
+        "bash_output" => "Read the new output of a background command",
+        "kill_bash" => "Stop a background command",
         _ => return None,
     })
 }

@@ -48,6 +48,36 @@ pub struct BashParams {
     pub timeout: Option<f64>,
 }
 
+/// `bash`'s arguments when background commands are on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BashBackgroundParams {
+    /// Bash command to execute
+    pub command: String,
+    /// Timeout in seconds (optional, no default timeout)
+    #[serde(default, deserialize_with = "number", skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+    /// Run the command in the background and return its id at once; read its output with bash_output, stop it with kill_bash (default: false)
+    #[serde(default, deserialize_with = "flag", skip_serializing_if = "Option::is_none")]
+    pub run_in_background: Option<bool>,
+}
+
+/// `bash_output`'s arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BashOutputParams {
+    /// The id of the background command (from bash with run_in_background)
+    pub bash_id: String,
+    /// Only the new lines that match this regular expression (optional)
+    #[serde(default, deserialize_with = "string", skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+}
+
+/// `kill_bash`'s arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KillBashParams {
+    /// The id of the background command to stop
+    pub shell_id: String,
+}
+
 /// `grep`'s arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -122,7 +152,18 @@ pub struct WebFetchParams {
     pub url: String,
 }
 
-parameters!(ReadParams, WriteParams, BashParams, GrepParams, FindParams, LsParams, WebFetchParams);
+parameters!(
+    ReadParams,
+    WriteParams,
+    BashParams,
+    BashBackgroundParams,
+    BashOutputParams,
+    KillBashParams,
+    GrepParams,
+    FindParams,
+    LsParams,
+    WebFetchParams
+);
 
 /// The JSON Schema a tool advertises for `T`, in the reference's plain form: an object's
 /// `type`, `properties` (each with its `type` and `description`) and `required`, every

@@ -121,6 +121,7 @@ impl App {
             "fork" => self.open_fork_selector(),
             "tree" => self.open_tree_selector(),
             "rewind" => self.open_rewind_selector(),
+            "jobs" => self.jobs_command(),
             "clone" => self.clone_session(),
             "new" => {
                 let session = self.session.clone();

@@ -29,6 +29,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("reload", "Reload settings, context files, skills, prompt templates and themes"),
     ("trust", "Save this project's trust decision for the next start"),
     ("mcp", "List the MCP servers and where each stands"),
+    ("jobs", "List the commands running in the background"),
     ("login", "Log in to a subscription (Claude Pro/Max, ChatGPT Plus/Pro)"),
     ("logout", "Log out of a subscription"),
     ("quit", "Quit rho"),

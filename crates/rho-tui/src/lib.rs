@@ -22,6 +22,7 @@ mod footer;
 mod frame_stats;
 mod highlight;
 mod import;
+mod jobs;
 mod keybindings;
 mod keys;
 mod lists;

@@ -101,6 +101,8 @@ pub(crate) struct ToolHooks {
 }
 
 pub(crate) struct ToolSet {
+    /// The background commands, when their tools are on.
+    background: Option<Arc<rho_tools::background::BackgroundJobs>>,
     builtin: Vec<Arc<dyn Tool>>,
     /// The built-ins the default set leaves out (grep, find, ls), for `setActiveTools`.
     spare: Vec<Arc<dyn Tool>>,
@@ -138,12 +140,17 @@ impl ToolSet {
         // A confined session runs its commands itself: an editor's terminal is outside the box.
         let terminals = hooks.terminals.filter(|_| options.sandbox.is_none());
         let session_environment: Arc<dyn rho_tools::SessionEnvironment> = hooks.session_environment;
+        // Background commands come with either of their tools (and `bash` then takes
+        // `run_in_background`).
+        let background = (selection.has("bash_output") || selection.has("kill_bash"))
+            .then(|| Arc::new(rho_tools::background::BackgroundJobs::default()));
         let options = ToolOptions {
             file_access: hooks.file_access,
             terminals,
             host_uris: hooks.host_uris,
             session_environment: Some(session_environment),
             checkpoints: hooks.checkpoints.map(|c| c as Arc<dyn rho_tools::checkpoints::Checkpoints>),
+            background: background.clone(),
             ..options
         };
         let (builtin, spare) = match &selection {
@@ -166,7 +173,12 @@ impl ToolSet {
         if selection.has("web_fetch") {
             own.push(Arc::new(rho_tools::WebFetchTool::new(options.clone())));
         }
+        if let Some(jobs) = &background {
+            own.push(Arc::new(rho_tools::BashOutputTool::new(jobs.clone())));
+            own.push(Arc::new(rho_tools::KillBashTool::new(jobs.clone())));
+        }
         Self {
+            background,
             builtin,
             spare,
             own,
@@ -176,6 +188,11 @@ impl ToolSet {
             chosen: None,
             filter: ToolFilter::default(),
         }
+    }
+
+    /// The background commands, when their tools are on.
+    pub fn background_jobs(&self) -> Option<Arc<rho_tools::background::BackgroundJobs>> {
+        self.background.clone()
     }
 
     /// Keeps out what `filter` excludes, from now on.
@@ -323,6 +340,7 @@ pub(crate) fn tool_options(paths: &ConfigPaths, settings: &Settings) -> ToolOpti
         inherit_provider_keys: settings.get_bool("bash.inheritProviderKeys").unwrap_or(false),
         session_environment: None,
         checkpoints: None,
+        background: None,
     }
 }
 
@@ -390,6 +408,13 @@ impl TaskHost for SessionTaskHost {
 }
 
 impl AgentSession {
+    /// The commands started in the background with `bash`'s `run_in_background`, oldest first
+    /// (none when their tools are off).
+    pub fn background_jobs(&self) -> Vec<rho_tools::background::JobInfo> {
+        let jobs = self.inner.tools.lock().background_jobs();
+        jobs.map(|jobs| jobs.list()).unwrap_or_default()
+    }
+
     /// Registers the `task` tool when it is selected, `task.enabled` is on and this process is
     /// not a sub-agent at `task.maxRecursionDepth`.
     pub(crate) fn install_task_tool(&self, selection: &ToolSelection) {

@@ -267,6 +267,8 @@ fn claude_code_name(tool: &str) -> String {
         "find" => "Glob",
         "ls" => "LS",
         "web_fetch" => "WebFetch",
+        "bash_output" => "BashOutput",
+        "kill_bash" => "KillShell",
         "task" => "Task",
         "todo_write" => "TodoWrite",
         other => other,
