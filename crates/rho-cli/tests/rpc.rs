@@ -47,3 +47,4 @@ mod sandbox;
 mod sandbox_escapes;
 mod telemetry;
 mod web_fetch;
+mod web_search;

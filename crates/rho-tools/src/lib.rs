@@ -46,6 +46,7 @@ pub mod truncate;
 pub mod user_bash;
 pub mod walk;
 mod web_fetch;
+mod web_search;
 mod write;
 
 pub use background_tools::{BashOutputTool, KillBashTool};
@@ -63,6 +64,7 @@ pub use terminal::{TerminalCommand, TerminalRun, Terminals};
 pub use truncate::{TruncatedBy, TruncationOptions, TruncationResult, format_size};
 pub use user_bash::{OnOutput, UserBashError, UserBashResult, run_user_bash};
 pub use web_fetch::WebFetchTool;
+pub use web_search::{SearchApi, WebSearchTool};
 pub use write::WriteTool;
 
 /// What the tools need to know about the session and the user's settings.
@@ -172,6 +174,7 @@ pub fn blurb(name: &str) -> Option<&'static str> {
         "find" => "Find files by glob pattern (respects .gitignore)",
         "ls" => "List directory contents",
         "web_fetch" => "Fetch a web page or other text over http or https",
+        "web_search" => "Search the web",
         "bash_output" => "Read the new output of a background command",
         "kill_bash" => "Stop a background command",
         _ => return None,

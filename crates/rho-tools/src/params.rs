@@ -152,6 +152,19 @@ pub struct WebFetchParams {
     pub url: String,
 }
 
+/// `web_search`'s arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WebSearchParams {
+    /// The search query
+    pub query: String,
+    /// Only include results from these domains (optional)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_domains: Option<Vec<String>>,
+    /// Never include results from these domains (optional)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_domains: Option<Vec<String>>,
+}
+
 parameters!(
     ReadParams,
     WriteParams,
@@ -162,7 +175,8 @@ parameters!(
     GrepParams,
     FindParams,
     LsParams,
-    WebFetchParams
+    WebFetchParams,
+    WebSearchParams
 );
 
 /// The JSON Schema a tool advertises for `T`, in the reference's plain form: an object's

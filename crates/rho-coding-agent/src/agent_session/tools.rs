@@ -173,6 +173,16 @@ impl ToolSet {
         if selection.has("web_fetch") {
             own.push(Arc::new(rho_tools::WebFetchTool::new(options.clone())));
         }
+        if selection.has("web_search") {
+            let (provider, base_url) =
+                (settings.get_string("webSearch.provider"), settings.get_string("webSearch.baseUrl"));
+            match rho_tools::SearchApi::from_env(provider.as_deref(), base_url.as_deref()) {
+                Some(api) => own.push(Arc::new(rho_tools::WebSearchTool::new(options.clone(), api))),
+                None => eprintln!(
+                    "Warning: web_search needs a search API key (BRAVE_API_KEY or TAVILY_API_KEY); it is not offered"
+                ),
+            }
+        }
         if let Some(jobs) = &background {
             own.push(Arc::new(rho_tools::BashOutputTool::new(jobs.clone())));
             own.push(Arc::new(rho_tools::KillBashTool::new(jobs.clone())));

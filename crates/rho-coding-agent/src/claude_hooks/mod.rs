@@ -267,6 +267,7 @@ fn claude_code_name(tool: &str) -> String {
         "find" => "Glob",
         "ls" => "LS",
         "web_fetch" => "WebFetch",
+        "web_search" => "WebSearch",
         "bash_output" => "BashOutput",
         "kill_bash" => "KillShell",
         "task" => "Task",

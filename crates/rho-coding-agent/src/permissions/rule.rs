@@ -43,6 +43,7 @@ fn tools_of(name: &str) -> Option<&'static [&'static str]> {
         "Edit" => &["edit", "write"],
         "Write" => &["write"],
         "WebFetch" => &["web_fetch"],
+        "WebSearch" => &["web_search"],
         _ => return None,
     })
 }

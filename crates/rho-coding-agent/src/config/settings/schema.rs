@@ -134,6 +134,9 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("hooks", Record, D::None),
     // File checkpoints for a rewind (checkpoints/).
     k("checkpoints.enabled", Bool, D::Bool(true)),
+    // The web_search tool's API (its key from the environment) and another address for it.
+    k("webSearch.provider", Enum(&["brave", "tavily"]), D::None),
+    k("webSearch.baseUrl", Str, D::None),
     // OpenTelemetry export (telemetry.rs; the OTEL_* variables win; global only: a project does
     // not choose where its usage is sent).
     k("telemetry.enabled", Bool, D::Bool(false)),
