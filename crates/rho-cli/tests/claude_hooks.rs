@@ -101,7 +101,8 @@ exit 0
 }
 
 /// Claude Code's `PostToolUse` hooks: after the call ran, a hook that exits 2 adds its stderr to
-/// the result as feedback the model reads; the event carries the result.
+/// the result as feedback the model reads, and one whose JSON has `additionalContext` adds that;
+/// the event carries the result.
 #[tokio::test]
 async fn post_tool_use_hooks_add_feedback_to_the_result() {
     let env = Env::new(vec![Turn::tool_call("bash", json!({"command": "echo built"})), Turn::text("done")]).await;
@@ -112,8 +113,10 @@ async fn post_tool_use_hooks_add_feedback_to_the_result() {
          echo 'now run the tests' >&2\nexit 2\n",
     )
     .unwrap();
+    let context = r#"printf '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "the build is cached"}}'"#;
     let hooks = json!({"hooks": {"PostToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("sh '{}'", hook.display())}]}
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("sh '{}'", hook.display())},
+                                      {"type": "command", "command": context}]}
     ]}});
     std::fs::write(env.agent_dir.join("settings.json"), hooks.to_string()).unwrap();
     let mut rho = Rho::start(&env, &["--no-session"]).await;
@@ -123,7 +126,8 @@ async fn post_tool_use_hooks_add_feedback_to_the_result() {
     assert_eq!(end["isError"], false, "{end}");
     assert_eq!(
         end["result"]["content"],
-        json!([{"type": "text", "text": "built\n"}, {"type": "text", "text": "PostToolUse hook: now run the tests"}])
+        json!([{"type": "text", "text": "built\n"}, {"type": "text", "text": "PostToolUse hook: now run the tests"},
+               {"type": "text", "text": "PostToolUse hook: the build is cached"}])
     );
     // The model reads it in the tool result it gets.
     let sent = env.request_bodies()[1]["messages"].to_string();

@@ -1,6 +1,8 @@
-//! `PostToolUse` hooks: after a matching call ran, each command gets the event (with `tool_response`, the result the model gets) on
-//! stdin; exiting with 2, or printing `{"decision": "block", "reason": "…"}`, adds its stderr (or
-//! the reason) to the result as feedback the model reads. The call has run either way.
+//! `PostToolUse` hooks: after a matching call ran, each command gets the event (with
+//! `tool_response`, the result the model gets) on stdin. Exiting with 2, or printing
+//! `{"decision": "block", "reason": "…"}`, adds its stderr (or the reason) to the result as
+//! feedback the model reads; `hookSpecificOutput.additionalContext` in its JSON is added the
+//! same way. The call has run either way.
 
 use std::sync::Arc;
 
@@ -38,6 +40,8 @@ impl PostToolHooks {
                     let reason = answer.get("reason").and_then(Value::as_str);
                     said.push(reason.unwrap_or("a PostToolUse hook objected").to_owned());
                 }
+                // JSON with `hookSpecificOutput.additionalContext`: context for the model.
+                (Some(0), Some(answer)) => said.extend(super::added_context(&run.stdout, Some(&answer))),
                 _ => {}
             }
         }
