@@ -1,12 +1,14 @@
 //! Every process rho starts for the model ends with rho: a daemon a command started (in a
 //! session of its own, out of the command's process group) and a background job of a finished
 //! command end when rho exits cleanly and when it is killed with SIGKILL; so does an MCP server
-//! that ignores both end of input and SIGTERM. The spill files of its commands go with it too.
+//! that ignores both end of input and SIGTERM, and a sub-agent's command. The spill files of its
+//! commands go with it too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use common::{Env, Rho, alive, eventually};
+use rho_mock_llm::Turn;
 use serde_json::json;
 
 async fn ends(pid: u32) -> bool {
@@ -84,4 +86,29 @@ async fn the_spill_files_of_a_killed_rho_are_removed() {
     rho.child.start_kill().unwrap();
     rho.child.wait().await.unwrap();
     assert!(eventually(|| !spill.exists()).await, "{} outlived a killed rho", spill.display());
+}
+
+/// A sub-agent's command ends with a killed rho: the sub-agent's own guardian is not taken for
+/// one of the parent's processes and killed before it can sweep.
+#[tokio::test]
+async fn a_sub_agents_command_ends_when_rho_is_killed() {
+    let env = Env::new(vec![
+        Turn::tool_call(
+            "task",
+            json!({"agent": "reviewer", "tasks": [
+            {"id": "Sleeper", "description": "sleep", "assignment": "SUB-MARK: sleep"}]}),
+        ),
+        Turn::tool_call("bash", json!({"command": "sleep 300 & echo $! > sub.pid; wait"}))
+            .when_body_contains("SUB-MARK"),
+    ])
+    .await;
+    let pid_file = env.cwd.join("sub.pid");
+    let mut rho = Rho::start(&env, &["--no-session", "--tools", "+task"]).await;
+    rho.send(json!({"type": "prompt", "message": "delegate"})).await;
+    let written = || std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n'));
+    assert!(eventually(written).await, "the sub-agent's command did not start");
+    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    rho.child.start_kill().unwrap();
+    rho.child.wait().await.unwrap();
+    assert!(ends(pid).await, "the sub-agent's command outlived a killed rho");
 }

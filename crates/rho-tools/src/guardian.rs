@@ -60,6 +60,9 @@ fn start(guardian: &Guardian) -> bool {
             // Its own group: a signal to rho's group (a terminal's Ctrl+C, a host's killpg) is
             // what it must outlive.
             .process_group(0)
+            // Not marked as the parent rho's (a sub-agent's rho is): the parent's guardian
+            // kills this rho, and this guardian must live on to sweep what this rho started.
+            .env_remove(OWNER_VAR)
             .spawn();
         let _ = tx.send(child.is_ok());
         loop {
