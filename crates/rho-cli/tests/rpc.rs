@@ -42,6 +42,7 @@ mod rpc_seed_flows;
 mod rpc_sessions;
 mod rpc_subprotocols;
 mod rpc_task;
+mod rpc_tool_search;
 mod rpc_transcript;
 mod sandbox;
 mod sandbox_escapes;

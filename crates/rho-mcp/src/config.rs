@@ -52,8 +52,9 @@ pub struct ServerConfig {
     pub source: PathBuf,
 }
 
-/// How a server's tools reach the model (pi 1.6's `exposure`). rho has neither codemode nor
-/// tool search yet: every exposure but `hidden` declares the tools to the model directly.
+/// How a server's tools reach the model (pi 1.6's `exposure`). rho has no codemode: `codemode`
+/// (and no exposure said) declares the tools directly, as `direct` does; `deferred` tools are
+/// declared once `tool_search` loads them; `hidden` ones never are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exposure {
     Codemode,
@@ -81,6 +82,11 @@ impl ServerConfig {
     /// Whether the server's tool `tool` (its own name) is offered to the model.
     pub fn offers(&self, tool: &str) -> bool {
         self.tool_exposure.get(tool).copied().or(self.exposure) != Some(Exposure::Hidden)
+    }
+
+    /// Whether the server's tool `tool` waits for `tool_search` to be declared.
+    pub fn defers(&self, tool: &str) -> bool {
+        self.tool_exposure.get(tool).copied().or(self.exposure) == Some(Exposure::Deferred)
     }
 }
 

@@ -100,14 +100,20 @@ impl McpManager {
     /// one that exited keeps its tools, which restart it when called), but those its `exposure`
     /// hides. Names are `mcp__<server>__<tool>`, unique across servers.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.offered_tools().into_iter().map(|(tool, _)| tool).collect()
+    }
+
+    /// [`tools`](Self::tools), each with whether it waits for `tool_search` (`deferred`).
+    pub fn offered_tools(&self) -> Vec<(Arc<dyn Tool>, bool)> {
         let mut taken = HashSet::new();
-        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut tools: Vec<(Arc<dyn Tool>, bool)> = Vec::new();
         for server in &self.servers() {
             let defs = server.tools();
             for def in defs.iter().filter(|def| server.config.offers(&def.name)) {
                 let name = unique(crate::name::tool_name(server.name(), &def.name), &|n| taken.contains(n));
                 taken.insert(name.clone());
-                tools.push(Arc::new(McpTool::new(name, def.clone(), server.clone())));
+                let deferred = server.config.defers(&def.name);
+                tools.push((Arc::new(McpTool::new(name, def.clone(), server.clone())), deferred));
             }
         }
         tools

@@ -178,7 +178,7 @@ impl AgentSession {
     /// server reported ready has its tools in the first request).
     pub(crate) fn sync_mcp_tools(&self) {
         if let Some(manager) = self.mcp_manager() {
-            self.set_mcp_tools(manager.tools());
+            self.set_mcp_tools(manager.offered_tools());
         }
     }
 
@@ -191,7 +191,7 @@ impl AgentSession {
             tracing::warn!("{message}");
             self.emit_notice(NotifyType::Warning, &message, Some("mcp"));
         }
-        self.set_mcp_tools(manager.tools());
+        self.set_mcp_tools(manager.offered_tools());
         let prompts: Vec<(String, Option<String>)> =
             manager.prompts().into_iter().map(|p| (p.command, p.description)).collect();
         let changed = {

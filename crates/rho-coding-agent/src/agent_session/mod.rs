@@ -293,6 +293,9 @@ impl AgentSession {
             this.inner.agent.set_tool_gate(Some(gate));
         }
         this.install_task_tool(&selection);
+        if selection.has(crate::tools::tool_search::NAME) {
+            this.add_tool(Arc::new(crate::tools::ToolSearchTool::new(&this.inner)));
+        }
         if let Some(config) = mcp {
             this.start_mcp(config);
         }

@@ -8,6 +8,7 @@
 //! is. An extension's `setActiveTools` narrows the set to the tools it names (the built-ins
 //! `--tools` left out included).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
@@ -112,6 +113,10 @@ pub(crate) struct ToolSet {
     extension: Vec<Arc<dyn Tool>>,
     /// `mcp__<server>__<tool>`, as the MCP servers list them now.
     mcp: Vec<Arc<dyn Tool>>,
+    /// The MCP tools of `deferred` exposure, declared once `tool_search` loads them.
+    deferred: HashSet<String>,
+    /// The deferred tools loaded so far.
+    loaded: HashSet<String>,
     /// The tools an extension made active (`setActiveTools`), by name; `None`: all of them.
     chosen: Option<Vec<String>>,
     /// What the command line keeps out.
@@ -195,6 +200,8 @@ impl ToolSet {
             host: Vec::new(),
             extension: Vec::new(),
             mcp: Vec::new(),
+            deferred: HashSet::new(),
+            loaded: HashSet::new(),
             chosen: None,
             filter: ToolFilter::default(),
         }
@@ -215,11 +222,25 @@ impl ToolSet {
     pub fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.listed_tools();
         for tool in &self.mcp {
-            if self.filter.allows(tool.name(), true) && !tools.iter().any(|t| t.name() == tool.name()) {
+            let declared = !self.deferred.contains(tool.name()) || self.loaded.contains(tool.name());
+            if declared && self.filter.allows(tool.name(), true) && !tools.iter().any(|t| t.name() == tool.name()) {
                 tools.push(tool.clone());
             }
         }
         tools
+    }
+
+    /// The deferred tools `tool_search` may load: not loaded yet, and not kept out.
+    pub fn searchable_tools(&self) -> Vec<Arc<dyn Tool>> {
+        let open = |t: &&Arc<dyn Tool>| {
+            self.deferred.contains(t.name()) && !self.loaded.contains(t.name()) && self.filter.allows(t.name(), true)
+        };
+        self.mcp.iter().filter(open).cloned().collect()
+    }
+
+    /// Declares these deferred tools from the next request on.
+    pub fn load_deferred(&mut self, names: &[String]) {
+        self.loaded.extend(names.iter().cloned());
     }
 
     /// The tools the system prompt lists: built-ins, rho's own, the host's, the extensions'
@@ -275,8 +296,17 @@ impl ToolSet {
     }
 
     /// Replaces the MCP servers' tools.
-    pub fn set_mcp_tools(&mut self, tools: Vec<Arc<dyn Tool>>) {
-        self.mcp = tools;
+    /// The MCP servers' tools, each with whether it is deferred; deferred tools the transcript
+    /// declares already (`declared`, e.g. loaded before a resume) stay loaded.
+    pub fn set_mcp_tools(&mut self, tools: Vec<(Arc<dyn Tool>, bool)>, declared: &HashSet<String>) {
+        self.deferred = tools.iter().filter(|(_, deferred)| *deferred).map(|(t, _)| t.name().to_owned()).collect();
+        self.loaded.extend(self.deferred.iter().filter(|name| declared.contains(*name)).cloned());
+        self.mcp = tools.into_iter().map(|(tool, _)| tool).collect();
+    }
+
+    /// Whether some MCP tools wait for `tool_search`.
+    pub fn has_deferred(&self) -> bool {
+        !self.deferred.is_empty()
     }
 
     /// True when a tool of that name exists that the host does not own.
@@ -455,8 +485,20 @@ impl AgentSession {
 
     /// Replaces the MCP servers' tools; they are offered from the next model request on (a
     /// turn in progress keeps the tools its request offered).
-    pub(crate) fn set_mcp_tools(&self, tools: Vec<Arc<dyn Tool>>) {
-        self.inner.tools.lock().set_mcp_tools(tools);
+    pub(crate) fn set_mcp_tools(&self, tools: Vec<(Arc<dyn Tool>, bool)>) {
+        let declared: HashSet<String> = self.inner.agent.read_messages(|messages| {
+            let record = rho_types::system::current_system_message(messages);
+            record.and_then(|r| r.tools_added).unwrap_or_default().into_iter().map(|t| t.name).collect()
+        });
+        let search = {
+            let mut set = self.inner.tools.lock();
+            set.set_mcp_tools(tools, &declared);
+            // A server with deferred tools brings `tool_search` with it.
+            set.has_deferred() && !set.has_own_tool(crate::tools::tool_search::NAME)
+        };
+        if search {
+            self.inner.tools.lock().add_own_tool(Arc::new(crate::tools::ToolSearchTool::new(&self.inner)));
+        }
         self.refresh_tools();
     }
 

@@ -20,7 +20,7 @@ const DEFAULT_TOOLS: &[&str] = &["read", "bash", "edit", "write"];
 
 /// rho's own tools, which a selection may name beside the built-ins.
 pub const OWN_TOOL_NAMES: &[&str] =
-    &["todo_write", "ask", "task", "web_fetch", "web_search", "bash_output", "kill_bash"];
+    &["todo_write", "ask", "task", "web_fetch", "web_search", "bash_output", "kill_bash", "tool_search"];
 
 /// The session's tools from the command line and the settings, and what the command line keeps
 /// out of the tools that come later (extensions, MCP servers).
