@@ -51,7 +51,7 @@ pub(super) async fn run(acp: &AcpSession, options: Result<RewindOptions, String>
     acp.updates.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into())));
 }
 
-fn describe(files: &rho_coding_agent::checkpoints::FilesRestored, options: RewindOptions) -> String {
+fn describe(files: &rho_coding_agent::checkpoints::RewindFiles, options: RewindOptions) -> String {
     let mut lines = Vec::new();
     if options.conversation {
         lines.push("Rewound the conversation to before the last prompt.".to_owned());

@@ -47,7 +47,10 @@ async fn a_search_loads_a_deferred_tool_for_the_next_request_and_a_resume_keeps_
         .collect();
     assert_eq!(
         results,
-        ["Loaded 1 tool. They are available from your next call:\n- mcp__fixture__add: Adds two numbers; the sum as text and as structured content.", "5"]
+        [
+            "Loaded 1 tool. They are available from your next call:\n- mcp__fixture__add: Adds two numbers; the sum as text and as structured content.",
+            "5"
+        ]
     );
     let bodies = env.request_bodies();
     let first = declared(&bodies[0]);

@@ -371,25 +371,34 @@ pub struct BranchData {
     pub cancelled: bool,
 }
 
-/// `rewind`: the files put back (or, with `dryRun`, that would be), those left alone because
-/// they changed outside rho since, those whose earlier content was not kept, those that could
-/// not be written; and the message's text when the conversation moved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// What a rewind did to the files (or, previewed, would do), by path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RewindData {
+pub struct RewindFiles {
+    /// Put back.
     pub restored: Vec<String>,
+    /// Changed outside rho since rho wrote them: left as they are (unless forced).
     pub changed_outside: Vec<String>,
+    /// Their earlier content was not kept.
     pub not_kept: Vec<String>,
+    /// Could not be written, and why.
     pub failed: Vec<RewindFailure>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
 }
 
-/// A file `rewind` could not write.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// A file a rewind could not write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RewindFailure {
     pub path: String,
     pub error: String,
+}
+
+/// `rewind`: what it did to the files, and the message's text when the conversation moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RewindData {
+    #[serde(flatten)]
+    pub files: RewindFiles,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -5,7 +5,7 @@
 
 use ratatui::text::Line;
 use rho_coding_agent::agent_session::RewindOptions;
-use rho_coding_agent::checkpoints::FilesRestored;
+use rho_coding_agent::checkpoints::RewindFiles;
 use rho_coding_agent::ui::UiAnswer;
 use rho_rpc::UiMethod;
 use tokio::sync::oneshot;
@@ -112,7 +112,7 @@ impl App {
 }
 
 /// What a rewind did to the files, a line each.
-pub fn report(files: &FilesRestored) -> Vec<Line<'static>> {
+pub fn report(files: &RewindFiles) -> Vec<Line<'static>> {
     let list = |paths: &[String]| paths.join(", ");
     let mut lines = Vec::new();
     match files.restored.len() {

@@ -7,7 +7,7 @@ use rho_session::SessionEntry;
 use super::navigate::BranchSummaryChoice;
 use super::sessions::user_message_at;
 use super::{AgentSession, SessionCommandError};
-use crate::checkpoints::{CHECKPOINT_ENTRY, CheckpointRecord, FileMove, FilesRestored, plan, restore};
+use crate::checkpoints::{CHECKPOINT_ENTRY, CheckpointRecord, FileMove, RewindFiles, plan, restore};
 
 /// What a rewind puts back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub struct RewindOptions {
 /// What a rewind did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rewound {
-    pub files: FilesRestored,
+    pub files: RewindFiles,
     /// The message's text, to edit and send again (when the conversation moved).
     pub editor_text: Option<String>,
 }
@@ -84,7 +84,7 @@ impl AgentSession {
         entry_id: &str,
         force: bool,
         dry_run: bool,
-    ) -> Result<(FilesRestored, Vec<CheckpointRecord>), SessionCommandError> {
+    ) -> Result<(RewindFiles, Vec<CheckpointRecord>), SessionCommandError> {
         let target = {
             let session = self.session();
             match user_message_at(&session, entry_id) {
@@ -105,7 +105,7 @@ impl AgentSession {
         to: Option<&str>,
         force: bool,
         dry_run: bool,
-    ) -> Result<(FilesRestored, Vec<CheckpointRecord>), SessionCommandError> {
+    ) -> Result<(RewindFiles, Vec<CheckpointRecord>), SessionCommandError> {
         let Some(checkpoints) = self.inner.checkpoints.clone() else {
             return Err(SessionCommandError::Invalid("Checkpoints are turned off (checkpoints.enabled)".into()));
         };
@@ -121,7 +121,7 @@ impl AgentSession {
     /// After a move in the tree from the entry `old_leaf`: the files rho changed put as they
     /// are at the new point (with `dry_run`, only what would be). Files changed outside rho
     /// since are left alone.
-    pub fn restore_files_after_move(&self, old_leaf: &str, dry_run: bool) -> FilesRestored {
+    pub fn restore_files_after_move(&self, old_leaf: &str, dry_run: bool) -> RewindFiles {
         let leaf = self.session().leaf_id().map(|l| l.as_str().to_owned());
         self.move_files_between(Some(old_leaf), leaf.as_deref(), false, dry_run)
             .map(|(files, _)| files)
@@ -129,7 +129,7 @@ impl AgentSession {
     }
 
     /// Whether `entry_id`'s point has files to put back (for `/tree` and `/rewind` to offer).
-    pub fn files_to_restore(&self, entry_id: &str) -> FilesRestored {
+    pub fn files_to_restore(&self, entry_id: &str) -> RewindFiles {
         self.move_files(entry_id, false, true).map(|(files, _)| files).unwrap_or_default()
     }
 }

@@ -17,7 +17,7 @@ use rho_tools::checkpoints::{Checkpoints, Kept};
 
 use crate::agent_session::Inner;
 pub use plan::{CHECKPOINT_ENTRY, CheckpointRecord, FileMove};
-pub use restore::{FailedFile, FilesRestored};
+pub use rho_rpc::RewindFiles;
 use store::{BlobStore, MAX_FILE_BYTES, MAX_STORE_BYTES};
 
 /// The session's checkpoints: keeps what the tools report and records it in the session.

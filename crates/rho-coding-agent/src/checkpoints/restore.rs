@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use rho_rpc::{RewindFailure, RewindFiles};
 use rho_tools::checkpoints::Kept;
-use serde::Serialize;
 
 use super::plan::{CheckpointRecord, FileMove};
 use super::store::{BlobStore, digest};
@@ -19,27 +19,6 @@ pub enum FileStatus {
     ChangedOutside,
     /// What it held at the target was not kept (too large, or gone from the store).
     NotKept,
-}
-
-/// What a rewind did to the files (or, previewed, would do), by path.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FilesRestored {
-    /// Put back.
-    pub restored: Vec<String>,
-    /// Changed outside rho since rho wrote them: left as they are (unless forced).
-    pub changed_outside: Vec<String>,
-    /// Their earlier content was not kept.
-    pub not_kept: Vec<String>,
-    /// Could not be written, and why.
-    pub failed: Vec<FailedFile>,
-}
-
-/// A file that could not be put back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FailedFile {
-    pub path: String,
-    pub error: String,
 }
 
 /// What `path` holds now, as a checkpoint names it.
@@ -75,8 +54,8 @@ pub fn restore(
     files: &[FileMove],
     force: bool,
     dry_run: bool,
-) -> (FilesRestored, Vec<CheckpointRecord>) {
-    let mut done = FilesRestored::default();
+) -> (RewindFiles, Vec<CheckpointRecord>) {
+    let mut done = RewindFiles::default();
     let mut records = Vec::new();
     for file in files {
         match status(store, file) {
@@ -99,7 +78,7 @@ pub fn restore(
                 records.push(CheckpointRecord { path: file.path.clone(), before, after: file.to.clone() });
                 done.restored.push(file.path.clone());
             }
-            Err(error) => done.failed.push(FailedFile { path: file.path.clone(), error }),
+            Err(error) => done.failed.push(RewindFailure { path: file.path.clone(), error }),
         }
     }
     (done, records)

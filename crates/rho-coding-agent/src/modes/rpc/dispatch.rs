@@ -424,18 +424,7 @@ impl Dispatcher {
         };
         let options = crate::agent_session::RewindOptions { code, conversation, force, dry_run };
         match self.session.rewind(entry_id, options).await {
-            Ok(rewound) => {
-                let files = rewound.files;
-                let failed =
-                    files.failed.into_iter().map(|f| rho_rpc::RewindFailure { path: f.path, error: f.error }).collect();
-                data(&rho_rpc::RewindData {
-                    restored: files.restored,
-                    changed_outside: files.changed_outside,
-                    not_kept: files.not_kept,
-                    failed,
-                    text: rewound.editor_text,
-                })
-            }
+            Ok(rewound) => data(&rho_rpc::RewindData { files: rewound.files, text: rewound.editor_text }),
             Err(SessionCommandError::InvalidBranchEntry) => {
                 Reply::Err("Invalid entry ID for rewinding: not a user message on the current branch".into())
             }
