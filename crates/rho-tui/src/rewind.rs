@@ -30,9 +30,7 @@ impl App {
             .rev()
             .map(|m| {
                 let id = m.entry_id.to_string();
-                let files = self.session.files_to_restore(&id);
-                let changed = files.restored.len() + files.changed_outside.len() + files.not_kept.len();
-                let detail = match changed {
+                let detail = match self.session.files_changed_since(&id) {
                     0 => "no file changes".to_owned(),
                     1 => "1 file changed since".to_owned(),
                     n => format!("{n} files changed since"),

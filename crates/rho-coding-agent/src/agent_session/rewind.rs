@@ -109,13 +109,30 @@ impl AgentSession {
         let Some(checkpoints) = self.inner.checkpoints.clone() else {
             return Err(SessionCommandError::Invalid("Checkpoints are turned off (checkpoints.enabled)".into()));
         };
-        let moves: Vec<FileMove> = {
-            let session = self.session();
-            let (current, target) = (session.path_to(from), session.path_to(to));
-            let shared = current.iter().zip(&target).take_while(|(a, b)| a.id() == b.id()).count();
-            plan::plan(&records(&current), &records(&target), shared)
-        };
+        let moves = self.plan_between(from, to);
         Ok(restore::restore(checkpoints.store(), &moves, force, dry_run))
+    }
+
+    /// The files to move from the entry `from` to the entry `to`, from the records alone.
+    fn plan_between(&self, from: Option<&str>, to: Option<&str>) -> Vec<FileMove> {
+        let session = self.session();
+        let (current, target) = (session.path_to(from), session.path_to(to));
+        let shared = current.iter().zip(&target).take_while(|(a, b)| a.id() == b.id()).count();
+        plan::plan(&records(&current), &records(&target), shared)
+    }
+
+    /// How many files rho changed since just before the user message `entry_id` (from the
+    /// records alone, without reading the files: for lists).
+    pub fn files_changed_since(&self, entry_id: &str) -> usize {
+        let target = {
+            let session = self.session();
+            match user_message_at(&session, entry_id) {
+                Ok((_, parent)) => parent.map(|p| p.as_str().to_owned()),
+                Err(_) => return 0,
+            }
+        };
+        let from = self.session().leaf_id().map(|l| l.as_str().to_owned());
+        self.plan_between(from.as_deref(), target.as_deref()).len()
     }
 
     /// After a move in the tree from the entry `old_leaf`: the files rho changed put as they
