@@ -61,11 +61,11 @@ impl Drop for PromptTicket {
 }
 
 impl AbortGate {
-    pub fn epoch(&self) -> AbortEpoch {
+    pub(crate) fn epoch(&self) -> AbortEpoch {
         self.tickets.borrow().epoch
     }
 
-    pub fn ticket(self: &Arc<Self>) -> PromptTicket {
+    pub(crate) fn ticket(self: &Arc<Self>) -> PromptTicket {
         let mut epoch = 0;
         self.tickets.send_modify(|t| {
             epoch = t.epoch;

@@ -58,7 +58,7 @@ impl UserShell {
     }
 
     /// A new conversation: what was held belongs to the old one.
-    pub fn forget_held(&self) {
+    pub(crate) fn forget_held(&self) {
         self.held.lock().clear();
     }
 }

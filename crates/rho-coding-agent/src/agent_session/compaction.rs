@@ -56,11 +56,11 @@ impl CompactionState {
         self.state.lock().auto
     }
 
-    pub fn set_auto(&self, auto: bool) {
+    pub(crate) fn set_auto(&self, auto: bool) {
         self.state.lock().auto = auto;
     }
 
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.state.lock().running
     }
 
@@ -69,19 +69,19 @@ impl CompactionState {
     }
 
     /// A new prompt: its overflow may be recovered from once again.
-    pub fn new_prompt(&self) {
+    pub(crate) fn new_prompt(&self) {
         self.state.lock().overflow_recovery_attempted = false;
     }
 
     /// Takes this prompt's one overflow recovery; false when it was already used.
     /// Whether an overflow would be compacted away and retried (auto-compaction on, not tried
     /// yet for this prompt).
-    pub fn overflow_recovery_left(&self) -> bool {
+    pub(crate) fn overflow_recovery_left(&self) -> bool {
         let state = self.state.lock();
         state.auto && !state.overflow_recovery_attempted
     }
 
-    pub fn take_overflow_recovery(&self) -> bool {
+    pub(crate) fn take_overflow_recovery(&self) -> bool {
         !std::mem::replace(&mut self.state.lock().overflow_recovery_attempted, true)
     }
 
@@ -144,7 +144,7 @@ impl AgentSession {
     /// omp's `handoff`: the older history replaced by a handoff document the model writes for
     /// whoever continues the work (recent messages are kept, as compaction keeps them). No
     /// compaction events: the host asked for it and gets the answer.
-    pub async fn handoff(&self, custom_instructions: Option<&str>) -> Result<(), SessionCommandError> {
+    pub(crate) async fn handoff(&self, custom_instructions: Option<&str>) -> Result<(), SessionCommandError> {
         if self.is_streaming() {
             return Err(SessionCommandError::Invalid("Cannot hand off while a response is in progress".into()));
         }
@@ -399,7 +399,7 @@ impl AgentSession {
         }
     }
 
-    pub fn is_compacting(&self) -> bool {
+    pub(crate) fn is_compacting(&self) -> bool {
         self.inner.compaction.is_running()
     }
 

@@ -45,7 +45,7 @@ impl AgentSession {
     }
 
     /// Output tokens per second of the last reply; `None` when it is unknown or too short.
-    pub fn tokens_per_second(&self) -> Option<f64> {
+    pub(crate) fn tokens_per_second(&self) -> Option<f64> {
         self.inner.agent.read_messages(|messages| {
             let last = messages.iter().rev().find_map(AgentMessage::as_assistant)?;
             let duration = last.duration.filter(|d| *d >= MIN_RATE_MS)?;

@@ -11,7 +11,7 @@ use super::{AgentSession, SessionCommandError};
 impl AgentSession {
     /// `get_entries`: every entry after the header in append order, or only those after the entry
     /// `since` (a durable cursor: ids never change). An unknown `since` is an error.
-    pub fn entries(&self, since: Option<&str>) -> Result<EntriesData, SessionCommandError> {
+    pub(crate) fn entries(&self, since: Option<&str>) -> Result<EntriesData, SessionCommandError> {
         let session = self.session();
         let all = session.entries();
         let from = match since {
@@ -29,7 +29,7 @@ impl AgentSession {
 
     /// `get_tree`: the roots of the session tree (children oldest first) and the current leaf.
     /// The nodes nest as deep as the session is long: serialize them where the stack allows it.
-    pub fn tree(&self) -> (Vec<TreeNode<Value>>, Option<String>) {
+    pub(crate) fn tree(&self) -> (Vec<TreeNode<Value>>, Option<String>) {
         let session = self.session();
         (session.tree(entry_value), session.leaf_id().map(ToString::to_string))
     }

@@ -21,21 +21,6 @@ pub enum AgentSessionEvent {
     ExtensionError(ExtensionError),
 }
 
-impl AgentSessionEvent {
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::Agent(e) => e.type_name(),
-            Self::Session(e) => e.type_name(),
-            Self::UiRequest(_) => "extension_ui_request",
-            Self::HostToolCall(_) => "host_tool_call",
-            Self::HostToolCancel(_) => "host_tool_cancel",
-            Self::HostUriRequest(_) => "host_uri_request",
-            Self::HostUriCancel(_) => "host_uri_cancel",
-            Self::ExtensionError(_) => "extension_error",
-        }
-    }
-}
-
 impl From<AgentEvent> for AgentSessionEvent {
     fn from(e: AgentEvent) -> Self {
         Self::Agent(e)

@@ -16,7 +16,7 @@ use crate::extensions::{Config, Extensions, LoopHooks, StartError, Started};
 impl AgentSession {
     /// Starts the extensions `config` names; with none, nothing happens. `progress` receives
     /// the line said before the host is installed (first use only).
-    pub async fn start_extensions(
+    pub(crate) async fn start_extensions(
         &self,
         mut config: Config,
         progress: &mut (dyn FnMut(&str) + Send),
@@ -193,7 +193,7 @@ impl AgentSession {
 
     /// Resolves once an extension called `ctx.shutdown()` and the session is idle (never
     /// without extensions): the mode then ends as on end of input.
-    pub async fn extension_shutdown(&self) {
+    pub(crate) async fn extension_shutdown(&self) {
         match self.extensions().cloned() {
             Some(extensions) => {
                 extensions.shutdown_wanted().await;

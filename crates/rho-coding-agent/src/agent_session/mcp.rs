@@ -91,7 +91,7 @@ impl AgentSession {
 
     /// Starts the configured servers now, unless they are started already (RPC mode calls this
     /// once a command is answered).
-    pub fn start_mcp_now(&self) {
+    pub(crate) fn start_mcp_now(&self) {
         let Some(mcp) = self.inner.mcp.get() else { return };
         let Some(config) = mcp.pending.lock().take() else { return };
         let paths = &self.inner.paths;
@@ -116,7 +116,7 @@ impl AgentSession {
     /// (each ready, failed or disabled) and the others are too or `grace` has passed: print mode
     /// waits for this before its first prompt, so a slow server the prompt does not name holds
     /// it up by `grace` at most (its tools join later turns). At once without servers.
-    pub async fn mcp_settled(&self, needed: &[String], grace: std::time::Duration) {
+    pub(crate) async fn mcp_settled(&self, needed: &[String], grace: std::time::Duration) {
         self.start_mcp_now();
         if let Some(manager) = self.mcp_manager() {
             let named = manager.settled_where(|name| needed.iter().any(|n| n == name));

@@ -367,7 +367,7 @@ impl AgentSession {
     }
 
     /// Resolves when no prompt lifecycle is in progress.
-    pub async fn wait_idle(&self) {
+    pub(crate) async fn wait_idle(&self) {
         self.inner.run.wait_idle().await;
     }
 
@@ -378,7 +378,7 @@ impl AgentSession {
 
     /// How many of the conversation's messages are declared prompts (`system`), counted
     /// without copying the conversation.
-    pub fn system_message_count(&self) -> usize {
+    pub(crate) fn system_message_count(&self) -> usize {
         self.inner.agent.read_messages(|m| m.iter().filter(|m| matches!(m, AgentMessage::System(_))).count())
     }
 
@@ -414,7 +414,7 @@ impl AgentSession {
     }
 
     /// A `notice` for the host (omp's shape).
-    pub fn emit_notice(&self, level: rho_rpc::NotifyType, message: &str, source: Option<&str>) {
+    pub(crate) fn emit_notice(&self, level: rho_rpc::NotifyType, message: &str, source: Option<&str>) {
         self.emit(rho_rpc::SessionEvent::Notice {
             level,
             message: message.to_owned(),
@@ -438,18 +438,18 @@ impl AgentSession {
     }
 
     /// A ticket for a prompt read now (see [`PromptTicket`]): an abort read later reaches it.
-    pub fn prompt_ticket(&self) -> PromptTicket {
+    pub(crate) fn prompt_ticket(&self) -> PromptTicket {
         self.inner.run.ticket()
     }
 
     /// The abort epoch now: commands read now belong to it.
-    pub fn abort_epoch(&self) -> AbortEpoch {
+    pub(crate) fn abort_epoch(&self) -> AbortEpoch {
         self.inner.run.epoch()
     }
 
     /// Resolves once every prompt read before the abort that began `epoch` is over: refused,
     /// queued, or its run (started cancelled, if it had not started) ended.
-    pub async fn settled(&self, epoch: AbortEpoch) {
+    pub(crate) async fn settled(&self, epoch: AbortEpoch) {
         self.inner.run.settled(epoch).await;
     }
 

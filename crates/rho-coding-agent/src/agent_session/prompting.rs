@@ -304,7 +304,7 @@ impl AgentSession {
     }
 
     /// How the last run ended: the newest assistant message's stop reason, error and text.
-    pub fn last_outcome(&self) -> RunOutcome {
+    pub(crate) fn last_outcome(&self) -> RunOutcome {
         self.inner.agent.read_messages(|messages| match messages.last() {
             Some(AgentMessage::Assistant(last)) => RunOutcome {
                 stop_reason: Some(last.stop_reason),
@@ -323,7 +323,7 @@ impl AgentSession {
     }
 
     /// Queues a steering message (delivered at the next steering poll, or by the next run).
-    pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
+    pub(crate) fn steer(&self, text: &str, images: Vec<ImageContent>) {
         let text = self.expand(text.to_owned());
         self.queue_steer(user_message(text, images));
     }
@@ -379,7 +379,7 @@ impl AgentSession {
     /// omp's `get_available_commands`: the same commands in omp's shape, after the built-ins
     /// the mode runs itself, which shadow any other command of the same name or alias, except
     /// an extension's (which runs instead of the built-in, as in pi).
-    pub fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
+    pub(crate) fn available_commands(&self) -> Vec<rho_rpc::AvailableCommand> {
         let resources = self.resources();
         let enable_skills = self.settings().enable_skill_commands();
         let extensions = self.extensions().map(|e| e.available_commands()).unwrap_or_default();
@@ -410,14 +410,14 @@ impl AgentSession {
 
     /// `clear_queue`: empties both queues (a `queue_update` says so) and returns the texts that
     /// waited on each, for the host to put back in its editor.
-    pub fn clear_queue(&self) -> rho_rpc::ClearedQueueData {
+    pub(crate) fn clear_queue(&self) -> rho_rpc::ClearedQueueData {
         let (steering, follow_up, update) = self.inner.agent.take_queue_texts();
         self.emit(update);
         rho_rpc::ClearedQueueData { steering, follow_up }
     }
 
     /// Steering plus follow-up messages not yet delivered.
-    pub fn queued_count(&self) -> usize {
+    pub(crate) fn queued_count(&self) -> usize {
         self.inner.agent.queued_count()
     }
 

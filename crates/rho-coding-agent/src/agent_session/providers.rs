@@ -170,12 +170,12 @@ impl Registries {
 
 impl AgentSession {
     /// The model registry as it is now.
-    pub fn registry(&self) -> Arc<ModelRegistry> {
+    pub(crate) fn registry(&self) -> Arc<ModelRegistry> {
         self.inner.registry.current()
     }
 
     /// The registry the session started with, without what extensions registered.
-    pub fn registry_at_start(&self) -> Arc<ModelRegistry> {
+    pub(crate) fn registry_at_start(&self) -> Arc<ModelRegistry> {
         self.inner.registry.base()
     }
 

@@ -39,7 +39,7 @@ impl RetryChain {
         Self { chain: Mutex::new(Chain { enabled, ..Chain::default() }) }
     }
 
-    pub fn set_enabled(&self, enabled: bool) {
+    pub(crate) fn set_enabled(&self, enabled: bool) {
         self.chain.lock().enabled = enabled;
     }
 
@@ -79,19 +79,19 @@ impl RetryChain {
     }
 
     /// Whether a retry is announced and waiting for its attempt.
-    pub fn is_waiting(&self) -> bool {
+    pub(crate) fn is_waiting(&self) -> bool {
         self.chain.lock().wait.is_some()
     }
 
     /// Ends the wait in progress early: the attempt starts now.
-    pub fn hurry(&self) {
+    pub(crate) fn hurry(&self) {
         if let Some(token) = &self.chain.lock().hurry {
             token.cancel();
         }
     }
 
     /// `abort_retry`: cancels the wait in progress, if any.
-    pub fn cancel_wait(&self) {
+    pub(crate) fn cancel_wait(&self) {
         if let Some(token) = &self.chain.lock().wait {
             token.cancel();
         }
@@ -207,11 +207,11 @@ impl AgentSession {
     }
 
     /// `abort_retry`: cancels a retry wait in progress (a run streaming is not aborted).
-    pub fn abort_retry(&self) {
+    pub(crate) fn abort_retry(&self) {
         self.inner.retry.cancel_wait();
     }
 
-    pub fn set_auto_retry(&self, enabled: bool) {
+    pub(crate) fn set_auto_retry(&self, enabled: bool) {
         self.inner.retry.set_enabled(enabled);
         if let Err(e) = self.settings().set_global("retry.enabled", serde_json::Value::Bool(enabled)) {
             tracing::warn!("could not save retry.enabled: {e}");

@@ -47,7 +47,7 @@ impl RunControl {
 
     /// Starts a lifecycle; false when one is running. A prompt read before an abort starts its
     /// lifecycle cancelled.
-    pub fn begin(&self, ticket: &PromptTicket) -> bool {
+    pub(crate) fn begin(&self, ticket: &PromptTicket) -> bool {
         let _closed = self.closing.lock();
         let mut lifecycle = self.lock();
         if lifecycle.running {
@@ -67,25 +67,25 @@ impl RunControl {
         self.closing.lock()
     }
 
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.lock().running
     }
 
     /// Over, as far as `get_state` and new prompts go; [`wait_idle`](Self::wait_idle) waiters
     /// are woken by [`notify_idle`](Self::notify_idle).
-    pub fn mark_idle(&self) {
+    pub(crate) fn mark_idle(&self) {
         self.lock().running = false;
     }
 
     /// Wakes the waiters, unless a new lifecycle began meanwhile.
-    pub fn notify_idle(&self) {
+    pub(crate) fn notify_idle(&self) {
         let lifecycle = self.lock();
         if !lifecycle.running {
             self.busy.send_replace(false);
         }
     }
 
-    pub async fn wait_idle(&self) {
+    pub(crate) async fn wait_idle(&self) {
         let mut rx = self.busy.subscribe();
         let _ = rx.wait_for(|busy| !busy).await;
     }
@@ -110,11 +110,11 @@ impl RunControl {
     }
 
     /// A ticket for a prompt read now.
-    pub fn ticket(&self) -> PromptTicket {
+    pub(crate) fn ticket(&self) -> PromptTicket {
         self.gate.ticket()
     }
 
-    pub fn epoch(&self) -> AbortEpoch {
+    pub(crate) fn epoch(&self) -> AbortEpoch {
         self.gate.epoch()
     }
 

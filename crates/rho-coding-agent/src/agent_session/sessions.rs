@@ -292,7 +292,7 @@ impl AgentSession {
     }
 
     /// The session header as JSON (JSON mode's first line, without its newline).
-    pub fn header_json(&self) -> Vec<u8> {
+    pub(crate) fn header_json(&self) -> Vec<u8> {
         let mut line = self.session().header().to_line().unwrap_or_default();
         if line.last() == Some(&b'\n') {
             line.pop();

@@ -51,7 +51,7 @@ impl RunSink {
 
     /// Ends the lifecycle with `event` as its last event: idle first, then the event, then
     /// `agent_settled`, with no new prompt's answer between them.
-    pub fn end_with(&self, event: impl Into<super::AgentSessionEvent>) {
+    pub(crate) fn end_with(&self, event: impl Into<super::AgentSessionEvent>) {
         let _closing = self.session.inner.run.closing();
         self.finish();
         self.session.emit(event);

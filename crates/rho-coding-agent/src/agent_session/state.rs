@@ -10,12 +10,12 @@ use super::AgentSession;
 
 impl AgentSession {
     /// The sandbox the session's commands and writes are confined to; `None` for full access.
-    pub fn sandbox(&self) -> Option<std::sync::Arc<rho_sandbox::Sandbox>> {
+    pub(crate) fn sandbox(&self) -> Option<std::sync::Arc<rho_sandbox::Sandbox>> {
         super::tools::sandbox(&self.inner.paths.cwd, &self.settings())
     }
 
     /// The `get_state` payload.
-    pub fn state(&self) -> RpcSessionState {
+    pub(crate) fn state(&self) -> RpcSessionState {
         let has_model = *self.inner.has_model.lock();
         let agent = &self.inner.agent;
         let model = has_model.then(|| agent.model());
@@ -76,7 +76,7 @@ impl AgentSession {
         self.save_setting("followUpMode", mode.as_str());
     }
 
-    pub fn set_interrupt_mode(&self, mode: InterruptMode) {
+    pub(crate) fn set_interrupt_mode(&self, mode: InterruptMode) {
         self.inner.agent.set_interrupt_mode(mode);
         self.save_setting("interruptMode", mode.as_str());
     }

@@ -19,7 +19,7 @@ impl AgentSession {
 
     /// `set_todos`: replaces the list with the normalized phases and returns them; a malformed
     /// list is refused with the reason and changes nothing.
-    pub fn set_todos(&self, phases: &serde_json::Value) -> Result<Vec<TodoPhase>, String> {
+    pub(crate) fn set_todos(&self, phases: &serde_json::Value) -> Result<Vec<TodoPhase>, String> {
         let phases = normalize_set_todos(phases)?;
         self.inner.todos.set_phases(phases.clone());
         Ok(phases)

@@ -213,13 +213,13 @@ impl ToolSet {
     }
 
     /// Keeps out what `filter` excludes, from now on.
-    pub fn set_filter(&mut self, filter: ToolFilter) {
+    pub(crate) fn set_filter(&mut self, filter: ToolFilter) {
         self.filter = filter;
     }
 
     /// Every tool the model is offered, in order: built-ins, rho's own, the host's, the MCP
     /// servers' (one whose name another tool already has is left out).
-    pub fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
+    pub(crate) fn active_tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.listed_tools();
         for tool in &self.mcp {
             let declared = !self.deferred.contains(tool.name()) || self.loaded.contains(tool.name());
@@ -231,7 +231,7 @@ impl ToolSet {
     }
 
     /// The deferred tools `tool_search` may load: not loaded yet, and not kept out.
-    pub fn searchable_tools(&self) -> Vec<Arc<dyn Tool>> {
+    pub(crate) fn searchable_tools(&self) -> Vec<Arc<dyn Tool>> {
         let open = |t: &&Arc<dyn Tool>| {
             self.deferred.contains(t.name()) && !self.loaded.contains(t.name()) && self.filter.allows(t.name(), true)
         };
@@ -239,7 +239,7 @@ impl ToolSet {
     }
 
     /// Declares these deferred tools from the next request on.
-    pub fn load_deferred(&mut self, names: &[String]) {
+    pub(crate) fn load_deferred(&mut self, names: &[String]) {
         self.loaded.extend(names.iter().cloned());
     }
 
@@ -263,7 +263,7 @@ impl ToolSet {
     }
 
     /// Every tool the session could offer, with where it comes from (pi's `getAllTools`).
-    pub fn all_tools(&self) -> Vec<(Arc<dyn Tool>, ToolSource)> {
+    pub(crate) fn all_tools(&self) -> Vec<(Arc<dyn Tool>, ToolSource)> {
         let mut all: Vec<(Arc<dyn Tool>, ToolSource)> = Vec::new();
         let mut put =
             |tool: &Arc<dyn Tool>, source: ToolSource| match all.iter().position(|(t, _)| t.name() == tool.name()) {
@@ -286,7 +286,7 @@ impl ToolSet {
     }
 
     /// Replaces the extensions' tools.
-    pub fn set_extension_tools(&mut self, tools: Vec<Arc<dyn Tool>>) {
+    pub(crate) fn set_extension_tools(&mut self, tools: Vec<Arc<dyn Tool>>) {
         self.extension = tools;
     }
 
@@ -298,19 +298,19 @@ impl ToolSet {
     /// Replaces the MCP servers' tools.
     /// The MCP servers' tools, each with whether it is deferred; deferred tools the transcript
     /// declares already (`declared`, e.g. loaded before a resume) stay loaded.
-    pub fn set_mcp_tools(&mut self, tools: Vec<(Arc<dyn Tool>, bool)>, declared: &HashSet<String>) {
+    pub(crate) fn set_mcp_tools(&mut self, tools: Vec<(Arc<dyn Tool>, bool)>, declared: &HashSet<String>) {
         self.deferred = tools.iter().filter(|(_, deferred)| *deferred).map(|(t, _)| t.name().to_owned()).collect();
         self.loaded.extend(self.deferred.iter().filter(|name| declared.contains(*name)).cloned());
         self.mcp = tools.into_iter().map(|(tool, _)| tool).collect();
     }
 
     /// Whether some MCP tools wait for `tool_search`.
-    pub fn has_deferred(&self) -> bool {
+    pub(crate) fn has_deferred(&self) -> bool {
         !self.deferred.is_empty()
     }
 
     /// True when a tool of that name exists that the host does not own.
-    pub fn has_own_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_own_tool(&self, name: &str) -> bool {
         self.builtin.iter().chain(&self.own).chain(&self.extension).any(|t| t.name() == name)
     }
 
@@ -318,7 +318,7 @@ impl ToolSet {
         self.host = tools;
     }
 
-    pub fn add_own_tool(&mut self, tool: Arc<dyn Tool>) {
+    pub(crate) fn add_own_tool(&mut self, tool: Arc<dyn Tool>) {
         self.own.retain(|t| t.name() != tool.name());
         self.own.push(tool);
     }
@@ -478,7 +478,7 @@ impl AgentSession {
     }
 
     /// Replaces the host's tools; they are offered from the next model call on.
-    pub fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
+    pub(crate) fn set_host_tools(&self, tools: Vec<HostToolEntry>) {
         self.inner.tools.lock().set_host_tools(tools);
         self.refresh_tools();
     }
@@ -503,7 +503,7 @@ impl AgentSession {
     }
 
     /// Adds (or replaces) one of rho's own tools, e.g. the `task` tool.
-    pub fn add_tool(&self, tool: Arc<dyn Tool>) {
+    pub(crate) fn add_tool(&self, tool: Arc<dyn Tool>) {
         self.inner.tools.lock().add_own_tool(tool);
         self.refresh_tools();
     }
@@ -558,7 +558,7 @@ impl AgentSession {
     }
 
     /// True when `name` is a built-in or rho tool (a host tool may not take its name).
-    pub fn has_own_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_own_tool(&self, name: &str) -> bool {
         self.inner.tools.lock().has_own_tool(name)
     }
 
@@ -572,7 +572,7 @@ impl AgentSession {
     }
 
     /// The active tools as `get_state.dumpTools` lists them.
-    pub fn dump_tools(&self) -> Vec<DumpTool> {
+    pub(crate) fn dump_tools(&self) -> Vec<DumpTool> {
         self.inner
             .agent
             .tools()
@@ -585,12 +585,12 @@ impl AgentSession {
             .collect()
     }
 
-    pub fn system_prompt(&self) -> String {
+    pub(crate) fn system_prompt(&self) -> String {
         self.inner.agent.system_prompt()
     }
 
     /// The system prompt as its sections, in order (omp's list), when it is made of them.
-    pub fn system_prompt_sections(&self) -> Option<Vec<String>> {
+    pub(crate) fn system_prompt_sections(&self) -> Option<Vec<String>> {
         self.inner.agent.system_prompt_sections()
     }
 }

@@ -65,14 +65,14 @@ impl Transcript {
     }
 
     /// The conversation rebuilt from the file's current branch (after a compaction).
-    pub fn rebuild(&self) {
+    pub(crate) fn rebuild(&self) {
         let messages = self.session().build_context().messages;
         self.agent.replace_messages(messages);
     }
 
     /// Removes the last assistant reply that ended with `stop`, and everything after it, from
     /// the model's context. The file keeps them.
-    pub fn drop_last_reply(&self, stop: StopReason) {
+    pub(crate) fn drop_last_reply(&self, stop: StopReason) {
         self.agent.truncate_from_last(|m| matches!(m, AgentMessage::Assistant(a) if a.stop_reason == stop));
     }
 }
