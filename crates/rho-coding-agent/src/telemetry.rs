@@ -22,6 +22,17 @@ const FLUSH_WITHIN: Duration = Duration::from_secs(3);
 /// Starts exporting when the variables or `settings` say so (once per process; problems are
 /// warnings on stderr, and rho goes on without telemetry).
 pub fn start(settings: &Settings) {
+    // All that a start without telemetry reads: two variables and one setting. The rest, here
+    // and in rho-telemetry, is not run, so its code is not even paged in.
+    let asked = ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER"].iter().any(|name| std::env::var_os(name).is_some())
+        || settings.get("telemetry.enabled").and_then(|v| v.as_bool()) == Some(true);
+    if asked {
+        start_asked(settings);
+    }
+}
+
+#[cold]
+fn start_asked(settings: &Settings) {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
         let file = FileSettings {
