@@ -1,7 +1,7 @@
 //! What rho knows before the first prompt, through the real binary: the project's AGENTS.md in
 //! the system prompt, a prompt template expanded before it reaches the model, a skill listed and
 //! invocable, `--append-system-prompt`, and a broken settings file reported once on stderr while
-//! rho starts with the defaults.
+//! rho starts with the defaults; and a prompt's image fitted to what the model takes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -97,4 +97,34 @@ async fn a_broken_settings_file_is_reported_and_the_defaults_apply() {
     // ready, available_commands_update, then the answer.
     let state: serde_json::Value = serde_json::from_str(stdout.lines().nth(2).unwrap()).unwrap();
     assert_eq!(state["data"]["steeringMode"], "one-at-a-time");
+}
+
+/// A 3000×20 red PNG.
+const WIDE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAC7gAAAAUCAIAAACSrudBAAAA6UlEQVR42u3aQQ0AAAyEMPyb3nxcmlQBb7oCAAAAAAAAAIB5EgAAAAAAAAAAYJQBAAAAAAAAAACjDAAAAAAAAAAAGGUAAAAAAAAAAMAoAwAAAAAAAAAARhkAAAAAAAAAADDKAAAAAAAAAACAUQYAAAAAAAAAAIwyAAAAAAAAAAAYZQAAAAAAAAAAwCgDAAAAAAAAAABGGQAAAAAAAAAAMMoAAAAAAAAAAIBRBgAAAAAAAAAAjDIAAAAAAAAAAGCUAQAAAAAAAAAAowwAAAAAAAAAABhlAAAAAAAAAAAwygAAAAAAAAAAwLgHJYaDSI0JrwsAAAAASUVORK5CYII=";
+
+/// The width of the PNG the request carried (base64), from its header.
+fn png_width(data: &str) -> u32 {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "not a PNG");
+    u32::from_be_bytes(bytes[16..20].try_into().unwrap())
+}
+
+/// A prompt's image wider than the model takes is shrunk to 2000 pixels before it is sent (as pi
+/// 1.6 does with `images.autoResize`, on by default); turned off, it goes as it is.
+#[tokio::test]
+async fn a_prompt_image_is_shrunk_to_what_the_model_takes() {
+    for (args, width) in [(vec![], 2000), (vec!["--setting", "images.autoResize=false"], 3000)] {
+        let env = Env::new(vec![Turn::text("a red line")]).await;
+        let mut all = vec!["--no-session"];
+        all.extend(args);
+        let mut rho = Rho::start(&env, &all).await;
+        let image = json!({"type": "image", "data": WIDE_PNG, "mimeType": "image/png"});
+        rho.send(json!({"type": "prompt", "message": "what is this?", "images": [image]})).await;
+        rho.until_agent_end().await;
+        let body = env.request_bodies().pop().unwrap();
+        let sent = &body["messages"][0]["content"][1]["source"];
+        assert_eq!(sent["media_type"], "image/png", "{body}");
+        assert_eq!(png_width(sent["data"].as_str().unwrap()), width);
+    }
 }

@@ -180,6 +180,33 @@ pub fn resize_image(bytes: &[u8], mime: &str, limits: ResizeLimits) -> Option<Re
     }
 }
 
+/// Fits the images of a prompt (base64, as hosts and attachments give them) into the model's
+/// profile: each one as it is when it fits, shrunk when it does not; `None` in its place when no
+/// size fits (its text note is [`IMAGE_TOO_LARGE`]). An image that is not valid base64 is left
+/// as it is (the provider says what it makes of it).
+pub fn fit_images(
+    images: Vec<rho_types::types::ImageContent>,
+    profile: Option<ImageResize>,
+) -> Vec<Option<rho_types::types::ImageContent>> {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let limits = ResizeLimits::for_profile(profile);
+    images
+        .into_iter()
+        .map(|image| {
+            let Ok(bytes) = engine.decode(image.data.as_bytes()) else { return Some(image) };
+            let resized = resize_image(&bytes, &image.mime_type, limits)?;
+            if !resized.was_resized {
+                return Some(image);
+            }
+            Some(rho_types::types::ImageContent {
+                data: engine.encode(&resized.data).into(),
+                mime_type: resized.mime_type,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,7 +29,7 @@ mod find;
 mod grep;
 pub mod guardian;
 mod host_uri;
-mod image_resize;
+pub mod image_resize;
 mod js;
 mod ls;
 mod os_error;

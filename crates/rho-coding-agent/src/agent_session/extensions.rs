@@ -8,7 +8,6 @@ use rho_types::AgentMessage;
 use rho_types::types::ImageContent;
 use serde_json::{Value, json};
 
-use super::prompting::user_message;
 use super::{AgentSession, SessionCommandError};
 use crate::compaction::{CompactionOutput, CompactionPreparation};
 use crate::extensions::{Config, Extensions, LoopHooks, StartError, Started};
@@ -365,12 +364,12 @@ impl AgentSession {
     /// prompt for the run, which `before_agent_start` may replace (the base one otherwise).
     pub(crate) async fn prompt_messages(&self, text: String, images: Vec<ImageContent>) -> Vec<AgentMessage> {
         let Some(extensions) = self.extensions().cloned() else {
-            return vec![user_message(text, images)];
+            return vec![self.user_message(text, images)];
         };
         let next_turn = extensions.take_next_turn();
         let base = self.base_system_prompt();
         let start = extensions.before_agent_start(&text, &images, &base, self.system_prompt_options()).await;
-        let mut messages = vec![user_message(text, images)];
+        let mut messages = vec![self.user_message(text, images)];
         messages.extend(next_turn);
         messages.extend(start.messages);
         self.inner.agent.set_system_prompt(start.system_prompt.unwrap_or(base));

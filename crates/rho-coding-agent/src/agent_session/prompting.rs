@@ -228,17 +228,17 @@ impl AgentSession {
         if self.is_streaming() {
             return match options.streaming_behavior {
                 Some(StreamingBehavior::Steer) => {
-                    self.queue_steer(user_message(text, options.images));
+                    self.queue_steer(self.user_message(text, options.images));
                     Ok(PromptOutcome::Queued)
                 }
                 Some(StreamingBehavior::FollowUp) => {
-                    self.queue_follow_up(user_message(text, options.images));
+                    self.queue_follow_up(self.user_message(text, options.images));
                     Ok(PromptOutcome::Queued)
                 }
                 // Between a failed reply and its retry the run has ended for the host (pi's
                 // client prompts again at agent_end): the retry starts now and carries it.
                 None if self.inner.retry.is_waiting() => {
-                    self.queue_steer(user_message(text, options.images));
+                    self.queue_steer(self.user_message(text, options.images));
                     self.inner.retry.hurry();
                     Ok(PromptOutcome::Queued)
                 }
@@ -325,13 +325,13 @@ impl AgentSession {
     /// Queues a steering message (delivered at the next steering poll, or by the next run).
     pub(crate) fn steer(&self, text: &str, images: Vec<ImageContent>) {
         let text = self.expand(text.to_owned());
-        self.queue_steer(user_message(text, images));
+        self.queue_steer(self.user_message(text, images));
     }
 
     /// Queues a follow-up message (delivered when the agent would otherwise stop).
     pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
         let text = self.expand(text.to_owned());
-        self.queue_follow_up(user_message(text, images));
+        self.queue_follow_up(self.user_message(text, images));
     }
 
     /// `abort`: stops the run and its post-run work (retry waits, compaction), and every prompt
@@ -486,6 +486,30 @@ impl AgentSession {
 }
 
 /// A user message as a prompt builds it: the text block, then the images.
+impl AgentSession {
+    /// The user's message with `text` and `images`, the images fitted to the current model's
+    /// profile first (`images.autoResize`, on by default, as pi 1.6 does for prompts, steering
+    /// and follow-ups): shrunk when too large, left out with a note when nothing fits.
+    pub(crate) fn user_message(&self, text: String, images: Vec<ImageContent>) -> AgentMessage {
+        if images.is_empty() || !self.settings().images().auto_resize {
+            return user_message(text, images);
+        }
+        let profile = self.inner.agent.read_model(|m| m.image_resize());
+        let mut text = text;
+        let mut kept = Vec::with_capacity(images.len());
+        for image in rho_tools::image_resize::fit_images(images, profile) {
+            match image {
+                Some(image) => kept.push(image),
+                None => {
+                    text.push('\n');
+                    text.push_str(rho_tools::image_resize::IMAGE_TOO_LARGE);
+                }
+            }
+        }
+        user_message(text, kept)
+    }
+}
+
 pub(crate) fn user_message(text: impl Into<rho_types::Text>, images: Vec<ImageContent>) -> AgentMessage {
     let mut content = Vec::with_capacity(1 + images.len());
     content.push(UserContent::text(text));
