@@ -6,6 +6,7 @@
 //! group when stopped, when the session's jobs are dropped (rho exits), or by the guardian when
 //! rho dies.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -57,7 +58,7 @@ struct Job {
 struct JobState {
     status: JobStatus,
     /// The kept tail of the output.
-    kept: Vec<u8>,
+    kept: VecDeque<u8>,
     /// Every byte the command printed.
     total: u64,
     /// How much of it was read.
@@ -98,11 +99,11 @@ impl OutputSink for JobSink {
     fn output(&mut self, chunk: &[u8]) {
         let mut state = self.0.state.lock();
         state.total += chunk.len() as u64;
-        state.kept.extend_from_slice(chunk);
-        let excess = state.kept.len().saturating_sub(KEPT_BYTES);
-        if excess > 0 {
-            state.kept.drain(..excess);
-        }
+        // Only the tail of a chunk larger than what is kept is kept.
+        let chunk = &chunk[chunk.len().saturating_sub(KEPT_BYTES)..];
+        let excess = (state.kept.len() + chunk.len()).saturating_sub(KEPT_BYTES);
+        state.kept.drain(..excess);
+        state.kept.extend(chunk);
     }
 }
 
@@ -129,7 +130,7 @@ impl BackgroundJobs {
             started: Instant::now(),
             stop: CancellationToken::new(),
             done: CancellationToken::new(),
-            state: Mutex::new(JobState { status: JobStatus::Running, kept: Vec::new(), total: 0, read: 0 }),
+            state: Mutex::new(JobState { status: JobStatus::Running, kept: VecDeque::new(), total: 0, read: 0 }),
         });
         self.jobs.lock().push(job.clone());
         let full_command = with_prefix(options, command);
@@ -176,7 +177,7 @@ impl BackgroundJobs {
         let kept_from = state.total - state.kept.len() as u64;
         let dropped = kept_from.saturating_sub(state.read);
         let start = usize::try_from(state.read.saturating_sub(kept_from)).unwrap_or(usize::MAX).min(state.kept.len());
-        let output = String::from_utf8_lossy(&state.kept[start..]).into_owned();
+        let output = String::from_utf8_lossy(&state.kept.make_contiguous()[start..]).into_owned();
         state.read = state.total;
         Ok(NewOutput { output, dropped, status: state.status.clone() })
     }
@@ -211,5 +212,36 @@ impl Drop for BackgroundJobs {
         for job in self.jobs.get_mut().iter() {
             job.stop.cancel();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command that prints more than is kept: a read gets the last [`KEPT_BYTES`] and says how
+    /// much was dropped; the next read gets only what came since.
+    #[test]
+    fn output_past_what_is_kept_is_dropped_from_the_front_and_counted() {
+        let jobs = BackgroundJobs::default();
+        let job = Arc::new(Job {
+            id: "bash_1".into(),
+            command: "yes".into(),
+            started: Instant::now(),
+            stop: CancellationToken::new(),
+            done: CancellationToken::new(),
+            state: Mutex::new(JobState { status: JobStatus::Running, kept: VecDeque::new(), total: 0, read: 0 }),
+        });
+        jobs.jobs.lock().push(job.clone());
+        let mut sink = JobSink(job);
+        sink.output(&vec![b'a'; KEPT_BYTES / 2]);
+        sink.output(&vec![b'b'; KEPT_BYTES]);
+        let first = jobs.read("bash_1").unwrap();
+        assert_eq!((first.output.len(), first.dropped), (KEPT_BYTES, (KEPT_BYTES / 2) as u64));
+        assert!(first.output.bytes().all(|b| b == b'b'));
+        sink.output(b"tail");
+        let second = jobs.read("bash_1").unwrap();
+        assert_eq!((second.output.as_str(), second.dropped), ("tail", 0));
+        assert_eq!(jobs.read("bash_2").unwrap_err(), "No background command bash_2 (there are: bash_1)");
     }
 }
