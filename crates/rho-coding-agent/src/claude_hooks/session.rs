@@ -5,11 +5,12 @@
 //!   reason as its next instruction.
 //! - `PreCompact`: before a compaction, matched on `trigger` (`manual` or `auto`), with
 //!   `custom_instructions`. What a hook exiting with 2 says is shown to the user.
-//! - `SessionStart`: when a session starts, matched on `source` (`startup`, `resume`, `clear`
-//!   after `/new`, `compact` after a compaction). What it prints on exit 0 (or its
-//!   `hookSpecificOutput.additionalContext`) goes to the model with the next prompt.
-//! - `SessionEnd`: when a session ends, matched on `reason` (`clear` at `/new`, `other`). It
-//!   cannot stop it.
+//! - `SessionStart` (not in a sub-agent): when a session starts, matched on `source`
+//!   (`startup`, `resume`, `clear` after `/new`, `compact` after a compaction). What it prints on
+//!   exit 0 (or its `hookSpecificOutput.additionalContext`) goes to the model with the next
+//!   prompt.
+//! - `SessionEnd` (not in a sub-agent): when a session ends, matched on `reason` (`clear` at
+//!   `/new`, `other`). It cannot stop it.
 //! - `Notification`: when rho asks the user about a tool call, matched on `notification_type`
 //!   (`permission_prompt`), with `message`. It runs beside the question, which does not wait.
 
@@ -41,14 +42,16 @@ pub struct SessionHooks {
 
 impl SessionHooks {
     /// `None` when the settings have none of these events. A sub-agent (`subagent`) runs the
-    /// `SubagentStop` hooks where a session runs the `Stop` ones.
+    /// `SubagentStop` hooks where a session runs the `Stop` ones, and no `SessionStart` or
+    /// `SessionEnd` ones (its parent's session goes on), as in Claude Code.
     pub fn from_settings(settings: &Settings, env: &Arc<HookEnv>, subagent: bool) -> Option<Arc<SessionHooks>> {
         let of = |event| EventHooks::from_settings(settings, env, event);
+        let session_event = |event| if subagent { None } else { of(event) };
         let hooks = SessionHooks {
             stop: of(if subagent { "SubagentStop" } else { "Stop" }),
             pre_compact: of("PreCompact"),
-            session_start: of("SessionStart"),
-            session_end: of("SessionEnd"),
+            session_start: session_event("SessionStart"),
+            session_end: session_event("SessionEnd"),
             notification: of("Notification"),
         };
         let any = [&hooks.stop, &hooks.pre_compact, &hooks.session_start, &hooks.session_end, &hooks.notification]
@@ -191,6 +194,9 @@ mod tests {
         assert_eq!(session.stop(false).await.as_deref(), Some("stop said"));
         let sub_agent = SessionHooks::from_settings(&settings, &env(), true).unwrap();
         assert_eq!(sub_agent.stop(false).await.as_deref(), Some("sub-agent said"));
+        let (starts, _) = Settings::from_json(json!({"hooks": {"SessionStart": command("echo hi")}}));
+        assert!(SessionHooks::from_settings(&starts, &env(), false).is_some());
+        assert!(SessionHooks::from_settings(&starts, &env(), true).is_none(), "a sub-agent starts no session");
         let (none, _) = Settings::from_json(json!({"hooks": {"PostToolUse": command("true")}}));
         assert!(SessionHooks::from_settings(&none, &env(), false).is_none());
     }
