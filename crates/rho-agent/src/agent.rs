@@ -79,6 +79,8 @@ pub(crate) struct AgentState {
     pub(crate) tool_gate: Option<Arc<dyn ToolGate>>,
     /// The application's hooks into the loop (extensions); `None` changes nothing.
     pub(crate) hooks: Option<Arc<dyn AgentHooks>>,
+    /// Fits the images of tool results to the model; `None` sends them as they are.
+    pub(crate) fit_images: Option<crate::tool::FitImages>,
 }
 
 /// How the queues are drained and what a steering message does to running tools.
@@ -153,6 +155,7 @@ impl Agent {
             running: false,
             tool_gate: None,
             hooks: None,
+            fit_images: None,
         };
         let (running_tx, _) = watch::channel(false);
         Self {
@@ -253,6 +256,12 @@ impl Agent {
     /// runs every call, the default.
     pub fn set_tool_gate(&self, gate: Option<Arc<dyn ToolGate>>) {
         self.state().tool_gate = gate;
+    }
+
+    /// Sets what fits the images of tool results to the model (from the next call on); `None`
+    /// sends them as the tools give them.
+    pub fn set_fit_images(&self, fit: Option<crate::tool::FitImages>) {
+        self.state().fit_images = fit;
     }
 
     /// Sets the hooks the loop awaits at its points (from the next request or call on); `None`

@@ -32,6 +32,12 @@ impl From<std::io::Error> for ToolError {
 /// Receives a tool's accumulated partial result while it runs.
 pub type UpdateSink = Arc<dyn Fn(AgentToolResult) + Send + Sync>;
 
+/// What fits the images of a tool's result to the model before the model gets them (the
+/// model's resize profile given): the application's, as resizing is not the loop's business.
+pub type FitImages = Arc<
+    dyn Fn(Vec<rho_types::types::UserContent>, Option<ImageResize>) -> Vec<rho_types::types::UserContent> + Send + Sync,
+>;
+
 /// What a running tool gets besides its arguments.
 #[derive(Clone)]
 pub struct ToolContext {

@@ -71,9 +71,10 @@ pub(crate) async fn execute(
             args: call.arguments.clone(),
         });
     }
-    let (interrupt_mode, gate, hooks, image_resize) = {
+    let (interrupt_mode, gate, hooks, image_resize, fit_images) = {
         let state = agent.state();
-        (state.interrupt_mode, state.tool_gate.clone(), state.hooks.clone(), state.model.image_resize())
+        let fit = state.fit_images.clone();
+        (state.interrupt_mode, state.tool_gate.clone(), state.hooks.clone(), state.model.image_resize(), fit)
     };
 
     let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
@@ -118,7 +119,7 @@ pub(crate) async fn execute(
         };
         let ctx = ToolContext::new(call.id.clone(), batch_cancel.child_token(), Some(on_update))
             .with_image_resize(image_resize);
-        let checks = Checks { gate: gate.clone(), hooks: hooks.clone() };
+        let checks = Checks { gate: gate.clone(), hooks: hooks.clone(), fit_images: fit_images.clone() };
         let spawned = Instant::now();
         let handle = tokio::spawn(run_tool(tool, call.clone(), args, ctx, predecessor, checks));
         running.push(async move {
@@ -170,6 +171,7 @@ pub(crate) async fn execute(
 struct Checks {
     gate: Option<Arc<dyn ToolGate>>,
     hooks: Option<Arc<dyn AgentHooks>>,
+    fit_images: Option<crate::tool::FitImages>,
 }
 
 /// A call's outcome, and how long the tool itself ran (`None`: refused, blocked or aborted
@@ -231,6 +233,7 @@ async fn checked_run(
         return refused(e.0);
     }
     let cancel = ctx.cancel.clone();
+    let profile = ctx.image_resize;
     let started = Instant::now();
     let outcome = match tool.execute(args.clone(), ctx).await {
         // A result the tool marks as failed carries `details` as every error result does
@@ -243,11 +246,32 @@ async fn checked_run(
         Err(e) => error_outcome(e.0),
     };
     let duration_ms = Some(millis(started.elapsed()));
+    let outcome = fit_result_images(outcome, checks.fit_images.as_ref(), profile).await;
     let outcome = match hooks.filter(|h| h.wants(HookPoint::ToolResult)) {
         Some(hooks) => hooks.tool_result(call, &args, outcome, &cancel).await,
         None => outcome,
     };
     Ran { outcome, duration_ms }
+}
+
+/// The result with its images fitted to the model, off the runtime's threads (decoding and
+/// encoding images is long work); as it is when it has none or nothing fits images.
+async fn fit_result_images(
+    mut outcome: ToolOutcome,
+    fit: Option<&crate::tool::FitImages>,
+    profile: Option<rho_types::model::ImageResize>,
+) -> ToolOutcome {
+    let Some(fit) = fit.filter(|_| outcome.result.content.iter().any(|c| matches!(c, UserContent::Image(_)))) else {
+        return outcome;
+    };
+    let (fit, content) = (fit.clone(), std::mem::take(&mut outcome.result.content));
+    match tokio::task::spawn_blocking(move || fit(content, profile)).await {
+        Ok(content) => outcome.result.content = content,
+        Err(_) => {
+            outcome.result.content = vec![UserContent::text("[Images omitted: they could not be resized.]")];
+        }
+    }
+    outcome
 }
 
 fn error_result(text: String) -> AgentToolResult {

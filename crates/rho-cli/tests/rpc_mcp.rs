@@ -400,3 +400,23 @@ async fn print_mode_does_not_wait_for_a_hanging_server() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Answered.\n");
 }
+
+/// An image an MCP tool returns is fitted to the model as a prompt's is: a 3000 pixel wide one
+/// reaches the model 2000 wide.
+#[tokio::test]
+async fn an_mcp_tools_image_is_shrunk_to_what_the_model_takes() {
+    use base64::Engine;
+    let env =
+        Env::new(vec![Turn::tool_call("mcp__fixture__image", json!({"wide": true})), Turn::text("A red line.")]).await;
+    write_mcp_json(&env, json!({"fixture": fixture_entry(&env, &[])}));
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    until_command(&mut rho, "mcp__fixture__greet").await;
+    rho.send(json!({"type": "prompt", "message": "Show it."})).await;
+    rho.until_agent_end().await;
+    let bodies = env.request_bodies();
+    let result = &bodies[1]["messages"][2]["content"][0];
+    let image = result["content"].as_array().unwrap().iter().find(|b| b["type"] == "image").expect("no image");
+    let bytes = base64::engine::general_purpose::STANDARD.decode(image["source"]["data"].as_str().unwrap()).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 2000, "{result}");
+}

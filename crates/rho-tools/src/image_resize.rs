@@ -95,6 +95,11 @@ impl ResizedImage {
     }
 }
 
+/// An image's width and height from its header.
+fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    ImageReader::new(Cursor::new(bytes)).with_guessed_format().ok()?.into_dimensions().ok()
+}
+
 fn decode(bytes: &[u8]) -> Option<DynamicImage> {
     let reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().ok()?;
     let mut decoder = reader.into_decoder().ok()?;
@@ -126,6 +131,13 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Option<Encoded> {
 
 /// Fits `bytes` (an image of type `mime`) into `limits`; `None` when no size and encoding fits.
 pub fn resize_image(bytes: &[u8], mime: &str, limits: ResizeLimits) -> Option<ResizedImage> {
+    // What fits already is known from the header alone: no decoding.
+    if let Some((width, height)) = dimensions(bytes)
+        && width.max(height) <= limits.max_width.min(limits.max_height)
+        && base64_len(bytes.len()) < limits.max_bytes
+    {
+        return Some(ResizedImage::unchanged(bytes, mime, width, height));
+    }
     let Some(image) = decode(bytes) else {
         return Some(ResizedImage::unchanged(bytes, mime, 0, 0));
     };
@@ -203,6 +215,25 @@ pub fn fit_images(
                 data: engine.encode(&resized.data).into(),
                 mime_type: resized.mime_type,
             })
+        })
+        .collect()
+}
+
+/// A tool result's content with its images fitted as [`fit_images`] fits a prompt's; an image
+/// that fits nowhere becomes the note [`IMAGE_TOO_LARGE`].
+pub fn fit_content(
+    content: Vec<rho_types::types::UserContent>,
+    profile: Option<ImageResize>,
+) -> Vec<rho_types::types::UserContent> {
+    use rho_types::types::UserContent;
+    content
+        .into_iter()
+        .map(|block| match block {
+            UserContent::Image(image) => match fit_images(vec![image], profile).pop().flatten() {
+                Some(image) => UserContent::Image(image),
+                None => UserContent::text(IMAGE_TOO_LARGE),
+            },
+            other => other,
         })
         .collect()
 }

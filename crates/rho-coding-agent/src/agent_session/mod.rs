@@ -289,6 +289,10 @@ impl AgentSession {
             checkpoints.attach(&this.inner);
         }
         this.install_claude_hooks(resumed);
+        // Images in tool results (an MCP server's, an extension's) fit the model as a prompt's do.
+        if this.settings().images().auto_resize {
+            this.inner.agent.set_fit_images(Some(Arc::new(rho_tools::image_resize::fit_content)));
+        }
         if let Some(gate) = permission_gate(&this, this.inner.ui.clone(), None) {
             this.inner.agent.set_tool_gate(Some(gate));
         }

@@ -23,6 +23,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
+/// A 3000×20 red PNG, wider than models take (the `image` tool's, with `wide: true`).
+const WIDE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAC7gAAAAUCAIAAACSrudBAAAA6UlEQVR42u3aQQ0AAAyEMPyb3nxcmlQBb7oCAAAAAAAAAIB5EgAAAAAAAAAAYJQBAAAAAAAAAACjDAAAAAAAAAAAGGUAAAAAAAAAAMAoAwAAAAAAAAAARhkAAAAAAAAAADDKAAAAAAAAAACAUQYAAAAAAAAAAIwyAAAAAAAAAAAYZQAAAAAAAAAAwCgDAAAAAAAAAABGGQAAAAAAAAAAMMoAAAAAAAAAAIBRBgAAAAAAAAAAjDIAAAAAAAAAAGCUAQAAAAAAAAAAowwAAAAAAAAAABhlAAAAAAAAAAAwygAAAAAAAAAAwLgHJYaDSI0JrwsAAAAASUVORK5CYII=";
+
 /// A 1×1 PNG.
 const PIXEL_PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -128,6 +131,10 @@ impl Fixture {
                 result
             }
             "fail" => CallToolResult::error(vec![ContentBlock::text(text("message"))]),
+            "image" if args.get("wide").and_then(Value::as_bool) == Some(true) => CallToolResult::success(vec![
+                ContentBlock::text("a wide line"),
+                ContentBlock::image(WIDE_PNG, "image/png"),
+            ]),
             "image" => CallToolResult::success(vec![
                 ContentBlock::text("a pixel"),
                 ContentBlock::image(PIXEL_PNG, "image/png"),
