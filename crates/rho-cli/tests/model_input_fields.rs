@@ -1,7 +1,8 @@
 //! pi 1.6's model fields `inputLimits`, `promptCache` and the structured `compat` values through
 //! the real binary: a models.json model's image resize profile decides how an image `read`
 //! returns reaches the server, `chatTemplateArgs` goes out as Baseten's `chat_template_args`
-//! with its variables filled in, and `get_available_models` shows the fields as configured.
+//! with its variables filled in, `allowedFallbackModels` goes out as Anthropic's `fallbacks`, and
+//! `get_available_models` shows the fields as configured.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -202,4 +203,17 @@ async fn a_baseten_model_sends_its_chat_template_args_filled_in() {
     );
     assert_eq!(bodies[1]["chat_template_args"], json!({"enable_thinking": false, "template": "glm"}));
     assert!(bodies[0].get("reasoning_effort").is_none());
+}
+
+/// pi 1.6's `compat.allowedFallbackModels` on an Anthropic model: the request names them as
+/// Anthropic's `fallbacks`.
+#[tokio::test]
+async fn allowed_fallback_models_are_sent_as_fallbacks() {
+    let env = Env::with_api(vec![Turn::text("hi")], "anthropic-messages", false).await;
+    let fallbacks = json!([{"provider": "mock", "model": "mock-backup", "cost": {"input": 1, "output": 2}}]);
+    configure_mock_model(&env, json!({"compat": {"allowedFallbackModels": fallbacks}}));
+    let mut rho = Rho::start(&env, &["--no-session"]).await;
+    rho.send(json!({"type": "prompt", "message": "hello"})).await;
+    rho.until_agent_end().await;
+    assert_eq!(env.request_bodies()[0]["fallbacks"], json!([{"model": "mock-backup"}]));
 }

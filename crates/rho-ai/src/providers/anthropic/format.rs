@@ -18,6 +18,9 @@ use crate::types::{AssistantContent, AssistantMessage, Context, Message, ToolRes
 /// The beta that lets budget-thinking models think between tool calls.
 pub(crate) const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
+/// The beta of `fallbacks`: models Anthropic may answer with when this one refuses.
+pub(crate) const SERVER_SIDE_FALLBACK_BETA: &str = "server-side-fallback-2026-07-01";
+
 /// Longest tool-call id the API accepts.
 const MAX_TOOL_CALL_ID: usize = 64;
 
@@ -26,6 +29,26 @@ const MAX_TOOL_CALL_ID: usize = 64;
 pub(crate) struct Request {
     pub body: Value,
     pub beta: Option<&'static str>,
+    /// The server-side fallback's beta, when the model names fallbacks.
+    pub fallback_beta: Option<&'static str>,
+}
+
+impl Request {
+    /// Every beta the request needs, as `anthropic-beta` lists them.
+    pub fn betas(&self) -> Option<String> {
+        let betas: Vec<&str> = self.beta.iter().chain(&self.fallback_beta).copied().collect();
+        (!betas.is_empty()).then(|| betas.join(","))
+    }
+}
+
+/// The `fallbacks` of a model whose `compat.allowedFallbackModels` names some (pi 1.6's
+/// catalogue: Anthropic may answer a refused request with one of them); `None` otherwise, as
+/// Anthropic rejects the field for a model with no permitted fallback.
+fn fallbacks(model: &Model) -> Option<Value> {
+    let allowed = model.compat.as_ref()?.get("allowedFallbackModels")?.as_array()?;
+    let models: Vec<Value> =
+        allowed.iter().filter_map(|f| f.get("model")?.as_str()).map(|m| json!({"model": m})).collect();
+    (!models.is_empty()).then(|| Value::Array(models))
 }
 
 /// Models that decide for themselves how much to think (`thinking: {type: "adaptive"}`): those
@@ -103,7 +126,11 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
     {
         body.insert("temperature".into(), json!(t));
     }
-    Request { body: Value::Object(body), beta }
+    let fallback_beta = fallbacks(model).map(|list| {
+        body.insert("fallbacks".into(), list);
+        SERVER_SIDE_FALLBACK_BETA
+    });
+    Request { body: Value::Object(body), beta, fallback_beta }
 }
 
 fn convert_tool(tool: &ToolSpec) -> Value {

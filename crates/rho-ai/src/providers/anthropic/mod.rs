@@ -34,7 +34,7 @@ pub(super) async fn run(
     match key {
         Some(key) if subscription => {
             bearer = format!("Bearer {key}");
-            betas = claude_code::betas(request.beta);
+            betas = claude_code::betas(request.betas().as_deref());
             user_agent = format!("claude-cli/{}", claude_code::CLAUDE_CODE_VERSION);
             base.extend([
                 ("authorization", bearer.as_str()),
@@ -52,8 +52,9 @@ pub(super) async fn run(
         Some(key) => base.push(("x-api-key", key)),
         None => {}
     }
-    if let (false, Some(beta)) = (subscription, request.beta) {
-        base.push(("anthropic-beta", beta));
+    let listed = request.betas();
+    if let (false, Some(betas)) = (subscription, listed.as_deref()) {
+        base.push(("anthropic-beta", betas));
     }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "v1/messages");

@@ -375,3 +375,19 @@ async fn one_hour_cache_writes_and_the_raw_stop_reason() {
     let plain = sse_body(&[message_start(), (Some("message_stop"), json!({"type": "message_stop"}))]);
     assert_eq!(final_message(&decode(&m, &plain).await).usage.cache_write_1h, Some(0));
 }
+
+/// A model whose catalogue entry names fallback models asks for them (`fallbacks`, with their
+/// beta beside the others); one without sends no such field.
+#[test]
+fn fallback_models_are_asked_for_with_their_beta() {
+    let mut m = claude("claude-fable-5");
+    m.compat = Some(json!({"allowedFallbackModels": [
+        {"provider": "anthropic", "model": "claude-opus-5", "cost": {"input": 5, "output": 25}},
+        {"provider": "anthropic", "model": "claude-opus-4-8"}]}));
+    let context = conversation(&m, "sig-1", ["call|1", "toolu_2"]);
+    let request = build_request(&m, &context, &options(ThinkingLevel::Medium));
+    assert_eq!(request.body["fallbacks"], json!([{"model": "claude-opus-5"}, {"model": "claude-opus-4-8"}]));
+    assert_eq!(request.betas().as_deref(), Some("interleaved-thinking-2025-05-14,server-side-fallback-2026-07-01"));
+    let plain = build_request(&claude("claude-sonnet-4-5"), &context, &options(ThinkingLevel::Off));
+    assert_eq!((plain.body.get("fallbacks"), plain.betas()), (None, None));
+}
