@@ -289,6 +289,9 @@ pub struct Emitter {
     tx: mpsc::Sender<AssistantMessageEvent>,
     message: AssistantMessage,
     cost: crate::types::ModelCost,
+    /// The prices of the models the provider may answer with instead (pi 1.6's
+    /// `compat.allowedFallbackModels` of the same provider), by id.
+    fallback_costs: Vec<(String, crate::types::ModelCost)>,
     started: bool,
     /// Blocks still open: (content index, kind, raw JSON of a tool call's arguments).
     open: Vec<(usize, BlockKind, String)>,
@@ -298,12 +301,30 @@ pub struct Emitter {
     receiver_gone: bool,
 }
 
+/// The priced fallbacks of `model` (`compat.allowedFallbackModels` of its own provider).
+fn fallback_costs(model: &Model) -> Vec<(String, crate::types::ModelCost)> {
+    let Some(allowed) = model.compat.as_ref().and_then(|c| c.get("allowedFallbackModels")).and_then(|a| a.as_array())
+    else {
+        return Vec::new();
+    };
+    allowed
+        .iter()
+        .filter(|f| f.get("provider").and_then(|p| p.as_str()) == Some(model.provider.as_str()))
+        .filter_map(|f| {
+            let id = f.get("model")?.as_str()?.to_owned();
+            let cost = serde_json::from_value(f.get("cost")?.clone()).ok()?;
+            Some((id, cost))
+        })
+        .collect()
+}
+
 impl Emitter {
     fn new(model: &Model, tx: mpsc::Sender<AssistantMessageEvent>, cancel: CancellationToken) -> Self {
         Self {
             tx,
             message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
             cost: model.cost.clone(),
+            fallback_costs: fallback_costs(model),
             started: false,
             open: Vec::new(),
             began: Instant::now(),
@@ -338,6 +359,14 @@ impl Emitter {
 
     pub fn usage_mut(&mut self) -> &mut Usage {
         &mut self.message.usage
+    }
+
+    /// The provider says which model answered: one of the model's fallbacks is priced at its own
+    /// prices.
+    pub fn answered_by(&mut self, model_id: &str) {
+        if let Some((_, cost)) = self.fallback_costs.iter().find(|(id, _)| id == model_id) {
+            self.cost = cost.clone();
+        }
     }
 
     pub fn set_response_id(&mut self, id: impl Into<String>) {

@@ -49,6 +49,9 @@ enum Event {
 struct MessageStart {
     #[serde(default)]
     id: Option<String>,
+    /// The model that answers: another than the one asked when a fallback took over.
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     usage: Option<WireUsage>,
 }
@@ -160,6 +163,9 @@ pub(crate) async fn consume(
             Event::MessageStart { message } => {
                 if let Some(id) = message.id {
                     emitter.set_response_id(id);
+                }
+                if let Some(model) = message.model {
+                    emitter.answered_by(&model);
                 }
                 if let Some(usage) = message.usage {
                     apply_usage(emitter.usage_mut(), &usage);

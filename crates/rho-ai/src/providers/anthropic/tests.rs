@@ -391,3 +391,30 @@ fn fallback_models_are_asked_for_with_their_beta() {
     let plain = build_request(&claude("claude-sonnet-4-5"), &context, &options(ThinkingLevel::Off));
     assert_eq!((plain.body.get("fallbacks"), plain.betas()), (None, None));
 }
+
+/// A reply a fallback model gave (`message_start` names it) is priced at the fallback's prices.
+#[tokio::test]
+async fn a_fallbacks_reply_is_priced_at_its_own_prices() {
+    let mut m = claude("claude-fable-5");
+    m.cost = ModelCost { input: 10.0, output: 50.0, cache_read: 1.0, cache_write: 12.5, tiers: Vec::new() };
+    m.compat = Some(json!({"allowedFallbackModels": [{"provider": "anthropic", "model": "claude-opus-5",
+        "cost": {"input": 5, "output": 25, "cacheRead": 0.5, "cacheWrite": 6.25}}]}));
+    let reply = |model: &str| {
+        sse_body(&[
+            (
+                Some("message_start"),
+                json!({"type": "message_start", "message": {"id": "msg_1", "model": model, "content": [],
+                    "usage": {"input_tokens": 1000, "output_tokens": 1}}}),
+            ),
+            (
+                Some("message_delta"),
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 1000}}),
+            ),
+            (Some("message_stop"), json!({"type": "message_stop"})),
+        ])
+    };
+    let own = final_message(&decode(&m, &reply("claude-fable-5")).await).usage.cost.total;
+    let fallback = final_message(&decode(&m, &reply("claude-opus-5")).await).usage.cost.total;
+    assert!((own - (10.0 * 1000.0 + 50.0 * 1000.0) / 1e6).abs() < 1e-12, "{own}");
+    assert!((fallback - (5.0 * 1000.0 + 25.0 * 1000.0) / 1e6).abs() < 1e-12, "{fallback}");
+}
