@@ -361,9 +361,13 @@ impl Emitter {
         &mut self.message.usage
     }
 
-    /// The provider says which model answered: one of the model's fallbacks is priced at its own
-    /// prices.
+    /// The provider says which model answered: another than the one asked is named in the
+    /// message (`responseModel`), and one of the model's fallbacks is priced at its own prices.
     pub fn answered_by(&mut self, model_id: &str) {
+        if model_id.is_empty() || model_id == self.message.model {
+            return;
+        }
+        self.message.response_model = Some(model_id.into());
         if let Some((_, cost)) = self.fallback_costs.iter().find(|(id, _)| id == model_id) {
             self.cost = cost.clone();
         }

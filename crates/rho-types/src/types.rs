@@ -368,6 +368,10 @@ pub struct AssistantMessage {
     /// pi 1.6's: the thinking level the request was made with (`off` for none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level: Option<crate::ThinkingLevel>,
+    /// pi 1.6's: the model that answered when it is not `model` (a server-side fallback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// (Boxed: a message is moved often, and this is rarely set.)
+    pub response_model: Option<Box<str>>,
 }
 
 impl AssistantMessage {
@@ -388,6 +392,7 @@ impl AssistantMessage {
             duration_ms: None,
             raw_stop_reason: None,
             thinking_level: None,
+            response_model: None,
         }
     }
 

@@ -392,7 +392,8 @@ fn fallback_models_are_asked_for_with_their_beta() {
     assert_eq!((plain.body.get("fallbacks"), plain.betas()), (None, None));
 }
 
-/// A reply a fallback model gave (`message_start` names it) is priced at the fallback's prices.
+/// A reply a fallback model gave (`message_start` names it) names it as `responseModel` and is
+/// priced at the fallback's prices.
 #[tokio::test]
 async fn a_fallbacks_reply_is_priced_at_its_own_prices() {
     let mut m = claude("claude-fable-5");
@@ -413,8 +414,10 @@ async fn a_fallbacks_reply_is_priced_at_its_own_prices() {
             (Some("message_stop"), json!({"type": "message_stop"})),
         ])
     };
-    let own = final_message(&decode(&m, &reply("claude-fable-5")).await).usage.cost.total;
-    let fallback = final_message(&decode(&m, &reply("claude-opus-5")).await).usage.cost.total;
+    let own = final_message(&decode(&m, &reply("claude-fable-5")).await).clone();
+    let by_fallback = final_message(&decode(&m, &reply("claude-opus-5")).await).clone();
+    assert_eq!((own.response_model, by_fallback.response_model.as_deref()), (None, Some("claude-opus-5")));
+    let (own, fallback) = (own.usage.cost.total, by_fallback.usage.cost.total);
     assert!((own - (10.0 * 1000.0 + 50.0 * 1000.0) / 1e6).abs() < 1e-12, "{own}");
     assert!((fallback - (5.0 * 1000.0 + 25.0 * 1000.0) / 1e6).abs() < 1e-12, "{fallback}");
 }
