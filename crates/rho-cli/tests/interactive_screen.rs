@@ -195,9 +195,7 @@ async fn tables_are_drawn_with_borders_fitted_to_the_width() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_is_down_costs_a_few_short_lines() {
     let env = Env::new(vec![]).await;
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let (_refusing, port) = common::refusing_port();
     let models = std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap();
     let models = models.replace(&env.server.url(), &format!("http://127.0.0.1:{port}"));
     std::fs::write(env.agent_dir.join("models.json"), models).unwrap();

@@ -416,9 +416,8 @@ async fn session_against(endpoint: &str) -> String {
 /// a warning on stderr once per signal, not once per export.
 #[tokio::test]
 async fn a_collector_that_refuses_connections_costs_a_log_line() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
+    let (_refusing, port) = common::refusing_port();
+    let url = format!("http://127.0.0.1:{port}");
     let stderr = session_against(&url).await;
     let warnings = stderr.lines().filter(|l| l.contains("telemetry: cannot export")).count();
     assert!((1..=2).contains(&warnings), "{stderr}");

@@ -454,3 +454,14 @@ pub fn tool_results(frames: &[Value]) -> Vec<(String, bool)> {
         .map(|f| (f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned(), f["isError"] == true))
         .collect()
 }
+
+/// A loopback port that refuses connections for as long as the returned socket lives: bound and
+/// never listening, so no other test's server can take the port meanwhile (as one freed right
+/// away could be).
+pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
+    use nix::sys::socket::{AddressFamily, SockFlag, SockType, SockaddrIn, bind, getsockname, socket};
+    let fd = socket(AddressFamily::Inet, SockType::Stream, SockFlag::SOCK_CLOEXEC, None).unwrap();
+    bind(std::os::fd::AsRawFd::as_raw_fd(&fd), &SockaddrIn::new(127, 0, 0, 1, 0)).unwrap();
+    let bound: SockaddrIn = getsockname(std::os::fd::AsRawFd::as_raw_fd(&fd)).unwrap();
+    (fd, bound.port())
+}
