@@ -17,12 +17,8 @@ fn bash(args: Value) -> Turn {
 }
 
 /// The text of each tool result in `frames`.
-fn results(frames: &[Value]) -> Vec<String> {
-    frames
-        .iter()
-        .filter(|f| f["type"] == "tool_execution_end")
-        .map(|f| f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned())
-        .collect()
+fn texts(frames: &[Value]) -> Vec<String> {
+    common::tool_results(frames).into_iter().map(|(text, _)| text).collect()
 }
 
 /// Whether the process in `pid_file` is gone (or dead and waiting to be reaped).
@@ -53,7 +49,7 @@ async fn a_background_command_is_started_read_stopped_and_gone_at_exit() {
     rho.send(json!({"type": "prompt", "message": "start the server"})).await;
     let frames = rho.until_agent_end().await;
     assert_eq!(
-        results(&frames),
+        texts(&frames),
         [
             "Command running in the background with id bash_1. Read its output with bash_output, stop it with kill_bash.",
             "ready\n",
@@ -84,6 +80,6 @@ async fn without_their_tools_bash_has_no_background() {
     let mut rho = Rho::start(&env, &["--no-session"]).await;
     rho.send(json!({"type": "prompt", "message": "hi"})).await;
     let frames = rho.until_agent_end().await;
-    assert_eq!(results(&frames), ["hi\n"]);
+    assert_eq!(texts(&frames), ["hi\n"]);
     assert!(!env.request_bodies()[0]["tools"].to_string().contains("run_in_background"));
 }

@@ -10,7 +10,7 @@ use crate::common;
 use axum::extract::{Json, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
-use common::{Env, Rho};
+use common::{Env, Rho, tool_results};
 use rho_mock_llm::Turn;
 use serde_json::{Value, json};
 
@@ -68,14 +68,6 @@ fn decode(value: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-fn results(frames: &[Value]) -> Vec<(bool, String)> {
-    frames
-        .iter()
-        .filter(|f| f["type"] == "tool_execution_end")
-        .map(|f| (f["isError"] == true, f["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned()))
-        .collect()
-}
-
 async fn start(env: &Env, base: &str, key: (&str, &str), provider: &str) -> Rho {
     let setting = format!("webSearch.baseUrl={base}");
     let provider = format!("webSearch.provider={provider}");
@@ -98,20 +90,12 @@ async fn brave_results_come_back_as_a_list_narrowed_by_domain() {
     .await;
     let mut rho = start(&env, &base, ("BRAVE_API_KEY", "brave-key"), "brave").await;
     rho.send(json!({"type": "prompt", "message": "look it up"})).await;
-    let results = results(&rho.until_agent_end().await);
-    assert_eq!(
-        results,
-        [
-            (
-                false,
-                "Search results for \"rust book\":\n\n1. The Rust Book\n   https://doc.rust-lang.org/book/\n   Learn Rust\n\n\
-                 2. serde - Rust\n   https://docs.rs/serde\n   A framework"
-                    .to_owned()
-            ),
-            (false, "Search results for \"rust\":\n\n1. serde - Rust\n   https://docs.rs/serde\n   A framework".to_owned()),
-            (true, "Brave Search answered 429 Too Many Requests \"rate limited\"".to_owned()),
-        ]
-    );
+    let results = tool_results(&rho.until_agent_end().await);
+    let first = "Search results for \"rust book\":\n\n1. The Rust Book\n   https://doc.rust-lang.org/book/\n   Learn Rust\n\n\
+                 2. serde - Rust\n   https://docs.rs/serde\n   A framework";
+    let narrowed = "Search results for \"rust\":\n\n1. serde - Rust\n   https://docs.rs/serde\n   A framework";
+    let failed = "Brave Search answered 429 Too Many Requests \"rate limited\"";
+    assert_eq!(results, [(first.to_owned(), false), (narrowed.to_owned(), false), (failed.to_owned(), true)]);
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen[0], ("rust book".to_owned(), "brave-key".to_owned()));
 }
@@ -124,9 +108,9 @@ async fn tavily_is_asked_with_its_key() {
         Env::new(vec![Turn::tool_call("web_search", json!({"query": "async runtime"})), Turn::text("searched")]).await;
     let mut rho = start(&env, &base, ("TAVILY_API_KEY", "tvly-key"), "tavily").await;
     rho.send(json!({"type": "prompt", "message": "look it up"})).await;
-    let results = results(&rho.until_agent_end().await);
+    let results = tool_results(&rho.until_agent_end().await);
     assert_eq!(
-        results[0].1,
+        results[0].0,
         "Search results for \"async runtime\":\n\n1. Tokio\n   https://tokio.rs/\n   An async runtime"
     );
     assert_eq!(seen.lock().unwrap()[0], ("async runtime".to_owned(), "Bearer tvly-key".to_owned()));
