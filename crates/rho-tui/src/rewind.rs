@@ -13,7 +13,6 @@ use tokio::sync::oneshot;
 use super::app::{App, AppEvent, Picking};
 use super::select::{Select, SelectItem};
 use super::transcript::Entry;
-use super::tree_items::preview;
 use super::{blocks, replay};
 
 /// The choices after a message is picked, as the values of their list (`choice:entry id`).
@@ -23,21 +22,12 @@ const CHOICES: [(&str, &str); 3] =
 impl App {
     /// `/rewind`: this branch's user messages, newest first.
     pub fn open_rewind_selector(&mut self) {
-        let items: Vec<SelectItem> = self
-            .session
-            .branch_messages()
-            .into_iter()
-            .rev()
-            .map(|m| {
-                let id = m.entry_id.to_string();
-                let detail = match self.session.files_changed_since(&id) {
-                    0 => "no file changes".to_owned(),
-                    1 => "1 file changed since".to_owned(),
-                    n => format!("{n} files changed since"),
-                };
-                SelectItem { label: preview(&m.text), detail, value: id }
-            })
-            .collect();
+        let session = self.session.clone();
+        let items = self.branch_message_items(|id| match session.files_changed_since(id) {
+            0 => "no file changes".to_owned(),
+            1 => "1 file changed since".to_owned(),
+            n => format!("{n} files changed since"),
+        });
         if items.is_empty() {
             self.push([blocks::notice("No messages to rewind to yet")]);
             return;

@@ -49,18 +49,26 @@ pub enum TreeStep {
 impl App {
     /// `/fork`: this session's user messages, newest first.
     pub fn open_fork_selector(&mut self) {
-        let items: Vec<SelectItem> = self
-            .session
-            .branch_messages()
-            .into_iter()
-            .rev()
-            .map(|m| SelectItem { label: preview(&m.text), detail: String::new(), value: m.entry_id.to_string() })
-            .collect();
+        let items = self.branch_message_items(|_| String::new());
         if items.is_empty() {
             self.push([blocks::notice("No messages to fork from yet")]);
             return;
         }
         self.select = Some((Picking::Fork, Select::new("Fork from a message", items, 0)));
+    }
+
+    /// This branch's user messages as list items, newest first, each with `detail` of its entry
+    /// id (`/fork`, `/rewind`).
+    pub fn branch_message_items(&self, detail: impl Fn(&str) -> String) -> Vec<SelectItem> {
+        self.session
+            .branch_messages()
+            .into_iter()
+            .rev()
+            .map(|m| {
+                let value = m.entry_id.to_string();
+                SelectItem { label: preview(&m.text), detail: detail(&value), value }
+            })
+            .collect()
     }
 
     /// Forks before the user message `entry_id`; its text goes into the editor, and the new
