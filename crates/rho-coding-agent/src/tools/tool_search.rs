@@ -112,3 +112,23 @@ impl Tool for ToolSearchTool {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn arguments_are_checked_with_clear_errors() {
+        assert_eq!(arguments(&args(json!({"query": "issues"}))).unwrap(), ("issues".to_owned(), DEFAULT_LIMIT));
+        assert_eq!(arguments(&args(json!({"query": "x", "limit": 3}))).unwrap().1, 3);
+        let error = |v| arguments(&args(v)).unwrap_err().0;
+        assert_eq!(error(json!({"query": "  "})), "query must not be empty");
+        assert_eq!(error(json!({})), "query must not be empty");
+        assert_eq!(error(json!({"query": "x", "limit": 0})), "limit must be a positive integer");
+        assert_eq!(error(json!({"query": "x", "limit": 2.5})), "limit must be a positive integer");
+    }
+}
