@@ -78,6 +78,10 @@ export function registered(runner) {
     renderers.push(...extension.messageRenderers.keys());
     entryRenderers.push(...(extension.entryRenderers?.keys() ?? []));
   }
+  const markdownTransformers = new Set();
+  for (const extension of runner.extensions) {
+    for (const surface of extension.markdownTransformer?.messageTypes ?? []) markdownTransformers.add(surface);
+  }
   const handlers = new Set();
   for (const extension of runner.extensions) {
     for (const [event, list] of extension.handlers) {
@@ -93,6 +97,7 @@ export function registered(runner) {
     renderers,
     entryRenderers,
     toolRenderers: runner.extensions.some((e) => (e.toolRenderers ?? []).length > 0),
+    markdownTransformers: [...markdownTransformers],
     handlers: [...handlers],
   };
 }

@@ -3,7 +3,9 @@
 // result (the resolvers of `registerToolRenderer` in load order, then the tool's own
 // `renderCall` / `renderResult`). Each gives a pi-tui component; its lines at the terminal's
 // width go back to rho, or null to use rho's own rendering. A tool's call and result share
-// their `state`, as in pi.
+// their `state`, as in pi. Markdown rho is about to draw goes through the markdown
+// transformers in load order (`registerMarkdownTransformer`); one that throws or answers no
+// string leaves the markdown as it was, and the next runs.
 
 export function createRenderer() {
   /** Renderer state by tool call id, from the call's rendering to the result's. */
@@ -15,6 +17,20 @@ export function createRenderer() {
         const renderer = runner.getMessageRenderer(message.message.customType);
         const component = renderer?.(message.message, { expanded }, theme);
         return component ? { lines: component.render(width) } : null;
+      }
+      if (message.target === "markdown") {
+        const { messageType, isStreaming, availableWidth, messageId, timestamp } = message;
+        const context = { messageType, isStreaming, availableWidth, messageId, timestamp };
+        let markdown = message.markdown;
+        for (const transform of runner.getMarkdownTransformers()) {
+          try {
+            const transformed = transform(markdown, context);
+            if (typeof transformed === "string") markdown = transformed;
+          } catch {
+            // Kept as it was; the next transformer runs.
+          }
+        }
+        return { markdown };
       }
       if (message.target === "entry") {
         const renderer = runner.getEntryRenderer(message.entry.customType);

@@ -138,6 +138,24 @@ pub enum RenderRequest {
     ToolCall { tool_name: String, tool_call_id: String, args: Value, width: u16, expanded: bool },
     /// A custom entry (`appendEntry`), by its `customType`'s entry renderer.
     Entry { entry: Value, width: u16, expanded: bool },
+    /// Markdown rho is about to draw, through the extensions' markdown transformers
+    /// (`registerMarkdownTransformer`) in load order; the answer is `{markdown}`.
+    Markdown {
+        markdown: String,
+        /// The surface: `user`, `assistant`, `assistant-thinking`, `custom`, `summary` or
+        /// `changelog`.
+        message_type: String,
+        /// A partial assistant block still streaming.
+        is_streaming: bool,
+        /// The columns the markdown is drawn in.
+        available_width: u16,
+        /// The session entry's id, for a message drawn from the session file.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message_id: Option<String>,
+        /// Its ISO time, with the id.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timestamp: Option<String>,
+    },
     /// A tool's result, by the tool's `renderResult`.
     ToolResult {
         tool_name: String,
@@ -539,6 +557,9 @@ pub struct Registrations {
     /// every tool's call and result are asked of the host.
     #[serde(default)]
     pub tool_renderers: bool,
+    /// The surfaces (`messageType`s) some markdown transformer runs on.
+    #[serde(default)]
+    pub markdown_transformers: Vec<String>,
     /// The events some handler listens to; only these are sent.
     #[serde(default)]
     pub handlers: Vec<String>,

@@ -50,6 +50,14 @@ pub enum AppEvent {
     ResetExtensions,
     /// An extension's renderer drew a history block (`None`: rho's own rendering).
     Rendered(u64, Option<Vec<String>>),
+    /// The markdown transformers answered for a held history block (`None`: as it was).
+    Transformed(u64, Option<Box<Shown>>),
+    /// The markdown transformers answered for the streaming block `id`'s first `len` bytes.
+    StreamTransformed {
+        id: u64,
+        len: usize,
+        markdown: Option<String>,
+    },
     /// The working directory's files, listed for `@` mentions.
     Files(Vec<String>),
     /// `/tree`: a step back from a task (instructions typed, a summary cancelled).
@@ -180,6 +188,8 @@ pub struct App {
     pub components: Components,
     /// History waiting behind a block an extension's renderer draws.
     pub held: HeldHistory,
+    /// The last streaming block held for markdown transformers.
+    pub transform_ids: u64,
     pub quit: bool,
     /// A `!command` is running (Escape kills it).
     pub shell_running: bool,
@@ -236,6 +246,7 @@ impl App {
             widgets: ExtensionWidgets::default(),
             components: Components::default(),
             held: HeldHistory::default(),
+            transform_ids: 0,
             quit: false,
             shell_running: false,
             suspend: false,
@@ -261,8 +272,16 @@ impl App {
         self.push_shown(Shown::recorded(Entry::Lines(lines.clone()), lines));
     }
 
-    /// Adds an entry to the history, drawn as the history is drawn now.
+    /// Adds an entry to the history, drawn as the history is drawn now (a message's markdown
+    /// through the extensions' transformers when one runs on it).
     pub fn push_entry(&mut self, entry: Entry) {
+        let entry = match entry {
+            Entry::Message(message, args) if self.message_is_transformed(&message) => {
+                self.push_transformed_message(*message, args);
+                return;
+            }
+            entry => entry,
+        };
         let shown = self.shown(entry);
         self.push_shown(shown);
     }
@@ -320,7 +339,7 @@ impl App {
                 self.hidden_thinking = Some(block.into_text());
             }
         } else if let Some(text) = self.hidden_thinking.take() {
-            let mut block = StreamingBlock::new(BlockKind::Thinking);
+            let mut block = self.new_block(BlockKind::Thinking);
             let lines = block.push(&text);
             self.push([Line::default()]);
             self.push_shown(Shown::drawn(lines));
@@ -346,16 +365,21 @@ impl App {
             self.push_entry(Entry::Thinking(text));
         }
         if let Some(block) = self.stream.take() {
-            let kind = block.kind;
+            let (kind, held) = (block.kind, block.transforming.is_some());
             let (text, mut lines) = block.finish();
+            if kind == BlockKind::Thinking {
+                lines.push(Line::default());
+            }
+            let transformed = held.then(|| text.clone());
             let entry = match kind {
                 BlockKind::Text => Entry::Markdown(text),
-                BlockKind::Thinking => {
-                    lines.push(Line::default());
-                    Entry::Thinking(text)
-                }
+                BlockKind::Thinking => Entry::Thinking(text),
             };
-            self.push_shown(Shown::recorded(entry, lines));
+            let shown = Shown::recorded(entry, lines);
+            match transformed {
+                Some(text) => self.push_transformed_block(kind, text, shown),
+                None => self.push_shown(shown),
+            }
         }
     }
 
@@ -374,8 +398,14 @@ impl App {
         if self.stream.is_none() {
             self.push([Line::default()]);
         }
-        let block = self.stream.get_or_insert_with(|| StreamingBlock::new(kind));
+        if self.stream.is_none() {
+            self.stream = Some(self.new_block(kind));
+        }
+        let Some(block) = self.stream.as_mut() else { return };
         let finished = block.push(delta);
+        if block.transforming.is_some() {
+            self.ask_stream_transform();
+        }
         self.push_shown(Shown::drawn(finished));
     }
 
@@ -397,7 +427,7 @@ impl App {
         match event {
             AgentEvent::MessageStart { message: AgentMessage::User(user) } => {
                 self.last_error = None;
-                self.push(blocks::user(&user.text()));
+                self.push_user(&user.text());
             }
             AgentEvent::MessageStart { message: message @ AgentMessage::Custom(_) } => {
                 self.end_stream();

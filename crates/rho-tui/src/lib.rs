@@ -51,6 +51,7 @@ mod tmux;
 mod todos;
 mod tool_blocks;
 mod transcript;
+mod transform;
 mod tree;
 mod tree_items;
 mod view;
@@ -302,6 +303,11 @@ fn handle(app: &mut App, event: AppEvent) {
         AppEvent::UiNotify(method) => app.ui_notify(method),
         AppEvent::Component(update) => app.on_component(update),
         AppEvent::Rendered(id, lines) => app.rendered(id, lines),
+        AppEvent::Transformed(id, shown) => {
+            app.held.answer(id, shown.map(|s| *s));
+            app.release_held();
+        }
+        AppEvent::StreamTransformed { id, len, markdown } => app.stream_transformed(id, len, markdown),
         AppEvent::ResetExtensions => {
             app.components.clear();
             app.widgets.clear();

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use super::app::{App, AppEvent, ToolOutput};
 use super::components::ansi_lines;
 use super::transcript::{Entry, Shown};
+use super::transform::Surface;
 
 /// How long the history waits for a renderer (the host gives up on it a little earlier).
 const RENDER_TIMEOUT: Duration = Duration::from_millis(2500);
@@ -42,23 +43,20 @@ impl HeldHistory {
         self.queue.push_back(Held::Ready(shown));
     }
 
-    fn wait_for(&mut self, fallback: Shown) -> u64 {
+    pub(super) fn wait_for(&mut self, fallback: Shown) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
         self.queue.push_back(Held::Rendering { id, fallback, deadline: Instant::now() + RENDER_TIMEOUT });
         id
     }
 
-    /// The renderer of block `id` answered: its lines, or `None` for rho's own.
-    fn answer(&mut self, id: u64, lines: Option<Vec<Line<'static>>>) {
+    /// The renderer of block `id` answered: what it drew, or `None` for rho's own.
+    pub(super) fn answer(&mut self, id: u64, shown: Option<Shown>) {
         for held in &mut self.queue {
             if let Held::Rendering { id: waiting, fallback, .. } = held
                 && *waiting == id
             {
-                *held = Held::Ready(match lines {
-                    Some(lines) => Shown::recorded(Entry::Lines(lines.clone()), lines),
-                    None => std::mem::take(fallback),
-                });
+                *held = Held::Ready(shown.unwrap_or_else(|| std::mem::take(fallback)));
                 return;
             }
         }
@@ -97,12 +95,12 @@ impl App {
 
     /// A renderer answered.
     pub fn rendered(&mut self, id: u64, lines: Option<Vec<String>>) {
-        let lines = lines.map(|lines| {
+        let shown = lines.map(|lines| {
             let mut block = vec![Line::default()];
             block.extend(ansi_lines(&lines));
-            block
+            Shown::recorded(Entry::Lines(block.clone()), block)
         });
-        self.held.answer(id, lines);
+        self.held.answer(id, shown);
         self.release_held();
     }
 
@@ -113,10 +111,15 @@ impl App {
         }
     }
 
-    /// A custom message an extension sent, by its renderer when it has one.
+    /// A custom message an extension sent, by its renderer when it has one (else its text
+    /// through the markdown transformers, when one runs on `custom`).
     pub fn push_custom_message(&mut self, message: &AgentMessage) {
         let AgentMessage::Custom(custom) = message else { return };
         if !custom.display {
+            return;
+        }
+        if !self.session.extension_renders_message(&custom.custom_type) && self.transforms(Surface::Custom) {
+            self.push_transformed_message(message.clone(), None);
             return;
         }
         let fallback = Entry::Lines(super::blocks::custom(custom));
@@ -180,7 +183,7 @@ impl App {
 }
 
 /// The terminal's width, which renderers draw at.
-fn width() -> u16 {
+pub(super) fn width() -> u16 {
     ratatui::crossterm::terminal::size().map_or(80, |(columns, _)| columns)
 }
 
@@ -206,7 +209,7 @@ mod tests {
         held.hold(raw("after second"));
         assert!(held.release(now).is_empty());
         // The second answers first: nothing moves until the first has.
-        held.answer(second, Some(vec![Line::raw("second, rendered")]));
+        held.answer(second, Some(raw("second, rendered")));
         assert!(held.release(now).is_empty());
         held.answer(first, None);
         assert_eq!(text(&held.release(now)), ["first, rho's", "after first", "second, rendered", "after second"]);

@@ -6,6 +6,10 @@
 //! from the start of the current block (a blank line outside a code fence, where everything
 //! before is committed), not from the start of the reply. The live area renders at most the last
 //! [`LIVE_BYTES`] of the unfinished text.
+//!
+//! A block an extension's markdown transformer sees is held whole in the live area instead
+//! (printed lines cannot change when the transformed text does), drawn from the transformer's
+//! last answer, and goes to the history when it ends.
 
 use ratatui::text::Line;
 
@@ -28,11 +32,44 @@ pub struct StreamingBlock {
     base: usize,
     /// Lines of `text[base..]`'s rendering already handed to the history.
     committed: usize,
+    /// Set when a markdown transformer sees the block.
+    pub transforming: Option<Transforming>,
+}
+
+/// A block a markdown transformer sees, as it streams.
+#[derive(Debug, Default)]
+pub struct Transforming {
+    /// Which block the transformer's answers are for.
+    pub id: u64,
+    /// A transform of the text so far is being asked for.
+    pub asking: bool,
+    /// The last answer: how many bytes of the text it is of, and the transformed markdown.
+    answer: Option<(usize, String)>,
 }
 
 impl StreamingBlock {
     pub fn new(kind: BlockKind) -> Self {
-        Self { kind, text: String::new(), base: 0, committed: 0 }
+        Self { kind, text: String::new(), base: 0, committed: 0, transforming: None }
+    }
+
+    /// A block held whole until it ends, for markdown transformers (answers tagged `id`).
+    pub fn transformed(kind: BlockKind, id: u64) -> Self {
+        Self { transforming: Some(Transforming { id, ..Transforming::default() }), ..Self::new(kind) }
+    }
+
+    /// The text so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The transformer's answer for the first `len` bytes of the text.
+    pub fn set_transformed(&mut self, id: u64, len: usize, markdown: String) {
+        if let Some(t) = self.transforming.as_mut().filter(|t| t.id == id) {
+            t.asking = false;
+            if len <= self.text.len() {
+                t.answer = Some((len, markdown));
+            }
+        }
     }
 
     fn render(&self, text: &str) -> Vec<Line<'static>> {
@@ -46,7 +83,7 @@ impl StreamingBlock {
     /// break).
     pub fn push(&mut self, delta: &str) -> Vec<Line<'static>> {
         self.text.push_str(delta);
-        if !delta.contains('\n') {
+        if !delta.contains('\n') || self.transforming.is_some() {
             return Vec::new();
         }
         let Some(last_break) = self.text.rfind('\n') else { return Vec::new() };
@@ -69,6 +106,21 @@ impl StreamingBlock {
     /// The lines not committed yet (the live area's content), from at most the last
     /// [`LIVE_BYTES`] of text.
     pub fn live(&self) -> Vec<Line<'static>> {
+        if let Some(transforming) = &self.transforming {
+            // The last answer, and what streamed since as it came; its last lines when long.
+            let whole = match &transforming.answer {
+                Some((len, markdown)) => format!("{markdown}{}", &self.text[*len..]),
+                None => self.text.clone(),
+            };
+            let mut from = whole.len().saturating_sub(LIVE_BYTES);
+            while !whole.is_char_boundary(from) {
+                from += 1;
+            }
+            if from > 0 {
+                from = whole[from..].find('\n').map_or(from, |i| from + i + 1);
+            }
+            return self.render(&whole[from..]);
+        }
         let rest = &self.text[self.base..];
         if rest.len() <= LIVE_BYTES {
             let lines = self.render(rest);
@@ -97,6 +149,9 @@ impl StreamingBlock {
     /// The block streamed again from its start (the history is being drawn again): the new
     /// block, and every line it has finished.
     pub fn restart(self) -> (Self, Vec<Line<'static>>) {
+        if self.transforming.is_some() {
+            return (self, Vec::new());
+        }
         // Line by line, as it streamed: the committed blocks are left behind as they were.
         let mut block = Self::new(self.kind);
         let mut lines = Vec::new();
@@ -162,6 +217,22 @@ mod tests {
             assert_eq!(plain(&out), whole, "pieces of {size}");
             assert_eq!(all, text);
         }
+    }
+
+    #[test]
+    fn a_transformed_block_is_held_whole_and_drawn_from_the_last_answer() {
+        let mut block = StreamingBlock::transformed(BlockKind::Text, 7);
+        assert!(block.push("a --> b\n\nc").is_empty());
+        assert_eq!(plain(&block.live()), "a --> b\n\nc");
+        block.set_transformed(7, 9, "a → b\n\n".to_owned());
+        block.push(" --> d");
+        assert_eq!(plain(&block.live()), "a → b\n\nc --> d");
+        // An answer for another block changes nothing.
+        block.set_transformed(8, 1, "x".to_owned());
+        assert_eq!(plain(&block.live()), "a → b\n\nc --> d");
+        let (text, lines) = block.finish();
+        assert_eq!(text, "a --> b\n\nc --> d");
+        assert_eq!(plain(&lines), "a --> b\n\nc --> d");
     }
 
     #[test]

@@ -215,3 +215,44 @@ async fn config_without_a_terminal_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "Error: rho config is a screen: run it in a terminal\n");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markdown_transformers_change_what_the_screen_draws_and_nothing_else() {
+    let Some(host) = pi_host("markdown_transformers_change_what_the_screen_draws_and_nothing_else") else { return };
+    let env = Env::new(vec![
+        Turn::text("answer --> done, streamed slowly")
+            .with_thinking("think --> deep")
+            .with_chunk_size(12)
+            .with_chunk_delay_ms(200),
+        Turn::text("boom --> kept"),
+    ])
+    .await;
+    let host = host.display().to_string();
+    let vars = [("RHO_EXTENSION_HOST_DIR", host.as_str())];
+    let mut first = Terminal::start_with(&env, &["-e", &fixture("markdown.ts")], &vars);
+    first.ready().await;
+    first.submit("ask --> now");
+    // While it streams, the transformer is asked with `isStreaming`.
+    first.wait_for("answer ~>").await;
+    let screen = first.wait_idle_with("answer → done").await;
+    assert!(screen.contains("› ask → now"), "the user's message:\n{screen}");
+    assert!(screen.contains("think ⇒ deep"), "the thinking block:\n{screen}");
+    // A transformer that throws leaves the markdown as it was.
+    first.submit("boom");
+    let screen = first.wait_idle_with("boom --> kept").await;
+    first.submit("/note");
+    let screen_after = first.wait_for("note → kept").await;
+    assert!(screen_after.contains("[note]"), "{screen}\n{screen_after}");
+    assert!(!first.scrollback_and_screen().contains("answer --> done"), "{}", first.scrollback_and_screen());
+    first.send("\x04");
+    assert_eq!(first.exit_code().await, 0);
+
+    // Display only: the session keeps the original, and a continued session is drawn transformed.
+    let saved: String = env.session_files().iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    assert!(saved.contains("ask --> now") && saved.contains("answer --> done"), "{saved}");
+    let second = Terminal::start_with(&env, &["-c", "-e", &fixture("markdown.ts")], &vars);
+    let screen = second.wait_for("answer → done").await;
+    for shown in ["› ask → now", "think ⇒ deep", "boom --> kept", "note → kept"] {
+        assert!(screen.contains(shown), "{shown} on resume:\n{screen}");
+    }
+}

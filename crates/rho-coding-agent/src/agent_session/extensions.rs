@@ -169,6 +169,18 @@ impl AgentSession {
         extensions.render(request).await
     }
 
+    /// Whether an extension's markdown transformer runs on `surface` (pi's `messageType`).
+    pub fn extension_transforms_markdown(&self, surface: &str) -> bool {
+        self.extensions().is_some_and(|e| e.transforms_markdown(surface))
+    }
+
+    /// The markdown the extensions' transformers make of a [`rho_extensions::RenderRequest::Markdown`]
+    /// (`None`: the markdown as it was).
+    pub async fn extension_transform_markdown(&self, request: rho_extensions::RenderRequest) -> Option<String> {
+        let extensions = self.extensions().cloned()?;
+        extensions.transform_markdown(request).await
+    }
+
     /// A key for an extension's terminal component `id`, as the terminal's byte sequence.
     pub fn extension_component_input(&self, id: &str, data: String) {
         if let Some(extensions) = self.extensions() {

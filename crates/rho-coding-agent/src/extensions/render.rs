@@ -1,7 +1,8 @@
 //! Extensions' renderers for the terminal: a custom message's (`registerMessageRenderer`), a
 //! custom entry's (`registerEntryRenderer`) and a tool's call and result (`renderCall`,
 //! `renderResult`, `registerToolRenderer`) are pi-tui components, rendered in the host to lines
-//! the interactive mode prints. A renderer that fails or takes longer than
+//! the interactive mode prints; markdown transformers (`registerMarkdownTransformer`) change
+//! the markdown rho then draws itself. A renderer or transformer that fails or takes longer than
 //! [`RENDER_TIMEOUT`] leaves rho's own rendering.
 
 use std::sync::Arc;
@@ -40,22 +41,41 @@ impl Extensions {
             .map_or((false, false), |t| (t.render_call, t.render_result))
     }
 
+    /// Whether some markdown transformer runs on `surface` (a `messageType`).
+    pub(crate) fn transforms_markdown(&self, surface: &str) -> bool {
+        self.registrations().markdown_transformers.iter().any(|s| s == surface)
+    }
+
     /// The lines the renderer draws; `None` when it has none, failed or took too long.
     pub(crate) async fn render(self: &Arc<Self>, request: RenderRequest) -> Option<Vec<String>> {
+        let answer = self.ask_renderer(request).await?;
+        let lines = answer.get("lines")?.as_array()?;
+        Some(lines.iter().map(|line| line.as_str().unwrap_or_default().to_owned()).collect())
+    }
+
+    /// The markdown the transformers make of a [`RenderRequest::Markdown`]; `None` when the
+    /// host failed or took too long.
+    pub(crate) async fn transform_markdown(self: &Arc<Self>, request: RenderRequest) -> Option<String> {
+        let mut answer = self.ask_renderer(request).await?;
+        match answer.get_mut("markdown")?.take() {
+            serde_json::Value::String(markdown) => Some(markdown),
+            _ => None,
+        }
+    }
+
+    async fn ask_renderer(self: &Arc<Self>, request: RenderRequest) -> Option<serde_json::Value> {
         let host = self.host().await.ok()?;
         if let Some(session) = self.session() {
             self.sync_to(&host, &session, true);
         }
         let (_, answer) = host.request(&ToHost::Render(Box::new(request)));
-        let value = match tokio::time::timeout(RENDER_TIMEOUT, answer).await {
-            Ok(Ok(Ok(value))) => value,
+        match tokio::time::timeout(RENDER_TIMEOUT, answer).await {
+            Ok(Ok(Ok(value))) => Some(value),
             Ok(Ok(Err(e))) => {
                 self.report("<extension host>", "render", &e.to_string());
-                return None;
+                None
             }
-            _ => return None,
-        };
-        let lines = value.get("lines")?.as_array()?;
-        Some(lines.iter().map(|line| line.as_str().unwrap_or_default().to_owned()).collect())
+            _ => None,
+        }
     }
 }
