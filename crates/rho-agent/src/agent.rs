@@ -360,6 +360,12 @@ impl Agent {
         (s.steering.take(QueueMode::All), s.follow_up.take(QueueMode::All))
     }
 
+    /// The messages waiting in both queues (steering first), left in place.
+    pub fn peek_queued_messages(&self) -> Vec<AgentMessage> {
+        let s = self.state();
+        s.steering.messages().chain(s.follow_up.messages()).cloned().collect()
+    }
+
     pub fn queued_count(&self) -> usize {
         let s = self.state();
         s.steering.len() + s.follow_up.len()

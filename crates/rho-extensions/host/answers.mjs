@@ -27,14 +27,16 @@ export async function beforeAgentStart(runner, cwd, event) {
 }
 
 /** `turn_end` and `agent_before_settle`: the final proposal, or nothing when it is invalid. */
-export async function boundary(pi, runner, manager, cwd, queued, event) {
-  const preview = (drafts) => boundaryContext(pi, manager, cwd, queued, drafts, event.type);
+export async function boundary(pi, runner, manager, cwd, queued, message) {
+  // The messages waiting come with rho's event; they are the context's, not the event's.
+  const { pendingMessages = [], ...event } = message;
+  const preview = (drafts) => boundaryContext(pi, manager, cwd, queued, drafts, event.type, pendingMessages);
   const result = await runner.emitBoundary(event, preview);
   return result.valid ? { entries: result.entries, continue: result.continue === true } : { entries: [], continue: false };
 }
 
 /** pi's boundary context for `drafts` on the branch of `manager` (the session mirror). */
-function boundaryContext(pi, manager, cwd, queued, drafts, type) {
+function boundaryContext(pi, manager, cwd, queued, drafts, type, pendingMessages) {
   const preview = pi.SessionManager.inMemory(cwd, undefined, [manager.getHeader(), ...manager.getBranch()]);
   for (const draft of drafts) {
     switch (draft?.type) {
@@ -62,8 +64,8 @@ function boundaryContext(pi, manager, cwd, queued, drafts, type) {
     contextEntries: projection.entries,
     contextMessages: projection.messages,
     llmMessages,
-    // rho knows how many messages wait, not which.
-    pendingMessages: [],
+    // The steering and follow-up messages waiting, as rho sent them with the event.
+    pendingMessages,
     canContinue: contextCanContinue || (type === "turn_end" ? queued : finalRole === "assistant" && queued),
   };
 }

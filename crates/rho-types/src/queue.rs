@@ -94,6 +94,11 @@ impl MessageQueue {
         self.messages.is_empty()
     }
 
+    /// The queued messages, oldest first.
+    pub fn messages(&self) -> impl Iterator<Item = &AgentMessage> {
+        self.messages.iter()
+    }
+
     /// The queued messages' text, oldest first.
     pub fn texts(&self) -> Vec<String> {
         self.messages

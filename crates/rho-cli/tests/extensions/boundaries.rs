@@ -73,3 +73,26 @@ async fn boundary_handlers_append_entries_and_ask_for_one_more_request() {
     let announced = frames.iter().filter(|f| f["type"] == "entry_appended").count();
     assert_eq!(announced, 3 + 1 + 2, "three turn-seen entries, the edit and two messages");
 }
+
+#[tokio::test]
+async fn a_boundary_context_lists_the_messages_still_waiting() {
+    let Some(host) = pi_host("a_boundary_context_lists_the_messages_still_waiting") else { return };
+    let turns =
+        vec![Turn::text("A slow first answer.").with_chunk_size(2).with_chunk_delay_ms(50), Turn::text("Steered.")];
+    let env = Env::new(turns).await.with_extension_host(host);
+    let mut rho = Rho::start(&env, &["-e", &fixture("pending.ts")]).await;
+
+    rho.send(json!({"type": "prompt", "id": "p", "message": "hello"})).await;
+    rho.until(|f| f["type"] == "message_update").await;
+    rho.send(json!({"type": "steer", "id": "s", "message": "also this"})).await;
+    rho.until(|f| f["type"] == "agent_end").await;
+
+    let entries = read_jsonl(&env.session_files().pop().unwrap());
+    let seen: Vec<&Value> = entries.iter().filter(|e| e["customType"] == "pending-seen").map(|e| &e["data"]).collect();
+    // The steering message waits at the first turn's end and is delivered by the second; the
+    // event itself keeps pi's fields.
+    assert_eq!(
+        seen,
+        [&json!({"pending": ["also this"], "hasField": false}), &json!({"pending": [], "hasField": false})]
+    );
+}

@@ -68,6 +68,7 @@ impl AgentSession {
             "messageEntryId": message_entry_id,
             "toolResultEntryIds": tool_result_entry_ids,
             "outcome": outcome(message),
+            "pendingMessages": self.inner.agent.peek_queued_messages(),
         });
         let Some(answer) = extensions.hook("boundary", event).await else { return false };
         self.commit_boundary(&answer, "turn_end")
@@ -83,7 +84,11 @@ impl AgentSession {
         if self.lifecycle_token().is_cancelled() || outcome == "aborted" {
             return false;
         }
-        let event = json!({"type": "agent_before_settle", "outcome": outcome});
+        let event = json!({
+            "type": "agent_before_settle",
+            "outcome": outcome,
+            "pendingMessages": self.inner.agent.peek_queued_messages(),
+        });
         let Some(answer) = extensions.hook("boundary", event).await else { return false };
         // Entries are kept when an abort came meanwhile; the continuation is not.
         self.commit_boundary(&answer, "agent_before_settle") && !self.lifecycle_token().is_cancelled()
