@@ -238,10 +238,14 @@ fn validate(name: &str, config: &ProviderConfig) -> Result<(), String> {
             return Err("must specify \"baseUrl\", \"compat\", \"modelOverrides\" or \"models\"".into());
         }
     } else if builtin.is_none() {
-        let Some(base_url) = &config.base_url else {
+        // Each model's own `baseUrl`, or the provider's (pi 1.6: "from the model definition or
+        // the provider").
+        let urls: Option<Vec<&str>> =
+            models.iter().map(|m| m.base_url.as_deref().or(config.base_url.as_deref())).collect();
+        let Some(urls) = urls else {
             return Err("\"baseUrl\" is required when defining custom models".into());
         };
-        if config.api_key.is_none() && !is_local_url(base_url) {
+        if config.api_key.is_none() && !urls.iter().all(|url| is_local_url(url)) {
             return Err("\"apiKey\" is required when defining custom models \
                  (use \"apiKey\": \"\" for a server that needs none)"
                 .into());

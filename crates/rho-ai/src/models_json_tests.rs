@@ -161,6 +161,21 @@ fn auth_header_and_keyless_providers() {
 }
 
 #[test]
+fn a_models_own_base_url_serves_for_the_provider() {
+    let (models, ..) = applied(
+        r#"{"providers": {"x": {"api": "openai-completions", "models": [
+            {"id": "a", "baseUrl": "http://localhost:1/v1"}, {"id": "b", "baseUrl": "http://127.0.0.1:2/v1"}]}}}"#,
+    );
+    let urls: Vec<&str> = models.iter().filter(|m| m.provider == "x").map(|m| m.base_url.as_str()).collect();
+    assert_eq!(urls, ["http://localhost:1/v1", "http://127.0.0.1:2/v1"]);
+    // One model without a URL of its own needs the provider's.
+    assert!(
+        parse_err(r#"{"providers": {"x": {"api": "a", "models": [{"id": "a", "baseUrl": "http://localhost:1"}, {"id": "b"}]}}}"#)
+            .ends_with("\"baseUrl\" is required when defining custom models")
+    );
+}
+
+#[test]
 fn invalid_files_say_what_is_wrong() {
     let file = path().display().to_string();
     assert_eq!(

@@ -13,6 +13,7 @@ import { beforeAgentStart, boundary, userBash } from "./answers.mjs";
 import { applyFlagValues, registered, withoutExit } from "./loading.mjs";
 import { capContent, removeSpillFiles } from "./output-cap.mjs";
 import { askProjectTrust } from "./project-trust.mjs";
+import { nativeProvider, withNativeAuth } from "./native-providers.mjs";
 import { createProviderStreams } from "./provider-streams.mjs";
 import { createRenderer } from "./render.mjs";
 import { resolveExtensions as resolveWith } from "./resolve.mjs";
@@ -59,6 +60,8 @@ let components;
 let footerData;
 /** The loaded extensions and their runner; replaced on reload and session replacement. */
 let current;
+/** Providers registered whole whose auth is being resolved (see native-providers.mjs). */
+const nativeRegistrations = [];
 /** The abort signal of the run in progress (ctx.signal). */
 let runAbort;
 /** Aborts for the tool calls, commands and handlers in progress, by rho's request id. */
@@ -288,6 +291,8 @@ async function load(flagValues) {
   current = { runner, errors: errors.map((e) => ({ path: e.path, error: e.error })) };
   bind(runner);
   followMcpServers(runner, runtime);
+  // Providers registered whole reach rho before the registrations do (`--model` may name one).
+  await Promise.all(nativeRegistrations.splice(0));
   return diagnostics;
 }
 
@@ -410,6 +415,16 @@ function bind(runner) {
         const streams = typeof config.streamSimple === "function";
         providerStreams.register(name, config);
         action("registerProvider", { provider: name, config, streamSimple: streams });
+      },
+      registerNativeProvider: (provider) => {
+        const { config, streams } = nativeProvider(provider, init.spokenApis);
+        modelRegistry.registerProvider(provider);
+        if (streams) providerStreams.register(provider.id, streams);
+        nativeRegistrations.push(
+          withNativeAuth(provider, config, init.agentDir).then((resolved) =>
+            action("registerProvider", { provider: provider.id, config: resolved, streamSimple: streams !== undefined }),
+          ),
+        );
       },
       unregisterProvider: (name) => {
         modelRegistry.unregisterProvider(name);

@@ -36,6 +36,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("ui.mjs", include_str!("../host/ui.mjs")),
     ("components.mjs", include_str!("../host/components.mjs")),
     ("provider-streams.mjs", include_str!("../host/provider-streams.mjs")),
+    ("native-providers.mjs", include_str!("../host/native-providers.mjs")),
     ("render.mjs", include_str!("../host/render.mjs")),
     ("resolve.mjs", include_str!("../host/resolve.mjs")),
     ("packages.mjs", include_str!("../host/packages.mjs")),

@@ -212,6 +212,10 @@ pub struct Init {
     pub session: SessionSync,
     /// [`HostState`], all of it.
     pub state: Value,
+    /// The APIs rho speaks itself: a pi-ai `Provider` an extension registers
+    /// (`pi.registerProvider(provider)`) is spoken to by rho for these, by its own stream for
+    /// others.
+    pub spoken_apis: &'static [&'static str],
 }
 
 /// What the extensions read without awaiting (`ctx.model`, `pi.getActiveTools()`,

@@ -21,6 +21,18 @@ pub mod api {
     pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
     /// pi's own message protocol (the Radius gateway's).
     pub const PI_MESSAGES: &str = "pi-messages";
+    /// The APIs rho speaks itself (a model of any other needs an extension's stream).
+    pub const SPOKEN: &[&str] = &[
+        ANTHROPIC_MESSAGES,
+        OPENAI_COMPLETIONS,
+        OPENAI_RESPONSES,
+        AZURE_OPENAI_RESPONSES,
+        OPENAI_CODEX_RESPONSES,
+        GOOGLE_GENERATIVE_AI,
+        GOOGLE_VERTEX,
+        BEDROCK_CONVERSE_STREAM,
+        PI_MESSAGES,
+    ];
     /// A virtual model's (pi 1.6's `pi-virtual`): never spoken to; each request is routed to a
     /// physical model first.
     pub const VIRTUAL: &str = "pi-virtual";

@@ -212,7 +212,8 @@ impl Rho {
         rho
     }
 
-    fn spawn_command(mut command: Command) -> Rho {
+    /// Starts `command` (a configured rho) and leaves every frame unread.
+    pub fn spawn_command(mut command: Command) -> Rho {
         let mut child = command.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let stdin = child.stdin.take();

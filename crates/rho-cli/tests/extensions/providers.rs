@@ -121,3 +121,42 @@ async fn models_of_extension_providers_are_listed_and_model_flags_keep_their_ord
     assert!(stderr.contains("Error: Model \"nowhere/nothing\" not found."), "{stderr}");
     assert!(env.request_bodies().is_empty());
 }
+
+#[tokio::test]
+async fn a_provider_registered_whole_is_spoken_to_with_its_resolved_auth() {
+    let Some(host) = pi_host("a_provider_registered_whole_is_spoken_to_with_its_resolved_auth") else { return };
+    let env = Env::new(vec![Turn::text("From the local server.")]).await.with_extension_host(host);
+    let mut command = env.command(&["--mode", "rpc", "-e", &fixture("native-provider.ts"), "--model", "local/local-1"]);
+    command.env("LOCAL_BASE_URL", env.server.url());
+    let mut rho = Rho::spawn_command(command);
+    // The models of two APIs rho does not speak are refused, and it says why.
+    let startup = rho.until(|f| f["type"] == "ready").await;
+    let refused: Vec<&Value> = startup.iter().filter(|f| f["type"] == "extension_error").collect();
+    assert_eq!(refused.len(), 1, "{startup:?}");
+    assert_eq!(
+        (&refused[0]["event"], &refused[0]["error"]),
+        (
+            &json!("register_provider"),
+            &json!("Provider odd: rho streams one API of a provider through its extension, not odd-one, odd-two")
+        )
+    );
+
+    let state = rho.data(json!({"type": "get_state"})).await;
+    assert_eq!((&state["model"]["provider"], &state["model"]["id"]), (&json!("local"), &json!("local-1")), "{state}");
+    rho.send(json!({"type": "prompt", "id": "p", "message": "hello"})).await;
+    let frames = rho.until_agent_end().await;
+    assert_eq!(assistant_end(&frames)["content"][0]["text"], "From the local server.");
+    let request = env.server.requests().pop().unwrap();
+    assert_eq!(request.headers.get("x-local").map(String::as_str), Some("native"), "{:?}", request.headers);
+    assert_eq!(request.headers.get("x-api-key").map(String::as_str), Some("local-placeholder"));
+
+    let models = rho.data(json!({"type": "get_available_models"})).await;
+    assert!(!models.to_string().contains("\"odd\""), "{models}");
+
+    // A provider with an API of its own streams the reply itself.
+    rho.data(json!({"type": "set_model", "provider": "streamer", "modelId": "streamer-1"})).await;
+    rho.send(json!({"type": "prompt", "id": "p2", "message": "say something"})).await;
+    let frames = rho.until_agent_end().await;
+    assert_eq!(assistant_end(&frames)["content"][0]["text"], "Streamed by the provider: say something");
+    assert_eq!(env.server.requests().len(), 1, "the mock was asked once, by `local`");
+}

@@ -234,6 +234,7 @@ impl Extensions {
             theme: session.settings().get("theme").and_then(Value::as_str).map(str::to_owned),
             session: session_sync,
             state: state.unwrap_or(Value::Null),
+            spoken_apis: rho_types::model::api::SPOKEN,
         };
         let (_, answer) = host.request(&ToHost::Init(Box::new(init)));
         let value = answer.await.map_err(|_| HostError::Exited("it closed before loading the extensions".into()))??;

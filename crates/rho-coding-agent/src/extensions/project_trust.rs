@@ -95,6 +95,7 @@ async fn ask_host(
         theme: None,
         session: SessionSync::default(),
         state: Value::Null,
+        spoken_apis: rho_types::model::api::SPOKEN,
     };
     let closed = || "the extension host closed".to_owned();
     let (_, loaded) = host.request(&ToHost::Init(Box::new(init)));
