@@ -81,6 +81,8 @@ pub(crate) struct AgentState {
     pub(crate) hooks: Option<Arc<dyn AgentHooks>>,
     /// Fits the images of tool results to the model; `None` sends them as they are.
     pub(crate) fit_images: Option<crate::tool::FitImages>,
+    /// Asked before a request (see [`BeforeRequest`](crate::tool::BeforeRequest)).
+    pub(crate) before_request: Option<crate::tool::BeforeRequest>,
 }
 
 /// How the queues are drained and what a steering message does to running tools.
@@ -156,6 +158,7 @@ impl Agent {
             tool_gate: None,
             hooks: None,
             fit_images: None,
+            before_request: None,
         };
         let (running_tx, _) = watch::channel(false);
         Self {
@@ -262,6 +265,12 @@ impl Agent {
     /// sends them as the tools give them.
     pub fn set_fit_images(&self, fit: Option<crate::tool::FitImages>) {
         self.state().fit_images = fit;
+    }
+
+    /// Sets what is asked before a request is sent (see
+    /// [`BeforeRequest`](crate::tool::BeforeRequest)); `None` asks nothing.
+    pub fn set_before_request(&self, before: Option<crate::tool::BeforeRequest>) {
+        self.state().before_request = before;
     }
 
     /// Sets the hooks the loop awaits at its points (from the next request or call on); `None`

@@ -17,5 +17,5 @@ use rho_types::{message, queue};
 pub use agent::{Agent, AgentConfig, AgentError, QueueModes, RequestOptionsFn, resolve_request_options};
 pub use event::{AgentEvent, AgentEventSink, Backpressure};
 pub use hooks::{AgentHooks, HookPoint, Route, ToolCallDecision, ToolOutcome, not_registered};
-pub use tool::{FitImages, Tool, ToolContext, ToolError, ToolGate, UpdateSink};
+pub use tool::{BeforeRequest, FitImages, Tool, ToolContext, ToolError, ToolGate, UpdateSink};
 pub use tool_exec::SKIPPED;

@@ -38,6 +38,7 @@ pub(crate) async fn run(
     }
     let mut pending = if continuing && had_prompts { Delivery::default() } else { poll_steering(agent) };
     let mut first_turn = true;
+    let mut first_request = true;
 
     'run: loop {
         let mut more_tool_calls = true;
@@ -55,7 +56,8 @@ pub(crate) async fn run(
                 add_message(agent, &*sink, message, &mut new_messages).await;
             }
 
-            let (assistant, tools) = stream_assistant(agent, &cancel, &*sink).await;
+            let (assistant, tools) = stream_assistant(agent, !first_request, &cancel, &*sink).await;
+            first_request = false;
             new_messages.push(AgentMessage::Assistant(assistant.clone()));
             let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
 
@@ -193,12 +195,14 @@ pub(crate) fn poll_steering(agent: &Agent) -> Delivery {
 /// Streams one model reply: `message_start`, the block events, `message_end`. Returns the reply
 /// and the tools its request offered: the turn runs its calls with exactly those, so a tool set
 /// replaced meanwhile ([`Agent::set_tools`]) takes effect from the next request, never mid-turn.
+/// `next_turn`: a request after the run's first (the application may compact before it).
 async fn stream_assistant(
     agent: &Agent,
+    next_turn: bool,
     cancel: &CancellationToken,
     sink: &dyn AgentEventSink,
 ) -> (AssistantMessage, Vec<Arc<dyn Tool>>) {
-    let (selected, mut context, thinking, tools, hooked, routing) = {
+    let (selected, mut context, thinking, tools, mut hooked, routing, before_request) = {
         let s = agent.state();
         // With a `context` hook the messages are copied and converted after it answers.
         let hooked = s.hooks.clone().filter(|h| h.wants(HookPoint::Context)).map(|h| (h, s.messages.clone()));
@@ -209,7 +213,8 @@ async fn stream_assistant(
         };
         // A virtual model is routed first, on the conversation as it stands.
         let routing = s.model.is_virtual().then(|| (s.hooks.clone(), s.messages.clone()));
-        (s.model.clone(), context, s.thinking_level, s.tools.clone(), hooked, routing)
+        let before_request = s.before_request.clone().filter(|_| next_turn || routing.is_some());
+        (s.model.clone(), context, s.thinking_level, s.tools.clone(), hooked, routing, before_request)
     };
     let (model, thinking) = match routing {
         None => (selected, thinking),
@@ -227,6 +232,16 @@ async fn stream_assistant(
             }
         }
     };
+    // The conversation may be compacted for this model first; the route stands.
+    if let Some(before) = before_request
+        && before(model.clone()).await
+    {
+        let s = agent.state();
+        match hooked.as_mut() {
+            Some((_, messages)) => messages.clone_from(&s.messages),
+            None => context.messages = convert_to_llm(&s.messages),
+        }
+    }
     if let Some((hooks, messages)) = hooked {
         context.messages = convert_to_llm(&hooks.context(messages, cancel).await);
     }

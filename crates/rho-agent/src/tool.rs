@@ -38,6 +38,12 @@ pub type FitImages = Arc<
     dyn Fn(Vec<rho_types::types::UserContent>, Option<ImageResize>) -> Vec<rho_types::types::UserContent> + Send + Sync,
 >;
 
+/// Asked before a request is sent with `model` (after a run's first request, and for every
+/// request a virtual selection routes): true when it changed the conversation (compacted it), so
+/// the request is built from it again. The application's: when to compact is not the loop's
+/// business.
+pub type BeforeRequest = Arc<dyn Fn(rho_types::Model) -> futures::future::BoxFuture<'static, bool> + Send + Sync>;
+
 /// What a running tool gets besides its arguments.
 #[derive(Clone)]
 pub struct ToolContext {

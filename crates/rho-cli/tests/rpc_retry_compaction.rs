@@ -340,3 +340,54 @@ async fn an_empty_413_is_a_context_overflow_too() {
     assert!(frames.iter().any(|f| f["type"] == "auto_compaction_start" && f["reason"] == "overflow"));
     assert_eq!(frames.last().unwrap()["messages"][0]["content"][0]["text"], "Fits now.");
 }
+
+/// pi 1.6 compacts within a run too: a tool result that takes the conversation past the
+/// threshold (the reply's usage, 720, and the result's estimate, 200, over 1000 less 100) is
+/// compacted before the next request, which then carries the summary and what was kept (the
+/// call and its result: the keep of 205 tokens is reached at the call, which splits the turn).
+#[tokio::test]
+async fn a_run_that_crosses_the_threshold_is_compacted_before_its_next_request() {
+    let small = Usage { input: 10, output: 5, ..Usage::default() };
+    let large = Usage { input: 700, output: 20, ..Usage::default() };
+    let env = Env::new(vec![
+        Turn::text("One.").with_usage(small),
+        Turn::tool_call("read", json!({"path": "big.txt"})).with_usage(large),
+        // The summary of what came before the kept turn, and of the turn's start (its prompt).
+        Turn::text("## Goal\nRead the big file"),
+        Turn::text("## Goal\nRead the big file"),
+        Turn::text("Read it."),
+    ])
+    .await;
+    std::fs::write(env.cwd.join("big.txt"), "word ".repeat(160)).unwrap();
+    let args = [
+        "--model",
+        "mock/mock-small",
+        "--setting",
+        "compaction.keepRecentTokens=205",
+        "--setting",
+        "compaction.reserveTokens=100",
+    ];
+    let mut rho = Rho::start(&env, &args).await;
+    rho.send(json!({"type": "prompt", "message": "first"})).await;
+    assert!(session_events(&rho.until_agent_end().await).is_empty());
+    rho.send(json!({"type": "prompt", "message": "read big.txt"})).await;
+    let frames = rho.until_agent_end().await;
+    let events = session_events(&frames);
+    assert_eq!(types(&events), ["auto_compaction_start", "compaction_start", "auto_compaction_end", "compaction_end"]);
+    assert_eq!((&events[0]["reason"], &events[3]["willRetry"]), (&json!("threshold"), &json!(false)));
+    assert!(events[2]["result"]["summary"].as_str().unwrap().starts_with("## Goal"), "{events:#?}");
+    // Between the tool's result and the reply that follows it.
+    let position = |pred: &dyn Fn(&Value) -> bool| frames.iter().position(pred).unwrap();
+    let tool_end = position(&|f| f["type"] == "tool_execution_end");
+    let compacted = position(&|f| f["type"] == "compaction_end");
+    let last_reply = frames.iter().rposition(|f| f["type"] == "message_start" && f["message"]["role"] == "assistant");
+    assert!(tool_end < compacted && Some(compacted) < last_reply, "{frames:#?}");
+
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 5, "the prompt, the tool call's turn, two summaries, the reply after them");
+    let after = serde_json::to_string(&bodies[4]["messages"]).unwrap();
+    assert!(after.contains("Read the big file") && after.contains("tool_result"), "{after}");
+    assert!(!after.contains("One."), "what was summarised is not sent again: {after}");
+    let end = frames.iter().rfind(|f| f["type"] == "message_end").unwrap();
+    assert_eq!(end["message"]["content"][0]["text"], "Read it.");
+}

@@ -120,3 +120,49 @@ async fn a_virtual_model_routes_each_request_and_keeps_its_state_on_the_branch()
     rho.close_stdin();
     rho.wait().await;
 }
+
+/// The conversation is measured against the model a request is routed to (pi 1.6): 5,000
+/// tokens fit mock-model's window, and once the router moves to mock-small (1,000) the
+/// conversation is compacted before that request; the route stands.
+#[tokio::test]
+async fn a_conversation_too_large_for_the_routed_model_is_compacted_first() {
+    let Some(host) = pi_host("a_conversation_too_large_for_the_routed_model_is_compacted_first") else { return };
+    let large = rho_mock_llm::Usage { input: 5_000, output: 20, ..rho_mock_llm::Usage::default() };
+    let turns = vec![
+        Turn::text("Hi."),
+        Turn::tool_call("write", json!({"path": "plan.txt", "content": "step 1\n"})).with_usage(large),
+        Turn::text("## Goal\nWrite the plan"),
+        Turn::text("## Goal\nWrite the plan"),
+        Turn::text("Wrote the plan."),
+    ];
+    let env = Env::new(turns).await.with_extension_host(host);
+    let extension = fixture("virtual-model.ts");
+    let args = [
+        "-e",
+        extension.as_str(),
+        "--setting",
+        "compaction.keepRecentTokens=15",
+        "--setting",
+        "compaction.reserveTokens=100",
+    ];
+    let mut rho = Rho::start(&env, &args).await;
+    let chosen = rho.request(json!({"type": "set_model", "provider": "router", "modelId": "auto"})).await;
+    assert_eq!(chosen["success"], true, "{chosen}");
+    rho.send(json!({"type": "prompt", "message": "hello"})).await;
+    settle(&mut rho).await;
+    rho.send(json!({"type": "prompt", "message": "Write the plan"})).await;
+    let frames = settle(&mut rho).await;
+    let compaction: Vec<&Value> = frames.iter().filter(|f| f["type"] == "compaction_end").collect();
+    assert_eq!(compaction.len(), 1, "{frames:#?}");
+    assert_eq!(compaction[0]["reason"], "threshold");
+    assert!(compaction[0]["result"]["summary"].as_str().unwrap().starts_with("## Goal"), "{compaction:?}");
+
+    let bodies = env.request_bodies();
+    let models: Vec<&str> = bodies.iter().map(|b| b["model"].as_str().unwrap()).collect();
+    // The summaries are routed as `direct` (to mock-small by the fixture); the reply's request
+    // goes where the router sent it.
+    assert_eq!(models, ["mock-model", "mock-model", "mock-small", "mock-small", "mock-small"]);
+    let last = serde_json::to_string(&bodies[4]["messages"]).unwrap();
+    assert!(last.contains("Write the plan") && !last.contains("Hi."), "{last}");
+    assert_eq!(replies(&frames).last().unwrap()["content"][0]["text"], "Wrote the plan.");
+}

@@ -364,13 +364,31 @@ impl AgentSession {
         if last.is_failed() || compacted_at.is_some_and(|at| last.timestamp <= at) {
             return false;
         }
-        let tokens = calculate_context_tokens(&last.usage);
-        let threshold = match (settings.threshold_tokens, settings.threshold_percent) {
-            (Some(t), _) => t.clamp(1, window.saturating_sub(1).max(1)),
-            (None, Some(p)) => (window as f64 * p / 100.0) as u64,
-            (None, None) => window.saturating_sub(settings.reserve_tokens),
-        };
-        tokens > threshold
+        calculate_context_tokens(&last.usage) > compaction_threshold(&settings, window)
+    }
+
+    /// pi 1.6 compacts before a request whose model's threshold the conversation as it stands
+    /// passes (the last reply's usage and an estimate of what followed): before each request
+    /// after a run's first, and against the model a virtual selection is routed to. The loop
+    /// asks this ([`rho_agent::BeforeRequest`]); true when the conversation was compacted.
+    pub(super) fn install_compaction_before_requests(&self) {
+        let inner = std::sync::Arc::downgrade(&self.inner);
+        self.inner.agent.set_before_request(Some(std::sync::Arc::new(move |model: rho_types::Model| {
+            let inner = inner.clone();
+            Box::pin(async move {
+                let Some(session) = inner.upgrade().map(|inner| AgentSession { inner }) else { return false };
+                session.passes_threshold_of(&model)
+                    && session.auto_compact(CompactionReason::Threshold, false, None).await == AutoCompaction::Done
+            })
+        })));
+    }
+
+    fn passes_threshold_of(&self, model: &rho_types::Model) -> bool {
+        if !self.inner.compaction.auto() || model.context_window == 0 {
+            return false;
+        }
+        let tokens = self.inner.agent.read_messages(crate::compaction::estimate_projected_tokens);
+        tokens > compaction_threshold(&self.settings().compaction(), model.context_window)
     }
 
     /// A second overflow in one user turn: reported, not compacted again.
@@ -405,5 +423,15 @@ impl AgentSession {
 
     pub fn auto_compaction_enabled(&self) -> bool {
         self.inner.compaction.auto()
+    }
+}
+
+/// Where the context of a `window`-token model is compacted: `compaction.thresholdTokens`, else
+/// `thresholdPercent` of the window, else the window less the reserve.
+fn compaction_threshold(settings: &crate::config::settings::CompactionSettings, window: u64) -> u64 {
+    match (settings.threshold_tokens, settings.threshold_percent) {
+        (Some(t), _) => t.clamp(1, window.saturating_sub(1).max(1)),
+        (None, Some(p)) => (window as f64 * p / 100.0) as u64,
+        (None, None) => window.saturating_sub(settings.reserve_tokens),
     }
 }

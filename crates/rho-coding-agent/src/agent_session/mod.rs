@@ -289,6 +289,7 @@ impl AgentSession {
             checkpoints.attach(&this.inner);
         }
         this.install_claude_hooks(resumed);
+        this.install_compaction_before_requests();
         // Images in tool results (an MCP server's, an extension's) fit the model as a prompt's do.
         if this.settings().images().auto_resize {
             this.inner.agent.set_fit_images(Some(Arc::new(rho_tools::image_resize::fit_content)));

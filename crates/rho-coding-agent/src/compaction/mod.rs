@@ -41,7 +41,10 @@ pub use summarize::{
     CompactionOutput, NO_PRIOR_HISTORY, SummaryRequest, SummaryRetry, SummaryRetryEvent, compact, history_max_tokens,
     turn_prefix_max_tokens,
 };
-pub use tokens::{ContextEstimate, calculate_context_tokens, estimate_context_tokens, estimate_tokens, should_compact};
+pub use tokens::{
+    ContextEstimate, calculate_context_tokens, estimate_context_tokens, estimate_projected_tokens, estimate_tokens,
+    should_compact,
+};
 
 /// The `compaction.*` settings that shape a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -124,6 +124,22 @@ pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextEstimate {
     }
 }
 
+/// The context size before a request, as pi 1.6 projects it: [`estimate_context_tokens`], unless
+/// the reply whose usage it starts from is older than the conversation's compaction summary (that
+/// usage measured the context the compaction replaced): then every message is estimated.
+pub fn estimate_projected_tokens(messages: &[AgentMessage]) -> u64 {
+    let estimate = estimate_context_tokens(messages);
+    let compacted_at = messages.iter().find_map(|m| match m {
+        AgentMessage::CompactionSummary(c) => Some(c.timestamp),
+        _ => None,
+    });
+    let stale = match (estimate.last_usage_index.map(|i| &messages[i]), compacted_at) {
+        (Some(AgentMessage::Assistant(reply)), Some(at)) => reply.timestamp <= at,
+        _ => false,
+    };
+    if stale { messages.iter().map(estimate_tokens).sum() } else { estimate.tokens }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
