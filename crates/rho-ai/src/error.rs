@@ -28,7 +28,14 @@ pub enum ProviderError {
     /// The server answered with an error status. Retryable for 408, 409, 429 and 5xx (529 is
     /// Anthropic's "overloaded").
     #[error("{status} {message}")]
-    Http { status: u16, message: String, retry_after: Option<Duration> },
+    Http {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+        /// The provider's own code for the error, when its body names one (Anthropic's
+        /// `error.details.error_code`).
+        code: Option<String>,
+    },
     /// The provider reported an error inside the stream (e.g. Anthropic's `overloaded_error`).
     /// Retryable when the error type says overload or rate limiting.
     #[error("{message}")]
@@ -212,7 +219,8 @@ mod cap_tests {
 
     #[test]
     fn long_error_texts_are_cut_at_a_character_boundary() {
-        let error = ProviderError::Http { status: 500, message: "é".repeat(50_000), retry_after: None }.capped();
+        let error =
+            ProviderError::Http { status: 500, message: "é".repeat(50_000), retry_after: None, code: None }.capped();
         let ProviderError::Http { message, .. } = &error else { unreachable!() };
         assert!(message.len() < MAX_ERROR_TEXT + 32);
         assert!(message.ends_with("… [91808 more bytes]"), "{}", &message[message.len() - 40..]);
@@ -226,7 +234,7 @@ mod tests {
     use super::*;
 
     fn http(status: u16, message: &str) -> ProviderError {
-        ProviderError::Http { status, message: message.into(), retry_after: None }
+        ProviderError::Http { status, message: message.into(), retry_after: None, code: None }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod anthropic_threads;
 mod background_jobs;
 mod behind_a_proxy;
 mod claude_hooks;

@@ -73,6 +73,11 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
         let message = format!("mock-llm: {} {} takes POST", parts.method, parts.uri.path());
         return plain_error(StatusCode::METHOD_NOT_ALLOWED, &message);
     }
+    if route.api == Api::AnthropicMessages
+        && let Err((status, error)) = shared.threads.lock().admit(&body_json, seq)
+    {
+        return json_response(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), error.to_string());
+    }
     let turn = {
         let text = String::from_utf8_lossy(&body);
         let mut queue = shared.queue.lock();

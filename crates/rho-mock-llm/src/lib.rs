@@ -32,6 +32,7 @@ mod record;
 mod reply;
 mod script;
 mod server;
+mod threads;
 mod websocket;
 mod wire;
 

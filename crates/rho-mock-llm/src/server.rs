@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub ids_made: AtomicU64,
     pub shutdown: watch::Receiver<bool>,
     pub oauth: Mutex<OAuthGrants>,
+    /// Anthropic's message threads.
+    pub threads: Mutex<crate::threads::Threads>,
 }
 
 /// How to start a server beyond the script.
@@ -81,6 +83,7 @@ impl MockServer {
             ids_made: AtomicU64::new(0),
             shutdown: shutdown_rx.clone(),
             oauth: Mutex::default(),
+            threads: Mutex::default(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         // Events are small and often paced: send each at once instead of waiting for an ACK.
@@ -151,6 +154,16 @@ impl MockServer {
     }
 
     /// How many turns are still unconsumed.
+    /// Anthropic requests that name a `thread` are refused as by an endpoint that knows none.
+    pub fn refuse_threads(&self) {
+        self.shared.threads.lock().refused = true;
+    }
+
+    /// Every Anthropic message thread expires: a continuation is refused (`thread_not_found`).
+    pub fn expire_threads(&self) {
+        self.shared.threads.lock().forget();
+    }
+
     pub fn remaining_turns(&self) -> usize {
         self.queue().len()
     }

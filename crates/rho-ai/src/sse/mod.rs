@@ -113,9 +113,16 @@ pub async fn send_described(
             "expected an event stream, got {content_type}: {excerpt}"
         ))));
     }
+    let code = error_code(&body);
     Err(Interrupted::Failed(
-        ProviderError::Http { status: status.as_u16(), message: describe(&headers, &body), retry_after }.capped(),
+        ProviderError::Http { status: status.as_u16(), message: describe(&headers, &body), retry_after, code }.capped(),
     ))
+}
+
+/// The provider's own code in an error body (Anthropic's `error.details.error_code`).
+fn error_code(body: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(body.trim()).ok()?;
+    value.pointer("/error/details/error_code")?.as_str().map(str::to_owned)
 }
 
 /// An error body is read up to this size; the rest is never held in memory.

@@ -133,6 +133,13 @@ pub(crate) fn build_request(model: &Model, context: &Context, options: &StreamOp
     Request { body: Value::Object(body), beta, fallback_beta }
 }
 
+/// `reply` as a later request sends it, converted as the conversation is.
+pub(super) fn assistant_as_sent(model: &Model, reply: &AssistantMessage) -> Vec<Value> {
+    let replies = [Message::Assistant(reply.clone())];
+    let messages = transform_messages(&replies, model);
+    convert_messages(&by_ref(&messages)).into_iter().filter(|m| m["role"] == "assistant").collect()
+}
+
 fn convert_tool(tool: &ToolSpec) -> Value {
     let schema =
         if tool.parameters.is_object() { tool.parameters.clone() } else { json!({"type": "object", "properties": {}}) };

@@ -7,6 +7,7 @@ pub(super) mod format;
 pub(super) mod stream;
 #[cfg(test)]
 mod tests;
+mod threads;
 
 use crate::model::Model;
 use crate::sse::Interrupted;
@@ -29,12 +30,20 @@ pub(super) async fn run(
     let tools = if subscription { std::mem::take(&mut context.tools) } else { Vec::new() };
     // The request holds the conversation now; it is not kept a second time while it is out.
     drop(context);
+    let thread_session = threads::session(model, options);
+    // A session that may use threads names their beta on every request (also once the endpoint
+    // turned them off: the resend that found it out was accepted with it).
+    let listed = match (request.betas(), thread_session) {
+        (Some(betas), Some(_)) => Some(format!("{betas},{}", threads::BETA)),
+        (None, Some(_)) => Some(threads::BETA.to_owned()),
+        (betas, None) => betas,
+    };
     let mut base: Vec<(&str, &str)> = vec![("anthropic-version", API_VERSION)];
     let (bearer, betas, user_agent);
     match key {
         Some(key) if subscription => {
             bearer = format!("Bearer {key}");
-            betas = claude_code::betas(request.betas().as_deref());
+            betas = claude_code::betas(listed.as_deref());
             user_agent = format!("claude-cli/{}", claude_code::CLAUDE_CODE_VERSION);
             base.extend([
                 ("authorization", bearer.as_str()),
@@ -52,12 +61,29 @@ pub(super) async fn run(
         Some(key) => base.push(("x-api-key", key)),
         None => {}
     }
-    let listed = request.betas();
     if let (false, Some(betas)) = (subscription, listed.as_deref()) {
         base.push(("anthropic-beta", betas));
     }
     let headers = super::request_headers(&base, model, options)?;
     let url = super::endpoint(&model.base_url, "v1/messages");
-    let sse = super::post_sse(&url, headers, request.body, options).await?;
-    stream::consume(sse, emitter, &options.cancel, subscription.then_some(tools.as_slice())).await
+    let named_tools = subscription.then_some(tools.as_slice());
+    let Some(session) = thread_session else {
+        let sse = super::post_sse(&url, headers, request.body, options).await?;
+        return stream::consume(sse, emitter, &options.cancel, named_tools).await;
+    };
+    let mut threaded = threads::Threaded::plan(session, model, request.body, listed.as_deref().unwrap_or_default());
+    let first = std::mem::take(&mut threaded.body);
+    let sse = match super::post_sse(&url, headers.clone(), first, options).await {
+        Ok(sse) => sse,
+        Err(Interrupted::Failed(error)) => match threaded.after_rejection(&error) {
+            Some(again) => super::post_sse(&url, headers, again, options).await?,
+            None => return Err(Interrupted::Failed(error)),
+        },
+        Err(cancelled) => return Err(cancelled),
+    };
+    let stop = stream::consume(sse, emitter, &options.cancel, named_tools).await?;
+    if matches!(stop, StopReason::Stop | StopReason::Length | StopReason::ToolUse) {
+        threaded.record(model, emitter.message());
+    }
+    Ok(stop)
 }

@@ -231,7 +231,7 @@ fn stream_error(error: &Value) -> ProviderError {
         None => message.to_owned(),
     };
     match code.and_then(|c| u16::try_from(c).ok()).filter(|c| (400..600).contains(c)) {
-        Some(status) => ProviderError::Http { status, message: text, retry_after: None },
+        Some(status) => ProviderError::Http { status, message: text, retry_after: None, code: None },
         None => ProviderError::Stream {
             error_type: status_name.map(str::to_owned).or_else(|| code.map(|c| c.to_string())).unwrap_or_default(),
             message: text,
