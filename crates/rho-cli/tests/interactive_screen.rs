@@ -329,3 +329,29 @@ async fn an_idle_screen_does_not_wake() {
     let woke = context_switches(term.pid()) - before;
     assert!(woke <= 30, "{woke} wakeups in 3 s of idle");
 }
+
+/// A Mermaid block in a reply is drawn as its diagram once it has streamed in (pi 1.6's
+/// `markdown.mermaid`); with the setting `off` it stays code, and one rho cannot draw stays code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mermaid_blocks_are_drawn_as_diagrams() {
+    let reply = "The pipeline:\n\n```mermaid\ngraph LR\n    A[Build] --> B[Test] --> C[Deploy]\n```\n\nAnd a sketch:\n\n```mermaid\nnonsense diagram\n```\n\nDone.";
+    let env = Env::new(vec![streamed(reply, 5), streamed(reply, 5)]).await;
+    let term = Terminal::start_sized(&env, &[], &[], 40, 100);
+    term.ready().await;
+    term.submit("draw it");
+    let screen = term.wait_idle_with("Done.").await;
+    let diagram: Vec<&str> = screen.lines().filter(|l| l.contains('│') && l.contains("Build")).collect();
+    assert!(diagram.len() == 1 && diagram[0].contains("Test") && diagram[0].contains("Deploy"), "{screen}");
+    assert!(!screen.contains("A[Build]"), "the code gave way to the diagram:\n{screen}");
+    assert!(screen.contains("```mermaid\n  nonsense diagram\n```"), "what cannot be drawn stays code:\n{screen}");
+
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"markdown": {"mermaid": "off"}}"#).unwrap();
+    let mut term = term;
+    term.send("\x04");
+    assert_eq!(term.exit_code().await, 0);
+    let term = Terminal::start_sized(&env, &[], &[], 40, 100);
+    term.ready().await;
+    term.submit("draw it again");
+    let screen = term.wait_idle_with("Done.").await;
+    assert!(screen.contains("A[Build] --> B[Test] --> C[Deploy]"), "off: the code\n{screen}");
+}

@@ -154,7 +154,9 @@ const TREE_FILTER_KEY: &str = "treeFilterMode";
 impl App {
     /// The screen's own settings, as `settings.json` has them at start: thinking blocks hidden.
     pub fn apply_screen_settings(&mut self) {
-        self.hide_thinking = self.session.settings().get_bool(HIDE_THINKING_KEY).unwrap_or(false);
+        let settings = self.session.settings();
+        self.hide_thinking = settings.get_bool(HIDE_THINKING_KEY).unwrap_or(false);
+        super::markdown::mermaid::set_mode(&settings.get_string("markdown.mermaid").unwrap_or_default());
     }
 
     /// `quietStartup`: no header at start.

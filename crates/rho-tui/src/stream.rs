@@ -92,8 +92,10 @@ impl StreamingBlock {
         let block_ended =
             self.kind == BlockKind::Text && finished.ends_with("\n\n") && !inside_fence(finished) && !in_list(finished);
         // Rendered up to a line break, every line is whole; but a table's borders and column
-        // widths change with each row, so a table stays in the live area until it ends.
-        let stable = if in_table(finished) && !block_ended { self.committed } else { lines.len() };
+        // widths change with each row, so a table stays in the live area until it ends, and a
+        // Mermaid block until it closes (its code then gives way to the diagram).
+        let held = (in_table(finished) && !block_ended) || in_open_mermaid(finished);
+        let stable = if held { self.committed } else { lines.len() };
         let out = lines.get(self.committed..stable).map(<[_]>::to_vec).unwrap_or_default();
         self.committed = self.committed.max(stable);
         if block_ended {
@@ -177,6 +179,21 @@ fn in_table(text: &str) -> bool {
     text.lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim_start().starts_with('|'))
 }
 
+/// Whether `text` ends inside a fenced block that is drawn as a Mermaid diagram once it closes.
+fn in_open_mermaid(text: &str) -> bool {
+    let mut open: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            open = match open {
+                Some(_) => None,
+                None => Some(trimmed.trim_start_matches(['`', '~'])),
+            };
+        }
+    }
+    open.is_some_and(markdown::mermaid::draws)
+}
+
 /// Whether `text` ends inside a fenced code block (an odd number of fence lines).
 fn inside_fence(text: &str) -> bool {
     text.lines().filter(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~")).count() % 2 == 1
@@ -233,6 +250,17 @@ mod tests {
         let (text, lines) = block.finish();
         assert_eq!(text, "a --> b\n\nc --> d");
         assert_eq!(plain(&lines), "a --> b\n\nc --> d");
+    }
+
+    #[test]
+    fn a_mermaid_block_waits_until_it_closes_and_is_then_drawn() {
+        let mut block = StreamingBlock::new(BlockKind::Text);
+        assert_eq!(plain(&block.push("Before.\n\n")), "Before.");
+        assert!(block.push("```mermaid\ngraph LR\n").is_empty(), "held while open");
+        assert!(block.push("A[Build] --> B[Deploy]\n").is_empty(), "held while open");
+        let drawn = plain(&block.push("```\n\nAfter.\n"));
+        assert!(drawn.contains("Build") && drawn.contains('│') && !drawn.contains("```"), "{drawn}");
+        assert!(drawn.ends_with("After."), "{drawn}");
     }
 
     #[test]

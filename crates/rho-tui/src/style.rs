@@ -67,6 +67,11 @@ pub fn code_block() -> Style {
 }
 
 /// A code block's fence line.
+/// A Mermaid diagram's boxes, edges and labels (pi draws the boxes in its muted border colour).
+pub fn mermaid() -> Style {
+    token(Token::MdCodeBlockBorder)
+}
+
 pub fn code_fence() -> Style {
     token(Token::MdCodeBlockBorder)
 }

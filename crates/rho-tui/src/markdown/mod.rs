@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 
 use super::{highlight, style};
 
+pub mod mermaid;
 mod table;
 
 pub use table::set_width;
@@ -144,6 +145,25 @@ impl Renderer {
         }
     }
 
+    /// A closed mermaid block drawn as its diagram, in place of the fence line already drawn;
+    /// false (nothing changed) when it cannot be drawn.
+    fn diagram(&mut self, code: &str) -> bool {
+        let available = table::width().saturating_sub(self.prefix_width());
+        let Some(rows) = mermaid::diagram(code, available) else { return false };
+        self.lines.pop();
+        for row in rows {
+            let mut spans = self.prefix();
+            spans.push(Span::styled(row, style::mermaid()));
+            self.lines.push(Line::from(spans));
+        }
+        true
+    }
+
+    /// The columns the quote bars and list indent take.
+    fn prefix_width(&self) -> usize {
+        2 * self.quote_depth + 2 * self.lists.len()
+    }
+
     fn event(&mut self, event: Event<'_>) {
         match event {
             Event::Start(tag) => self.start(tag),
@@ -244,7 +264,16 @@ impl Renderer {
                 self.block_ended = true;
             }
             TagEnd::CodeBlock => {
-                if let Some((lang, code)) = self.code_block.take() {
+                let block = self.code_block.take();
+                if let Some((lang, code)) = &block
+                    && self.code_closed
+                    && mermaid::draws(lang)
+                    && self.diagram(code)
+                {
+                    self.block_ended = true;
+                    return;
+                }
+                if let Some((lang, code)) = block {
                     self.code_lines(&lang, &code);
                 }
                 if self.code_closed {

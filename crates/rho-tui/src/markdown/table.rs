@@ -20,7 +20,7 @@ pub fn set_width(width: u16) {
     WIDTH.store(width.max(1), Ordering::Relaxed);
 }
 
-fn width() -> usize {
+pub(super) fn width() -> usize {
     usize::from(WIDTH.load(Ordering::Relaxed))
 }
 
