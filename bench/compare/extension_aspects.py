@@ -180,8 +180,11 @@ def aspects(run: Run, scrub: Scrub, baseline: str, baseline_tools: set[str],
         })
     # pi 1.6.0 records the system prompt as a `system` message (DIFFERENCES.md, pi 1.6.0: not yet in
     # rho's sessions); what an extension does to the prompt is compared in the requests.
+    # rho's checkpoints of the files `write` and `edit` change (`rho.checkpoint` custom entries,
+    # README "Checkpoints and rewind") are rho's own: pi has no rewind to record them for.
     entries = [scrub.value(entry_view(e)) for e in run.entries
-               if e.get("type") not in ("session",) and not is_system_entry(e)]
+               if e.get("type") not in ("session",) and not is_system_entry(e)
+               and e.get("customType") != "rho.checkpoint"]
     return {
         "ui": ui,
         "tools": tools,
