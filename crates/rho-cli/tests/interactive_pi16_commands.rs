@@ -1,5 +1,6 @@
 //! pi 1.6's editor commands through the real `rho` in a pseudo-terminal against rho-mock-llm:
-//! `/login`'s API keys, `/thinking`, `/trust`, `/name` without a name, and `/mcp`.
+//! `/login`'s API keys, `/thinking`, `/trust`, `/name` without a name, `/mcp`, and `/share`
+//! (with a stand-in for the GitHub CLI).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -86,4 +87,46 @@ async fn mcp_lists_the_servers_and_their_state() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     assert!(listed, "{}", term.screen());
+}
+
+/// A stand-in `gh` in its own folder: `auth status` exits with `auth`, `gist create` copies the
+/// file it is given beside itself and prints a gist URL.
+fn fake_gh(dir: &std::path::Path, auth: u8) -> String {
+    let bin = dir.join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = auth ]; then exit {auth}; fi\necho \"$@\" > '{0}/args'\nfor f; do :; done\ncp \"$f\" '{0}/shared.html'\necho https://gist.github.com/someone/abc123\n",
+        bin.display()
+    );
+    let gh = bin.join("gh");
+    std::fs::write(&gh, script).unwrap();
+    std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn share_makes_a_private_gist_of_the_session() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Shared answer.")]).await;
+    let path = fake_gh(env.dir.path(), 0);
+    let term = Terminal::start_with(&env, &[], &[("PATH", &path)]);
+    term.ready().await;
+    term.submit("something to share");
+    term.wait_idle_with("Shared answer.").await;
+    term.submit("/share");
+    let screen = term.wait_for("Gist: https://gist.github.com/someone/abc123").await;
+    assert!(screen.contains("Share URL: https://pi.dev/session/#abc123"), "{screen}");
+    let bin = env.dir.path().join("fake-bin");
+    let args = std::fs::read_to_string(bin.join("args")).unwrap();
+    assert!(args.starts_with("gist create --public=false ") && args.trim_end().ends_with("session.html"), "{args}");
+    let html = std::fs::read_to_string(bin.join("shared.html")).unwrap();
+    assert!(html.contains("<html") && html.contains("something to share"), "the session's HTML export");
+
+    // Not logged in: said, and no gist.
+    let path = fake_gh(env.dir.path(), 1);
+    std::fs::remove_file(bin.join("args")).unwrap();
+    let term = Terminal::start_with(&env, &[], &[("PATH", &path)]);
+    term.ready().await;
+    term.submit("/share");
+    term.wait_for("GitHub CLI is not logged in. Run 'gh auth login' first.").await;
+    assert!(!bin.join("args").exists());
 }

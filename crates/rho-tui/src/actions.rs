@@ -122,6 +122,7 @@ impl App {
             "tree" => self.open_tree_selector(),
             "rewind" => self.open_rewind_selector(),
             "jobs" => self.jobs_command(),
+            "share" => self.share_command(),
             "clone" => self.clone_session(),
             "new" => {
                 let session = self.session.clone();

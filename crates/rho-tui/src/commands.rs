@@ -24,6 +24,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("session", "Show the session's file, id, messages, tokens and cost"),
     ("compact", "Compact the conversation: /compact [instructions]"),
     ("export", "Export the session to HTML: /export [file]"),
+    ("share", "Share the session as a private GitHub gist (needs the GitHub CLI)"),
     ("copy", "Copy the last answer to the clipboard (OSC 52)"),
     ("hotkeys", "Show the keys"),
     ("reload", "Reload settings, context files, skills, prompt templates and themes"),

@@ -41,6 +41,7 @@ mod rewind;
 mod scoped_models;
 mod select;
 mod settings_menu;
+mod share;
 mod stream;
 mod style;
 mod subagents;
