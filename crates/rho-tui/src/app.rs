@@ -397,8 +397,6 @@ impl App {
         }
         if self.stream.is_none() {
             self.push([Line::default()]);
-        }
-        if self.stream.is_none() {
             self.stream = Some(self.new_block(kind));
         }
         let Some(block) = self.stream.as_mut() else { return };

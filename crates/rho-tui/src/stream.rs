@@ -43,6 +43,8 @@ pub struct Transforming {
     pub id: u64,
     /// A transform of the text so far is being asked for.
     pub asking: bool,
+    /// When the last one was asked for.
+    pub asked_at: Option<std::time::Instant>,
     /// The last answer: how many bytes of the text it is of, and the transformed markdown.
     answer: Option<(usize, String)>,
 }

@@ -6,6 +6,8 @@
 //! a host that fails or is slow leaves the markdown as it was. Display only: the session and the
 //! model keep the original.
 
+use std::time::{Duration, Instant};
+
 use rho_extensions::RenderRequest;
 use rho_types::AgentMessage;
 use rho_types::types::{AssistantContent, UserMessageContent};
@@ -16,6 +18,10 @@ use super::rendered::width;
 use super::stream::{BlockKind, StreamingBlock};
 use super::transcript::{Entry, Shown};
 use super::{blocks, markdown};
+
+/// The least time between two transforms of a block while it streams (each sends the whole
+/// text so far to the host; the block's end is transformed whatever the time).
+const STREAM_TRANSFORM_EVERY: Duration = Duration::from_millis(50);
 
 /// Where markdown is drawn (pi's `messageType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,12 +77,19 @@ impl App {
     }
 
     /// Asks for a transform of the streaming block's text so far (`isStreaming`), unless one is
-    /// being asked for already: the live area draws the last answer.
+    /// being asked for already or was a moment ago: the live area draws the last answer.
     pub fn ask_stream_transform(&mut self) {
         let Some(block) = self.stream.as_mut() else { return };
-        let (kind, text) = (block.kind, block.text().to_owned());
-        let Some(transforming) = block.transforming.as_mut().filter(|t| !t.asking) else { return };
+        let kind = block.kind;
+        let recent =
+            |t: &super::stream::Transforming| t.asked_at.is_some_and(|at| at.elapsed() < STREAM_TRANSFORM_EVERY);
+        if block.transforming.as_ref().is_none_or(|t| t.asking || recent(t)) {
+            return;
+        }
+        let text = block.text().to_owned();
+        let Some(transforming) = block.transforming.as_mut() else { return };
         transforming.asking = true;
+        transforming.asked_at = Some(Instant::now());
         let id = transforming.id;
         let (session, tx) = (self.session.clone(), self.tx.clone());
         tokio::spawn(async move {
