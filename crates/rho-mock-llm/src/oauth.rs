@@ -199,11 +199,20 @@ pub(crate) fn answer(
             if let Some(refresh) = tokens.refresh_token {
                 answer["refresh_token"] = Value::from(refresh);
             }
+            // Sign in with ChatGPT asks for a resource: its answers carry an ID token and the
+            // scope granted, the direct-use scope among them.
+            if param("resource").is_some() {
+                answer["id_token"] = Value::from("mock-id-token");
+                answer["scope"] = Value::from(CHATGPT_DIRECT_SCOPE);
+            }
             (StatusCode::OK, answer)
         }
         None => refuse(StatusCode::BAD_REQUEST, "invalid_grant", "the grant is invalid, expired or already used"),
     }
 }
+
+/// The scope a Sign in with ChatGPT grant carries.
+const CHATGPT_DIRECT_SCOPE: &str = "openid profile email offline_access resource.invoke chatgpt.tokens.use.direct";
 
 /// OpenRouter's key exchange: JSON `{code, code_verifier, code_challenge_method}`; an accepted
 /// code's access token comes back as the `key`.

@@ -7,6 +7,8 @@
 pub struct CodeAndState {
     pub code: Option<String>,
     pub state: Option<String>,
+    /// The client id the server issued (Sign in with ChatGPT names it in the callback).
+    pub client_id: Option<String>,
 }
 
 /// Reads a pasted answer: a URL with `code` and `state`, `code#state`, a `code=…&state=…`
@@ -23,14 +25,14 @@ pub fn parse_answer(input: &str) -> CodeAndState {
         return from_query(url.query_pairs());
     }
     if let Some((code, state)) = value.split_once('#') {
-        return CodeAndState { code: non_empty(code), state: non_empty(state) };
+        return CodeAndState { code: non_empty(code), state: non_empty(state), client_id: None };
     }
     if value.contains("code=")
         && let Ok(url) = reqwest::Url::parse(&format!("http://localhost/?{value}"))
     {
         return from_query(url.query_pairs());
     }
-    CodeAndState { code: Some(value.to_owned()), state: None }
+    CodeAndState { code: Some(value.to_owned()), state: None, client_id: None }
 }
 
 /// The `code` and `state` of a request's target when it is the callback at `path` (any login's).
@@ -45,6 +47,7 @@ fn from_query<'a>(pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::b
         match key.as_ref() {
             "code" if !value.is_empty() => answer.code = Some(value.into_owned()),
             "state" if !value.is_empty() => answer.state = Some(value.into_owned()),
+            "client_id" if !value.trim().is_empty() => answer.client_id = Some(value.trim().to_owned()),
             _ => {}
         }
     }
@@ -57,11 +60,11 @@ mod tests {
 
     #[test]
     fn pasted_answers_in_every_form() {
-        let both = CodeAndState { code: Some("c".into()), state: Some("s".into()) };
+        let both = CodeAndState { code: Some("c".into()), state: Some("s".into()), client_id: None };
         assert_eq!(parse_answer(" c#s \n"), both);
         assert_eq!(parse_answer("http://localhost:53692/callback?code=c&state=s"), both);
         assert_eq!(parse_answer("code=c&state=s"), both);
-        assert_eq!(parse_answer("c"), CodeAndState { code: Some("c".into()), state: None });
+        assert_eq!(parse_answer("c"), CodeAndState { code: Some("c".into()), state: None, client_id: None });
         assert_eq!(parse_answer(""), CodeAndState::default());
         assert_eq!(parse_callback_at("/callback?code=c&state=s", "/callback"), Some(both));
         assert_eq!(parse_callback_at("/favicon.ico", "/callback"), None);

@@ -21,6 +21,9 @@ pub enum RefreshGrant {
     CopilotTokenExchange,
     /// Nothing to refresh: the login is a key that does not expire (OpenRouter's).
     Never,
+    /// A form `refresh_token` grant for the client the login was issued (its stored
+    /// `clientId`) and the resource its tokens are for (Sign in with ChatGPT).
+    IssuedClientForResource,
 }
 
 /// One OAuth login provider.
@@ -103,6 +106,21 @@ pub const GITHUB_COPILOT: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
+/// Sign in with ChatGPT for the `openai` provider (pi 1.6): a ChatGPT subscription's user
+/// token for api.openai.com, refreshed three minutes early for the client the login was issued.
+pub const OPENAI_CHATGPT: OAuthProvider = OAuthProvider {
+    id: "openai",
+    name: "OpenAI (ChatGPT subscription)",
+    token_url: "https://auth.openai.com/api/accounts/oauth/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_OPENAI",
+    server_from_env: None,
+    client_id: super::openai_chatgpt::DYNAMIC_CLIENT_ID,
+    grant: RefreshGrant::IssuedClientForResource,
+    expiry_margin_ms: 3 * 60 * 1000,
+    default_lifetime_s: None,
+    unusable: None,
+};
+
 /// OpenRouter's sign-in (pi 1.6): an API key the user controls, filed as a login that never
 /// expires.
 pub const OPENROUTER: OAuthProvider = OAuthProvider {
@@ -149,9 +167,11 @@ pub const XAI: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
-/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, OpenRouter and xAI
-/// sign-ins. (Google has none: its Gemini CLI and Antigravity logins are gone from pi.)
-pub const PROVIDERS: &[&OAuthProvider] = &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CODEX, &OPENROUTER, &XAI];
+/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, Sign in with ChatGPT,
+/// OpenRouter and xAI sign-ins. (Google has none: its Gemini CLI and Antigravity logins are gone
+/// from pi.)
+pub const PROVIDERS: &[&OAuthProvider] =
+    &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CHATGPT, &OPENAI_CODEX, &OPENROUTER, &XAI];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

@@ -38,8 +38,11 @@ pub fn refresh(
     if grant == RefreshGrant::Never {
         return Err(TokenError(format!("{} logins do not expire; sign in again", provider.name)));
     }
+    if grant == RefreshGrant::IssuedClientForResource {
+        return refresh_issued_client(provider, url, current);
+    }
     let request = move |client: &reqwest::Client| match grant {
-        RefreshGrant::Never => client.get(&target),
+        RefreshGrant::Never | RefreshGrant::IssuedClientForResource => client.get(&target),
         RefreshGrant::JsonRefreshToken => post_json(
             client,
             &target,
@@ -83,6 +86,30 @@ pub fn refresh(
         next.extra = current.extra.clone();
     }
     Ok(next)
+}
+
+/// A refresh for the client the login was issued (its `clientId`) and the resource its tokens
+/// are for (Sign in with ChatGPT).
+fn refresh_issued_client(
+    provider: &OAuthProvider,
+    url: &str,
+    current: &OAuthCredentials,
+) -> Result<OAuthCredentials, TokenError> {
+    let failed = |problem: &str| TokenError(format!("{} token refresh failed: {problem}", provider.name));
+    let client_id = current
+        .extra
+        .get("clientId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.trim().is_empty())
+        .ok_or_else(|| failed("the stored login names no issued client; sign in again"))?;
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("client_id", client_id),
+        ("refresh_token", current.refresh.as_str()),
+        ("resource", super::openai_chatgpt::RESOURCE),
+    ];
+    let answer = post_form(url, &form).map_err(|e| failed(&e))?;
+    super::openai_chatgpt::credentials(&answer, client_id, Some(&current.refresh))
 }
 
 /// Exchanges a login's authorization code (PKCE) at `url`: the JSON body pi sends for Anthropic.
@@ -132,6 +159,13 @@ pub fn exchange_code_form(
         .map_err(|problem| TokenError(format!("{} login failed: {problem} (from {url})", provider.name)))
 }
 
+/// `form` posted to `url`; the JSON answer of a success.
+pub fn post_form(url: &str, form: &[(&str, &str)]) -> Result<Value, String> {
+    let target = url.to_owned();
+    let form: Vec<(String, String)> = form.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    call(url, move |client: &reqwest::Client| client.post(&target).header("Accept", "application/json").form(&form))
+}
+
 /// `body` posted as JSON to `url`; the JSON answer of a success (a sign-in whose answer is not
 /// an OAuth token answer: OpenRouter's key).
 pub fn post_json_answer(url: &str, body: Value) -> Result<Value, String> {
@@ -141,7 +175,11 @@ pub fn post_json_answer(url: &str, body: Value) -> Result<Value, String> {
 
 /// The credentials in an OAuth token answer (`access_token`, `refresh_token`, `expires_in`). A
 /// refresh answer without a new refresh token keeps `old_refresh`.
-fn granted(provider: &OAuthProvider, answer: &Value, old_refresh: Option<&str>) -> Result<OAuthCredentials, String> {
+pub(super) fn granted(
+    provider: &OAuthProvider,
+    answer: &Value,
+    old_refresh: Option<&str>,
+) -> Result<OAuthCredentials, String> {
     let access = answer.get("access_token").and_then(Value::as_str).ok_or("no access_token in the answer")?;
     let refresh =
         answer.get("refresh_token").and_then(Value::as_str).or(old_refresh).ok_or("no refresh_token in the answer")?;

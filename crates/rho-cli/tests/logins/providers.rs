@@ -366,3 +366,80 @@ async fn a_refused_openrouter_code_fails_and_stores_nothing() {
     assert!(rest.contains("OpenRouter sign-in failed") && rest.contains("Invalid code"), "{rest}");
     assert!(!env.agent_dir.join("auth.json").exists(), "nothing stored");
 }
+
+/// `rho login openai` (pi 1.6's Sign in with ChatGPT): the authorize URL names this
+/// installation (a device id made once, in the global settings), the callback names the client
+/// the server issued, which the exchange and the refresh use with the resource; the login is
+/// stored as pi stores it and its token is sent to the OpenAI API as the key.
+#[tokio::test]
+async fn a_sign_in_with_chatgpt_is_made_used_and_refreshed() {
+    let env =
+        Env::with_api(vec![Turn::text("Hello from OpenAI."), Turn::text("Again.")], "openai-responses", false).await;
+    env.server.accept_oauth_code(
+        "chatgpt-code",
+        IssuedTokens { access_token: "direct-1".into(), refresh_token: Some("rt-direct".into()), expires_in: 3600 },
+    );
+    let mut command = rho(&env, &["login", "openai"]);
+    command.env("RHO_OAUTH_CALLBACK_PORT", "0");
+    command.env("RHO_OAUTH_TOKEN_URL_OPENAI", format!("{}/oauth/token", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let (url, _stderr) = printed_url(&mut child, "https://auth.openai.com/api/accounts/authorize?").await;
+    assert_eq!(param(&url, "client_id"), "dynamic_agent_client");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap()).unwrap();
+    let device = settings["deviceId"].as_str().unwrap().to_owned();
+    assert_eq!(param(&url, "ext_agent_host_id"), format!("urn%3Auuid%3A{device}"));
+    let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
+    let port: u16 =
+        redirect.strip_prefix("http://127.0.0.1:").unwrap().strip_suffix("/auth/callback").unwrap().parse().unwrap();
+    let state = param(&url, "state").to_owned();
+    let (status, page) =
+        get(port, &format!("/auth/callback?code=chatgpt-code&state={state}&client_id=issued-client")).await;
+    assert_eq!(status, 200, "{page}");
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+    let exchange = env.server.last_request().unwrap().body.as_str().unwrap().to_owned();
+    assert!(
+        exchange.starts_with("grant_type=authorization_code&client_id=issued-client&code=chatgpt-code&"),
+        "{exchange}"
+    );
+    assert!(exchange.ends_with("&resource=https%3A%2F%2Fapi.openai.com%2Fv1"), "{exchange}");
+    let login = read_auth(&env)["openai"].clone();
+    assert_eq!(
+        (&login["type"], &login["access"], &login["clientId"]),
+        (&json!("oauth"), &json!("direct-1"), &json!("issued-client"))
+    );
+    assert!(login["scopes"].as_array().unwrap().contains(&json!("chatgpt.tokens.use.direct")), "{login}");
+
+    // The token is the OpenAI API's key (the provider moved to the mock).
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["openai"] = json!({"baseUrl": format!("{}/v1", env.server.url())});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(rho(&env, &["-p", "--model", "openai/gpt-4.1", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from OpenAI.\n");
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer direct-1"));
+
+    // Expired: refreshed for the issued client and the resource, and written back.
+    let mut auth = read_auth(&env);
+    auth["openai"]["expires"] = json!(0);
+    std::fs::write(env.agent_dir.join("auth.json"), auth.to_string()).unwrap();
+    env.server.accept_oauth_refresh(
+        "rt-direct",
+        IssuedTokens { access_token: "direct-2".into(), refresh_token: Some("rt-2".into()), expires_in: 3600 },
+    );
+    let mut again = rho(&env, &["-p", "--model", "openai/gpt-4.1", "again"]);
+    again.env("RHO_OAUTH_TOKEN_URL_OPENAI", format!("{}/oauth/token", env.server.url()));
+    let out = output(again).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let requests = env.server.requests();
+    let refresh = requests.iter().rfind(|r| r.path == "/oauth/token").unwrap().body.as_str().unwrap().to_owned();
+    assert_eq!(
+        refresh,
+        "grant_type=refresh_token&client_id=issued-client&refresh_token=rt-direct&resource=https%3A%2F%2Fapi.openai.com%2Fv1"
+    );
+    assert_eq!(requests.last().unwrap().header("authorization"), Some("Bearer direct-2"));
+    assert_eq!(read_auth(&env)["openai"]["refresh"], "rt-2");
+}

@@ -14,13 +14,13 @@ use tokio::net::TcpListener;
 const MAX_HEAD: usize = 16 * 1024;
 
 /// Waits on `listener` for a callback to `path` with `expected_state` (`None`: the provider
-/// sends none); returns its code.
+/// sends none); returns what it carried (its code always there).
 pub async fn wait_for_code(
     listener: TcpListener,
     path: String,
     expected_state: Option<String>,
     provider: &'static str,
-) -> String {
+) -> CodeAndState {
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
             continue;
@@ -32,12 +32,12 @@ pub async fn wait_for_code(
         let target = head.split_whitespace().nth(1).unwrap_or_default().to_owned();
         let (status, message, code) = match parse_callback_at(&target, &path) {
             None => ("404 Not Found", "This is not the login callback.".to_owned(), None),
-            Some(CodeAndState { code: Some(code), state }) if state == expected_state => (
+            Some(answer @ CodeAndState { code: Some(_), .. }) if answer.state == expected_state => (
                 "200 OK",
                 format!("{provider} login complete: you can close this window and go back to rho."),
-                Some(code),
+                Some(answer),
             ),
-            Some(CodeAndState { state: Some(_), code: Some(_) }) => {
+            Some(CodeAndState { state: Some(_), code: Some(_), .. }) => {
                 ("400 Bad Request", "The login's state does not match: start again with rho login.".to_owned(), None)
             }
             Some(_) => ("400 Bad Request", "The callback has no code or no state.".to_owned(), None),

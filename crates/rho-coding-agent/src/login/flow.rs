@@ -10,7 +10,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use rho_ai::oauth::{
-    self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, openai_codex, openrouter, providers, xai,
+    self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, openai_chatgpt, openai_codex, openrouter,
+    providers, xai,
 };
 use tokio::net::TcpListener;
 
@@ -72,7 +73,8 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 pub fn has_flow(provider: &OAuthProvider) -> bool {
     provider.unusable.is_none()
         && (spec(provider).is_some()
-            || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id].contains(&provider.id)
+            || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id, providers::OPENAI_CHATGPT.id]
+                .contains(&provider.id)
             || device_login_of(provider).is_some())
 }
 
@@ -88,6 +90,9 @@ pub async fn run(
     }
     if provider.id == providers::OPENROUTER.id {
         return openrouter_login(provider, show, paste).await;
+    }
+    if provider.id == providers::OPENAI_CHATGPT.id {
+        return chatgpt_login(provider, show, paste).await;
     }
     if let Some(login) = device_login_of(provider) {
         return standard_device_login(login, show).await;
@@ -108,7 +113,7 @@ pub async fn run(
         problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1:{port}: {e}")),
         user_code: None,
     });
-    let code = wait_for_code(listener.ok(), spec.path.to_owned(), Some(&state), spec.short_name, paste).await?;
+    let code = wait_for_code(listener.ok(), spec.path.to_owned(), Some(&state), spec.short_name, paste).await?.code;
     let env = rho_ai::auth::process_env();
     let exchanged = match provider.id {
         "anthropic" => {
@@ -118,6 +123,56 @@ pub async fn run(
         _ => openai_codex::exchange(env.as_ref(), &code, &pkce.verifier, &redirect),
     };
     exchanged.map_err(|e| e.to_string())
+}
+
+/// Sign in with ChatGPT (the `openai` provider): pi 1.6's flow, for this installation's device
+/// id; the callback names the client the server issued, which the code is exchanged for.
+async fn chatgpt_login(
+    provider: &'static OAuthProvider,
+    show: impl FnOnce(Prompt),
+    paste: Paste,
+) -> Result<oauth::OAuthCredentials, String> {
+    let device_id = device_id()?;
+    let pkce = pkce::Pkce::new()?;
+    let (state, nonce) = (pkce::Pkce::new()?.verifier, pkce::Pkce::new()?.verifier);
+    let port = std::env::var(anthropic::CALLBACK_PORT_ENV)
+        .ok()
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or(openai_chatgpt::CALLBACK_PORT);
+    let listener = TcpListener::bind(("127.0.0.1", port)).await;
+    let port = listener.as_ref().ok().and_then(|l| l.local_addr().ok()).map_or(port, |a| a.port());
+    let redirect = openai_chatgpt::redirect_uri(port);
+    show(Prompt {
+        provider: provider.name,
+        url: openai_chatgpt::authorize_url(&pkce.challenge, &state, &nonce, &redirect, &device_id),
+        callback: listener.is_ok().then(|| redirect.clone()),
+        problem: listener.as_ref().err().map(|e| {
+            format!("rho cannot listen on 127.0.0.1:{port} (another login or the Codex CLI may hold it): {e}")
+        }),
+        user_code: None,
+    });
+    let path = openai_chatgpt::CALLBACK_PATH.to_owned();
+    let answer = wait_for_code(listener.ok(), path, Some(&state), "ChatGPT", paste).await?;
+    let client_id = answer
+        .client_id
+        .ok_or("the callback names no issued client id: paste the whole address the browser ended on")?;
+    let env = rho_ai::auth::process_env();
+    openai_chatgpt::exchange(env.as_ref(), &answer.code, &pkce.verifier, &client_id, &redirect)
+        .map_err(|e| e.to_string())
+}
+
+/// This installation's id (a UUID), as pi keeps it: `deviceId` in the global settings, made
+/// and saved the first time.
+fn device_id() -> Result<String, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let paths = crate::config::ConfigPaths::from_env(cwd);
+    let (mut settings, _) = crate::config::Settings::load(&paths, &crate::config::settings::LoadOptions::default());
+    if let Some(id) = settings.get_string("deviceId").filter(|id| uuid::Uuid::parse_str(id).is_ok()) {
+        return Ok(id);
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    settings.set_global("deviceId", serde_json::Value::String(id.clone())).map_err(|e| e.to_string())?;
+    Ok(id)
 }
 
 /// OpenRouter's sign-in: a callback on a port of the system's choosing under a random path (it
@@ -139,7 +194,7 @@ async fn openrouter_login(
         problem: listener.as_ref().err().map(|e| format!("rho cannot listen on 127.0.0.1: {e}")),
         user_code: None,
     });
-    let code = wait_for_code(listener.ok(), path, None, "OpenRouter", paste).await?;
+    let code = wait_for_code(listener.ok(), path, None, "OpenRouter", paste).await?.code;
     let env = rho_ai::auth::process_env();
     openrouter::exchange(env.as_ref(), &code, &pkce.verifier).map_err(|e| e.to_string())
 }
@@ -192,15 +247,16 @@ async fn device_login(
     Ok(creds)
 }
 
-/// The code from the callback or from a pasted line, whichever comes first; a paste with a
-/// state that is not ours is refused. Without a listener, only a paste can answer.
+/// What the browser came back with (from the callback or from a pasted line, whichever comes
+/// first); a paste with a state that is not ours is refused. Without a listener, only a paste
+/// can answer.
 async fn wait_for_code(
     listener: Option<TcpListener>,
     path: String,
     state: Option<&str>,
     short_name: &'static str,
     paste: Paste,
-) -> Result<String, String> {
+) -> Result<Answer, String> {
     let has_listener = listener.is_some();
     let browser = async move {
         match listener {
@@ -220,7 +276,7 @@ async fn wait_for_code(
             }
         };
         tokio::select! {
-            code = &mut browser => return Ok(code),
+            answer = &mut browser => return Answer::of(answer).ok_or_else(|| "no authorization code".to_owned()),
             line = pasted => match line {
                 Some(line) => return code_from_paste(&line, state),
                 None if has_listener => paste = None,
@@ -231,14 +287,26 @@ async fn wait_for_code(
     }
 }
 
-fn code_from_paste(line: &str, state: Option<&str>) -> Result<String, String> {
+/// A login's code, and the client id the server issued with it (Sign in with ChatGPT's).
+struct Answer {
+    code: String,
+    client_id: Option<String>,
+}
+
+impl Answer {
+    fn of(answer: oauth::answer::CodeAndState) -> Option<Self> {
+        Some(Self { code: answer.code?, client_id: answer.client_id })
+    }
+}
+
+fn code_from_paste(line: &str, state: Option<&str>) -> Result<Answer, String> {
     let answer = oauth::answer::parse_answer(line);
     if let Some(state) = state
         && answer.state.as_deref().is_some_and(|s| s != state)
     {
         return Err("the pasted code is from another login (its state does not match): start again".to_owned());
     }
-    answer.code.ok_or_else(|| "no authorization code in what was pasted".to_owned())
+    Answer::of(answer).ok_or_else(|| "no authorization code in what was pasted".to_owned())
 }
 
 /// Opens `url` in the desktop's browser, as pi's login does; a failure is no matter (the URL is

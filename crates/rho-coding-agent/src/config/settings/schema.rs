@@ -158,6 +158,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("enableSkillCommands", Bool, D::Bool(true)),
     // The interactive screen.
     k("hideThinkingBlock", Bool, D::Bool(false)),
+    // pi 1.6: this installation's id (a UUID), made at the first Sign in with ChatGPT.
+    k("deviceId", Str, D::None),
     // pi 1.6: Mermaid blocks drawn as diagrams (rho draws them once their block has closed).
     k("markdown.mermaid", Enum(&["off", "final", "streaming"]), D::Str("streaming")),
     k("quietStartup", Bool, D::Bool(false)),
