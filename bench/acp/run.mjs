@@ -196,6 +196,7 @@ const code = await withRho(async (ctx, editor) => {
         ["terminal", "login-anthropic", "login anthropic"],
         ["terminal", "login-github-copilot", "login github-copilot"],
         ["terminal", "login-kimi-coding", "login kimi-coding"],
+        ["terminal", "login-meta", "login meta"],
         ["terminal", "login-openai", "login openai"],
         ["terminal", "login-openai-codex", "login openai-codex"],
         ["terminal", "login-openrouter", "login openrouter"],

@@ -45,6 +45,7 @@ async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
             "login anthropic",
             "login github-copilot",
             "login kimi-coding",
+            "login meta",
             "login openai",
             "login openai-codex",
             "login openrouter",

@@ -117,6 +117,7 @@ async fn omp_commands_answer_as_omp_does() {
             {"id": "anthropic", "name": "Anthropic (Claude Pro/Max)", "available": true, "authenticated": false},
             {"id": "github-copilot", "name": "GitHub Copilot", "available": true, "authenticated": false},
             {"id": "kimi-coding", "name": "Kimi Code (subscription)", "available": true, "authenticated": false},
+            {"id": "meta", "name": "Meta (Muse subscription)", "available": true, "authenticated": false},
             {"id": "openai", "name": "OpenAI (ChatGPT subscription)", "available": true, "authenticated": false},
             {"id": "openai-codex", "name": "ChatGPT Plus/Pro (Codex Subscription)", "available": true,
              "authenticated": false},

@@ -120,18 +120,26 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | KIMI_TOKEN_PATH
             | XAI_DEVICE_PATH
             | XAI_TOKEN_PATH
+            | META_DEVICE_PATH
+            | META_TOKEN_PATH
+            | META_KEY_PATH
             | CONTAINER_CREDENTIALS_PATH
     )
 }
 
 /// OpenRouter's sign-in exchanges its code for a key here.
 const OPENROUTER_KEYS_PATH: &str = "/api/v1/auth/keys";
-/// The standard device logins (RFC 8628, JSON answers, errors with status 400): Kimi Code's and
-/// xAI's.
+/// The standard device logins (RFC 8628, JSON answers, errors with status 400): Kimi Code's,
+/// xAI's and Meta's.
 const KIMI_DEVICE_PATH: &str = "/api/oauth/device_authorization";
 const KIMI_TOKEN_PATH: &str = "/api/oauth/token";
 const XAI_DEVICE_PATH: &str = "/oauth2/device/code";
 const XAI_TOKEN_PATH: &str = "/oauth2/token";
+const META_DEVICE_PATH: &str = "/oidc/device/authorization/";
+const META_TOKEN_PATH: &str = "/oidc/device/token/";
+/// Meta's key mint: a key for the identity token given as Bearer (`mk-<token>`); the identity
+/// token `revoked` is refused with 401.
+const META_KEY_PATH: &str = "/muse-code/key";
 
 /// The answer of a token endpoint: status and JSON body.
 pub(crate) fn answer(
@@ -159,8 +167,13 @@ pub(crate) fn answer(
     if path == OPENROUTER_KEYS_PATH {
         return openrouter_key(grants, body);
     }
-    if [KIMI_DEVICE_PATH, KIMI_TOKEN_PATH, XAI_DEVICE_PATH, XAI_TOKEN_PATH].contains(&path) {
+    if [KIMI_DEVICE_PATH, KIMI_TOKEN_PATH, XAI_DEVICE_PATH, XAI_TOKEN_PATH, META_DEVICE_PATH, META_TOKEN_PATH]
+        .contains(&path)
+    {
         return standard_device(grants, path, body);
+    }
+    if path == META_KEY_PATH {
+        return meta_key(headers);
     }
     if method != Method::POST {
         return refuse(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "the token endpoint takes POST");
@@ -240,7 +253,7 @@ fn standard_device(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (Status
         json!({"access_token": t.access_token, "refresh_token": t.refresh_token, "expires_in": t.expires_in,
                "token_type": "Bearer"})
     };
-    if path == KIMI_DEVICE_PATH || path == XAI_DEVICE_PATH {
+    if [KIMI_DEVICE_PATH, XAI_DEVICE_PATH, META_DEVICE_PATH].contains(&path) {
         return match grants.standard_devices.iter().find(|(_, _, polled)| !polled) {
             Some((code, _, _)) => (
                 StatusCode::OK,
@@ -269,6 +282,18 @@ fn standard_device(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (Status
             (StatusCode::OK, tokens(issued))
         }
         _ => refuse(StatusCode::BAD_REQUEST, "unsupported_grant_type", "grant_type is not supported"),
+    }
+}
+
+fn meta_key(headers: &HeaderMap) -> (StatusCode, Value) {
+    let identity = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    match identity {
+        "" | "revoked" => (StatusCode::UNAUTHORIZED, json!({"detail": "the identity token is not valid"})),
+        token => (StatusCode::OK, json!({"api_key": format!("mk-{token}")})),
     }
 }
 

@@ -91,6 +91,17 @@ pub async fn wait_for_token(
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     device: &Device,
 ) -> Result<OAuthCredentials, String> {
+    let answer = wait_for_answer(login, env, device).await?;
+    credentials(login, &answer)
+}
+
+/// Polls until the person confirmed the code; the token endpoint's answer (with an
+/// `access_token`).
+pub async fn wait_for_answer(
+    login: &DeviceLogin,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    device: &Device,
+) -> Result<Value, String> {
     let name = login.provider.name;
     let url = login.provider.token_url(env);
     let deadline = tokio::time::Instant::now() + device.expires_in;
@@ -106,8 +117,8 @@ pub async fn wait_for_token(
         if status >= 500 {
             return Err(format!("{name} device token request failed with status {status}"));
         }
-        if (200..300).contains(&status) && answer.get("access_token").is_some() {
-            return credentials(login, &answer);
+        if (200..300).contains(&status) && answer.get("access_token").and_then(Value::as_str).is_some() {
+            return Ok(answer);
         }
         match answer.get("error").and_then(Value::as_str) {
             Some("authorization_pending") => {}

@@ -17,6 +17,7 @@ pub mod device_code;
 pub mod github_copilot;
 pub mod kimi_coding;
 pub mod lock;
+pub mod meta;
 pub mod openai_chatgpt;
 pub mod openai_codex;
 pub mod openrouter;

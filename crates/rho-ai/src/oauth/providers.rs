@@ -24,6 +24,9 @@ pub enum RefreshGrant {
     /// A form `refresh_token` grant for the client the login was issued (its stored
     /// `clientId`) and the resource its tokens are for (Sign in with ChatGPT).
     IssuedClientForResource,
+    /// A new key minted with the stored identity token (Meta's: the identity token is not
+    /// renewable).
+    MintKey,
 }
 
 /// One OAuth login provider.
@@ -121,6 +124,21 @@ pub const OPENAI_CHATGPT: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
+/// Meta's sign-in (pi 1.6, a Muse subscription): a device login whose identity token mints a
+/// Model API key that lives about a day, minted again when stale.
+pub const META: OAuthProvider = OAuthProvider {
+    id: "meta",
+    name: "Meta (Muse subscription)",
+    token_url: "https://auth.meta.com/oidc/device/token/",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_META",
+    server_from_env: Some(super::meta::token_url),
+    client_id: "1031625952748946",
+    grant: RefreshGrant::MintKey,
+    expiry_margin_ms: 0,
+    default_lifetime_s: None,
+    unusable: None,
+};
+
 /// OpenRouter's sign-in (pi 1.6): an API key the user controls, filed as a login that never
 /// expires.
 pub const OPENROUTER: OAuthProvider = OAuthProvider {
@@ -167,11 +185,11 @@ pub const XAI: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
-/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, Sign in with ChatGPT,
-/// OpenRouter and xAI sign-ins. (Google has none: its Gemini CLI and Antigravity logins are gone
-/// from pi.)
+/// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, Meta, Sign in with
+/// ChatGPT, OpenRouter and xAI sign-ins. (Google has none: its Gemini CLI and Antigravity logins
+/// are gone from pi.)
 pub const PROVIDERS: &[&OAuthProvider] =
-    &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &OPENAI_CHATGPT, &OPENAI_CODEX, &OPENROUTER, &XAI];
+    &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &META, &OPENAI_CHATGPT, &OPENAI_CODEX, &OPENROUTER, &XAI];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

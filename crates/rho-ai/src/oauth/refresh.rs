@@ -41,8 +41,12 @@ pub fn refresh(
     if grant == RefreshGrant::IssuedClientForResource {
         return refresh_issued_client(provider, url, current);
     }
+    if grant == RefreshGrant::MintKey {
+        let env = |name: &str| std::env::var(name).ok();
+        return super::meta::mint(&env, &current.refresh).map_err(TokenError);
+    }
     let request = move |client: &reqwest::Client| match grant {
-        RefreshGrant::Never | RefreshGrant::IssuedClientForResource => client.get(&target),
+        RefreshGrant::Never | RefreshGrant::IssuedClientForResource | RefreshGrant::MintKey => client.get(&target),
         RefreshGrant::JsonRefreshToken => post_json(
             client,
             &target,
@@ -166,6 +170,29 @@ pub fn post_form(url: &str, form: &[(&str, &str)]) -> Result<Value, String> {
     call(url, move |client: &reqwest::Client| client.post(&target).header("Accept", "application/json").form(&form))
 }
 
+/// An empty JSON object posted to `url` with `token` as Bearer (and `headers`): the status and
+/// the JSON answer (`Null` when it is not JSON), whatever the status.
+pub fn post_bearer_json(url: &str, token: &str, headers: &[(&str, &str)]) -> Result<(u16, Value), String> {
+    let (target, token) = (url.to_owned(), token.to_owned());
+    let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let shown = url.to_owned();
+    let work = move || -> Result<(u16, Value), String> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+        runtime.block_on(async move {
+            let client = crate::http::client(|builder| builder.timeout(TIMEOUT))?;
+            let mut request = post_json(&client, &target, &json!({})).bearer_auth(token);
+            for (name, value) in &headers {
+                request = request.header(name, value);
+            }
+            let response = request.send().await.map_err(|e| format!("cannot reach {shown}: {e}"))?;
+            let status = response.status().as_u16();
+            let text = response.text().await.map_err(|e| format!("reading the answer of {shown}: {e}"))?;
+            Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+        })
+    };
+    off_the_runtime(work)
+}
+
 /// `body` posted as JSON to `url`; the JSON answer of a success (a sign-in whose answer is not
 /// an OAuth token answer: OpenRouter's key).
 pub fn post_json_answer(url: &str, body: Value) -> Result<Value, String> {
@@ -246,6 +273,12 @@ where
             serde_json::from_str(&text).map_err(|_| format!("the answer of {shown} is not JSON: {}", snippet(&text)))
         })
     };
+    off_the_runtime(work)
+}
+
+/// Runs `work` (a request on a runtime of its own) on a thread of its own, without blocking a
+/// runtime's worker while it waits.
+fn off_the_runtime<T: Send + 'static>(work: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
     let run = || match std::thread::Builder::new().name("rho-oauth".into()).spawn(work) {
         Ok(thread) => thread.join().unwrap_or_else(|_| Err("the token request failed".into())),
         Err(e) => Err(format!("cannot start the token request: {e}")),

@@ -443,3 +443,55 @@ async fn a_sign_in_with_chatgpt_is_made_used_and_refreshed() {
     assert_eq!(requests.last().unwrap().header("authorization"), Some("Bearer direct-2"));
     assert_eq!(read_auth(&env)["openai"]["refresh"], "rt-2");
 }
+
+/// `rho login meta` (pi 1.6's "Sign in with Meta"): the device login at auth.meta.com (moved to
+/// the mock) gives an identity token, which mints the Model API key; the key answers for a Meta
+/// model, and a stale one is minted again with the identity token.
+#[tokio::test]
+async fn a_meta_sign_in_mints_a_key_that_is_used_and_minted_again() {
+    let env =
+        Env::with_api(vec![Turn::text("Hello from Muse."), Turn::text("Again.")], "openai-responses", false).await;
+    env.server.accept_device_login(IssuedTokens {
+        access_token: "identity-1".into(),
+        refresh_token: None,
+        expires_in: 3600,
+    });
+    let url = env.server.url();
+    let meta = |args: &[&str]| {
+        let mut command = rho(&env, args);
+        command.env("RHO_OAUTH_META_URL", &url).env("RHO_OAUTH_META_KEY_URL", format!("{url}/muse-code/key"));
+        command
+    };
+    let out = output(meta(&["login", "meta"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("enter the code DEVICE-CODE"), "{stderr}");
+    let login = read_auth(&env)["meta"].clone();
+    assert_eq!((login["access"].as_str(), login["refresh"].as_str()), (Some("mk-identity-1"), Some("identity-1")));
+    let mint = env.server.requests().into_iter().find(|r| r.path == "/muse-code/key").unwrap();
+    assert_eq!(mint.header("authorization"), Some("Bearer identity-1"));
+    assert_eq!(mint.header("x-api-version"), Some("1.0.0"));
+
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["meta"] = json!({"baseUrl": format!("{url}/v1")});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(meta(&["-p", "--model", "meta/muse-spark-1.2", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Muse.\n");
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer mk-identity-1"));
+
+    // Stale: minted again with the identity token. A revoked identity says to sign in again.
+    let mut auth = read_auth(&env);
+    auth["meta"]["expires"] = json!(0);
+    auth["meta"]["refresh"] = json!("identity-2");
+    std::fs::write(env.agent_dir.join("auth.json"), auth.to_string()).unwrap();
+    let out = output(meta(&["-p", "--model", "meta/muse-spark-1.2", "again"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer mk-identity-2"));
+    auth["meta"]["refresh"] = json!("revoked");
+    std::fs::write(env.agent_dir.join("auth.json"), auth.to_string()).unwrap();
+    let out = output(meta(&["-p", "--model", "meta/muse-spark-1.2", "once more"])).await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sign in again with `rho login meta`"));
+}

@@ -10,8 +10,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use rho_ai::oauth::{
-    self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, openai_chatgpt, openai_codex, openrouter,
-    providers, xai,
+    self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, meta, openai_chatgpt, openai_codex,
+    openrouter, providers, xai,
 };
 use tokio::net::TcpListener;
 
@@ -73,8 +73,13 @@ fn spec(provider: &OAuthProvider) -> Option<Spec> {
 pub fn has_flow(provider: &OAuthProvider) -> bool {
     provider.unusable.is_none()
         && (spec(provider).is_some()
-            || [providers::GITHUB_COPILOT.id, providers::OPENROUTER.id, providers::OPENAI_CHATGPT.id]
-                .contains(&provider.id)
+            || [
+                providers::GITHUB_COPILOT.id,
+                providers::OPENROUTER.id,
+                providers::OPENAI_CHATGPT.id,
+                providers::META.id,
+            ]
+            .contains(&provider.id)
             || device_login_of(provider).is_some())
 }
 
@@ -93,6 +98,9 @@ pub async fn run(
     }
     if provider.id == providers::OPENAI_CHATGPT.id {
         return chatgpt_login(provider, show, paste).await;
+    }
+    if provider.id == providers::META.id {
+        return meta_login(show).await;
     }
     if let Some(login) = device_login_of(provider) {
         return standard_device_login(login, show).await;
@@ -222,6 +230,24 @@ async fn standard_device_login(
     tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_token(login, &env, &device))
         .await
         .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))?
+}
+
+/// Meta's sign-in: the device login gives an identity token, which mints the Model API key.
+async fn meta_login(show: impl FnOnce(Prompt)) -> Result<oauth::OAuthCredentials, String> {
+    let env = |name: &str| std::env::var(name).ok();
+    let device = device_code::start(&meta::LOGIN, &env).await?;
+    show(Prompt {
+        provider: meta::LOGIN.provider.name,
+        url: device.verification_uri.clone(),
+        callback: None,
+        problem: None,
+        user_code: Some(device.user_code.clone()),
+    });
+    let answer = tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_answer(&meta::LOGIN, &env, &device))
+        .await
+        .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))??;
+    let identity = answer.get("access_token").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+    tokio::task::spawn_blocking(move || meta::mint(&env, &identity)).await.map_err(|e| e.to_string())?
 }
 
 /// GitHub's device flow: the code to enter shown, GitHub polled for the token, the token
