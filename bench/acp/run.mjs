@@ -200,6 +200,7 @@ const code = await withRho(async (ctx, editor) => {
         ["terminal", "login-openai", "login openai"],
         ["terminal", "login-openai-codex", "login openai-codex"],
         ["terminal", "login-openrouter", "login openrouter"],
+        ["terminal", "login-radius", "login radius"],
         ["terminal", "login-xai", "login xai"],
       ],
     );

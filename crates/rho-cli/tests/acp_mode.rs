@@ -49,6 +49,7 @@ async fn initialize_new_session_and_a_prompt_that_streams_text_and_thinking() {
             "login openai",
             "login openai-codex",
             "login openrouter",
+            "login radius",
             "login xai"
         ]
     );

@@ -122,6 +122,7 @@ async fn omp_commands_answer_as_omp_does() {
             {"id": "openai-codex", "name": "ChatGPT Plus/Pro (Codex Subscription)", "available": true,
              "authenticated": false},
             {"id": "openrouter", "name": "OpenRouter", "available": true, "authenticated": false},
+            {"id": "radius", "name": "Radius", "available": true, "authenticated": false},
             {"id": "xai", "name": "xAI (Grok/X subscription)", "available": true, "authenticated": false}
         ]})
     );

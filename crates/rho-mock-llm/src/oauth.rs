@@ -123,6 +123,7 @@ pub(crate) fn is_token_path(path: &str) -> bool {
             | META_DEVICE_PATH
             | META_TOKEN_PATH
             | META_KEY_PATH
+            | RADIUS_DEVICE_PATH
             | CONTAINER_CREDENTIALS_PATH
     )
 }
@@ -130,12 +131,14 @@ pub(crate) fn is_token_path(path: &str) -> bool {
 /// OpenRouter's sign-in exchanges its code for a key here.
 const OPENROUTER_KEYS_PATH: &str = "/api/v1/auth/keys";
 /// The standard device logins (RFC 8628, JSON answers, errors with status 400): Kimi Code's,
-/// xAI's and Meta's.
+/// xAI's, Meta's and Radius's.
 const KIMI_DEVICE_PATH: &str = "/api/oauth/device_authorization";
 const KIMI_TOKEN_PATH: &str = "/api/oauth/token";
 const XAI_DEVICE_PATH: &str = "/oauth2/device/code";
 const XAI_TOKEN_PATH: &str = "/oauth2/token";
 const META_DEVICE_PATH: &str = "/oidc/device/authorization/";
+/// Radius's device login (its token endpoint is `/v1/oauth/token`, taking a form there).
+const RADIUS_DEVICE_PATH: &str = "/v1/oauth/device";
 const META_TOKEN_PATH: &str = "/oidc/device/token/";
 /// Meta's key mint: a key for the identity token given as Bearer (`mk-<token>`); the identity
 /// token `revoked` is refused with 401.
@@ -169,7 +172,16 @@ pub(crate) fn answer(
     }
     if [KIMI_DEVICE_PATH, KIMI_TOKEN_PATH, XAI_DEVICE_PATH, XAI_TOKEN_PATH, META_DEVICE_PATH, META_TOKEN_PATH]
         .contains(&path)
+        || path == RADIUS_DEVICE_PATH
     {
+        return standard_device(grants, path, body);
+    }
+    let form = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
+    if path == "/v1/oauth/token" && form {
+        // Radius's token endpoint: a form, where Anthropic's takes JSON.
         return standard_device(grants, path, body);
     }
     if path == META_KEY_PATH {
@@ -253,7 +265,7 @@ fn standard_device(grants: &mut OAuthGrants, path: &str, body: &[u8]) -> (Status
         json!({"access_token": t.access_token, "refresh_token": t.refresh_token, "expires_in": t.expires_in,
                "token_type": "Bearer"})
     };
-    if [KIMI_DEVICE_PATH, XAI_DEVICE_PATH, META_DEVICE_PATH].contains(&path) {
+    if [KIMI_DEVICE_PATH, XAI_DEVICE_PATH, META_DEVICE_PATH, RADIUS_DEVICE_PATH].contains(&path) {
         return match grants.standard_devices.iter().find(|(_, _, polled)| !polled) {
             Some((code, _, _)) => (
                 StatusCode::OK,

@@ -22,6 +22,7 @@ pub mod openai_chatgpt;
 pub mod openai_codex;
 pub mod openrouter;
 pub mod providers;
+pub mod radius;
 pub mod refresh;
 pub mod store;
 pub mod xai;

@@ -139,6 +139,21 @@ pub const META: OAuthProvider = OAuthProvider {
     unusable: None,
 };
 
+/// Radius's sign-in (pi 1.6, pi's gateway): a device login at the gateway, refreshed a minute
+/// early as a form `refresh_token` grant.
+pub const RADIUS: OAuthProvider = OAuthProvider {
+    id: "radius",
+    name: "Radius",
+    token_url: "https://radius.pi.dev/v1/oauth/token",
+    token_url_env: "RHO_OAUTH_TOKEN_URL_RADIUS",
+    server_from_env: Some(super::radius::token_url),
+    client_id: "pi-gateway",
+    grant: RefreshGrant::FormRefreshToken,
+    expiry_margin_ms: 60 * 1000,
+    default_lifetime_s: None,
+    unusable: None,
+};
+
 /// OpenRouter's sign-in (pi 1.6): an API key the user controls, filed as a login that never
 /// expires.
 pub const OPENROUTER: OAuthProvider = OAuthProvider {
@@ -186,10 +201,10 @@ pub const XAI: OAuthProvider = OAuthProvider {
 };
 
 /// Every login rho offers: pi 0.73.1's three and pi 1.6's Kimi Code, Meta, Sign in with
-/// ChatGPT, OpenRouter and xAI sign-ins. (Google has none: its Gemini CLI and Antigravity logins
-/// are gone from pi.)
+/// ChatGPT, OpenRouter, Radius and xAI sign-ins. (Google has none: its Gemini CLI and
+/// Antigravity logins are gone from pi.)
 pub const PROVIDERS: &[&OAuthProvider] =
-    &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &META, &OPENAI_CHATGPT, &OPENAI_CODEX, &OPENROUTER, &XAI];
+    &[&ANTHROPIC, &GITHUB_COPILOT, &KIMI_CODING, &META, &OPENAI_CHATGPT, &OPENAI_CODEX, &OPENROUTER, &RADIUS, &XAI];
 
 /// The login provider filed under `id` in `auth.json`.
 pub fn find(id: &str) -> Option<&'static OAuthProvider> {

@@ -495,3 +495,46 @@ async fn a_meta_sign_in_mints_a_key_that_is_used_and_minted_again() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("sign in again with `rho login meta`"));
 }
+
+/// `rho login radius` (pi 1.6's device sign-in to its gateway; `PI_RADIUS_GATEWAY` moves it to
+/// the mock): the device login with pi's client and scope, the tokens filed a minute early; a
+/// Radius model answers with the access token over pi's own protocol.
+#[tokio::test]
+async fn a_radius_device_login_is_made_and_used() {
+    let env = Env::with_api(vec![Turn::text("Hello from Radius.")], "pi-messages", false).await;
+    env.server.accept_device_login(IssuedTokens {
+        access_token: "radius-access-1".into(),
+        refresh_token: Some("radius-refresh-1".into()),
+        expires_in: 3600,
+    });
+    let url = env.server.url();
+    let radius = |args: &[&str]| {
+        let mut command = rho(&env, args);
+        command.env("PI_RADIUS_GATEWAY", &url);
+        command
+    };
+    let before = now_ms();
+    let out = output(radius(&["login", "radius"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("enter the code DEVICE-CODE"), "{stderr}");
+    let start = env.server.requests().into_iter().find(|r| r.path == "/v1/oauth/device").unwrap();
+    let form = start.body.as_str().unwrap().to_owned();
+    assert!(form.contains("client_id=pi-gateway") && form.contains("scope=gateway+offline_access"), "{form}");
+    let login = read_auth(&env)["radius"].clone();
+    assert_eq!(
+        (login["access"].as_str(), login["refresh"].as_str()),
+        (Some("radius-access-1"), Some("radius-refresh-1"))
+    );
+    let expires = login["expires"].as_i64().unwrap();
+    assert!((before + 3_540_000..=now_ms() + 3_540_000).contains(&expires), "{expires}");
+
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap()).unwrap();
+    models["providers"]["radius"] = json!({"baseUrl": url});
+    std::fs::write(env.agent_dir.join("models.json"), models.to_string()).unwrap();
+    let out = output(radius(&["-p", "--model", "radius/balanced", "hi"])).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Radius.\n");
+    assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer radius-access-1"));
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rho_ai::oauth::{
     self, OAuthProvider, anthropic, device_code, github_copilot, kimi_coding, meta, openai_chatgpt, openai_codex,
-    openrouter, providers, xai,
+    openrouter, providers, radius, xai,
 };
 use tokio::net::TcpListener;
 
@@ -209,7 +209,7 @@ async fn openrouter_login(
 
 /// The standard device login of `provider` (Kimi Code's, xAI's), if it has one.
 fn device_login_of(provider: &OAuthProvider) -> Option<&'static device_code::DeviceLogin> {
-    [&kimi_coding::LOGIN, &xai::LOGIN].into_iter().find(|login| login.provider.id == provider.id)
+    [&kimi_coding::LOGIN, &xai::LOGIN, &radius::LOGIN].into_iter().find(|login| login.provider.id == provider.id)
 }
 
 /// A standard device login: the address (with the code in it, where the server gives one) and
