@@ -130,3 +130,30 @@ async fn share_makes_a_private_gist_of_the_session() {
     term.wait_for("GitHub CLI is not logged in. Run 'gh auth login' first.").await;
     assert!(!bin.join("args").exists());
 }
+
+/// `/export <file>.jsonl` (pi 1.6): the branch as a session file of its own, each entry chained
+/// to the one before it, which opens as a session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_to_jsonl_writes_the_branch_as_a_session() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Exported answer.")]).await;
+    let mut term = Terminal::start(&env, &[]);
+    term.ready().await;
+    term.submit("something to keep");
+    term.wait_idle_with("Exported answer.").await;
+    term.submit("/export out/branch.jsonl");
+    term.wait_for("Exported to:").await;
+    let path = env.cwd.join("out/branch.jsonl");
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!((&lines[0]["type"], &lines[0]["version"]), (&json!("session"), &json!(3)));
+    for pair in lines[1..].windows(2) {
+        assert_eq!(pair[1]["parentId"], pair[0]["id"], "{pair:?}");
+    }
+    assert_eq!(lines[1]["parentId"], serde_json::Value::Null);
+    term.send(keys::CTRL_D);
+    assert_eq!(term.exit_code().await, 0);
+
+    let opened = Terminal::start(&env, &["--session", path.to_str().unwrap()]);
+    let screen = opened.wait_for("Exported answer.").await;
+    assert!(screen.contains("something to keep"), "{screen}");
+}

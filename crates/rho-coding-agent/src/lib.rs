@@ -10,6 +10,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export_html;
+pub mod export_jsonl;
 pub mod extensions;
 pub mod list_models;
 pub mod login;

@@ -147,7 +147,12 @@ impl App {
             }
             "export" => {
                 let output = (!args.is_empty()).then(|| self.session.paths().resolve(args));
-                let line = match self.session.export_html(output.as_deref()) {
+                let exported = match output.as_deref() {
+                    // pi 1.6: a `.jsonl` path takes the branch as a session file.
+                    Some(path) if path.extension().is_some_and(|e| e == "jsonl") => self.session.export_jsonl(path),
+                    _ => self.session.export_html(output.as_deref()).map_err(|e| e.to_string()),
+                };
+                let line = match exported {
                     Ok(path) => blocks::notice(&format!("Exported to: {}", path.display())),
                     Err(e) => blocks::error(&format!("Error: {e}")),
                 };

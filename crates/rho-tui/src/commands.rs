@@ -23,7 +23,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("name", "Name the session: /name <name> (without one, show it)"),
     ("session", "Show the session's file, id, messages, tokens and cost"),
     ("compact", "Compact the conversation: /compact [instructions]"),
-    ("export", "Export the session to HTML: /export [file]"),
+    ("export", "Export the session to HTML, or to JSONL with a .jsonl file: /export [file]"),
     ("share", "Share the session as a private GitHub gist (needs the GitHub CLI)"),
     ("copy", "Copy the last answer to the clipboard (OSC 52)"),
     ("hotkeys", "Show the keys"),

@@ -369,6 +369,11 @@ impl AgentSession {
         let options = ExportOptions { system_prompt: Some(&system_prompt), tools: &tools };
         export_session(&self.session(), output, &options)
     }
+
+    /// `/export <file>.jsonl`: the current branch as a session file of its own.
+    pub fn export_jsonl(&self, output: &Path) -> Result<std::path::PathBuf, String> {
+        crate::export_jsonl::export_branch(&self.session(), output)
+    }
 }
 
 /// The text and parent of the user message `entry_id` (the entry to branch or fork before).
