@@ -157,3 +157,39 @@ async fn export_to_jsonl_writes_the_branch_as_a_session() {
     let screen = opened.wait_for("Exported answer.").await;
     assert!(screen.contains("something to keep"), "{screen}");
 }
+
+/// `/share` with Radius authentication (pi 1.6): the branch goes up as a Radius artifact, with
+/// the `pi.share` entry after it, and the artifact's address is the answer; with
+/// `sessionShareDestination: "radius"` and no Radius authentication, it says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn share_uploads_a_radius_artifact_when_signed_in_to_radius() {
+    let env = Env::new(vec![rho_mock_llm::Turn::text("Shared through Radius.")]).await;
+    let url = env.server.url();
+    let vars = [("PI_RADIUS_GATEWAY", url.as_str()), ("RADIUS_API_KEY", "radius-key")];
+    let term = Terminal::start_with(&env, &[], &vars);
+    term.ready().await;
+    term.submit("something for the team");
+    term.wait_idle_with("Shared through Radius.").await;
+    term.submit("/share");
+    let screen = term.wait_for("Share URL: https://radius.example/artifacts/").await;
+    assert!(!screen.contains("Gist:"), "{screen}");
+    let upload = env.server.requests().into_iter().find(|r| r.path == "/v1/artifacts").unwrap();
+    assert_eq!(upload.header("authorization"), Some("Bearer radius-key"));
+    assert_eq!(upload.header("content-type"), Some("application/x-ndjson"));
+    let text = match &upload.body {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["type"], "session");
+    let last = lines.last().unwrap();
+    assert_eq!((&last["customType"], &last["parentId"]), (&json!("pi.share"), &lines[lines.len() - 2]["id"]));
+    assert!(last["data"]["systemPrompt"].as_str().unwrap().contains("rho"), "{last}");
+    assert!(last["data"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "read"), "{last}");
+
+    std::fs::write(env.agent_dir.join("settings.json"), r#"{"sessionShareDestination": "radius"}"#).unwrap();
+    let term = Terminal::start_with(&env, &[], &[("PI_RADIUS_GATEWAY", url.as_str())]);
+    term.ready().await;
+    term.submit("/share");
+    term.wait_for("Radius authentication is not configured. Run '/login radius' first.").await;
+}

@@ -19,6 +19,7 @@ pub mod modes;
 pub mod packages;
 pub mod permissions;
 pub mod prompt;
+mod share;
 pub mod startup;
 pub mod task;
 pub mod telemetry;

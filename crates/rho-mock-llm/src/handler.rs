@@ -26,6 +26,9 @@ const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
 /// The message of the error sent when no turn is left for a request.
 pub const EXHAUSTED: &str = "mock-llm: script exhausted";
 
+/// Radius's artifact upload (`/share`): a signed-in `POST` gets an artifact address back.
+const ARTIFACTS_PATH: &str = "/v1/artifacts";
+
 pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     if crate::websocket::is_upgrade(&parts.headers) {
@@ -56,6 +59,20 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
             crate::oauth::answer(&mut grants, &parts.method, parts.uri.path(), &parts.headers, &body)
         };
         return json_response(status, answer.to_string());
+    }
+    if parts.uri.path() == ARTIFACTS_PATH {
+        let record = RecordedRequest::new(parts.method.as_str(), &parts.uri, &parts.headers, &body, "radius");
+        shared.recorder.push(record);
+        let seq = shared.requests_seen.fetch_add(1, Ordering::SeqCst) + 1;
+        let signed_in = parts.headers.get(header::AUTHORIZATION).is_some_and(|v| v.as_bytes().starts_with(b"Bearer "));
+        return match (parts.method == Method::POST, signed_in) {
+            (true, true) => json_response(
+                StatusCode::CREATED,
+                serde_json::json!({"artifact": {"canonical_url": format!("https://radius.example/artifacts/{seq}")}})
+                    .to_string(),
+            ),
+            _ => json_response(StatusCode::UNAUTHORIZED, r#"{"error":"not signed in"}"#.to_owned()),
+        };
     }
     let route = api::route(parts.uri.path());
     let api_name = route.as_ref().map_or("unknown", |r| r.api.as_str());

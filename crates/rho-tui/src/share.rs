@@ -1,7 +1,8 @@
-//! `/share` (pi's): the session exported as HTML into a private GitHub gist with the GitHub CLI
-//! (`gh gist create --public=false`), answered with the viewer link (`PI_SHARE_VIEWER_URL`, by
-//! default pi's session viewer, then `#<gist id>`) and the gist's own. pi 1.6 uploads to a Radius
-//! artifact instead when it is logged in to Radius; rho always makes a gist.
+//! `/share` (pi 1.6's): with Radius authentication, the branch as a Radius artifact (see the
+//! core's `share`); otherwise the session exported as HTML into a private GitHub gist with the
+//! GitHub CLI (`gh gist create --public=false`), answered with the viewer link
+//! (`PI_SHARE_VIEWER_URL`, by default pi's session viewer, then `#<gist id>`) and the gist's own.
+//! `sessionShareDestination` (`auto`, `gist` or `radius`) forces one of them.
 
 use std::process::Stdio;
 
@@ -19,7 +20,7 @@ impl App {
     pub fn share_command(&mut self) {
         let session = self.session.clone();
         let report = self.reporter();
-        self.status = Some("Creating gist…".to_owned());
+        self.status = Some("Sharing…".to_owned());
         tokio::spawn(async move {
             let lines = match share(&session).await {
                 Ok(lines) => lines,
@@ -34,6 +35,21 @@ impl App {
 
 /// The lines `/share` answers with, or the error it reports.
 async fn share(session: &rho_coding_agent::AgentSession) -> Result<Vec<Line<'static>>, String> {
+    let destination = session.settings().get_string("sessionShareDestination").unwrap_or_default();
+    if destination != "gist" {
+        match session.share_to_radius().await? {
+            Some(address) => return Ok(vec![blocks::notice(&format!("Share URL: {address}"))]),
+            None if destination == "radius" => {
+                return Err("Radius authentication is not configured. Run '/login radius' first.".to_owned());
+            }
+            None => {}
+        }
+    }
+    gist(session).await
+}
+
+/// A private gist of the session's HTML export.
+async fn gist(session: &rho_coding_agent::AgentSession) -> Result<Vec<Line<'static>>, String> {
     let dir = tempfile::Builder::new()
         .prefix("rho-share-")
         .tempdir()

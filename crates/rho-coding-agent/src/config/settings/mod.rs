@@ -290,11 +290,10 @@ fn read_layer(path: &Path, diagnostics: &mut Vec<SettingsDiagnostic>) -> Layer {
 /// Keys pi keeps in its settings file for itself (what it last showed, telemetry ids), which
 /// are no setting of the user's.
 fn is_bookkeeping(key: &str) -> bool {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 7] = [
         "$schema",
         "lastChangelogVersion",
         "extensionChangelogVersions",
-        "deviceId",
         "trackingId",
         "enableInstallTelemetry",
         "enableAnalytics",

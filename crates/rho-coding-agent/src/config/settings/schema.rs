@@ -168,6 +168,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("theme", Str, D::None),
     // Where sessions are kept (global only: a project does not choose where transcripts go).
     k("sessionDir", Str, D::None),
+    // pi 1.6: where `/share` uploads (`auto`: Radius when signed in to it, else a gist).
+    k("sessionShareDestination", Enum(&["auto", "gist", "radius"]), D::Str("auto")),
     // Todos.
     k("todo.enabled", Bool, D::Bool(true)),
     k("todo.reminders", Bool, D::Bool(true)),
