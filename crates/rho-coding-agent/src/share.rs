@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 
 use crate::AgentSession;
 
-const DEFAULT_GATEWAY: &str = "https://radius.pi.dev";
 const UPLOAD_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl AgentSession {
@@ -18,8 +17,7 @@ impl AgentSession {
     pub async fn share_to_radius(&self) -> Result<Option<String>, String> {
         let Some(token) = self.registry().api_key("radius") else { return Ok(None) };
         let body = self.share_jsonl();
-        let gateway = std::env::var("PI_RADIUS_GATEWAY").ok().filter(|g| !g.is_empty());
-        let gateway = gateway.as_deref().unwrap_or(DEFAULT_GATEWAY).trim_end_matches('/');
+        let gateway = rho_ai::oauth::radius::gateway(&|name| std::env::var(name).ok());
         let url = format!("{gateway}/v1/artifacts?visibility=organization&title=Pi%20session");
         let failed = |why: String| format!("Failed to upload Radius artifact: {why}");
         let client = rho_ai::http::client(|b| b.timeout(UPLOAD_TIMEOUT)).map_err(failed)?;

@@ -12,12 +12,7 @@ const HOST_ENV: [&str; 2] = ["KIMI_CODE_OAUTH_HOST", "KIMI_OAUTH_HOST"];
 
 /// The server: pi's variable, else auth.kimi.com.
 pub fn host(env: &dyn Fn(&str) -> Option<String>) -> String {
-    HOST_ENV
-        .iter()
-        .find_map(|name| env(name).filter(|h| !h.is_empty()))
-        .unwrap_or_else(|| DEFAULT_HOST.to_owned())
-        .trim_end_matches('/')
-        .to_owned()
+    super::providers::server(env, &HOST_ENV, DEFAULT_HOST)
 }
 
 /// The token endpoint (refreshes go there too).

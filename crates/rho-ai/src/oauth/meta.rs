@@ -21,7 +21,7 @@ const KEY_URL_ENV: &str = "RHO_OAUTH_META_KEY_URL";
 const KEY_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
 
 fn host(env: &dyn Fn(&str) -> Option<String>) -> String {
-    env(HOST_ENV).filter(|h| !h.is_empty()).unwrap_or_else(|| DEFAULT_HOST.to_owned()).trim_end_matches('/').to_owned()
+    super::providers::server(env, &[HOST_ENV], DEFAULT_HOST)
 }
 
 /// The device token endpoint.
@@ -37,7 +37,7 @@ pub const LOGIN: DeviceLogin = DeviceLogin { provider: &META, device_url, start_
 
 /// A Model API key for `identity` (the identity token), as the credentials pi stores.
 pub fn mint(env: &dyn Fn(&str) -> Option<String>, identity: &str) -> Result<OAuthCredentials, String> {
-    let url = env(KEY_URL_ENV).filter(|u| !u.is_empty()).unwrap_or_else(|| KEY_URL.to_owned());
+    let url = super::providers::server(env, &[KEY_URL_ENV], KEY_URL);
     let (status, answer) = refresh::post_bearer_json(&url, identity, &[("x-api-version", "1.0.0")])?;
     if status == 401 || status == 403 {
         return Err(format!("Meta session expired (status {status}): sign in again with `rho login meta`"));

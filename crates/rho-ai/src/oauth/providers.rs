@@ -56,6 +56,17 @@ pub struct OAuthProvider {
 /// An endpoint as the environment (`name → value`) places it.
 pub type Endpoint = fn(&dyn Fn(&str) -> Option<String>) -> String;
 
+/// A login server's root: the first of the variables `names` the environment sets, else
+/// `default`, without a trailing `/`.
+pub fn server(env: &dyn Fn(&str) -> Option<String>, names: &[&str], default: &str) -> String {
+    names
+        .iter()
+        .find_map(|name| env(name).filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| default.to_owned())
+        .trim_end_matches('/')
+        .to_owned()
+}
+
 impl OAuthProvider {
     /// The token endpoint: `token_url_env` when set, else where the environment moved the server,
     /// else the provider's own.

@@ -11,12 +11,9 @@ use super::providers::RADIUS;
 const DEFAULT_GATEWAY: &str = "https://radius.pi.dev";
 const GATEWAY_ENV: &str = "PI_RADIUS_GATEWAY";
 
-fn gateway(env: &dyn Fn(&str) -> Option<String>) -> String {
-    env(GATEWAY_ENV)
-        .filter(|g| !g.is_empty())
-        .unwrap_or_else(|| DEFAULT_GATEWAY.to_owned())
-        .trim_end_matches('/')
-        .to_owned()
+/// The gateway: pi's variable, else radius.pi.dev.
+pub fn gateway(env: &dyn Fn(&str) -> Option<String>) -> String {
+    super::providers::server(env, &[GATEWAY_ENV], DEFAULT_GATEWAY)
 }
 
 /// The token endpoint (refreshes go there too).

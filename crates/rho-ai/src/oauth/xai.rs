@@ -11,7 +11,7 @@ const DEFAULT_HOST: &str = "https://auth.x.ai";
 pub const HOST_ENV: &str = "RHO_OAUTH_XAI_URL";
 
 fn host(env: &dyn Fn(&str) -> Option<String>) -> String {
-    env(HOST_ENV).filter(|h| !h.is_empty()).unwrap_or_else(|| DEFAULT_HOST.to_owned()).trim_end_matches('/').to_owned()
+    super::providers::server(env, &[HOST_ENV], DEFAULT_HOST)
 }
 
 /// The token endpoint (refreshes go there too).
