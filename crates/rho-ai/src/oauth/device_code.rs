@@ -143,7 +143,7 @@ pub async fn wait_for_answer(
 }
 
 /// The credentials of a token answer, the provider's margin taken off the lifetime.
-fn credentials(login: &DeviceLogin, answer: &Value) -> Result<OAuthCredentials, String> {
+pub fn credentials(login: &DeviceLogin, answer: &Value) -> Result<OAuthCredentials, String> {
     let text = |key: &str| answer.get(key).and_then(Value::as_str).filter(|v| !v.is_empty());
     let lifetime = answer
         .get("expires_in")

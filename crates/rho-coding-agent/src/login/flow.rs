@@ -218,6 +218,16 @@ async fn standard_device_login(
     login: &'static device_code::DeviceLogin,
     show: impl FnOnce(Prompt),
 ) -> Result<oauth::OAuthCredentials, String> {
+    let answer = device_answer(login, show).await?;
+    device_code::credentials(login, &answer)
+}
+
+/// The device code asked for and shown, then the token endpoint's answer once the person
+/// confirmed it.
+async fn device_answer(
+    login: &'static device_code::DeviceLogin,
+    show: impl FnOnce(Prompt),
+) -> Result<serde_json::Value, String> {
     let env = |name: &str| std::env::var(name).ok();
     let device = device_code::start(login, &env).await?;
     show(Prompt {
@@ -227,27 +237,16 @@ async fn standard_device_login(
         problem: None,
         user_code: Some(device.user_code.clone()),
     });
-    tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_token(login, &env, &device))
+    tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_answer(login, &env, &device))
         .await
         .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))?
 }
 
 /// Meta's sign-in: the device login gives an identity token, which mints the Model API key.
 async fn meta_login(show: impl FnOnce(Prompt)) -> Result<oauth::OAuthCredentials, String> {
-    let env = |name: &str| std::env::var(name).ok();
-    let device = device_code::start(&meta::LOGIN, &env).await?;
-    show(Prompt {
-        provider: meta::LOGIN.provider.name,
-        url: device.verification_uri.clone(),
-        callback: None,
-        problem: None,
-        user_code: Some(device.user_code.clone()),
-    });
-    let answer = tokio::time::timeout(LOGIN_WAIT, device_code::wait_for_answer(&meta::LOGIN, &env, &device))
-        .await
-        .map_err(|_| format!("the login timed out after {} minutes", LOGIN_WAIT.as_secs() / 60))??;
-    let identity = answer.get("access_token").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
-    tokio::task::spawn_blocking(move || meta::mint(&env, &identity)).await.map_err(|e| e.to_string())?
+    let answer = device_answer(&meta::LOGIN, show).await?;
+    let identity = answer.get("access_token").and_then(serde_json::Value::as_str).unwrap_or_default();
+    meta::mint(&|name| std::env::var(name).ok(), identity)
 }
 
 /// GitHub's device flow: the code to enter shown, GitHub polled for the token, the token
