@@ -8,6 +8,7 @@ mod common;
 mod anthropic_threads;
 mod background_jobs;
 mod behind_a_proxy;
+mod cache_warming;
 mod claude_hooks;
 mod compaction_summary;
 mod export_html;

@@ -7,12 +7,12 @@
 
 use rho_types::AgentMessage;
 use rho_types::ThinkingLevel;
-use rho_types::types::{Attribution, UserMessageContent};
+use rho_types::types::{Attribution, Usage, UserMessageContent};
 use serde_json::{Value, json};
 
 use crate::entry::{
     BranchSummaryEntry, CompactionEntry, ContextEditEntry, CustomEntry, CustomMessageEntry, LEAF_MARKER_TYPE,
-    LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+    LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry, UsageEntry,
 };
 use crate::error::{Result, SessionError};
 use crate::id::{EntryId, now_iso};
@@ -137,6 +137,20 @@ impl Session {
             summary: summary.summary,
             details: summary.details,
             from_hook: summary.from_hook,
+        });
+        self.push_entry(entry, true)
+    }
+
+    /// Appends usage that belongs to no message (pi 1.6's `usage` entry: a cache warm's).
+    pub fn append_usage(&mut self, kind: &str, provider: &str, model: &str, usage: Usage) -> Result<EntryId> {
+        let entry = SessionEntry::Usage(UsageEntry {
+            id: self.new_entry_id(),
+            parent_id: self.parent(),
+            timestamp: now_iso(),
+            kind: kind.to_owned(),
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            usage,
         });
         self.push_entry(entry, true)
     }

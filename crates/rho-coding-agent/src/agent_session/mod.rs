@@ -10,6 +10,7 @@ mod abort_gate;
 mod bash;
 mod boundaries;
 mod budget;
+mod cache_warming;
 mod claude_hooks;
 mod compaction;
 mod context_usage;
@@ -165,6 +166,8 @@ pub(crate) struct Inner {
     pub claude_hooks: OnceLock<claude_hooks::ClaudeHooks>,
     /// The files `write` and `edit` changed, kept for a rewind; `None` when turned off.
     pub checkpoints: Option<Arc<crate::checkpoints::SessionCheckpoints>>,
+    /// Prompt-cache warming after each reply.
+    pub cache_warmer: cache_warming::CacheWarmer,
 }
 
 /// The session API. Cheap to clone; clones share everything.
@@ -282,6 +285,7 @@ impl AgentSession {
                 routing: virtual_models::Routing::default(),
                 claude_hooks: OnceLock::new(),
                 checkpoints,
+                cache_warmer: cache_warming::CacheWarmer::default(),
             }),
         };
         session_variables.attach(&this.inner);

@@ -112,6 +112,9 @@ impl AgentEventSink for RunSink {
         let ended_ok = match &event {
             AgentEvent::MessageEnd { message } => {
                 self.session.persist(message);
+                if let AgentMessage::Assistant(reply) = message {
+                    self.session.warm_cache_after(reply);
+                }
                 matches!(message, AgentMessage::Assistant(a) if a.stop_reason != StopReason::Error)
             }
             _ => false,

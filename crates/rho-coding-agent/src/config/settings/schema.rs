@@ -168,6 +168,8 @@ pub(crate) const KEYS: &[KeyDef] = &[
     k("theme", Str, D::None),
     // Where sessions are kept (global only: a project does not choose where transcripts go).
     k("sessionDir", Str, D::None),
+    // pi 1.6: prompt-cache warming after replies (global only in pi).
+    k("cacheWarming", Enum(&["off", "streaming", "idle"]), D::Str("idle")),
     // pi 1.6: where `/share` uploads (`auto`: Radius when signed in to it, else a gist).
     k("sessionShareDestination", Enum(&["auto", "gist", "radius"]), D::Str("auto")),
     // Todos.
