@@ -57,6 +57,9 @@ async fn a_large_prompts_cache_is_refreshed_before_it_expires() {
     .await
     .expect("a usage entry");
     assert_eq!((&recorded["kind"], &recorded["provider"]), (&json!("cache_warm"), &json!("mock")));
+    // Announced to the host.
+    let announced = rho.until(|f| f["type"] == "entry_appended").await;
+    assert_eq!(announced.last().unwrap()["entry"]["id"], recorded["id"]);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 //! idle) times what a cache miss would cost, less the refresh, must be at least $0.05. Warming
 //! stops when the conversation changes, after 60 minutes (30 once idle), with `off`, or once idle
 //! with `streaming`. A refresh leaves the session's Anthropic thread alone and is recorded as a
-//! `usage` entry (`cache_warm`) of the session.
+//! `usage` entry (`cache_warm`) of the session, announced with `entry_appended`.
 
 use std::time::Duration;
 
@@ -135,7 +135,15 @@ impl AgentSession {
             return;
         }
         let model = reply.response_model.as_deref().unwrap_or(&reply.model);
-        let _ = self.session().append_usage("cache_warm", &reply.provider, model, reply.usage);
+        let entry = {
+            let mut session = self.session();
+            let id = session.append_usage("cache_warm", &reply.provider, model, reply.usage);
+            id.ok().and_then(|id| session.get_entry(id.as_str()).and_then(|e| serde_json::to_value(e).ok()))
+        };
+        // Told to the host as pi tells it (`entry_appended`).
+        if let Some(entry) = entry {
+            self.emit(rho_rpc::SessionEvent::EntryAppended { entry });
+        }
     }
 }
 
