@@ -184,7 +184,7 @@ async fn install(dir: &Path, node: &Path, progress: &mut (dyn FnMut(&str) + Send
         stderr.as_fd().try_clone_to_owned().map(Stdio::from).unwrap_or_else(|_| Stdio::null())
     };
     let status = tokio::process::Command::new(&npm)
-        .args(["ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"])
+        .args(["ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=error"])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(to_stderr())
