@@ -193,3 +193,38 @@ async fn share_uploads_a_radius_artifact_when_signed_in_to_radius() {
     term.submit("/share");
     term.wait_for("Radius authentication is not configured. Run '/login radius' first.").await;
 }
+
+/// `/mcp reconnect <server>` (pi 1.6's reconnect): a server that failed to start is started
+/// again from its config, and now it answers; an unknown name is said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_reconnect_starts_a_server_again() {
+    let env = Env::new(vec![]).await;
+    let fixture = common::mcp::fixture_server();
+    let flag = env.dir.path().join("ready");
+    let script = format!("if [ -e '{}' ]; then exec '{}'; else exit 3; fi", flag.display(), fixture.display());
+    let config = json!({"mcpServers": {"flaky": {"command": "sh", "args": ["-c", script]}}});
+    std::fs::write(env.agent_dir.join("mcp.json"), config.to_string()).unwrap();
+    let term = Terminal::start(&env, &[]);
+    term.ready().await;
+    let state = |wanted: &'static str| {
+        let term = &term;
+        async move {
+            for _ in 0..50 {
+                term.submit("/mcp");
+                let screen = term.wait_for("MCP servers:").await;
+                if screen.lines().rev().find(|l| l.starts_with("  flaky  ")).is_some_and(|l| l.contains(wanted)) {
+                    return true;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            false
+        }
+    };
+    assert!(state("failed").await, "{}", term.screen());
+    std::fs::write(&flag, "").unwrap();
+    term.submit("/mcp reconnect flaky");
+    term.wait_for("Reconnecting MCP server flaky").await;
+    assert!(state("ready").await, "{}", term.screen());
+    term.submit("/mcp reconnect nobody");
+    term.wait_for("No MCP server named nobody").await;
+}

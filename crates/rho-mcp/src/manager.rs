@@ -81,6 +81,19 @@ impl McpManager {
         }
     }
 
+    /// Closes the server `name` and starts it again from its config (pi 1.6's `/mcp` reconnect);
+    /// false when there is none.
+    pub async fn reconnect(&self, name: &str) -> bool {
+        let config = self.servers.read().iter().find(|s| s.name() == name).map(|s| s.config.clone());
+        match config {
+            Some(config) => {
+                self.add(config).await;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Closes the server `name` and forgets it (its tools and prompts go); false when there is
     /// none.
     pub async fn remove(&self, name: &str) -> bool {

@@ -109,7 +109,7 @@ impl App {
             "name" if args.is_empty() => self.show_name(),
             "thinking" => self.thinking_command(args),
             "trust" => self.trust_command(),
-            "mcp" => self.mcp_command(),
+            "mcp" => self.mcp_command(args),
             "name" => match self.session.set_session_name(args) {
                 Ok(()) => self.push([blocks::notice(&format!("Session named: {args}"))]),
                 Err(e) => self.push([blocks::error(&format!("Error: {e}"))]),

@@ -29,7 +29,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("hotkeys", "Show the keys"),
     ("reload", "Reload settings, context files, skills, prompt templates and themes"),
     ("trust", "Save this project's trust decision for the next start"),
-    ("mcp", "List the MCP servers and where each stands"),
+    ("mcp", "List the MCP servers and where each stands (/mcp reconnect <server> restarts one)"),
     ("jobs", "List the commands running in the background"),
     ("login", "Log in to a subscription (Claude Pro/Max, ChatGPT Plus/Pro)"),
     ("logout", "Log out of a subscription"),
@@ -144,6 +144,14 @@ pub fn complete(text: &str, session: &AgentSession) -> Vec<Candidate> {
         .into_iter()
         .map(|c| Candidate { name: c.name, description: c.description.unwrap_or_default() });
     builtin.chain(session_commands).filter(|c| c.name.starts_with(prefix) && c.name != prefix).collect()
+}
+
+/// Whether `text` is `/` and the whole name of a command (a built-in one or the session's).
+pub fn names(text: &str, session: &AgentSession) -> bool {
+    let Some(name) = text.strip_prefix('/').filter(|n| !n.is_empty() && !n.contains(char::is_whitespace)) else {
+        return false;
+    };
+    BUILTIN.iter().any(|(n, _)| *n == name) || session.slash_commands().iter().any(|c| c.name == name)
 }
 
 /// `/hotkeys`: the keys in effect (the key table's) and the commands.

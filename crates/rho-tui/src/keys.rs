@@ -200,7 +200,10 @@ impl App {
                 self.editor.insert("\n");
             }
             Action::Submit => {
-                if let Some(candidate) = completions.get(self.completion) {
+                // A command typed in full runs as typed (`/mcp` is not `/mcp__server__prompt`),
+                // unless another was picked from the list.
+                let typed_in_full = self.completion == 0 && commands::names(self.editor.text(), &self.session);
+                if let Some(candidate) = completions.get(self.completion).filter(|_| !typed_in_full) {
                     self.editor.set_text(&format!("/{}", candidate.name));
                 }
                 self.submit(false);

@@ -85,7 +85,11 @@ impl App {
     }
 
     /// `/mcp`: every configured MCP server, its state and what it adds.
-    pub fn mcp_command(&mut self) {
+    pub fn mcp_command(&mut self, args: &str) {
+        if let Some(name) = args.strip_prefix("reconnect").map(str::trim) {
+            self.reconnect_mcp(name);
+            return;
+        }
         let Some(servers) = self.session.mcp_servers().filter(|s| !s.is_empty()) else {
             self.push([blocks::notice("No MCP servers are configured (mcp.json, .mcp.json, rho mcp add)")]);
             return;
@@ -106,6 +110,24 @@ impl App {
             lines.push(blocks::notice(&format!("  {}  {state}{adds}", server.name)));
         }
         self.push(lines);
+    }
+
+    /// `/mcp reconnect <name>`: the server closed and started again.
+    fn reconnect_mcp(&mut self, name: &str) {
+        if name.is_empty() {
+            self.push([blocks::warning("Usage: /mcp reconnect <server>")]);
+            return;
+        }
+        let (session, report, name) = (self.session.clone(), self.reporter(), name.to_owned());
+        self.status = Some(format!("Reconnecting {name}…"));
+        tokio::spawn(async move {
+            let line = if session.reconnect_mcp_server(&name).await {
+                blocks::notice(&format!("Reconnecting MCP server {name} (/mcp shows where it stands)"))
+            } else {
+                blocks::error(&format!("No MCP server named {name}"))
+            };
+            report(vec![line]);
+        });
     }
 
     /// `/name` without a name: the current one.

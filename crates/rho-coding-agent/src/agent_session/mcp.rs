@@ -108,6 +108,14 @@ impl AgentSession {
         }
     }
 
+    /// `/mcp reconnect <name>`: the server closed and started again; false when there is none.
+    pub async fn reconnect_mcp_server(&self, name: &str) -> bool {
+        match self.mcp_manager().cloned() {
+            Some(manager) => manager.reconnect(name).await,
+            None => false,
+        }
+    }
+
     pub(super) fn mcp_manager(&self) -> Option<&Arc<McpManager>> {
         self.inner.mcp.get()?.manager.get()
     }
