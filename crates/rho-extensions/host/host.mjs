@@ -13,7 +13,7 @@ import { beforeAgentStart, boundary, userBash } from "./answers.mjs";
 import { applyFlagValues, registered, withoutExit } from "./loading.mjs";
 import { capContent, removeSpillFiles } from "./output-cap.mjs";
 import { askProjectTrust } from "./project-trust.mjs";
-import { nativeProvider, withNativeAuth } from "./native-providers.mjs";
+import { createNativeProviders } from "./native-providers.mjs";
 import { createProviderStreams } from "./provider-streams.mjs";
 import { createRenderer } from "./render.mjs";
 import { resolveExtensions as resolveWith } from "./resolve.mjs";
@@ -60,8 +60,6 @@ let components;
 let footerData;
 /** The loaded extensions and their runner; replaced on reload and session replacement. */
 let current;
-/** Providers registered whole whose auth is being resolved (see native-providers.mjs). */
-const nativeRegistrations = [];
 /** The abort signal of the run in progress (ctx.signal). */
 let runAbort;
 /** Aborts for the tool calls, commands and handlers in progress, by rho's request id. */
@@ -81,6 +79,7 @@ const channel = new Channel(process.env.RHO_EXTENSION_SOCKET, (message) => {
 
 /** The `streamSimple`s extensions registered. */
 const providerStreams = createProviderStreams(channel, () => modelRegistry);
+const nativeProviders = createNativeProviders(() => modelRegistry, providerStreams, action, () => init);
 /** The routers of the virtual models extensions registered. */
 const virtualModels = createVirtualModels(() => modelRegistry);
 /** Renderers' state per tool call (shared by its call and its result). */
@@ -292,7 +291,7 @@ async function load(flagValues) {
   bind(runner);
   followMcpServers(runner, runtime);
   // Providers registered whole reach rho before the registrations do (`--model` may name one).
-  await Promise.all(nativeRegistrations.splice(0));
+  await nativeProviders.settled();
   return diagnostics;
 }
 
@@ -416,16 +415,7 @@ function bind(runner) {
         providerStreams.register(name, config);
         action("registerProvider", { provider: name, config, streamSimple: streams });
       },
-      registerNativeProvider: (provider) => {
-        const { config, streams } = nativeProvider(provider, init.spokenApis);
-        modelRegistry.registerProvider(provider);
-        if (streams) providerStreams.register(provider.id, streams);
-        nativeRegistrations.push(
-          withNativeAuth(provider, config, init.agentDir).then((resolved) =>
-            action("registerProvider", { provider: provider.id, config: resolved, streamSimple: streams !== undefined }),
-          ),
-        );
-      },
+      registerNativeProvider: (provider) => nativeProviders.register(provider),
       unregisterProvider: (name) => {
         modelRegistry.unregisterProvider(name);
         providerStreams.unregister(name);

@@ -10,9 +10,29 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/** Registers providers whole, for rho and the host's own registry; `settled()` resolves once
+ *  every registration so far has reached rho (their auth is resolved asynchronously). */
+export function createNativeProviders(modelRegistry, providerStreams, action, init) {
+  const pending = [];
+  return {
+    register(provider) {
+      const { agentDir, spokenApis } = init();
+      const { config, streams } = nativeProvider(provider, spokenApis);
+      modelRegistry().registerProvider(provider);
+      if (streams) providerStreams.register(provider.id, streams);
+      pending.push(
+        withNativeAuth(provider, config, agentDir).then((resolved) =>
+          action("registerProvider", { provider: provider.id, config: resolved, streamSimple: streams !== undefined }),
+        ),
+      );
+    },
+    settled: () => Promise.all(pending.splice(0)),
+  };
+}
+
 /** What registering `provider` takes: the config rho reads (its auth not resolved yet) and, for
  *  an API rho does not speak, the stream to run here. Throws for what rho cannot take. */
-export function nativeProvider(provider, spokenApis) {
+function nativeProvider(provider, spokenApis) {
   if (typeof provider?.id !== "string" || typeof provider.getModels !== "function") {
     throw new Error("registerProvider(provider) needs a pi-ai Provider (id, getModels)");
   }
@@ -40,7 +60,7 @@ export function nativeProvider(provider, spokenApis) {
 }
 
 /** `config` with the ambient auth `provider` resolves to, when `auth.json` holds no key for it. */
-export async function withNativeAuth(provider, config, agentDir) {
+async function withNativeAuth(provider, config, agentDir) {
   const resolve = provider.auth?.apiKey?.resolve;
   if (typeof resolve !== "function" || storedCredential(agentDir, provider.id)) return config;
   let result;

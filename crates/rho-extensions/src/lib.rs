@@ -12,6 +12,7 @@ pub mod discover;
 pub mod host;
 pub mod install;
 pub mod protocol;
+mod registrations;
 pub mod schema;
 pub mod tool;
 
