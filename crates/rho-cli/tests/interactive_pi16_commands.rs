@@ -150,6 +150,9 @@ async fn export_to_jsonl_writes_the_branch_as_a_session() {
         assert_eq!(pair[1]["parentId"], pair[0]["id"], "{pair:?}");
     }
     assert_eq!(lines[1]["parentId"], serde_json::Value::Null);
+    // A place that cannot be written is said so; the session goes on.
+    term.submit("/export /proc/rho-cannot-write-here.jsonl");
+    term.wait_for("Error: cannot write /proc/rho-cannot-write-here.jsonl").await;
     term.send(keys::CTRL_D);
     assert_eq!(term.exit_code().await, 0);
 

@@ -538,3 +538,30 @@ async fn a_radius_device_login_is_made_and_used() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "Hello from Radius.\n");
     assert_eq!(env.server.last_request().unwrap().header("authorization"), Some("Bearer radius-access-1"));
 }
+
+/// A Sign in with ChatGPT callback that names no issued client cannot be exchanged: the login
+/// fails with the reason, and nothing is written.
+#[tokio::test]
+async fn a_chatgpt_callback_without_its_client_fails_and_stores_nothing() {
+    let env = Env::new(vec![]).await;
+    let mut command = rho(&env, &["login", "openai"]);
+    command.env("RHO_OAUTH_CALLBACK_PORT", "0");
+    command.env("RHO_OAUTH_TOKEN_URL_OPENAI", format!("{}/oauth/token", env.server.url()));
+    let mut child = command.spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let (url, mut stderr) = printed_url(&mut child, "https://auth.openai.com/api/accounts/authorize?").await;
+    let redirect = param(&url, "redirect_uri").replace("%3A", ":").replace("%2F", "/");
+    let port: u16 =
+        redirect.strip_prefix("http://127.0.0.1:").unwrap().strip_suffix("/auth/callback").unwrap().parse().unwrap();
+    let state = param(&url, "state").to_owned();
+    get(port, &format!("/auth/callback?code=chatgpt-code&state={state}")).await;
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    assert!(!status.success());
+    let mut said = String::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        said.push_str(&line);
+    }
+    assert!(said.contains("the callback names no issued client id"), "{said}");
+    assert!(!env.agent_dir.join("auth.json").exists() || read_auth(&env).get("openai").is_none());
+    assert!(env.server.requests().iter().all(|r| r.path != "/oauth/token"), "no exchange was tried");
+}
